@@ -1,0 +1,511 @@
+import { iso, ms, type WallClock } from './clock.js';
+import { generateAlias, generateCvu } from './cvu.js';
+import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
+import { notFound, SandboxError } from './errors.js';
+import { UUID_PATTERN, type IdSource } from './ids.js';
+import { fromCents } from './money.js';
+import { newestFirst, paginate } from './pagination.js';
+import {
+  clockAdvanceSchema,
+  createVaPaymentSchema,
+  hubPatchSchema,
+  listDeliveriesQuery,
+  listQuery,
+  listVaPaymentsQuery,
+  parse,
+  transferSchema,
+} from './schemas.js';
+import type { AccountState, Attempt, CashIn, Delivery, SandboxEvent, Transfer, VaPayment } from './state.js';
+import * as va from './va-payment.js';
+import { deliveryView, eventView, hubView, transferView, vaPaymentView, type CallbackDeliverySummary } from './views.js';
+
+/** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
+export type LiveEvent =
+  | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
+  | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
+  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null };
+
+export interface AccountDeps {
+  clock: WallClock;
+  ids: IdSource;
+  policy: DeliveryPolicy;
+  notify: (event: LiveEvent) => void;
+}
+
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+export function emptyAccountState(ids: IdSource): AccountState {
+  return {
+    clockOffsetMs: 0,
+    hub: {
+      id: 1,
+      name: 'Sandbox Hub',
+      brand: 'SANDBOX',
+      dedicated_client_cvus_enabled: true,
+      cvuProvisioning: 'inline',
+      collectionCvu: generateCvu(ids),
+      collectionAlias: 'SANDBOX.HUB.COBROS',
+    },
+    pool: [],
+    vaPayments: {},
+    transfers: {},
+    events: {},
+    deliveries: {},
+    idempotency: {},
+  };
+}
+
+/**
+ * One integrator account: its hub, VA payments, transfers, events and delivery log.
+ * Every method works on the account's sandbox clock; writes mutate `state`, which the caller persists.
+ */
+export class Account {
+  /** In-memory indexes over `state`, rebuilt on load: none of them is stored. */
+  private active = new Set<string>();
+  private eventsBySource = new Map<string, string[]>();
+  private deliveriesByEvent = new Map<string, string[]>();
+  private open = new Set<string>();
+
+  constructor(
+    readonly key: string,
+    readonly state: AccountState,
+    private readonly deps: AccountDeps,
+  ) {
+    this.index();
+  }
+
+  private index(): void {
+    this.active.clear();
+    this.eventsBySource.clear();
+    this.deliveriesByEvent.clear();
+    this.open.clear();
+    for (const payment of Object.values(this.state.vaPayments)) if (va.isActive(payment)) this.active.add(payment.id);
+    for (const event of Object.values(this.state.events)) this.indexEvent(event);
+    for (const delivery of Object.values(this.state.deliveries)) {
+      push(this.deliveriesByEvent, delivery.eventId, delivery.id);
+      this.trackOpen(delivery);
+    }
+  }
+
+  private indexEvent(event: SandboxEvent): void {
+    const source = event.vaPaymentId ?? event.clientId;
+    if (source !== null) push(this.eventsBySource, source, event.id);
+  }
+
+  private trackOpen(delivery: Delivery): void {
+    if (isOpen(delivery)) this.open.add(delivery.id);
+    else this.open.delete(delivery.id);
+  }
+
+  // --- clock -------------------------------------------------------------------------------------
+
+  nowMs(): number {
+    return this.deps.clock.now() + this.state.clockOffsetMs;
+  }
+
+  now(): string {
+    return iso(this.nowMs());
+  }
+
+  clock() {
+    return { now: this.now(), offsetSeconds: this.state.clockOffsetMs / 1000 };
+  }
+
+  /** Moves this account's clock forward and runs everything that became due, before answering. */
+  advanceClock(body: unknown) {
+    const { seconds } = parse(clockAdvanceSchema, body);
+    this.state.clockOffsetMs += seconds * 1000;
+    this.runDue();
+    return this.clock();
+  }
+
+  /** Expires what is past its time and forgets old idempotency keys. Returns whether anything changed. */
+  runDue(): boolean {
+    const now = this.nowMs();
+    let changed = false;
+    for (const id of [...this.active]) {
+      const payment = this.state.vaPayments[id]!;
+      if (ms(payment.expiresAt) <= now) {
+        this.apply(va.expire(payment, payment.expiresAt));
+        changed = true;
+      }
+    }
+    for (const [key, record] of Object.entries(this.state.idempotency)) {
+      if (ms(record.createdAt) + IDEMPOTENCY_TTL_MS <= now) {
+        delete this.state.idempotency[key];
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  /** The sandbox time of the next expiry, or null when no payment is active. */
+  nextExpiryAt(): number | null {
+    let next: number | null = null;
+    for (const id of this.active) {
+      const at = ms(this.state.vaPayments[id]!.expiresAt);
+      if (next === null || at < next) next = at;
+    }
+    return next;
+  }
+
+  // --- hub -------------------------------------------------------------------------------------
+
+  hub() {
+    return hubView(this.state.hub);
+  }
+
+  patchHub(body: unknown) {
+    const patch = parse(hubPatchSchema, body);
+    Object.assign(this.state.hub, patch);
+    return this.hub();
+  }
+
+  reset(): void {
+    const fresh = emptyAccountState(this.deps.ids);
+    for (const key of Object.keys(this.state) as (keyof AccountState)[]) delete this.state[key];
+    Object.assign(this.state, fresh);
+    this.index();
+  }
+
+  // --- VA payments -----------------------------------------------------------------------------
+
+  createVaPayment(body: unknown) {
+    const input = parse(createVaPaymentSchema, body);
+    if (input.currency !== 'ARS') {
+      throw new SandboxError('UNSUPPORTED_CURRENCY', `Currency ${input.currency} is not supported: VA payments are ARS only`, [
+        'currency: must be ARS',
+      ]);
+    }
+    this.checkHub(input.paymentHubId);
+    if (input.lockMode === 'amount') {
+      const clash = this.activePayments().find((p) => p.lockMode === 'amount' && p.amount === input.amount);
+      if (clash) {
+        throw new SandboxError(
+          'AMOUNT_LOCK_CONFLICT',
+          `An active amount-locked VA payment (${clash.id}) already waits for ${fromCents(clash.amount!)} ARS`,
+          ['amount: already locked by an active VA payment'],
+        );
+      }
+    }
+    const now = this.nowMs();
+    const id = this.deps.ids.uuid();
+    const place =
+      input.lockMode === 'amount'
+        ? { cvu: this.state.hub.collectionCvu, alias: this.state.hub.collectionAlias }
+        : this.reservePoolCvu(id);
+    const transition = va.createVaPayment(input, {
+      id,
+      ...place,
+      now: iso(now),
+      expiresAt: iso(now + input.ttlSeconds * 1000),
+    });
+    this.active.add(id);
+    return this.viewOf(this.apply(transition));
+  }
+
+  getVaPayment(id: string) {
+    return this.viewOf(this.payment(id));
+  }
+
+  listVaPayments(query: Record<string, string>) {
+    const q = parse(listVaPaymentsQuery, query, 'query');
+    const from = q.createdFrom === undefined ? null : ms(q.createdFrom);
+    const to = q.createdTo === undefined ? null : ms(q.createdTo);
+    const matches = newestFirst(this.state.vaPayments).filter(
+      (p) =>
+        (q.status === undefined || q.status.includes(p.status)) &&
+        (q.clientId === undefined || p.clientId === q.clientId.toLowerCase()) &&
+        (q.clientTaxId === undefined || p.clientTaxId === q.clientTaxId) &&
+        (q.externalReference === undefined || p.externalReference === q.externalReference) &&
+        (from === null || ms(p.createdAt) >= from) &&
+        (to === null || ms(p.createdAt) <= to),
+    );
+    return paginate('vaPayments', matches, q, (p) => this.viewOf(p));
+  }
+
+  cancelVaPayment(id: string) {
+    return this.viewOf(this.apply(va.cancel(this.payment(id), this.now())));
+  }
+
+  private payment(id: string): VaPayment {
+    const payment = UUID_PATTERN.test(id) ? this.state.vaPayments[id] : undefined;
+    if (!payment) throw notFound('VA payment', id);
+    return payment;
+  }
+
+  private activePayments(): VaPayment[] {
+    return [...this.active].map((id) => this.state.vaPayments[id]!);
+  }
+
+  private checkHub(paymentHubId: number): void {
+    if (paymentHubId !== 1) throw notFound('Payment hub', String(paymentHubId));
+  }
+
+  /** Lends the pool CVU released longest ago, or opens a new one. */
+  private reservePoolCvu(vaPaymentId: string): { cvu: string; alias: string } {
+    let free: (typeof this.state.pool)[number] | undefined;
+    for (const entry of this.state.pool) {
+      if (entry.vaPaymentId === null && (!free || entry.releasedAt! < free.releasedAt!)) free = entry;
+    }
+    if (!free) {
+      free = { cvu: this.uniqueCvu(), alias: generateAlias(this.deps.ids, (alias) => this.aliasTaken(alias)), vaPaymentId: null, releasedAt: null };
+      this.state.pool.push(free);
+    }
+    free.vaPaymentId = vaPaymentId;
+    free.releasedAt = null;
+    return { cvu: free.cvu, alias: free.alias };
+  }
+
+  private uniqueCvu(): string {
+    for (;;) {
+      const cvu = generateCvu(this.deps.ids);
+      if (this.accountFor(cvu) === null) return cvu;
+    }
+  }
+
+  private aliasTaken(alias: string): boolean {
+    return this.accountFor(alias) !== null;
+  }
+
+  /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
+  private accountFor(to: string): { cvu: string; kind: 'collection' } | { cvu: string; kind: 'pool'; vaPaymentId: string | null } | null {
+    const wanted = to.toUpperCase();
+    const hub = this.state.hub;
+    if (hub.collectionCvu === to || hub.collectionAlias.toUpperCase() === wanted) return { cvu: hub.collectionCvu, kind: 'collection' };
+    const entry = this.state.pool.find((e) => e.cvu === to || e.alias.toUpperCase() === wanted);
+    return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
+  }
+
+  /** Stores a transition's payment, releases its lock when it ends, and raises its events. */
+  private apply(transition: va.Transition): VaPayment {
+    const payment = transition.payment;
+    this.state.vaPayments[payment.id] = payment;
+    if (!va.isActive(payment) && this.active.delete(payment.id)) this.releaseLock(payment);
+    for (const draft of transition.events) this.raiseVaEvent(payment, draft);
+    return payment;
+  }
+
+  private releaseLock(payment: VaPayment): void {
+    const entry = this.state.pool.find((e) => e.vaPaymentId === payment.id);
+    if (entry) {
+      entry.vaPaymentId = null;
+      entry.releasedAt = payment.updatedAt;
+    }
+  }
+
+  private viewOf(payment: VaPayment) {
+    return vaPaymentView(payment, this.deliverySummary(payment.id));
+  }
+
+  private deliverySummary(vaPaymentId: string): CallbackDeliverySummary {
+    const summary: CallbackDeliverySummary = {
+      events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, lastEventType: null, lastAttemptAt: null,
+    };
+    for (const eventId of this.eventsBySource.get(vaPaymentId) ?? []) {
+      summary.events++;
+      summary.lastEventType = this.state.events[eventId]!.eventType;
+      for (const deliveryId of this.deliveriesByEvent.get(eventId) ?? []) {
+        const delivery = this.state.deliveries[deliveryId]!;
+        summary[delivery.status]++;
+        const startedAt = delivery.attempts.at(-1)?.startedAt;
+        if (startedAt && (summary.lastAttemptAt === null || startedAt > summary.lastAttemptAt)) summary.lastAttemptAt = startedAt;
+      }
+    }
+    return summary;
+  }
+
+  private raiseVaEvent(payment: VaPayment, draft: va.VaEventDraft): SandboxEvent {
+    const id = this.deps.ids.uuid();
+    const createdAt = this.now();
+    const { cashIn } = draft;
+    const payload = cashIn
+      ? {
+          vaPaymentId: payment.id,
+          operationId: cashIn.operationId,
+          incomingAmount: fromCents(cashIn.incomingAmount),
+          total: fromCents(cashIn.total),
+          totalWithoutTaxes: fromCents(cashIn.incomingAmount),
+          taxes: fromCents(cashIn.taxes),
+          receivedAmount: fromCents(payment.receivedAmount),
+          receivedAt: cashIn.receivedAt,
+          remainingAmount: fromCents(va.remainingAmount(payment)),
+        }
+      : this.viewOf(payment);
+    const body = { eventId: id, vaPaymentId: payment.id, eventType: draft.eventType, status: payment.status, payload, createdAt };
+    return this.raise({ id, eventType: draft.eventType, vaPaymentId: payment.id, clientId: null, body, ...va.route(payment, draft.eventType), createdAt });
+  }
+
+  /** Records an event and its first delivery (before any attempt, so a restart still sends it). */
+  private raise(event: SandboxEvent): SandboxEvent {
+    this.state.events[event.id] = event;
+    this.indexEvent(event);
+    const delivery = newDelivery(event, this.deps.ids.uuid(), event.createdAt);
+    this.storeDelivery(delivery);
+    this.deps.notify({ type: 'event', account: this.key, event: eventView(event, [delivery]) });
+    return event;
+  }
+
+  private storeDelivery(delivery: Delivery): void {
+    this.state.deliveries[delivery.id] = delivery;
+    push(this.deliveriesByEvent, delivery.eventId, delivery.id);
+    this.trackOpen(delivery);
+  }
+
+  // --- transfers -------------------------------------------------------------------------------
+
+  createTransfer(body: unknown) {
+    const input = parse(transferSchema, body);
+    const target = this.accountFor(input.to);
+    if (target === null) throw notFound('Account (CVU or alias)', input.to);
+    const now = this.now();
+    const transfer: Transfer = {
+      id: this.deps.ids.uuid(),
+      operationId: `op_${this.deps.ids.uuid().replaceAll('-', '').slice(0, 24)}`,
+      to: input.to,
+      cvu: target.cvu,
+      total: input.total,
+      taxes: input.taxes,
+      from: input.from ? { name: input.from.name ?? undefined, taxId: input.from.taxId ?? undefined, cbu: input.from.cbu ?? undefined } : null,
+      outcome: 'returned',
+      reason: null,
+      target: null,
+      eventIds: [],
+      createdAt: now,
+    };
+    const payment =
+      target.kind === 'collection'
+        ? this.activePayments().find((p) => p.lockMode === 'amount' && p.amount === input.total)
+        : target.vaPaymentId === null
+          ? undefined
+          : this.state.vaPayments[target.vaPaymentId];
+    if (!payment) {
+      transfer.reason =
+        target.kind === 'collection'
+          ? `no active amount-locked VA payment waits for ${fromCents(input.total)} ARS`
+          : 'no active VA payment holds this CVU';
+    } else if (!va.acceptsTotal(payment, input.total)) {
+      transfer.reason = `total ${fromCents(input.total)} does not match the locked amount ${fromCents(payment.amount!)} of VA payment ${payment.id}`;
+    } else {
+      const cashIn: CashIn = {
+        operationId: transfer.operationId,
+        transferId: transfer.id,
+        total: input.total,
+        taxes: input.taxes,
+        incomingAmount: input.total - input.taxes,
+        receivedAt: now,
+      };
+      const before = new Set(this.eventsBySource.get(payment.id));
+      this.apply(va.creditTransfer(payment, cashIn, now));
+      transfer.outcome = 'credited';
+      transfer.target = { type: 'va_payment', id: payment.id };
+      transfer.eventIds = (this.eventsBySource.get(payment.id) ?? []).filter((id) => !before.has(id));
+    }
+    this.state.transfers[transfer.id] = transfer;
+    const view = transferView(transfer);
+    this.deps.notify({ type: 'transfer', account: this.key, transfer: view });
+    return view;
+  }
+
+  listTransfers(query: Record<string, string>) {
+    const q = parse(listQuery, query, 'query');
+    return paginate('transfers', newestFirst(this.state.transfers), q, transferView);
+  }
+
+  // --- events and deliveries -------------------------------------------------------------------
+
+  listEvents(query: Record<string, string>) {
+    const q = parse(listQuery, query, 'query');
+    return paginate('events', newestFirst(this.state.events), q, (event) => eventView(event, this.deliveriesOf(event.id)));
+  }
+
+  private deliveriesOf(eventId: string): Delivery[] {
+    return (this.deliveriesByEvent.get(eventId) ?? []).map((id) => this.state.deliveries[id]!);
+  }
+
+  listDeliveries(query: Record<string, string>) {
+    const q = parse(listDeliveriesQuery, query, 'query');
+    const matches = newestFirst(this.state.deliveries).filter(
+      (d) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || d.eventType === q.eventType),
+    );
+    return paginate('deliveries', matches, q, deliveryView);
+  }
+
+  /** One delivery with every attempt: the request as sent and the response as received. */
+  getDelivery(id: string) {
+    const delivery = this.delivery(id);
+    const event = this.state.events[delivery.eventId]!;
+    const request = { method: 'POST', url: delivery.url, headers: callbackHeaders(event), body: event.body };
+    return {
+      ...deliveryView(delivery),
+      event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
+      request,
+      attempts: delivery.attempts.map((attempt) => ({ ...attempt, request })),
+    };
+  }
+
+  private delivery(id: string): Delivery {
+    const delivery = UUID_PATTERN.test(id) ? this.state.deliveries[id] : undefined;
+    if (!delivery) throw notFound('Delivery', id);
+    return delivery;
+  }
+
+  /** A new delivery of the same event (same eventId), to the event's URL. */
+  redeliver(id: string) {
+    const original = this.delivery(id);
+    const event = this.state.events[original.eventId]!;
+    if (event.url === null) {
+      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to`);
+    }
+    const delivery = newDelivery(event, this.deps.ids.uuid(), this.now(), original.id);
+    this.storeDelivery(delivery);
+    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(delivery), attempt: null });
+    return this.getDelivery(delivery.id);
+  }
+
+  /**
+   * The open deliveries that may be attempted once their time comes, oldest first. A first attempt waits until
+   * every earlier event of the same VA payment or client has had its first attempt, so receivers see them in order.
+   */
+  sendableDeliveries(inFlight: ReadonlySet<string>): { delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }[] {
+    const blocked = new Set<string>();
+    const sendable: { delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }[] = [];
+    for (const id of this.open) {
+      const delivery = this.state.deliveries[id]!;
+      const event = this.state.events[delivery.eventId]!;
+      const source = event.vaPaymentId ?? event.clientId ?? event.id;
+      const firstAttempt = delivery.attempts.length === 0;
+      const waiting = firstAttempt && blocked.has(source);
+      if (firstAttempt) blocked.add(source);
+      if (!waiting && !inFlight.has(id)) sendable.push({ delivery, event, headers: callbackHeaders(event) });
+    }
+    return sendable;
+  }
+
+  /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */
+  recordAttempt(deliveryId: string, attempt: Omit<Attempt, 'n'>) {
+    const delivery = this.delivery(deliveryId);
+    const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
+    const next = recordAttempt(this.deps.policy, delivery, full, this.now());
+    this.state.deliveries[next.id] = next;
+    this.trackOpen(next);
+    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(next), attempt: full });
+    return next;
+  }
+
+  // --- idempotency -------------------------------------------------------------------------------
+
+  idempotent(key: string) {
+    return this.state.idempotency[key];
+  }
+
+  remember(key: string, fingerprint: string, status: number, body: unknown): void {
+    this.state.idempotency[key] = { fingerprint, status, body, createdAt: this.now() };
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,56 @@
+import { iso, ms } from './clock.js';
+import type { Attempt, Delivery, SandboxEvent } from './state.js';
+
+/** The delivery policy is data: attempts at most, and the delays (sandbox seconds) before each retry. */
+export interface DeliveryPolicy {
+  maxAttempts: number;
+  retryDelays: number[];
+}
+
+export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 3, retryDelays: [5, 25] };
+
+/** A delivery of an event, kept before its first attempt; an event with nowhere to go is `dropped`. */
+export function newDelivery(event: SandboxEvent, id: string, now: string, redeliveryOf: string | null = null): Delivery {
+  return {
+    id,
+    eventId: event.id,
+    eventType: event.eventType,
+    url: event.url,
+    status: event.url === null ? 'dropped' : 'pending',
+    reason: event.droppedReason,
+    attempts: [],
+    nextAttemptAt: event.url === null ? null : now,
+    redeliveryOf,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** When the attempt after `failedAttempts` failures is due, or null when they are exhausted. */
+export function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, failedAt: string): string | null {
+  if (failedAttempts >= policy.maxAttempts) return null;
+  const delay = policy.retryDelays[failedAttempts - 1] ?? policy.retryDelays.at(-1) ?? 0;
+  return iso(ms(failedAt) + delay * 1000);
+}
+
+/** Spec 3.3: pending -> delivered on 2xx; otherwise retrying, and failed once attempts are exhausted. */
+export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, attempt: Attempt, now: string): Delivery {
+  const attempts = [...delivery.attempts, attempt];
+  if (attempt.error === null) {
+    return { ...delivery, attempts, status: 'delivered', nextAttemptAt: null, updatedAt: now };
+  }
+  const next = nextAttemptAt(policy, attempts.length, now);
+  return { ...delivery, attempts, status: next === null ? 'failed' : 'retrying', nextAttemptAt: next, updatedAt: now };
+}
+
+export const isOpen = (delivery: Delivery): boolean => delivery.status === 'pending' || delivery.status === 'retrying';
+
+/** The headers every attempt of an event carries (spec 6.2, and the contract's VA twin of it). */
+export function callbackHeaders(event: SandboxEvent): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': event.eventType === 'client.cashin' ? 'Service-Client-Callback/1.0' : 'Service-VA-Callback/1.0',
+    'X-Service-Event-Id': event.id,
+    'X-Service-Event-Type': event.eventType,
+  };
+}

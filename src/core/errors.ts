@@ -1,0 +1,37 @@
+/** The closed set of error codes of the contract (part 0), with their HTTP status. */
+export const errorStatus = {
+  INVALID_JSON: 400,
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  TAX_ID_ALREADY_EXISTS: 409,
+  AMOUNT_LOCK_CONFLICT: 409,
+  IDEMPOTENCY_KEY_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNSUPPORTED_CURRENCY: 422,
+  DEDICATED_CVUS_DISABLED: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class SandboxError extends Error {
+  override readonly name = 'SandboxError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export const notFound = (what: string, id: string) => new SandboxError('NOT_FOUND', `${what} ${id} not found`);

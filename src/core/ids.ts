@@ -1,0 +1,28 @@
+/** Randomness, injected: UUIDs for records and digits for CVUs and aliases. */
+export interface IdSource {
+  uuid(): string;
+  /** An integer in [0, max). */
+  int(max: number): number;
+}
+
+/** A seeded source (mulberry32) that gives the same ids for the same seed: for tests and replays. */
+export function seededIds(seed = 1): IdSource {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(next() * 16).toString(16)).join('');
+  return {
+    int: (max) => Math.floor(next() * max),
+    uuid: () => {
+      const variant = (8 + Math.floor(next() * 4)).toString(16);
+      return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`;
+    },
+  };
+}
+
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

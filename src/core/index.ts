@@ -1,0 +1,13 @@
+export * from './account.js';
+export * from './clock.js';
+export * from './cvu.js';
+export * from './deliveries.js';
+export * from './errors.js';
+export * from './ids.js';
+export * from './money.js';
+export * from './pagination.js';
+export * from './sandbox.js';
+export * from './schemas.js';
+export * from './state.js';
+export * from './views.js';
+export * as vaPayment from './va-payment.js';

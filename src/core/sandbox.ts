@@ -1,0 +1,54 @@
+import { Account, emptyAccountState, type LiveEvent } from './account.js';
+import type { WallClock } from './clock.js';
+import { defaultDeliveryPolicy, type DeliveryPolicy } from './deliveries.js';
+import type { IdSource } from './ids.js';
+import type { SandboxState } from './state.js';
+
+export interface SandboxOptions {
+  /** The state to work on (as loaded from the store); mutated in place. */
+  state?: SandboxState;
+  clock: WallClock;
+  ids: IdSource;
+  policy?: DeliveryPolicy;
+}
+
+export const emptyState = (): SandboxState => ({ version: 1, accounts: {} });
+
+/** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
+export function createSandbox(options: SandboxOptions) {
+  const state = options.state ?? emptyState();
+  const listeners = new Set<(event: LiveEvent) => void>();
+  const deps = {
+    clock: options.clock,
+    ids: options.ids,
+    policy: options.policy ?? defaultDeliveryPolicy,
+    notify: (event: LiveEvent) => {
+      for (const listener of listeners) listener(event);
+    },
+  };
+  const accounts = new Map<string, Account>();
+  for (const [key, accountState] of Object.entries(state.accounts)) accounts.set(key, new Account(key, accountState, deps));
+
+  return {
+    state,
+    clock: options.clock,
+    /** The account of an API key, opened on first use. */
+    account(key: string): Account {
+      let account = accounts.get(key);
+      if (!account) {
+        state.accounts[key] = emptyAccountState(options.ids);
+        account = new Account(key, state.accounts[key], deps);
+        accounts.set(key, account);
+      }
+      return account;
+    },
+    accounts: (): Account[] => [...accounts.values()],
+    /** Subscribes to what happens in every account; returns the unsubscribe function. */
+    on(listener: (event: LiveEvent) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+export type Sandbox = ReturnType<typeof createSandbox>;

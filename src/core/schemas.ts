@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { SandboxError } from './errors.js';
+import { money } from './money.js';
+import { VA_PAYMENT_STATUSES, DELIVERY_STATUSES } from './state.js';
+
+/** Turns zod issues into the contract's `details`: one "path: problem" per bad field. */
+export function issuesToDetails(error: z.ZodError): string[] {
+  return error.issues.flatMap((issue) => {
+    const where = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown field`);
+    }
+    return [`${where || '(body)'}: ${issue.message}`];
+  });
+}
+
+/** Parses input with a schema or throws the contract's 400 VALIDATION_ERROR naming every bad field. */
+export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'request body'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const details = issuesToDetails(result.error);
+    throw new SandboxError('VALIDATION_ERROR', `Invalid ${what}: ${details.join('; ')}`, details);
+  }
+  return result.data;
+}
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+
+const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+const taxId = z.string().min(1).max(64).regex(/^\d[\d-]*$/, 'must be digits with optional hyphens');
+const text = (max: number) => z.string().max(max);
+
+const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
+  .refine((value) => JSON.stringify(value).length <= 8192, 'must be at most 8 KiB as JSON');
+
+/** Optional fields accept null as "absent", as JSON clients often send. */
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
+
+export const createVaPaymentSchema = z
+  .strictObject({
+    currency: z.string().default('ARS'),
+    lockMode: z.enum(['time', 'amount', 'amount_and_time']).default('time'),
+    amount: optional(money()),
+    ttlSeconds: z.number().int().min(60).max(28800).default(1800),
+    clientId: optional(uuid),
+    clientTaxId: optional(taxId),
+    clientName: optional(text(255)),
+    callbackUrl: optional(httpUrl),
+    successUrl: optional(httpUrl),
+    failureUrl: optional(httpUrl),
+    externalReference: optional(text(255)),
+    metadata: optional(metadata),
+    paymentHubId: z.number().int().default(1),
+  })
+  .superRefine((body, ctx) => {
+    if (body.lockMode !== 'time' && body.amount == null) {
+      ctx.addIssue({ code: 'custom', path: ['amount'], message: `is required with lockMode "${body.lockMode}"` });
+    }
+    if (body.callbackUrl != null && (body.successUrl != null || body.failureUrl != null)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['callbackUrl'],
+        message: 'cannot be combined with successUrl/failureUrl: configure callbackUrl alone, or successUrl and failureUrl together',
+      });
+    }
+    if ((body.successUrl != null) !== (body.failureUrl != null)) {
+      const missing = body.successUrl == null ? 'successUrl' : 'failureUrl';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required: successUrl and failureUrl go together' });
+    }
+  });
+export type CreateVaPaymentInput = z.output<typeof createVaPaymentSchema>;
+
+export const transferSchema = z
+  .strictObject({
+    to: z.string().min(1).max(64),
+    total: money(),
+    taxes: money({ allowZero: true }).default(0),
+    from: optional(
+      z.strictObject({
+        name: optional(text(255)),
+        taxId: optional(taxId),
+        cbu: optional(z.string().regex(/^\d{22}$/, 'must be 22 digits')),
+      }),
+    ),
+  })
+  .superRefine((body, ctx) => {
+    if (body.taxes >= body.total) ctx.addIssue({ code: 'custom', path: ['taxes'], message: 'must be less than total' });
+  });
+export type TransferInput = z.output<typeof transferSchema>;
+
+export const clockAdvanceSchema = z.strictObject({
+  seconds: z.number().int().min(1).max(10 * 365 * 24 * 3600),
+});
+
+export const hubPatchSchema = z.strictObject({
+  name: text(255).min(1).optional(),
+  brand: z.string().regex(/^[A-Za-z0-9]{1,10}$/, 'must be 1 to 10 letters or digits').optional(),
+  dedicated_client_cvus_enabled: z.boolean().optional(),
+  cvuProvisioning: z.enum(['inline', 'delayed', 'fail']).optional(),
+});
+export type HubPatch = z.output<typeof hubPatchSchema>;
+
+const queryInt = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+export const pageQuery = {
+  page: queryInt(1, 1_000_000_000, 1),
+  limit: queryInt(1, 100, 20),
+};
+
+const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date');
+
+/** A comma-separated list whose every item is one of `values`. */
+export const csvOf = <T extends string>(values: readonly T[]) =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(values as [T, ...T[]])).min(1))
+    .optional();
+
+export const listVaPaymentsQuery = z.object({
+  ...pageQuery,
+  status: csvOf(VA_PAYMENT_STATUSES),
+  clientId: z.string().optional(),
+  clientTaxId: z.string().optional(),
+  externalReference: z.string().optional(),
+  createdFrom: isoDate.optional(),
+  createdTo: isoDate.optional(),
+});
+export type ListVaPaymentsQuery = z.output<typeof listVaPaymentsQuery>;
+
+export const listQuery = z.object(pageQuery);
+export type ListQuery = z.output<typeof listQuery>;
+
+export const listDeliveriesQuery = z.object({
+  ...pageQuery,
+  status: csvOf(DELIVERY_STATUSES),
+  eventType: z.string().optional(),
+});
+export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;

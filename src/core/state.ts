@@ -1,0 +1,155 @@
+import type { Cents } from './money.js';
+
+/** Everything the sandbox keeps, as stored in the data file. Times are ISO strings, money is cents. */
+export interface SandboxState {
+  version: 1;
+  /** One isolated integrator account per API key. */
+  accounts: Record<string, AccountState>;
+}
+
+export type CvuProvisioning = 'inline' | 'delayed' | 'fail';
+
+export interface Hub {
+  id: 1;
+  name: string;
+  brand: string;
+  dedicated_client_cvus_enabled: boolean;
+  cvuProvisioning: CvuProvisioning;
+  /** The shared CVU that amount-locked payments collect on. */
+  collectionCvu: string;
+  collectionAlias: string;
+}
+
+/** A CVU of the hub's pool, lent to one time-locked payment at a time. */
+export interface PoolCvu {
+  cvu: string;
+  alias: string;
+  vaPaymentId: string | null;
+  releasedAt: string | null;
+}
+
+export type VaPaymentStatus = 'waiting' | 'underpaid' | 'completed' | 'overpaid' | 'expired' | 'cancelled';
+export const VA_PAYMENT_STATUSES: VaPaymentStatus[] = ['waiting', 'underpaid', 'completed', 'overpaid', 'expired', 'cancelled'];
+export const ACTIVE_STATUSES: VaPaymentStatus[] = ['waiting', 'underpaid'];
+
+export type LockMode = 'time' | 'amount' | 'amount_and_time';
+
+export interface CashIn {
+  operationId: string;
+  transferId: string;
+  total: Cents;
+  taxes: Cents;
+  incomingAmount: Cents;
+  receivedAt: string;
+}
+
+export interface VaPayment {
+  id: string;
+  status: VaPaymentStatus;
+  lockMode: LockMode;
+  amount: Cents | null;
+  currency: 'ARS';
+  ttlSeconds: number;
+  expiresAt: string;
+  cvu: string;
+  alias: string;
+  clientId: string | null;
+  clientTaxId: string | null;
+  clientName: string | null;
+  callbackUrl: string | null;
+  successUrl: string | null;
+  failureUrl: string | null;
+  externalReference: string | null;
+  metadata: Record<string, unknown>;
+  paymentHubId: 1;
+  totalReceived: Cents;
+  receivedAmount: Cents;
+  cashIns: CashIn[];
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  cancelledAt: string | null;
+  expiredAt: string | null;
+}
+
+export type TransferOutcome = 'credited' | 'returned';
+
+export interface Transfer {
+  id: string;
+  operationId: string;
+  to: string;
+  cvu: string;
+  total: Cents;
+  taxes: Cents;
+  from: { name?: string | undefined; taxId?: string | undefined; cbu?: string | undefined } | null;
+  outcome: TransferOutcome;
+  reason: string | null;
+  target: { type: 'va_payment' | 'client'; id: string } | null;
+  eventIds: string[];
+  createdAt: string;
+}
+
+export type VaEventType = 'created' | 'cash_in_received' | 'succeeded' | 'underpaid' | 'overpaid' | 'failed' | 'cancelled';
+export type EventType = VaEventType | 'client.cashin';
+
+/** An event raised by the service, with the exact JSON body a receiver gets and where it is routed. */
+export interface SandboxEvent {
+  id: string;
+  eventType: EventType;
+  vaPaymentId: string | null;
+  clientId: string | null;
+  body: Record<string, unknown>;
+  url: string | null;
+  /** Why the event goes nowhere, when `url` is null. */
+  droppedReason: string | null;
+  createdAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'dropped';
+export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'retrying', 'delivered', 'failed', 'dropped'];
+
+export type AttemptError = 'timeout' | 'connection_refused' | 'connection_reset' | 'redirect' | 'http_status' | 'network';
+
+export interface Attempt {
+  n: number;
+  startedAt: string;
+  durationMs: number;
+  responseStatus: number | null;
+  /** The first 2 KiB of the response body. */
+  responseBody: string | null;
+  error: AttemptError | null;
+  errorMessage: string | null;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  url: string | null;
+  status: DeliveryStatus;
+  reason: string | null;
+  attempts: Attempt[];
+  nextAttemptAt: string | null;
+  redeliveryOf: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  status: number;
+  body: unknown;
+  createdAt: string;
+}
+
+export interface AccountState {
+  /** Milliseconds the account's sandbox clock runs ahead of real time. */
+  clockOffsetMs: number;
+  hub: Hub;
+  pool: PoolCvu[];
+  vaPayments: Record<string, VaPayment>;
+  transfers: Record<string, Transfer>;
+  events: Record<string, SandboxEvent>;
+  deliveries: Record<string, Delivery>;
+  idempotency: Record<string, IdempotencyRecord>;
+}

@@ -1,0 +1,133 @@
+import { SandboxError } from './errors.js';
+import type { Cents } from './money.js';
+import type { CreateVaPaymentInput } from './schemas.js';
+import { ACTIVE_STATUSES, type CashIn, type VaEventType, type VaPayment } from './state.js';
+
+/** The VA payment lifecycle (contract 2.3) as pure transitions: each returns the next payment and its events. */
+
+export interface VaEventDraft {
+  eventType: VaEventType;
+  /** Set on the events a transfer raises: the transfer credited. */
+  cashIn?: CashIn;
+}
+
+export interface Transition {
+  payment: VaPayment;
+  events: VaEventDraft[];
+}
+
+export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
+
+export const remainingAmount = (payment: VaPayment): Cents =>
+  payment.amount === null ? 0 : Math.max(payment.amount - payment.totalReceived, 0);
+
+/** Only `amount` and `amount_and_time` locks look at the transfer's amount: its gross total must match. */
+export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>
+  payment.lockMode === 'time' || payment.amount === total;
+
+export function createVaPayment(
+  input: CreateVaPaymentInput,
+  place: { id: string; cvu: string; alias: string; now: string; expiresAt: string },
+): Transition {
+  const payment: VaPayment = {
+    id: place.id,
+    status: 'waiting',
+    lockMode: input.lockMode,
+    amount: input.amount ?? null,
+    currency: 'ARS',
+    ttlSeconds: input.ttlSeconds,
+    expiresAt: place.expiresAt,
+    cvu: place.cvu,
+    alias: place.alias,
+    clientId: input.clientId?.toLowerCase() ?? null,
+    clientTaxId: input.clientTaxId ?? null,
+    clientName: input.clientName ?? null,
+    callbackUrl: input.callbackUrl ?? null,
+    successUrl: input.successUrl ?? null,
+    failureUrl: input.failureUrl ?? null,
+    externalReference: input.externalReference ?? null,
+    metadata: input.metadata ?? {},
+    paymentHubId: 1,
+    totalReceived: 0,
+    receivedAmount: 0,
+    cashIns: [],
+    createdAt: place.now,
+    updatedAt: place.now,
+    completedAt: null,
+    cancelledAt: null,
+    expiredAt: null,
+  };
+  return { payment, events: [{ eventType: 'created' }] };
+}
+
+/** Credits a transfer: G is the sum of credited gross totals, and status follows G against the amount. */
+export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string): Transition {
+  if (!isActive(payment)) throw new SandboxError('INVALID_STATE', `VA payment ${payment.id} is ${payment.status}`);
+  const totalReceived = payment.totalReceived + cashIn.total;
+  const amount = payment.amount;
+  const status =
+    amount === null || totalReceived === amount ? 'completed' : totalReceived < amount ? 'underpaid' : 'overpaid';
+  const outcome: VaEventType = status === 'completed' ? 'succeeded' : status;
+  const next: VaPayment = {
+    ...payment,
+    status,
+    totalReceived,
+    receivedAmount: payment.receivedAmount + cashIn.incomingAmount,
+    cashIns: [...payment.cashIns, cashIn],
+    updatedAt: now,
+    completedAt: status === 'underpaid' ? null : now,
+  };
+  return {
+    payment: next,
+    events: [
+      { eventType: 'cash_in_received', cashIn },
+      { eventType: outcome, cashIn },
+    ],
+  };
+}
+
+export function expire(payment: VaPayment, now: string): Transition {
+  if (!isActive(payment)) return { payment, events: [] };
+  return {
+    payment: { ...payment, status: 'expired', expiredAt: now, updatedAt: now },
+    events: [{ eventType: 'failed' }],
+  };
+}
+
+export function cancel(payment: VaPayment, now: string): Transition {
+  if (!isActive(payment)) {
+    throw new SandboxError(
+      'INVALID_STATE',
+      `VA payment ${payment.id} is ${payment.status}; only waiting or underpaid payments can be cancelled`,
+      [`status: is ${payment.status}`],
+    );
+  }
+  return {
+    payment: { ...payment, status: 'cancelled', cancelledAt: now, updatedAt: now },
+    events: [{ eventType: 'cancelled' }],
+  };
+}
+
+/** A VA payment "names a client" when clientId or clientTaxId is set (contract 2.1). */
+const namesClient = (payment: VaPayment): boolean => payment.clientId !== null || payment.clientTaxId !== null;
+
+/** Spec 6.1 routing: the URL an event goes to, or null and why it is dropped. */
+export function route(payment: VaPayment, eventType: VaEventType): { url: string | null; droppedReason: string | null } {
+  if (payment.callbackUrl !== null) return { url: payment.callbackUrl, droppedReason: null };
+  if (payment.successUrl === null || payment.failureUrl === null) {
+    return { url: null, droppedReason: 'no callbackUrl or successUrl/failureUrl configured' };
+  }
+  switch (eventType) {
+    case 'succeeded':
+      return { url: payment.successUrl, droppedReason: null };
+    case 'failed':
+    case 'cancelled':
+      return { url: payment.failureUrl, droppedReason: null };
+    case 'underpaid':
+    case 'overpaid':
+      return { url: namesClient(payment) ? payment.successUrl : payment.failureUrl, droppedReason: null };
+    case 'created':
+    case 'cash_in_received':
+      return { url: null, droppedReason: `${eventType} is not delivered when successUrl/failureUrl are configured` };
+  }
+}

@@ -1,0 +1,134 @@
+import { fromCents } from './money.js';
+import type { Delivery, Hub, SandboxEvent, Transfer, VaPayment } from './state.js';
+import { remainingAmount } from './va-payment.js';
+
+/** What the API returns: the stored records with money as ARS numbers. */
+
+export interface CallbackDeliverySummary {
+  events: number;
+  delivered: number;
+  pending: number;
+  retrying: number;
+  failed: number;
+  dropped: number;
+  lastEventType: string | null;
+  lastAttemptAt: string | null;
+}
+
+const HOLDER_NAME = 'Sandbox Payments S.A.';
+const BANK_NAME = 'Banco Sandbox';
+
+export function vaPaymentView(payment: VaPayment, callbackDelivery: CallbackDeliverySummary) {
+  const amount = payment.amount === null ? null : fromCents(payment.amount);
+  return {
+    id: payment.id,
+    status: payment.status,
+    lockMode: payment.lockMode,
+    amount,
+    currency: payment.currency,
+    ttlSeconds: payment.ttlSeconds,
+    expiresAt: payment.expiresAt,
+    cvu: payment.cvu,
+    alias: payment.alias,
+    paymentInstructions: {
+      cvu: payment.cvu,
+      alias: payment.alias,
+      holderName: HOLDER_NAME,
+      bankName: BANK_NAME,
+      amount,
+      currency: payment.currency,
+      expiresAt: payment.expiresAt,
+    },
+    clientId: payment.clientId,
+    clientTaxId: payment.clientTaxId,
+    clientName: payment.clientName,
+    callbackUrl: payment.callbackUrl,
+    successUrl: payment.successUrl,
+    failureUrl: payment.failureUrl,
+    externalReference: payment.externalReference,
+    metadata: payment.metadata,
+    paymentHubId: payment.paymentHubId,
+    totalReceived: fromCents(payment.totalReceived),
+    receivedAmount: fromCents(payment.receivedAmount),
+    remainingAmount: fromCents(remainingAmount(payment)),
+    cashIns: payment.cashIns.map((cashIn) => ({
+      operationId: cashIn.operationId,
+      transferId: cashIn.transferId,
+      total: fromCents(cashIn.total),
+      taxes: fromCents(cashIn.taxes),
+      incomingAmount: fromCents(cashIn.incomingAmount),
+      totalWithoutTaxes: fromCents(cashIn.incomingAmount),
+      receivedAt: cashIn.receivedAt,
+    })),
+    callbackDelivery,
+    createdAt: payment.createdAt,
+    updatedAt: payment.updatedAt,
+    completedAt: payment.completedAt,
+    cancelledAt: payment.cancelledAt,
+    expiredAt: payment.expiredAt,
+  };
+}
+export type VaPaymentView = ReturnType<typeof vaPaymentView>;
+
+export function hubView(hub: Hub) {
+  return {
+    id: hub.id,
+    name: hub.name,
+    brand: hub.brand,
+    dedicated_client_cvus_enabled: hub.dedicated_client_cvus_enabled,
+    cvuProvisioning: hub.cvuProvisioning,
+    collectionCvu: hub.collectionCvu,
+    collectionAlias: hub.collectionAlias,
+  };
+}
+
+export function transferView(transfer: Transfer) {
+  return {
+    id: transfer.id,
+    operationId: transfer.operationId,
+    to: transfer.to,
+    cvu: transfer.cvu,
+    total: fromCents(transfer.total),
+    taxes: fromCents(transfer.taxes),
+    netAmount: fromCents(transfer.total - transfer.taxes),
+    from: transfer.from,
+    outcome: transfer.outcome,
+    reason: transfer.reason,
+    target: transfer.target,
+    eventIds: transfer.eventIds,
+    createdAt: transfer.createdAt,
+  };
+}
+
+export function deliveryView(delivery: Delivery) {
+  const last = delivery.attempts.at(-1);
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    url: delivery.url,
+    status: delivery.status,
+    reason: delivery.reason,
+    attempts: delivery.attempts.length,
+    lastResponseStatus: last?.responseStatus ?? null,
+    lastError: last?.error ?? null,
+    nextAttemptAt: delivery.nextAttemptAt,
+    redeliveryOf: delivery.redeliveryOf,
+    createdAt: delivery.createdAt,
+    updatedAt: delivery.updatedAt,
+  };
+}
+
+export function eventView(event: SandboxEvent, deliveries: Delivery[]) {
+  return {
+    id: event.id,
+    eventType: event.eventType,
+    vaPaymentId: event.vaPaymentId,
+    clientId: event.clientId,
+    url: event.url,
+    droppedReason: event.droppedReason,
+    body: event.body,
+    createdAt: event.createdAt,
+    deliveries: deliveries.map(deliveryView),
+  };
+}

@@ -1,0 +1,218 @@
+import { Hono, type Context } from 'hono';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { z } from 'zod';
+import { iso, parse, SandboxError, type Account } from '../core/index.js';
+import type { Runtime } from './runtime.js';
+
+export interface AppOptions {
+  /** Accepted API keys; empty means any non-empty key (each one its own account). */
+  apiKeys?: string[];
+  /** Requests per second per key; off when absent. */
+  rateLimit?: number;
+}
+
+type Env = { Variables: { account: Account; body: string } };
+
+const MAX_BODY = 1024 * 1024;
+const noBody = z.strictObject({});
+
+/**
+ * The HTTP face of the sandbox: `fetch(Request) -> Response`, so the same app serves the Node server
+ * and in-process handlers. Routes only parse, call the core and answer; errors become envelopes in one place.
+ */
+export function createApp(runtime: Runtime, options: AppOptions = {}) {
+  const app = new Hono<Env>();
+  const wallNow = () => runtime.sandbox.clock.now();
+  const limiter = options.rateLimit ? rateLimiter(options.rateLimit, wallNow) : null;
+
+  const timestamp = (c: Context<Env>) => {
+    const account = c.get('account') as Account | undefined;
+    return account ? account.now() : iso(wallNow());
+  };
+  const ok = (c: Context<Env>, data: unknown, status: 200 | 201 = 200, extra: Record<string, unknown> = {}) =>
+    c.json({ success: true, data, ...extra, timestamp: timestamp(c) }, status);
+  const fail = (c: Context<Env>, error: SandboxError, headers: Record<string, string> = {}) =>
+    c.json(
+      {
+        success: false,
+        error: { code: error.code, message: error.message, details: error.details },
+        timestamp: timestamp(c),
+        path: c.req.path,
+      },
+      error.status as 400,
+      headers,
+    );
+
+  app.onError((error, c) => {
+    if (error instanceof SandboxError) return fail(c, error);
+    runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
+  });
+  app.notFound((c) => fail(c, new SandboxError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)));
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, allowed) =>
+        fail(c as Context<Env>, new SandboxError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(', ')}`), {
+          Allow: allowed.join(', '),
+        }),
+    }),
+  );
+
+  app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version }));
+
+  for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
+    app.use(prefix, async (c, next) => {
+      const header = c.req.header('authorization') ?? '';
+      const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
+      if (options.apiKeys?.length && !options.apiKeys.includes(key)) {
+        throw new SandboxError('UNAUTHORIZED', 'Unknown API key');
+      }
+      const verdict = limiter?.(key);
+      if (verdict && !verdict.allowed) {
+        const error = new SandboxError('RATE_LIMIT_EXCEEDED', `More than ${options.rateLimit} requests per second for this API key`);
+        return fail(c, error, { ...verdict.headers, 'Retry-After': String(verdict.retryAfter) });
+      }
+      const account = runtime.sandbox.account(key);
+      c.set('account', account);
+      // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer.
+      if (account.runDue()) await runtime.commit();
+      await next();
+      for (const [name, value] of Object.entries(verdict?.headers ?? {})) c.res.headers.set(name, value);
+    });
+    app.use(prefix, async (c, next) => {
+      c.set('body', await readBody(c.req.raw));
+      await next();
+    });
+    app.use(prefix, idempotency(runtime));
+  }
+
+  /** Runs a change, waits until it is on disk, then answers: an acknowledged write is never lost. */
+  const write = async <T>(c: Context<Env>, change: (account: Account) => T): Promise<T> => {
+    const result = change(c.get('account'));
+    await runtime.commit();
+    return result;
+  };
+
+  // --- VA payments ---
+  app.post('/api/v1/va-payments', async (c) => {
+    const body = jsonBody(c, true);
+    return ok(c, await write(c, (account) => account.createVaPayment(body)), 201);
+  });
+  app.get('/api/v1/va-payments', (c) => ok(c, c.get('account').listVaPayments(c.req.query())));
+  app.get('/api/v1/va-payments/:id', (c) => ok(c, c.get('account').getVaPayment(c.req.param('id'))));
+  app.post('/api/v1/va-payments/:id/cancel', async (c) => {
+    parse(noBody, jsonBody(c, false) ?? {});
+    const payment = await write(c, (account) => account.cancelVaPayment(c.req.param('id')));
+    return ok(c, payment, 200, { message: 'VA payment cancelled' });
+  });
+
+  // --- sandbox controls ---
+  app.post('/sandbox/v1/transfers', async (c) => {
+    const body = jsonBody(c, true);
+    return ok(c, await write(c, (account) => account.createTransfer(body)), 201);
+  });
+  app.get('/sandbox/v1/transfers', (c) => ok(c, c.get('account').listTransfers(c.req.query())));
+  app.get('/sandbox/v1/events', (c) => ok(c, c.get('account').listEvents(c.req.query())));
+  app.get('/sandbox/v1/clock', (c) => ok(c, c.get('account').clock()));
+  app.post('/sandbox/v1/clock/advance', async (c) => {
+    const body = jsonBody(c, true);
+    return ok(c, await write(c, (account) => account.advanceClock(body)));
+  });
+  app.get('/sandbox/v1/hub', (c) => ok(c, c.get('account').hub()));
+  app.patch('/sandbox/v1/hub', async (c) => {
+    const body = jsonBody(c, true);
+    return ok(c, await write(c, (account) => account.patchHub(body)));
+  });
+  app.post('/sandbox/v1/reset', async (c) => {
+    parse(noBody, jsonBody(c, false) ?? {});
+    await write(c, (account) => account.reset());
+    return ok(c, { reset: true });
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+/** The raw body as text, refused with 413 past 1 MiB (by its Content-Length, or as it streams in). */
+async function readBody(request: Request): Promise<string> {
+  const tooLarge = () => new SandboxError('PAYLOAD_TOO_LARGE', 'Request body is over 1 MiB');
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY) throw tooLarge();
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The request's JSON body: 415 unless it is JSON, 400 INVALID_JSON when it does not parse. */
+function jsonBody(c: Context<Env>, required: boolean): unknown {
+  const text = c.get('body');
+  if (text.trim() === '') {
+    if (required) throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);
+    return undefined;
+  }
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new SandboxError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got ${type || 'none'}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SandboxError('INVALID_JSON', `Request body is not valid JSON: ${(error as Error).message}`, ['(body): is not valid JSON']);
+  }
+}
+
+/**
+ * Idempotency-Key on a POST: the first response (status and body) is replayed for the same key and body,
+ * with `Idempotent-Replayed: true`; the same key with another body is a 409.
+ */
+function idempotency(runtime: Runtime) {
+  return async (c: Context<Env>, next: () => Promise<void>) => {
+    const key = c.req.header('idempotency-key');
+    if (c.req.method !== 'POST' || !key) return next();
+    const account = c.get('account');
+    const fingerprint = `${c.req.method} ${c.req.path}\n${c.get('body')}`;
+    const seen = account.idempotent(key);
+    if (seen) {
+      if (seen.fingerprint !== fingerprint) {
+        throw new SandboxError('IDEMPOTENCY_KEY_CONFLICT', `Idempotency-Key ${key} was used with another request`, [
+          'Idempotency-Key: already used with a different body or path',
+        ]);
+      }
+      c.res = c.json(seen.body, seen.status as 200, { 'Idempotent-Replayed': 'true' });
+      return;
+    }
+    await next();
+    if (c.res.status >= 200 && c.res.status < 300) {
+      account.remember(key, fingerprint, c.res.status, await c.res.clone().json());
+      await runtime.commit();
+    }
+  };
+}
+
+/** A fixed one-second window per API key, on real time (rate limits are about the caller, not the sandbox clock). */
+function rateLimiter(limit: number, now: () => number) {
+  const windows = new Map<string, { start: number; count: number }>();
+  return (key: string) => {
+    const second = Math.floor(now() / 1000) * 1000;
+    let window = windows.get(key);
+    if (!window || window.start !== second) {
+      window = { start: second, count: 0 };
+      windows.set(key, window);
+    }
+    window.count++;
+    const headers = {
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(limit - window.count, 0)),
+      'X-RateLimit-Reset': String((second + 1000) / 1000),
+    };
+    return { allowed: window.count <= limit, retryAfter: 1, headers };
+  };
+}

@@ -1,0 +1,145 @@
+import { Agent, request } from 'undici';
+import { ms, type Account, type Attempt, type AttemptError } from '../core/index.js';
+
+export interface DelivererOptions {
+  /** Per-attempt timeout, in milliseconds of real time. */
+  timeoutMs: number;
+  /** Attempts in flight at once, across every account. */
+  concurrency: number;
+  /** Called after each recorded attempt: persist, then look for more work. */
+  onAttempt: () => Promise<void>;
+  log: (line: string) => void;
+  /** Real time, in ms. */
+  now: () => number;
+}
+
+const READ_LIMIT = 64 * 1024;
+const KEEP_LIMIT = 2 * 1024;
+
+/**
+ * Sends due deliveries over real HTTP, beside request handling and bounded in concurrency, so a slow,
+ * hanging or huge receiver never slows the API. The core decides what is due and what an attempt means.
+ */
+export function createDeliverer(accounts: () => Account[], options: DelivererOptions) {
+  const agent = new Agent({ connections: 8, pipelining: 0, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const inFlight = new Map<string, Set<string>>();
+  let running = 0;
+  let closed = false;
+
+  const flightOf = (account: Account) => {
+    let set = inFlight.get(account.key);
+    if (!set) inFlight.set(account.key, (set = new Set()));
+    return set;
+  };
+
+  async function attempt(account: Account, deliveryId: string, url: string, headers: Record<string, string>, body: string) {
+    const flight = flightOf(account);
+    flight.add(deliveryId);
+    running++;
+    try {
+      const startedAt = account.now();
+      const started = performance.now();
+      const result = await send(agent, url, headers, body, options.timeoutMs);
+      if (closed) return;
+      account.recordAttempt(deliveryId, { startedAt, durationMs: Math.round(performance.now() - started), ...result });
+    } catch (error) {
+      options.log(`delivery ${deliveryId} could not be recorded: ${(error as Error).message}`);
+    } finally {
+      flight.delete(deliveryId);
+      running--;
+    }
+    if (!closed) await options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`));
+  }
+
+  return {
+    /** Starts every due attempt there is room for. */
+    pump(): void {
+      if (closed) return;
+      for (const account of accounts()) {
+        const now = account.nowMs();
+        for (const { delivery, event, headers } of account.sendableDeliveries(flightOf(account))) {
+          if (running >= options.concurrency) return;
+          if (delivery.nextAttemptAt === null || ms(delivery.nextAttemptAt) > now) continue;
+          void attempt(account, delivery.id, delivery.url!, headers, JSON.stringify(event.body));
+        }
+      }
+    },
+    /** The real time of the next attempt that is waiting only for its time, or null. */
+    nextAt(): number | null {
+      if (running >= options.concurrency) return null; // a finishing attempt pumps again
+      let next: number | null = null;
+      for (const account of accounts()) {
+        const offset = account.nowMs() - options.now();
+        for (const { delivery } of account.sendableDeliveries(flightOf(account))) {
+          if (delivery.nextAttemptAt === null) continue;
+          const at = ms(delivery.nextAttemptAt) - offset;
+          if (next === null || at < next) next = at;
+        }
+      }
+      return next;
+    },
+    inFlight: () => running,
+    async close(): Promise<void> {
+      closed = true;
+      await agent.destroy();
+    },
+  };
+}
+
+export type Deliverer = ReturnType<typeof createDeliverer>;
+
+type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'error' | 'errorMessage'>;
+
+/** One POST: 2xx is success, a redirect is a failure (not followed), at most 64 KiB of the answer is read. */
+async function send(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher: agent,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const responseBody = await readSome(response.body);
+    const status = response.statusCode;
+    const error: AttemptError | null = status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : 'http_status';
+    const location = response.headers.location;
+    return {
+      responseStatus: status,
+      responseBody,
+      error,
+      errorMessage:
+        error === 'redirect' ? `redirect to ${String(location ?? '(no location)')} not followed` : error ? `HTTP ${status}` : null,
+    };
+  } catch (cause) {
+    return { responseStatus: null, responseBody: null, ...classify(cause) };
+  }
+}
+
+/** Reads up to 64 KiB (keeping the first 2 KiB for the log) and destroys the rest of the stream. */
+async function readSome(stream: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  try {
+    for await (const chunk of stream) {
+      if (read < KEEP_LIMIT) chunks.push(chunk);
+      read += chunk.length;
+      if (read >= READ_LIMIT) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, KEEP_LIMIT).toString('utf8');
+}
+
+function classify(cause: unknown): Pick<Attempt, 'error' | 'errorMessage'> {
+  const error = cause as Error & { code?: string; cause?: { code?: string } };
+  const code = error.code ?? error.cause?.code ?? '';
+  const message = error.message || String(cause);
+  if (error.name === 'TimeoutError' || error.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return { error: 'timeout', errorMessage: `no answer within the attempt timeout` };
+  }
+  if (code === 'ECONNREFUSED') return { error: 'connection_refused', errorMessage: message };
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { error: 'connection_reset', errorMessage: message };
+  return { error: 'network', errorMessage: `${code ? `${code}: ` : ''}${message}` };
+}

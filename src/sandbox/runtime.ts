@@ -1,0 +1,101 @@
+import { randomUUID, randomInt } from 'node:crypto';
+import { createSandbox, defaultDeliveryPolicy, type DeliveryPolicy, type IdSource, type WallClock } from '../core/index.js';
+import { createDeliverer } from './delivery.js';
+import type { Store } from './persistence.js';
+
+export interface RuntimeOptions {
+  store: Store;
+  clock?: WallClock;
+  ids?: IdSource;
+  policy?: DeliveryPolicy;
+  /** Per-attempt callback timeout, in ms. */
+  callbackTimeoutMs?: number;
+  log?: (line: string) => void;
+  version?: string;
+}
+
+export const systemClock: WallClock = { now: () => Date.now() };
+export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => randomInt(max) };
+
+/** The largest delay setTimeout accepts; a later deadline is simply re-checked when the timer fires. */
+const MAX_TIMER = 2 ** 31 - 1;
+
+/**
+ * The running sandbox: the core over a store, a timer that fires when the next expiry or retry is due
+ * (by each account's clock), and the deliverer that sends callbacks.
+ */
+export async function createRuntime(options: RuntimeOptions) {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => {});
+  const state = await options.store.load();
+  const sandbox = createSandbox({ state, clock, ids: options.ids ?? systemIds, policy: options.policy ?? defaultDeliveryPolicy });
+  let timer: NodeJS.Timeout | null = null;
+  let timerAt: number | null = null;
+  let closed = false;
+
+  const deliverer = createDeliverer(() => sandbox.accounts(), {
+    timeoutMs: options.callbackTimeoutMs ?? 10_000,
+    concurrency: 32,
+    onAttempt: () => commit(),
+    log,
+    now: () => clock.now(),
+  });
+
+  /** Persists the state as it is now, then lets due work run and sets the timer for the next. */
+  async function commit(): Promise<void> {
+    await options.store.save();
+    if (closed) return;
+    deliverer.pump();
+    schedule();
+  }
+
+  function schedule(): void {
+    let next = deliverer.nextAt();
+    for (const account of sandbox.accounts()) {
+      const expiry = account.nextExpiryAt();
+      if (expiry !== null) {
+        const at = expiry - (account.nowMs() - clock.now());
+        if (next === null || at < next) next = at;
+      }
+    }
+    if (next === timerAt && timer) return;
+    if (timer) clearTimeout(timer);
+    timer = null;
+    timerAt = next;
+    if (next === null || closed) return;
+    timer = setTimeout(tick, Math.min(Math.max(next - clock.now(), 0), MAX_TIMER));
+    timer.unref();
+  }
+
+  function tick(): void {
+    timer = null;
+    timerAt = null;
+    let changed = false;
+    for (const account of sandbox.accounts()) changed = account.runDue() || changed;
+    if (changed) commit().catch((error: Error) => log(`saving state failed: ${error.message}`));
+    else {
+      deliverer.pump();
+      schedule();
+    }
+  }
+
+  // What fell due while the server was down (expiries, retries, unsent deliveries) happens now.
+  tick();
+  await options.store.save();
+
+  return {
+    sandbox,
+    log,
+    version: options.version ?? '0.0.0',
+    commit,
+    deliverer,
+    async close(): Promise<void> {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await deliverer.close();
+      await options.store.close();
+    },
+  };
+}
+
+export type Runtime = Awaited<ReturnType<typeof createRuntime>>;
