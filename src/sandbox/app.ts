@@ -1,7 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
-import { z } from 'zod';
-import { iso, parse, SandboxError, type Account } from '../core/index.js';
+import { iso, SandboxError, type Account } from '../core/index.js';
+import { routeKit, type Env } from './routes/kit.js';
+import { sandboxRoutes } from './routes/sandbox.js';
+import { vaPaymentRoutes } from './routes/va-payments.js';
 import type { Runtime } from './runtime.js';
 
 export interface AppOptions {
@@ -11,10 +13,7 @@ export interface AppOptions {
   rateLimit?: number;
 }
 
-type Env = { Variables: { account: Account; body: string } };
-
 const MAX_BODY = 1024 * 1024;
-const noBody = z.strictObject({});
 
 /**
  * The HTTP face of the sandbox: `fetch(Request) -> Response`, so the same app serves the Node server
@@ -88,48 +87,9 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     app.use(prefix, idempotency(runtime));
   }
 
-  /** Runs a change, waits until it is on disk, then answers: an acknowledged write is never lost. */
-  const write = async <T>(c: Context<Env>, change: (account: Account) => T): Promise<T> => {
-    const result = change(c.get('account'));
-    await runtime.commit();
-    return result;
-  };
-
-  // --- VA payments ---
-  app.post('/api/v1/va-payments', async (c) => {
-    const body = jsonBody(c, true);
-    return ok(c, await write(c, (account) => account.createVaPayment(body)), 201);
-  });
-  app.get('/api/v1/va-payments', (c) => ok(c, c.get('account').listVaPayments(c.req.query())));
-  app.get('/api/v1/va-payments/:id', (c) => ok(c, c.get('account').getVaPayment(c.req.param('id'))));
-  app.post('/api/v1/va-payments/:id/cancel', async (c) => {
-    parse(noBody, jsonBody(c, false) ?? {});
-    const payment = await write(c, (account) => account.cancelVaPayment(c.req.param('id')));
-    return ok(c, payment, 200, { message: 'VA payment cancelled' });
-  });
-
-  // --- sandbox controls ---
-  app.post('/sandbox/v1/transfers', async (c) => {
-    const body = jsonBody(c, true);
-    return ok(c, await write(c, (account) => account.createTransfer(body)), 201);
-  });
-  app.get('/sandbox/v1/transfers', (c) => ok(c, c.get('account').listTransfers(c.req.query())));
-  app.get('/sandbox/v1/events', (c) => ok(c, c.get('account').listEvents(c.req.query())));
-  app.get('/sandbox/v1/clock', (c) => ok(c, c.get('account').clock()));
-  app.post('/sandbox/v1/clock/advance', async (c) => {
-    const body = jsonBody(c, true);
-    return ok(c, await write(c, (account) => account.advanceClock(body)));
-  });
-  app.get('/sandbox/v1/hub', (c) => ok(c, c.get('account').hub()));
-  app.patch('/sandbox/v1/hub', async (c) => {
-    const body = jsonBody(c, true);
-    return ok(c, await write(c, (account) => account.patchHub(body)));
-  });
-  app.post('/sandbox/v1/reset', async (c) => {
-    parse(noBody, jsonBody(c, false) ?? {});
-    await write(c, (account) => account.reset());
-    return ok(c, { reset: true });
-  });
+  const routes = routeKit(app, runtime, ok);
+  vaPaymentRoutes(routes);
+  sandboxRoutes(routes);
 
   return app;
 }
@@ -149,24 +109,6 @@ async function readBody(request: Request): Promise<string> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The request's JSON body: 415 unless it is JSON, 400 INVALID_JSON when it does not parse. */
-function jsonBody(c: Context<Env>, required: boolean): unknown {
-  const text = c.get('body');
-  if (text.trim() === '') {
-    if (required) throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);
-    return undefined;
-  }
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new SandboxError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got ${type || 'none'}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new SandboxError('INVALID_JSON', `Request body is not valid JSON: ${(error as Error).message}`, ['(body): is not valid JSON']);
-  }
 }
 
 /**

@@ -1,0 +1,65 @@
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import { parse, SandboxError, type Account } from '../../core/index.js';
+import type { Runtime } from '../runtime.js';
+
+export type Env = { Variables: { account: Account; body: string } };
+
+type Ok = (c: Context<Env>, data: unknown, status?: 200 | 201, extra?: Record<string, unknown>) => Response;
+
+interface WriteOptions {
+  status?: 200 | 201;
+  /** `none`: the endpoint takes no body (an empty one or `{}`). */
+  body?: 'json' | 'none';
+  /** Added beside `data` in the envelope, as the cancel response does. */
+  message?: string;
+}
+
+/**
+ * How routes are declared: a read answers from the account; a write changes it, waits until the state is
+ * on disk, then answers, so an acknowledged write is never lost. Routes stay one line: parse, call, answer.
+ */
+export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
+  const write =
+    (handler: (account: Account, body: unknown, c: Context<Env>) => unknown, options: WriteOptions = {}) =>
+    async (c: Context<Env>) => {
+      const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, true);
+      const data = handler(c.get('account'), body, c);
+      await runtime.commit();
+      return ok(c, data, options.status ?? 200, options.message ? { message: options.message } : {});
+    };
+  return {
+    app,
+    runtime,
+    get: (path: string, handler: (account: Account, c: Context<Env>) => unknown) =>
+      app.get(path, (c) => ok(c, handler(c.get('account'), c))),
+    post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.post(path, write(handler, options)),
+    patch: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.patch(path, write(handler, options)),
+  };
+}
+
+export type RouteKit = ReturnType<typeof routeKit>;
+
+const noBody = z.strictObject({});
+
+/** The request's JSON body: 415 unless it is JSON, 400 INVALID_JSON when it does not parse. */
+export function jsonBody(c: Context<Env>, required: boolean): unknown {
+  const text = c.get('body');
+  if (text.trim() === '') {
+    if (required) throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);
+    return undefined;
+  }
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new SandboxError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got ${type || 'none'}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SandboxError('INVALID_JSON', `Request body is not valid JSON: ${(error as Error).message}`, ['(body): is not valid JSON']);
+  }
+}
+
+
+/** A path parameter (routes declare it, so it is always there). */
+export const param = (c: Context<Env>, name: string): string => c.req.param(name) ?? '';
