@@ -1,0 +1,132 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../src/sandbox/server.js';
+import { api, runCli, spawnServer, useServer, useTmp } from './helpers.js';
+
+describe('file-backed state', () => {
+  it('every acknowledged write is in the data file when the answer arrives', async () => {
+    const data = join(useTmp(), 'state.json');
+    const server = await useServer({ data }, 'test');
+    const client = api(server.url, 'sk_file');
+    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => client.data('POST', '/api/v1/va-payments', { amount: i + 1 })));
+    const onDisk = JSON.parse(readFileSync(data, 'utf8'));
+    expect(Object.keys(onDisk.accounts.sk_file.vaPayments).sort()).toEqual(created.map((p) => p.id).sort());
+  });
+
+  it('restarting on the same file restores payments, transfers, events and the clock', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, data });
+    const client = api(first.url, 'sk_restart');
+    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 100, externalReference: 'keep-me' });
+    const transfer = await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 40 });
+    await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
+    const before = await client.data('GET', `/api/v1/va-payments/${payment.id}`);
+    await first.close();
+    expect(existsSync(`${data}.lock`)).toBe(false);
+
+    const second = await useServer({ data }, 'test');
+    const again = api(second.url, 'sk_restart');
+    expect(await again.data('GET', `/api/v1/va-payments/${payment.id}`)).toEqual(before);
+    expect((await again.data('GET', '/sandbox/v1/transfers')).transfers[0].id).toBe(transfer.id);
+    expect((await again.data('GET', '/sandbox/v1/events')).pagination.total).toBe(3);
+    expect((await again.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(60);
+  });
+
+  it('payments that expired while the server was down are expired on start', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, data });
+    const client = api(first.url, 'sk_down');
+    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 10, ttlSeconds: 60 });
+    await first.close();
+    // The clock runs on while the server is down: here, by moving the account's clock in the file.
+    const state = JSON.parse(readFileSync(data, 'utf8'));
+    state.accounts.sk_down.clockOffsetMs = 61_000;
+    writeFileSync(data, JSON.stringify(state));
+    const second = await useServer({ data }, 'test');
+    const onDisk = JSON.parse(readFileSync(data, 'utf8'));
+    expect(onDisk.accounts.sk_down.vaPayments[payment.id].status).toBe('expired');
+    const events = (await api(second.url, 'sk_down').data('GET', '/sandbox/v1/events')).events;
+    expect(events[0]).toMatchObject({ eventType: 'failed', vaPaymentId: payment.id });
+  });
+
+  it('a second server on the same data file is refused with a clear message', async () => {
+    const data = join(useTmp(), 'state.json');
+    await useServer({ data }, 'test');
+    await expect(startServer({ port: 0, data })).rejects.toThrow(/is in use by another va-sandbox server \(pid \d+\)/);
+  });
+
+  it('a data file that is not JSON is refused, and left as it was', async () => {
+    const data = join(useTmp(), 'state.json');
+    writeFileSync(data, '{not json');
+    await expect(startServer({ port: 0, data })).rejects.toThrow(/cannot read .*state\.json/);
+    expect(readFileSync(data, 'utf8')).toBe('{not json');
+    expect(existsSync(`${data}.lock`)).toBe(false);
+  });
+
+  it('--memory writes nothing', async () => {
+    const dir = useTmp();
+    const server = await useServer({ memory: true, data: join(dir, 'state.json') }, 'test');
+    await api(server.url).data('POST', '/api/v1/va-payments', { amount: 1 });
+    expect(existsSync(join(dir, 'state.json'))).toBe(false);
+  });
+});
+
+describe('va-sandbox start (the built server as a process)', () => {
+  it('prints the base URL and the default API key, and stops cleanly on SIGTERM (state flushed, lock released)', async () => {
+    const data = join(useTmp(), 'state.json');
+    const server = await spawnServer(['--data', data]);
+    expect(server.stdout()).toContain(`listening on ${server.url}`);
+    expect(server.stdout()).toContain('API key: sk_sandbox');
+    const payment = await api(server.url, 'sk_sandbox').data('POST', '/api/v1/va-payments', { amount: 5 });
+    expect(existsSync(`${data}.lock`)).toBe(true);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(existsSync(`${data}.lock`)).toBe(false);
+    expect(JSON.parse(readFileSync(data, 'utf8')).accounts.sk_sandbox.vaPayments[payment.id]).toBeDefined();
+  });
+
+  it('a second server process on the same file exits 1 with one line naming the owner', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await spawnServer(['--data', data]);
+    const second = await runCli(['start', '--port', '0', '--data', data]);
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim().split('\n')).toHaveLength(1);
+    expect(second.stderr).toContain(`in use by another va-sandbox server (pid ${first.child.pid})`);
+  });
+
+  it('a port in use is one clear line and exit 1', async () => {
+    const first = await spawnServer(['--memory']);
+    const port = new URL(first.url).port;
+    const second = await runCli(['start', '--memory', '--port', port]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+  });
+
+  it('SIGKILL loses no acknowledged write: after a restart every payment and transfer is there', async () => {
+    const data = join(useTmp(), 'state.json');
+    const server = await spawnServer(['--data', data]);
+    const client = api(server.url, 'sk_crash');
+    const acknowledged: { payments: string[]; transfers: string[] } = { payments: [], transfers: [] };
+    const writers = Array.from({ length: 8 }, async (_, w) => {
+      for (let i = 0; i < 10; i++) {
+        const payment = await client.data('POST', '/api/v1/va-payments', { amount: 100, externalReference: `w${w}-${i}` });
+        acknowledged.payments.push(payment.id);
+        const transfer = await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 30 });
+        acknowledged.transfers.push(transfer.id);
+      }
+    });
+    await Promise.all(writers);
+    server.child.kill('SIGKILL');
+    await server.exited;
+    expect(existsSync(`${data}.lock`)).toBe(true); // left behind by the killed server
+
+    const restarted = await spawnServer(['--data', data]);
+    const again = api(restarted.url, 'sk_crash');
+    const payments = (await again.data('GET', '/api/v1/va-payments?limit=100')).vaPayments;
+    const transfers = (await again.data('GET', '/sandbox/v1/transfers?limit=100')).transfers;
+    expect(payments.map((p: { id: string }) => p.id).sort()).toEqual([...acknowledged.payments].sort());
+    expect(transfers.map((t: { id: string }) => t.id).sort()).toEqual([...acknowledged.transfers].sort());
+    expect(payments.every((p: { status: string; totalReceived: number }) => p.status === 'underpaid' && p.totalReceived === 30)).toBe(true);
+  });
+});
