@@ -117,7 +117,7 @@ describe('request bodies', () => {
       const response = await post(body, { 'content-type': 'application/json' });
       expect(response.status, body.slice(0, 60)).toBeLessThan(500);
       expect(response.status, body.slice(0, 60)).toBeGreaterThanOrEqual(400);
-      const json = await response.json();
+      const json = (await response.json()) as { success: boolean; error: { details: string[] } };
       expect(json.success).toBe(false);
       expect(json.error.details.length).toBeGreaterThan(0);
     }

@@ -130,3 +130,20 @@ describe('va-sandbox start (the built server as a process)', () => {
     expect(payments.every((p: { status: string; totalReceived: number }) => p.status === 'underpaid' && p.totalReceived === 30)).toBe(true);
   });
 });
+
+describe('fileStore', () => {
+  it('batches concurrent saves into at most two file writes, and the file holds the latest state', async () => {
+    const { fileStore } = await import('../src/sandbox/persistence.js');
+    const store = fileStore(join(useTmp(), 'state.json'));
+    const state = await store.load();
+    const saves: Promise<void>[] = [];
+    for (let i = 0; i < 50; i++) {
+      state.accounts[`k${i}`] = { n: i } as never;
+      saves.push(store.save());
+    }
+    await Promise.all(saves);
+    expect(store.writes).toBeLessThanOrEqual(2);
+    expect(Object.keys(JSON.parse(readFileSync(store.path!, 'utf8')).accounts)).toHaveLength(50);
+    await store.close();
+  });
+});

@@ -375,7 +375,7 @@ describe('expiry', () => {
 describe('GET /api/v1/va-payments', () => {
   it('filters by status (comma-separated), client, reference and creation dates; paginates newest first', async () => {
     const client = account();
-    const made = [];
+    const made: any[] = [];
     for (let i = 0; i < 5; i++) {
       made.push(await create(client, { amount: 10 + i, externalReference: `ref-${i % 2}`, clientTaxId: i < 2 ? '20-1' : null, clientId: i === 4 ? 'AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA' : null }));
     }

@@ -1,4 +1,5 @@
 import { iso, ms, type WallClock } from './clock.js';
+import * as clients from './clients.js';
 import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
 import { notFound, SandboxError } from './errors.js';
@@ -6,18 +7,37 @@ import { UUID_PATTERN, type IdSource } from './ids.js';
 import { fromCents } from './money.js';
 import { newestFirst, paginate } from './pagination.js';
 import {
+  clientCvuSchema,
   clockAdvanceSchema,
+  createClientSchema,
+  createInvoiceSchema,
   createVaPaymentSchema,
+  debitSchema,
   hubPatchSchema,
+  listClientsQuery,
   listDeliveriesQuery,
   listQuery,
+  listTransactionsQuery,
   listVaPaymentsQuery,
   parse,
   transferSchema,
+  updateClientSchema,
+  updateInvoiceSchema,
 } from './schemas.js';
-import type { AccountState, Attempt, CashIn, Delivery, SandboxEvent, Transfer, VaPayment } from './state.js';
+import type { AccountState, Attempt, CashIn, Client, Delivery, Entry, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
 import * as va from './va-payment.js';
-import { deliveryView, eventView, hubView, transferView, vaPaymentView, type CallbackDeliverySummary } from './views.js';
+import {
+  balanceView,
+  clientView,
+  deliveryView,
+  entryView,
+  eventView,
+  hubView,
+  invoiceView,
+  transferView,
+  vaPaymentView,
+  type CallbackDeliverySummary,
+} from './views.js';
 
 /** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
 export type LiveEvent =
@@ -30,6 +50,8 @@ export interface AccountDeps {
   ids: IdSource;
   policy: DeliveryPolicy;
   notify: (event: LiveEvent) => void;
+  /** `--strict-tax-id`: a client's taxId must pass the CUIT check digit. */
+  strictTaxId?: boolean;
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -52,6 +74,9 @@ export function emptyAccountState(ids: IdSource): AccountState {
     events: {},
     deliveries: {},
     idempotency: {},
+    clients: {},
+    entries: {},
+    invoices: {},
   };
 }
 
@@ -65,12 +90,17 @@ export class Account {
   private eventsBySource = new Map<string, string[]>();
   private deliveriesByEvent = new Map<string, string[]>();
   private open = new Set<string>();
+  private clientIndex = new clients.ClientIndex();
 
   constructor(
     readonly key: string,
     readonly state: AccountState,
     private readonly deps: AccountDeps,
   ) {
+    // State files written before clients existed lack their tables.
+    state.clients ??= {};
+    state.entries ??= {};
+    state.invoices ??= {};
     this.index();
   }
 
@@ -85,6 +115,7 @@ export class Account {
       push(this.deliveriesByEvent, delivery.eventId, delivery.id);
       this.trackOpen(delivery);
     }
+    this.clientIndex.rebuild(this.state);
   }
 
   private indexEvent(event: SandboxEvent): void {
@@ -119,7 +150,7 @@ export class Account {
     return this.clock();
   }
 
-  /** Expires what is past its time and forgets old idempotency keys. Returns whether anything changed. */
+  /** Expires what is past its time, activates delayed client CVUs and forgets old idempotency keys. Returns whether anything changed. */
   runDue(): boolean {
     const now = this.nowMs();
     let changed = false;
@@ -127,6 +158,13 @@ export class Account {
       const payment = this.state.vaPayments[id]!;
       if (ms(payment.expiresAt) <= now) {
         this.apply(va.expire(payment, payment.expiresAt));
+        changed = true;
+      }
+    }
+    for (const id of [...this.clientIndex.provisioning]) {
+      const client = this.state.clients[id]!;
+      if (ms(client.cvuReadyAt!) <= now) {
+        this.storeClient(this.provisionCvu(client, client.cvuReadyAt!), client);
         changed = true;
       }
     }
@@ -139,11 +177,15 @@ export class Account {
     return changed;
   }
 
-  /** The sandbox time of the next expiry, or null when no payment is active. */
-  nextExpiryAt(): number | null {
+  /** The sandbox time of the next expiry or delayed CVU, or null when nothing is due. */
+  nextDueAt(): number | null {
     let next: number | null = null;
-    for (const id of this.active) {
-      const at = ms(this.state.vaPayments[id]!.expiresAt);
+    const times = [
+      ...[...this.active].map((id) => this.state.vaPayments[id]!.expiresAt),
+      ...[...this.clientIndex.provisioning].map((id) => this.state.clients[id]!.cvuReadyAt!),
+    ];
+    for (const time of times) {
+      const at = ms(time);
       if (next === null || at < next) next = at;
     }
     return next;
@@ -269,7 +311,15 @@ export class Account {
   }
 
   /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
-  private accountFor(to: string): { cvu: string; kind: 'collection' } | { cvu: string; kind: 'pool'; vaPaymentId: string | null } | null {
+  private accountFor(
+    to: string,
+  ):
+    | { cvu: string; kind: 'collection' }
+    | { cvu: string; kind: 'pool'; vaPaymentId: string | null }
+    | { cvu: string; kind: 'client'; clientId: string }
+    | null {
+    const clientId = this.clientIndex.at(to);
+    if (clientId !== undefined) return { cvu: this.state.clients[clientId]!.cvu!, kind: 'client', clientId };
     const wanted = to.toUpperCase();
     const hub = this.state.hub;
     if (hub.collectionCvu === to || hub.collectionAlias.toUpperCase() === wanted) return { cvu: hub.collectionCvu, kind: 'collection' };
@@ -331,17 +381,23 @@ export class Account {
           receivedAt: cashIn.receivedAt,
           remainingAmount: fromCents(va.remainingAmount(payment)),
         }
-      : this.viewOf(payment);
+      : null;
     const body = { eventId: id, vaPaymentId: payment.id, eventType: draft.eventType, status: payment.status, payload, createdAt };
-    return this.raise({ id, eventType: draft.eventType, vaPaymentId: payment.id, clientId: null, body, ...va.route(payment, draft.eventType), createdAt });
+    const event = { id, eventType: draft.eventType, vaPaymentId: payment.id, clientId: null, body, ...va.route(payment, draft.eventType), createdAt };
+    // `created` and `cancelled` carry the endpoint's response body, whose delivery summary already counts this event.
+    return this.raise(event, cashIn ? undefined : () => this.viewOf(payment));
   }
 
-  /** Records an event and its first delivery (before any attempt, so a restart still sends it). */
-  private raise(event: SandboxEvent): SandboxEvent {
+  /**
+   * Records an event and its first delivery (before any attempt, so a restart still sends it).
+   * `payload`, when given, is computed once both are stored.
+   */
+  private raise(event: SandboxEvent, payload?: () => unknown): SandboxEvent {
     this.state.events[event.id] = event;
     this.indexEvent(event);
     const delivery = newDelivery(event, this.deps.ids.uuid(), event.createdAt);
     this.storeDelivery(delivery);
+    if (payload) event.body.payload = payload();
     this.deps.notify({ type: 'event', account: this.key, event: eventView(event, [delivery]) });
     return event;
   }
@@ -373,6 +429,7 @@ export class Account {
       eventIds: [],
       createdAt: now,
     };
+    if (target.kind === 'client') return this.recordTransfer(this.creditClientCvu(this.state.clients[target.clientId]!, transfer));
     const payment =
       target.kind === 'collection'
         ? this.activePayments().find((p) => p.lockMode === 'amount' && p.amount === input.total)
@@ -397,19 +454,197 @@ export class Account {
       };
       const before = new Set(this.eventsBySource.get(payment.id));
       this.apply(va.creditTransfer(payment, cashIn, now));
+      const client = payment.clientId === null ? undefined : this.state.clients[payment.clientId];
+      if (client) {
+        const credit = { amount: cashIn.incomingAmount, operationId: transfer.operationId, paymentId: payment.id, now };
+        this.addEntry(clients.cashInEntry(this.deps.ids.uuid(), client.id, credit));
+      }
       transfer.outcome = 'credited';
       transfer.target = { type: 'va_payment', id: payment.id };
       transfer.eventIds = (this.eventsBySource.get(payment.id) ?? []).filter((id) => !before.has(id));
     }
+    return this.recordTransfer(transfer);
+  }
+
+  private recordTransfer(transfer: Transfer) {
     this.state.transfers[transfer.id] = transfer;
     const view = transferView(transfer);
     this.deps.notify({ type: 'transfer', account: this.key, transfer: view });
     return view;
   }
 
+  /** A transfer to a client's CVU: a `cash_in` entry and a `client.cashin` event while the CVU is active, else returned. */
+  private creditClientCvu(client: Client, transfer: Transfer): Transfer {
+    if (client.cvuStatus !== 'active') {
+      transfer.reason = `the CVU of client ${client.id} is ${client.cvuStatus}`;
+      return transfer;
+    }
+    const credit = { amount: transfer.total - transfer.taxes, operationId: transfer.operationId, paymentId: null, now: transfer.createdAt };
+    this.addEntry(clients.cashInEntry(this.deps.ids.uuid(), client.id, credit));
+    const event = this.raise(clients.cashInEvent(client, transfer, this.deps.ids.uuid(), transfer.createdAt));
+    transfer.outcome = 'credited';
+    transfer.target = { type: 'client', id: client.id };
+    transfer.eventIds = [event.id];
+    return transfer;
+  }
+
   listTransfers(query: Record<string, string>) {
     const q = parse(listQuery, query, 'query');
     return paginate('transfers', newestFirst(this.state.transfers), q, transferView);
+  }
+
+  // --- clients ---------------------------------------------------------------------------------
+
+  createClient(body: unknown) {
+    const input = parse(createClientSchema, body);
+    if (this.deps.strictTaxId) clients.assertCuit(input.taxId);
+    this.checkHub(input.paymentHubId);
+    const hub = this.state.hub;
+    if (!hub.dedicated_client_cvus_enabled) {
+      throw new SandboxError('DEDICATED_CVUS_DISABLED', `Payment hub ${hub.id} does not have dedicated client CVUs enabled`, [
+        'paymentHubId: dedicated_client_cvus_enabled is false on this hub',
+      ]);
+    }
+    this.checkTaxIdFree(input.taxId, null);
+    const now = this.nowMs();
+    const client = clients.createClient(input, { id: this.deps.ids.uuid(), now, provisioning: hub.cvuProvisioning });
+    return this.clientViewOf(this.storeClient(hub.cvuProvisioning === 'inline' ? this.provisionCvu(client, iso(now)) : client));
+  }
+
+  getClient(id: string) {
+    return this.clientViewOf(this.client(id));
+  }
+
+  listClients(query: Record<string, string>) {
+    const q = parse(listClientsQuery, query, 'query');
+    const digits = q.taxId === undefined ? undefined : clients.taxIdDigits(q.taxId);
+    const matches = newestFirst(this.state.clients).filter(
+      (c) =>
+        (digits === undefined || clients.taxIdDigits(c.taxId) === digits) &&
+        (q.externalReference === undefined || c.externalReference === q.externalReference),
+    );
+    return paginate('clients', matches, q, (c) => this.clientViewOf(c));
+  }
+
+  updateClient(id: string, body: unknown) {
+    const client = this.client(id);
+    const patch = parse(updateClientSchema, body);
+    if (patch.taxId !== undefined) {
+      if (this.deps.strictTaxId) clients.assertCuit(patch.taxId);
+      this.checkTaxIdFree(patch.taxId, client.id);
+    }
+    return this.clientViewOf(this.storeClient(clients.updateClient(client, patch, this.now()), client));
+  }
+
+  /** The sandbox's switch of a client's CVU; `active` provisions one now for a client that has none yet. */
+  setClientCvuStatus(id: string, body: unknown) {
+    const client = this.client(id);
+    const { cvuStatus } = parse(clientCvuSchema, body);
+    const now = this.now();
+    const next = cvuStatus === 'active' && client.cvu === null ? this.provisionCvu(client, now) : clients.setCvuStatus(client, cvuStatus, now);
+    return this.clientViewOf(this.storeClient(next, client));
+  }
+
+  clientBalance(id: string) {
+    const client = this.client(id);
+    return balanceView(client.id, clients.balance(this.entriesOf(client.id), this.invoicesOf(client.id)));
+  }
+
+  listTransactions(id: string, query: Record<string, string>) {
+    const client = this.client(id);
+    const q = parse(listTransactionsQuery, query, 'query');
+    const from = q.from === undefined ? null : ms(q.from);
+    const to = q.to === undefined ? null : ms(q.to);
+    const matches = this.entriesOf(client.id)
+      .reverse()
+      .filter(
+        (e) =>
+          (q.entryType === undefined || q.entryType.includes(e.entryType)) &&
+          (from === null || ms(e.createdAt) >= from) &&
+          (to === null || ms(e.createdAt) <= to),
+      );
+    return paginate('transactions', matches, q, entryView);
+  }
+
+  createDebit(id: string, body: unknown) {
+    const client = this.client(id);
+    const input = parse(debitSchema, body);
+    return entryView(this.addEntry(clients.debitEntry(this.deps.ids.uuid(), client.id, input, this.now())));
+  }
+
+  createInvoice(id: string, body: unknown) {
+    const client = this.client(id);
+    const input = parse(createInvoiceSchema, body);
+    const invoice = clients.createInvoice(input, { id: this.deps.ids.uuid(), clientId: client.id, now: this.now() });
+    this.state.invoices[invoice.id] = invoice;
+    this.clientIndex.addInvoice(invoice);
+    return invoiceView(invoice);
+  }
+
+  updateInvoice(id: string, invoiceId: string, body: unknown) {
+    const invoice = this.invoice(this.client(id), invoiceId);
+    const next = clients.updateInvoice(invoice, parse(updateInvoiceSchema, body), this.now());
+    this.state.invoices[next.id] = next;
+    return invoiceView(next);
+  }
+
+  listInvoices(id: string, query: Record<string, string>) {
+    const client = this.client(id);
+    const q = parse(listQuery, query, 'query');
+    return paginate('invoices', this.invoicesOf(client.id).reverse(), q, invoiceView);
+  }
+
+  private client(id: string): Client {
+    const client = UUID_PATTERN.test(id) ? this.state.clients[id] : undefined;
+    if (!client) throw notFound('Client', id);
+    return client;
+  }
+
+  private invoice(client: Client, invoiceId: string): Invoice {
+    const invoice = UUID_PATTERN.test(invoiceId) ? this.state.invoices[invoiceId] : undefined;
+    if (!invoice || invoice.clientId !== client.id) throw notFound('Invoice', invoiceId);
+    return invoice;
+  }
+
+  /** A client's entries, oldest first. */
+  private entriesOf(clientId: string): Entry[] {
+    return this.clientIndex.entryIds(clientId).map((id) => this.state.entries[id]!);
+  }
+
+  /** A client's invoices, oldest first. */
+  private invoicesOf(clientId: string): Invoice[] {
+    return this.clientIndex.invoiceIds(clientId).map((id) => this.state.invoices[id]!);
+  }
+
+  private checkTaxIdFree(taxId: string, self: string | null): void {
+    const owner = this.clientIndex.withTaxId(taxId);
+    if (owner !== undefined && owner !== self) {
+      throw new SandboxError('TAX_ID_ALREADY_EXISTS', `Client ${owner} already has tax id ${this.state.clients[owner]!.taxId}`, [
+        'taxId: already used by another client of this account',
+      ]);
+    }
+  }
+
+  private storeClient(client: Client, before?: Client): Client {
+    this.state.clients[client.id] = client;
+    this.clientIndex.track(client, before);
+    return client;
+  }
+
+  /** The client with a CVU and an alias from its hints (or a random one), both unique in the account. */
+  private provisionCvu(client: Client, now: string): Client {
+    const alias = generateAlias(this.deps.ids, (candidate) => this.aliasTaken(candidate), clients.aliasBase(client, this.state.hub.brand));
+    return clients.provision(client, { cvu: this.uniqueCvu(), alias }, now);
+  }
+
+  private addEntry(entry: Entry): Entry {
+    this.state.entries[entry.id] = entry;
+    this.clientIndex.addEntry(entry);
+    return entry;
+  }
+
+  private clientViewOf(client: Client) {
+    return clientView(client, this.state.hub);
   }
 
   // --- events and deliveries -------------------------------------------------------------------
@@ -426,7 +661,7 @@ export class Account {
   listDeliveries(query: Record<string, string>) {
     const q = parse(listDeliveriesQuery, query, 'query');
     const matches = newestFirst(this.state.deliveries).filter(
-      (d) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || d.eventType === q.eventType),
+      (d) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || q.eventType.includes(d.eventType)),
     );
     return paginate('deliveries', matches, q, deliveryView);
   }

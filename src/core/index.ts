@@ -11,3 +11,4 @@ export * from './schemas.js';
 export * from './state.js';
 export * from './views.js';
 export * as vaPayment from './va-payment.js';
+export * as clients from './clients.js';

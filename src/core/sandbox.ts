@@ -10,6 +10,8 @@ export interface SandboxOptions {
   clock: WallClock;
   ids: IdSource;
   policy?: DeliveryPolicy;
+  /** `--strict-tax-id`: client taxIds must pass the CUIT check digit. */
+  strictTaxId?: boolean;
 }
 
 export const emptyState = (): SandboxState => ({ version: 1, accounts: {} });
@@ -22,6 +24,7 @@ export function createSandbox(options: SandboxOptions) {
     clock: options.clock,
     ids: options.ids,
     policy: options.policy ?? defaultDeliveryPolicy,
+    strictTaxId: options.strictTaxId ?? false,
     notify: (event: LiveEvent) => {
       for (const listener of listeners) listener(event);
     },

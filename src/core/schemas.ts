@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SandboxError } from './errors.js';
 import { money } from './money.js';
-import { VA_PAYMENT_STATUSES, DELIVERY_STATUSES } from './state.js';
+import { VA_PAYMENT_STATUSES, DELIVERY_STATUSES, ENTRY_TYPES, EVENT_TYPES, INVOICE_STATUSES } from './state.js';
 
 /** Turns zod issues into the contract's `details`: one "path: problem" per bad field. */
 export function issuesToDetails(error: z.ZodError): string[] {
@@ -40,10 +40,19 @@ const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-
 const taxId = z.string().min(1).max(64).regex(/^\d[\d-]*$/, 'must be digits with optional hyphens');
 const text = (max: number) => z.string().max(max);
 
+/** JSON size of a value, or Infinity when it nests too deep to even measure (it is far over any limit then). */
+function jsonSize(value: unknown): number {
+  try {
+    return JSON.stringify(value).length;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 const metadata = z
   .record(z.string(), z.unknown())
   .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
-  .refine((value) => JSON.stringify(value).length <= 8192, 'must be at most 8 KiB as JSON');
+  .refine((value) => jsonSize(value) <= 8192, 'must be at most 8 KiB as JSON');
 
 /** Optional fields accept null as "absent", as JSON clients often send. */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
@@ -153,6 +162,54 @@ export type ListQuery = z.output<typeof listQuery>;
 export const listDeliveriesQuery = z.object({
   ...pageQuery,
   status: csvOf(DELIVERY_STATUSES),
-  eventType: z.string().optional(),
+  eventType: csvOf(EVENT_TYPES),
 });
 export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
+
+export const createClientSchema = z.strictObject({
+  name: text(255).min(1),
+  taxId,
+  cashinCallbackUrl: optional(httpUrl),
+  emails: optional(z.array(z.email('must be an email address')).max(20)),
+  phones: optional(z.array(z.string().min(1).max(32)).max(20)),
+  aliasPrefixHint: optional(text(30)),
+  aliasSuffixHint: optional(text(20)),
+  externalReference: optional(text(255)),
+  metadata: optional(metadata),
+  paymentHubId: z.number().int().default(1),
+});
+export type CreateClientInput = z.output<typeof createClientSchema>;
+
+/** Any field of create but the hub; null clears a field (`cashinCallbackUrl: null` removes the callback). */
+export const updateClientSchema = createClientSchema.omit({ paymentHubId: true }).partial();
+export type UpdateClientInput = z.output<typeof updateClientSchema>;
+
+export const clientCvuSchema = z.strictObject({ cvuStatus: z.enum(['active', 'disabled']) });
+
+const invoiceSchema = z.strictObject({
+  total_amount: money(),
+  description: optional(text(255)),
+  dueDate: optional(z.iso.date('must be a date (YYYY-MM-DD)')),
+  status: z.enum(INVOICE_STATUSES),
+  externalReference: optional(text(255)),
+});
+export const createInvoiceSchema = invoiceSchema.extend({ status: invoiceSchema.shape.status.default('issued') });
+export type CreateInvoiceInput = z.output<typeof createInvoiceSchema>;
+export const updateInvoiceSchema = invoiceSchema.partial();
+export type UpdateInvoiceInput = z.output<typeof updateInvoiceSchema>;
+
+export const debitSchema = z.strictObject({ amount: money(), description: optional(text(255)) });
+export type DebitInput = z.output<typeof debitSchema>;
+
+export const listClientsQuery = z.object({
+  ...pageQuery,
+  taxId: z.string().optional(),
+  externalReference: z.string().optional(),
+});
+
+export const listTransactionsQuery = z.object({
+  ...pageQuery,
+  entryType: csvOf(ENTRY_TYPES),
+  from: isoDate.optional(),
+  to: isoDate.optional(),
+});

@@ -89,8 +89,70 @@ export interface Transfer {
   createdAt: string;
 }
 
+export type CvuStatus = 'not_provisioned' | 'provisioning' | 'active' | 'provisioning_failed' | 'disabled';
+
+export interface Client {
+  id: string;
+  paymentHubId: 1;
+  name: string;
+  /** As given; compared by its digits. */
+  taxId: string;
+  cashinCallbackUrl: string | null;
+  emails: string[];
+  phones: string[];
+  aliasPrefixHint: string | null;
+  aliasSuffixHint: string | null;
+  externalReference: string | null;
+  metadata: Record<string, unknown>;
+  /** Null until the CVU is provisioned. */
+  cvu: string | null;
+  alias: string | null;
+  cvuStatus: CvuStatus;
+  /** When a `provisioning` (delayed) CVU becomes active; null in every other status. */
+  cvuReadyAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type EntryType = 'cash_in' | 'debit' | 'credit' | 'adjustment' | 'reversal' | 'invoice_allocation';
+export const ENTRY_TYPES: EntryType[] = ['cash_in', 'debit', 'credit', 'adjustment', 'reversal', 'invoice_allocation'];
+
+/** A line of a client's ledger: a credit (positive cents) or a debit (negative cents). */
+export interface Entry {
+  id: string;
+  clientId: string;
+  entryType: EntryType;
+  amount: Cents;
+  currency: 'ARS';
+  description: string | null;
+  operationId: string | null;
+  /** The VA payment a cash-in was credited through, if any. */
+  paymentId: string | null;
+  invoiceId: string | null;
+  /** What produced the entry: a transfer to the client's CVU, a VA payment, or the sandbox. */
+  sourceType: 'transfer' | 'va_payment' | 'sandbox';
+  createdAt: string;
+}
+
+export type InvoiceStatus = 'issued' | 'paid' | 'cancelled';
+export const INVOICE_STATUSES: InvoiceStatus[] = ['issued', 'paid', 'cancelled'];
+
+export interface Invoice {
+  id: string;
+  clientId: string;
+  total_amount: Cents;
+  currency: 'ARS';
+  description: string | null;
+  dueDate: string | null;
+  status: InvoiceStatus;
+  externalReference: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export type VaEventType = 'created' | 'cash_in_received' | 'succeeded' | 'underpaid' | 'overpaid' | 'failed' | 'cancelled';
 export type EventType = VaEventType | 'client.cashin';
+export const EVENT_TYPES: EventType[] = ['created', 'cash_in_received', 'succeeded', 'underpaid', 'overpaid', 'failed', 'cancelled', 'client.cashin'];
 
 /** An event raised by the service, with the exact JSON body a receiver gets and where it is routed. */
 export interface SandboxEvent {
@@ -152,4 +214,7 @@ export interface AccountState {
   events: Record<string, SandboxEvent>;
   deliveries: Record<string, Delivery>;
   idempotency: Record<string, IdempotencyRecord>;
+  clients: Record<string, Client>;
+  entries: Record<string, Entry>;
+  invoices: Record<string, Invoice>;
 }

@@ -1,5 +1,6 @@
 import { fromCents } from './money.js';
-import type { Delivery, Hub, SandboxEvent, Transfer, VaPayment } from './state.js';
+import type { Balance } from './clients.js';
+import type { Client, Delivery, Entry, Hub, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
 import { remainingAmount } from './va-payment.js';
 
 /** What the API returns: the stored records with money as ARS numbers. */
@@ -130,5 +131,69 @@ export function eventView(event: SandboxEvent, deliveries: Delivery[]) {
     body: event.body,
     createdAt: event.createdAt,
     deliveries: deliveries.map(deliveryView),
+  };
+}
+
+export function clientView(client: Client, hub: Hub) {
+  return {
+    id: client.id,
+    paymentHubId: client.paymentHubId,
+    hubName: hub.name,
+    name: client.name,
+    taxId: client.taxId,
+    cashinCallbackUrl: client.cashinCallbackUrl,
+    emails: client.emails,
+    phones: client.phones,
+    aliasPrefixHint: client.aliasPrefixHint,
+    aliasSuffixHint: client.aliasSuffixHint,
+    externalReference: client.externalReference,
+    metadata: client.metadata,
+    cvu: client.cvu,
+    alias: client.alias,
+    cvuStatus: client.cvuStatus,
+    createdAt: client.createdAt,
+    updatedAt: client.updatedAt,
+  };
+}
+
+export function entryView(entry: Entry) {
+  return {
+    id: entry.id,
+    clientId: entry.clientId,
+    entryType: entry.entryType,
+    amount: fromCents(entry.amount),
+    currency: entry.currency,
+    description: entry.description,
+    operationId: entry.operationId,
+    paymentId: entry.paymentId,
+    invoiceId: entry.invoiceId,
+    sourceType: entry.sourceType,
+    createdAt: entry.createdAt,
+  };
+}
+
+export function invoiceView(invoice: Invoice) {
+  return {
+    id: invoice.id,
+    clientId: invoice.clientId,
+    total_amount: fromCents(invoice.total_amount),
+    currency: invoice.currency,
+    description: invoice.description,
+    dueDate: invoice.dueDate,
+    status: invoice.status,
+    externalReference: invoice.externalReference,
+    createdAt: invoice.createdAt,
+    updatedAt: invoice.updatedAt,
+  };
+}
+
+export function balanceView(clientId: string, balance: Balance) {
+  return {
+    clientId,
+    currency: 'ARS',
+    totalCashIn: fromCents(balance.totalCashIn),
+    totalCashOut: fromCents(balance.totalCashOut),
+    totalInvoiced: fromCents(balance.totalInvoiced),
+    balance: fromCents(balance.balance),
   };
 }

@@ -11,6 +11,8 @@ export interface Store {
   /** Resolves once the state as it is now is on disk. Calls made during a write share the next one. */
   save(): Promise<void>;
   close(): Promise<void>;
+  /** How many times the file was written: concurrent saves share writes. */
+  readonly writes: number;
 }
 
 export class StoreLockedError extends Error {}
@@ -25,8 +27,10 @@ export function fileStore(path: string): Store {
   const db = new Low<SandboxState>(new DataFile(file, { parse: JSON.parse, stringify: JSON.stringify }), emptyState());
   let writing: Promise<void> | null = null;
   let next: Promise<void> | null = null;
+  let writes = 0;
 
   const write = (): Promise<void> => {
+    writes++;
     writing = db.write().finally(() => {
       writing = null;
     });
@@ -35,6 +39,9 @@ export function fileStore(path: string): Store {
 
   return {
     path: file,
+    get writes() {
+      return writes;
+    },
     async load() {
       mkdirSync(dirname(file), { recursive: true });
       takeLock(lock, file);
@@ -74,6 +81,7 @@ export function memoryStore(): Store {
   const db = new Low<SandboxState>(new Memory(), emptyState());
   return {
     path: null,
+    writes: 0,
     async load() {
       await db.read();
       return db.data;
