@@ -82,19 +82,22 @@ export interface Received {
   at: number;
 }
 
+/** `hold`: send the status and body but never end the response (a body that never finishes). */
+export type ReceiverAnswer = { status: number; body?: string; headers?: Record<string, string>; hold?: boolean } | 'hang' | 'reset';
+
 /**
- * A real callback receiver on loopback. `respond` decides each answer (default 200);
+ * A real callback receiver on loopback. `respond` decides each answer (default 200), possibly later (a promise);
  * `received` lists every request; `waitFor(n)` resolves once n requests (matching `filter`) arrived.
  */
 export async function useReceiver(
-  respond: (request: Received, index: number) => { status: number; body?: string; headers?: Record<string, string> } | 'hang' | 'reset' = () => ({ status: 200 }),
+  respond: (request: Received, index: number) => ReceiverAnswer | Promise<ReceiverAnswer> = () => ({ status: 200 }),
 ) {
   const received: Received[] = [];
   const waiters: { count: number; filter: (r: Received) => boolean; resolve: () => void }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       let body: unknown = null;
       try {
@@ -110,11 +113,12 @@ export async function useReceiver(
           waiter.resolve();
         }
       }
-      const answer = respond(request, received.length - 1);
+      const answer = await respond(request, received.length - 1);
       if (answer === 'hang') return;
       if (answer === 'reset') return req.socket.destroy();
       res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-      res.end(answer.body ?? 'ok');
+      if (answer.hold) res.write(answer.body ?? 'ok');
+      else res.end(answer.body ?? 'ok');
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -165,40 +169,61 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface Spawned {
+export interface CliProcess {
   child: ChildProcess;
-  url: string;
   stdout: () => string;
   stderr: () => string;
+  /** Resolves with the output once it matches `pattern` (polling), for commands that keep running. */
+  waitFor: (pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number) => Promise<string>;
   exited: Promise<number | null>;
 }
 
-/** The built CLI's server as a child process (`va-sandbox start`), ready once /health answers. */
-export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'start', '--port', String(port), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => (err += chunk));
+/** The built CLI as a long-running child process (server, receiver, `--follow`); killed after the file's tests. */
+export function spawnCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr!.on('data', (chunk) => (output.stderr += chunk));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   register(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     return exited.then(() => undefined);
   }, 'file');
+  return {
+    child,
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    exited,
+    waitFor: (pattern, stream = 'stdout', timeoutMs = 10_000) =>
+      eventually(
+        () => {
+          if (child.exitCode !== null) throw new Error(`va-sandbox ${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
+          return pattern.test(output[stream]) ? output[stream] : '';
+        },
+        timeoutMs,
+        `${pattern} on the ${stream} of va-sandbox ${args.join(' ')}`,
+      ),
+  };
+}
+
+export interface Spawned extends CliProcess {
+  url: string;
+}
+
+/** The built CLI's server as a child process (`va-sandbox start`), ready once /health answers. */
+export async function spawnServer(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
+  const port = await freePort();
+  const cli = spawnCli(['start', '--port', String(port), ...args], env);
   const url = `http://127.0.0.1:${port}`;
   await eventually(
     async () => {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${err}`);
+      if (cli.child.exitCode !== null) throw new Error(`server exited with ${cli.child.exitCode}: ${cli.stderr()}`);
       return (await fetch(`${url}/health`)).ok;
     },
     10_000,
     'the server to answer /health',
   );
-  return { child, url, stdout: () => out, stderr: () => err, exited };
+  return { ...cli, url };
 }
 
 /** Runs the built CLI to completion. */
@@ -212,4 +237,92 @@ export function runCli(args: string[], env: Record<string, string> = {}, input?:
     child.stdin.end(input ?? '');
     child.once('close', (code) => done({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A sandbox in this process for CLI tests, and `account()`: a fresh account on it (its own API key) with the built
+ * CLI pointed at it the way a user would (VA_SANDBOX_URL, VA_SANDBOX_API_KEY), and an API client for setup.
+ */
+export async function useCliSandbox(prefix: string) {
+  const server = await useServer();
+  let n = 0;
+  const account = () => {
+    const key = `${prefix}_${++n}`;
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key };
+    const cli = (args: string[], more: Record<string, string> = {}) => runCli(args, { ...env, ...more });
+    return {
+      key,
+      env,
+      cli,
+      api: api(server.url, key),
+      /** Runs the command with --json, which must succeed, and parses what it printed. */
+      async json(args: string[]) {
+        const run = await cli([...args, '--json']);
+        if (run.code !== 0) throw new Error(`va-sandbox ${args.join(' ')} exited with ${run.code}: ${run.stderr}`);
+        return JSON.parse(run.stdout);
+      },
+    };
+  };
+  return { server, account };
+}
+
+/**
+ * The CLI's human key/value block (up to the first blank line) as an object; throws unless every value
+ * starts in the same column, which is what makes it readable.
+ */
+export function keyValues(text: string): Record<string, string> {
+  const lines = text.split('\n\n')[0]!.split('\n').filter(Boolean);
+  const columns = new Set(lines.map((line) => /^\S+ +/.exec(line)?.[0].length));
+  if (columns.size !== 1) throw new Error(`not an aligned key/value block:\n${text}`);
+  return Object.fromEntries(lines.map((line) => [line.split(' ')[0], line.replace(/^\S+ +/, '')]));
+}
+
+export interface StreamMessage {
+  event: string;
+  data: any;
+}
+
+/**
+ * A client of `GET /sandbox/v1/stream` over real HTTP: `messages` are the parsed server-sent messages,
+ * `raw` the text as received, `ended` resolves when the server ends the stream. Closed after the file's tests.
+ */
+export async function useStream(baseUrl: string, key = 'sk_test') {
+  const controller = new AbortController();
+  const response = await fetch(`${baseUrl}/sandbox/v1/stream`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+  const messages: StreamMessage[] = [];
+  let raw = '';
+  const ended = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body!) {
+        const text = decoder.decode(chunk, { stream: true });
+        raw += text;
+        buffer += text;
+        for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+          const lines = buffer.slice(0, cut).split('\n');
+          buffer = buffer.slice(cut + 2);
+          const event = lines.find((line) => line.startsWith('event: '))?.slice(7);
+          const data = lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice(6));
+          if (event !== undefined) messages.push({ event, data: JSON.parse(data.join('\n')) });
+        }
+      }
+    } catch {
+      // Aborted by the test: the stream is over either way.
+    }
+  })();
+  register(() => {
+    controller.abort();
+    return ended;
+  }, 'file');
+  return {
+    response,
+    messages,
+    raw: () => raw,
+    ended,
+    /** Disconnects, as a client going away does. */
+    close: () => (controller.abort(), ended),
+    waitFor: async (predicate: (message: StreamMessage) => boolean, what = 'a stream message'): Promise<StreamMessage> =>
+      (await eventually(() => messages.find(predicate), 10_000, what))!,
+  };
 }

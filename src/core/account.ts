@@ -4,7 +4,8 @@ import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN, type IdSource } from './ids.js';
-import { fromCents } from './money.js';
+import { DueQueue } from './due-queue.js';
+import { fromCents, type Cents } from './money.js';
 import { newestFirst, paginate } from './pagination.js';
 import {
   clientCvuSchema,
@@ -24,7 +25,7 @@ import {
   updateClientSchema,
   updateInvoiceSchema,
 } from './schemas.js';
-import type { AccountState, Attempt, CashIn, Client, Delivery, Entry, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
+import type { AccountState, Attempt, CashIn, Client, Delivery, Entry, Invoice, PoolCvu, SandboxEvent, Transfer, VaPayment } from './state.js';
 import * as va from './va-payment.js';
 import {
   balanceView,
@@ -91,6 +92,12 @@ export class Account {
   private deliveriesByEvent = new Map<string, string[]>();
   private open = new Set<string>();
   private clientIndex = new clients.ClientIndex();
+  private due = new DueQueue();
+  /** Pool CVUs by CVU and upper-case alias, and the free ones, released longest ago first. */
+  private poolByAddress = new Map<string, PoolCvu>();
+  private freePool: PoolCvu[] = [];
+  /** The active amount-locked payment waiting for each amount (cents): at most one, by AMOUNT_LOCK_CONFLICT. */
+  private amountLocks = new Map<Cents, string>();
 
   constructor(
     readonly key: string,
@@ -109,13 +116,35 @@ export class Account {
     this.eventsBySource.clear();
     this.deliveriesByEvent.clear();
     this.open.clear();
-    for (const payment of Object.values(this.state.vaPayments)) if (va.isActive(payment)) this.active.add(payment.id);
+    this.due.clear();
+    this.poolByAddress.clear();
+    this.amountLocks.clear();
+    for (const payment of Object.values(this.state.vaPayments)) if (va.isActive(payment)) this.trackActive(payment);
+    for (const entry of this.state.pool) this.indexPoolCvu(entry);
+    this.freePool = this.state.pool.filter((entry) => entry.vaPaymentId === null).sort((a, b) => (a.releasedAt! < b.releasedAt! ? -1 : 1));
+    for (const client of Object.values(this.state.clients)) this.trackProvisioning(client);
+    for (const [key, record] of Object.entries(this.state.idempotency)) this.due.push(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
     for (const event of Object.values(this.state.events)) this.indexEvent(event);
     for (const delivery of Object.values(this.state.deliveries)) {
       push(this.deliveriesByEvent, delivery.eventId, delivery.id);
       this.trackOpen(delivery);
     }
     this.clientIndex.rebuild(this.state);
+  }
+
+  private trackActive(payment: VaPayment): void {
+    this.active.add(payment.id);
+    this.due.push(ms(payment.expiresAt), `expiry:${payment.id}`);
+    if (payment.lockMode === 'amount') this.amountLocks.set(payment.amount!, payment.id);
+  }
+
+  private indexPoolCvu(entry: PoolCvu): void {
+    this.poolByAddress.set(entry.cvu, entry);
+    this.poolByAddress.set(entry.alias.toUpperCase(), entry);
+  }
+
+  private trackProvisioning(client: Client): void {
+    if (client.cvuReadyAt !== null) this.due.push(ms(client.cvuReadyAt), `cvu:${client.id}`);
   }
 
   private indexEvent(event: SandboxEvent): void {
@@ -154,41 +183,32 @@ export class Account {
   runDue(): boolean {
     const now = this.nowMs();
     let changed = false;
-    for (const id of [...this.active]) {
-      const payment = this.state.vaPayments[id]!;
-      if (ms(payment.expiresAt) <= now) {
-        this.apply(va.expire(payment, payment.expiresAt));
-        changed = true;
-      }
-    }
-    for (const id of [...this.clientIndex.provisioning]) {
-      const client = this.state.clients[id]!;
-      if (ms(client.cvuReadyAt!) <= now) {
-        this.storeClient(this.provisionCvu(client, client.cvuReadyAt!), client);
-        changed = true;
-      }
-    }
-    for (const [key, record] of Object.entries(this.state.idempotency)) {
-      if (ms(record.createdAt) + IDEMPOTENCY_TTL_MS <= now) {
-        delete this.state.idempotency[key];
+    for (let item = this.due.peek(); item && item.at <= now; item = this.due.peek()) {
+      this.due.pop();
+      const [kind, id] = splitKey(item.key);
+      if (kind === 'expiry') {
+        const payment = this.state.vaPayments[id];
+        if (payment && this.active.has(id) && ms(payment.expiresAt) === item.at) {
+          this.apply(va.expire(payment, payment.expiresAt));
+          changed = true;
+        }
+      } else if (kind === 'cvu') {
+        const client = this.state.clients[id];
+        if (client?.cvuReadyAt != null && ms(client.cvuReadyAt) === item.at) {
+          this.storeClient(this.provisionCvu(client, client.cvuReadyAt), client);
+          changed = true;
+        }
+      } else if (this.state.idempotency[id] && ms(this.state.idempotency[id].createdAt) + IDEMPOTENCY_TTL_MS === item.at) {
+        delete this.state.idempotency[id];
         changed = true;
       }
     }
     return changed;
   }
 
-  /** The sandbox time of the next expiry or delayed CVU, or null when nothing is due. */
+  /** The sandbox time of the next thing due (an expiry, a delayed CVU, an idempotency key to forget), or null. */
   nextDueAt(): number | null {
-    let next: number | null = null;
-    const times = [
-      ...[...this.active].map((id) => this.state.vaPayments[id]!.expiresAt),
-      ...[...this.clientIndex.provisioning].map((id) => this.state.clients[id]!.cvuReadyAt!),
-    ];
-    for (const time of times) {
-      const at = ms(time);
-      if (next === null || at < next) next = at;
-    }
-    return next;
+    return this.due.peek()?.at ?? null;
   }
 
   // --- hub -------------------------------------------------------------------------------------
@@ -204,9 +224,13 @@ export class Account {
   }
 
   reset(): void {
-    const fresh = emptyAccountState(this.deps.ids);
+    this.replace(emptyAccountState(this.deps.ids));
+  }
+
+  /** Swaps in a whole new state (reset, import) in place, since the sandbox's state holds this object, and re-indexes it. */
+  replace(next: AccountState): void {
     for (const key of Object.keys(this.state) as (keyof AccountState)[]) delete this.state[key];
-    Object.assign(this.state, fresh);
+    Object.assign(this.state, next);
     this.index();
   }
 
@@ -221,7 +245,7 @@ export class Account {
     }
     this.checkHub(input.paymentHubId);
     if (input.lockMode === 'amount') {
-      const clash = this.activePayments().find((p) => p.lockMode === 'amount' && p.amount === input.amount);
+      const clash = this.lockedBy(input.amount!);
       if (clash) {
         throw new SandboxError(
           'AMOUNT_LOCK_CONFLICT',
@@ -242,7 +266,7 @@ export class Account {
       now: iso(now),
       expiresAt: iso(now + input.ttlSeconds * 1000),
     });
-    this.active.add(id);
+    this.trackActive(transition.payment);
     return this.viewOf(this.apply(transition));
   }
 
@@ -276,23 +300,17 @@ export class Account {
     return payment;
   }
 
-  private activePayments(): VaPayment[] {
-    return [...this.active].map((id) => this.state.vaPayments[id]!);
-  }
-
   private checkHub(paymentHubId: number): void {
     if (paymentHubId !== 1) throw notFound('Payment hub', String(paymentHubId));
   }
 
   /** Lends the pool CVU released longest ago, or opens a new one. */
   private reservePoolCvu(vaPaymentId: string): { cvu: string; alias: string } {
-    let free: (typeof this.state.pool)[number] | undefined;
-    for (const entry of this.state.pool) {
-      if (entry.vaPaymentId === null && (!free || entry.releasedAt! < free.releasedAt!)) free = entry;
-    }
+    let free = this.freePool.shift();
     if (!free) {
       free = { cvu: this.uniqueCvu(), alias: generateAlias(this.deps.ids, (alias) => this.aliasTaken(alias)), vaPaymentId: null, releasedAt: null };
       this.state.pool.push(free);
+      this.indexPoolCvu(free);
     }
     free.vaPaymentId = vaPaymentId;
     free.releasedAt = null;
@@ -323,7 +341,7 @@ export class Account {
     const wanted = to.toUpperCase();
     const hub = this.state.hub;
     if (hub.collectionCvu === to || hub.collectionAlias.toUpperCase() === wanted) return { cvu: hub.collectionCvu, kind: 'collection' };
-    const entry = this.state.pool.find((e) => e.cvu === to || e.alias.toUpperCase() === wanted);
+    const entry = this.poolByAddress.get(to) ?? this.poolByAddress.get(wanted);
     return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
   }
 
@@ -336,11 +354,22 @@ export class Account {
     return payment;
   }
 
+  /** The active amount-locked payment waiting for exactly this gross total. */
+  private lockedBy(total: Cents): VaPayment | undefined {
+    const id = this.amountLocks.get(total);
+    return id === undefined ? undefined : this.state.vaPayments[id];
+  }
+
   private releaseLock(payment: VaPayment): void {
-    const entry = this.state.pool.find((e) => e.vaPaymentId === payment.id);
-    if (entry) {
+    if (payment.lockMode === 'amount') {
+      this.amountLocks.delete(payment.amount!);
+      return;
+    }
+    const entry = this.poolByAddress.get(payment.cvu);
+    if (entry?.vaPaymentId === payment.id) {
       entry.vaPaymentId = null;
       entry.releasedAt = payment.updatedAt;
+      this.freePool.push(entry);
     }
   }
 
@@ -432,7 +461,7 @@ export class Account {
     if (target.kind === 'client') return this.recordTransfer(this.creditClientCvu(this.state.clients[target.clientId]!, transfer));
     const payment =
       target.kind === 'collection'
-        ? this.activePayments().find((p) => p.lockMode === 'amount' && p.amount === input.total)
+        ? this.lockedBy(input.total)
         : target.vaPaymentId === null
           ? undefined
           : this.state.vaPayments[target.vaPaymentId];
@@ -628,6 +657,7 @@ export class Account {
   private storeClient(client: Client, before?: Client): Client {
     this.state.clients[client.id] = client;
     this.clientIndex.track(client, before);
+    if (client.cvuReadyAt !== before?.cvuReadyAt) this.trackProvisioning(client);
     return client;
   }
 
@@ -735,8 +765,16 @@ export class Account {
   }
 
   remember(key: string, fingerprint: string, status: number, body: unknown): void {
-    this.state.idempotency[key] = { fingerprint, status, body, createdAt: this.now() };
+    const createdAt = this.now();
+    this.state.idempotency[key] = { fingerprint, status, body, createdAt };
+    this.due.push(ms(createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
   }
+}
+
+/** A due-queue key, `kind:id` (an idempotency key may itself hold colons). */
+function splitKey(key: string): [string, string] {
+  const at = key.indexOf(':');
+  return [key.slice(0, at), key.slice(at + 1)];
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

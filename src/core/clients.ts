@@ -220,12 +220,9 @@ export class ClientIndex {
   private byAddress = new Map<string, string>();
   private entries = new Map<string, string[]>();
   private invoices = new Map<string, string[]>();
-  /** Clients whose CVU is due at `cvuReadyAt`. */
-  readonly provisioning = new Set<string>();
 
   rebuild(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
     for (const map of [this.byTaxId, this.byAddress, this.entries, this.invoices]) map.clear();
-    this.provisioning.clear();
     for (const client of Object.values(state.clients)) this.track(client);
     for (const entry of Object.values(state.entries)) this.addEntry(entry);
     for (const invoice of Object.values(state.invoices)) this.addInvoice(invoice);
@@ -239,8 +236,6 @@ export class ClientIndex {
     }
     this.byTaxId.set(taxIdDigits(client.taxId), client.id);
     for (const address of addresses(client)) this.byAddress.set(address, client.id);
-    if (client.cvuReadyAt === null) this.provisioning.delete(client.id);
-    else this.provisioning.add(client.id);
   }
 
   withTaxId(taxId: string): string | undefined {

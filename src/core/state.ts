@@ -90,6 +90,7 @@ export interface Transfer {
 }
 
 export type CvuStatus = 'not_provisioned' | 'provisioning' | 'active' | 'provisioning_failed' | 'disabled';
+export const CVU_STATUSES: CvuStatus[] = ['not_provisioned', 'provisioning', 'active', 'provisioning_failed', 'disabled'];
 
 export interface Client {
   id: string;

@@ -1,7 +1,11 @@
 import { Hono, type Context } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { iso, SandboxError, type Account } from '../core/index.js';
+import { openApiDocument } from './openapi.js';
+import { accountExportRoutes } from './routes/account-export.js';
+import { clientRoutes } from './routes/clients.js';
 import { routeKit, type Env } from './routes/kit.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
 import type { Runtime } from './runtime.js';
@@ -43,7 +47,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     );
 
   app.onError((error, c) => {
-    if (error instanceof SandboxError) return fail(c, error);
+    // The rest of a too-large body is never read, so that connection cannot carry another request.
+    if (error instanceof SandboxError) return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
     runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
     return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
   });
@@ -59,6 +64,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   );
 
   app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version }));
+  app.get('/openapi.json', (c) => c.json(openApiDocument(runtime.version)));
 
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     app.use(prefix, async (c, next) => {
@@ -89,7 +95,10 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 
   const routes = routeKit(app, runtime, ok);
   vaPaymentRoutes(routes);
+  clientRoutes(routes);
   sandboxRoutes(routes);
+  deliveryRoutes(routes);
+  accountExportRoutes(routes);
 
   return app;
 }

@@ -11,7 +11,12 @@ export interface DelivererOptions {
   log: (line: string) => void;
   /** Real time, in ms. */
   now: () => number;
+  /** Sends each attempt in place of real HTTP (the msw handlers' `onCallback`); it must not throw. */
+  transport?: Transport;
 }
+
+/** One attempt's request: the event's JSON body, as text, and its callback headers. */
+export type Transport = (request: { url: string; headers: Record<string, string>; body: string }) => Promise<AttemptResult>;
 
 const READ_LIMIT = 64 * 1024;
 const KEEP_LIMIT = 2 * 1024;
@@ -21,7 +26,14 @@ const KEEP_LIMIT = 2 * 1024;
  * hanging or huge receiver never slows the API. The core decides what is due and what an attempt means.
  */
 export function createDeliverer(accounts: () => Account[], options: DelivererOptions) {
-  const agent = new Agent({ connections: 8, pipelining: 0, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  // Each phase gets the attempt's timeout too: undici's own 10 s defaults would cut a longer --callback-timeout.
+  const agent = new Agent({
+    connections: 8,
+    pipelining: 0,
+    connectTimeout: options.timeoutMs,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
   const inFlight = new Map<string, Set<string>>();
   let running = 0;
   let closed = false;
@@ -39,7 +51,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     try {
       const startedAt = account.now();
       const started = performance.now();
-      const result = await send(agent, url, headers, body, options.timeoutMs);
+      const result = options.transport ? await options.transport({ url, headers, body }) : await send(agent, url, headers, body, options.timeoutMs);
       if (closed) return;
       account.recordAttempt(deliveryId, { startedAt, durationMs: Math.round(performance.now() - started), ...result });
     } catch (error) {
@@ -88,7 +100,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
 
 export type Deliverer = ReturnType<typeof createDeliverer>;
 
-type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'error' | 'errorMessage'>;
+export type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'error' | 'errorMessage'>;
 
 /** One POST: 2xx is success, a redirect is a failure (not followed), at most 64 KiB of the answer is read. */
 async function send(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
@@ -132,11 +144,13 @@ async function readSome(stream: AsyncIterable<Buffer> & { destroy(): void }): Pr
   return Buffer.concat(chunks).subarray(0, KEEP_LIMIT).toString('utf8');
 }
 
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 function classify(cause: unknown): Pick<Attempt, 'error' | 'errorMessage'> {
   const error = cause as Error & { code?: string; cause?: { code?: string } };
   const code = error.code ?? error.cause?.code ?? '';
   const message = error.message || String(cause);
-  if (error.name === 'TimeoutError' || error.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+  if (error.name === 'TimeoutError' || error.name === 'AbortError' || TIMEOUT_CODES.has(code)) {
     return { error: 'timeout', errorMessage: `no answer within the attempt timeout` };
   }
   if (code === 'ECONNREFUSED') return { error: 'connection_refused', errorMessage: message };

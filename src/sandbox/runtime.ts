@@ -1,6 +1,6 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { createSandbox, defaultDeliveryPolicy, type DeliveryPolicy, type IdSource, type WallClock } from '../core/index.js';
-import { createDeliverer } from './delivery.js';
+import { createDeliverer, type Transport } from './delivery.js';
 import type { Store } from './persistence.js';
 
 export interface RuntimeOptions {
@@ -10,6 +10,9 @@ export interface RuntimeOptions {
   policy?: DeliveryPolicy;
   /** Per-attempt callback timeout, in ms. */
   callbackTimeoutMs?: number;
+  /** Callbacks go here instead of over HTTP (the msw handlers' `onCallback`). */
+  transport?: Transport;
+  strictTaxId?: boolean;
   log?: (line: string) => void;
   version?: string;
 }
@@ -21,20 +24,27 @@ export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => ran
 const MAX_TIMER = 2 ** 31 - 1;
 
 /**
- * The running sandbox: the core over a store, a timer that fires when the next expiry or retry is due
+ * The running sandbox: the core over a store, a timer that fires when the next expiry, delayed CVU or retry is due
  * (by each account's clock), and the deliverer that sends callbacks.
  */
 export async function createRuntime(options: RuntimeOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
   const state = await options.store.load();
-  const sandbox = createSandbox({ state, clock, ids: options.ids ?? systemIds, policy: options.policy ?? defaultDeliveryPolicy });
+  const sandbox = createSandbox({
+    state,
+    clock,
+    ids: options.ids ?? systemIds,
+    policy: options.policy ?? defaultDeliveryPolicy,
+    strictTaxId: options.strictTaxId,
+  });
   let timer: NodeJS.Timeout | null = null;
   let timerAt: number | null = null;
   let closed = false;
 
   const deliverer = createDeliverer(() => sandbox.accounts(), {
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
+    transport: options.transport,
     concurrency: 32,
     onAttempt: () => commit(),
     log,
@@ -52,9 +62,9 @@ export async function createRuntime(options: RuntimeOptions) {
   function schedule(): void {
     let next = deliverer.nextAt();
     for (const account of sandbox.accounts()) {
-      const expiry = account.nextExpiryAt();
-      if (expiry !== null) {
-        const at = expiry - (account.nowMs() - clock.now());
+      const due = account.nextDueAt();
+      if (due !== null) {
+        const at = due - (account.nowMs() - clock.now());
         if (next === null || at < next) next = at;
       }
     }

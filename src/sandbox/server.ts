@@ -3,6 +3,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
 import { defaultDeliveryPolicy } from '../core/index.js';
 import { createApp, type AppOptions } from './app.js';
+import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './persistence.js';
 import { createRuntime } from './runtime.js';
 
@@ -15,15 +16,13 @@ export interface ServerOptions extends AppOptions {
   /** Sandbox seconds before each retry. */
   retryDelays?: number[];
   callbackTimeoutMs?: number;
+  /** Client taxIds must pass the CUIT check digit. */
+  strictTaxId?: boolean;
   clock?: WallClock;
   ids?: IdSource;
   log?: (line: string) => void;
   version?: string;
 }
-
-export const DEFAULT_PORT = 4580;
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_DATA = '.va-sandbox/state.json';
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
@@ -34,6 +33,7 @@ export async function startServer(options: ServerOptions = {}) {
     ids: options.ids,
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     callbackTimeoutMs: options.callbackTimeoutMs,
+    strictTaxId: options.strictTaxId,
     log: options.log,
     version: options.version,
   });

@@ -1,20 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT, startServer } from '../../sandbox/server.js';
+import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
+import { DEFAULT_API_KEY, example, given } from '../context.js';
+import { collect, port, positiveInt } from '../options.js';
 import { version } from '../version.js';
-
-export const DEFAULT_API_KEY = 'sk_sandbox';
-
-export const port = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number from 0 to 65535');
-  return n;
-};
-
-const positiveInt = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of 1 or more');
-  return n;
-};
 
 const delays = (value: string): number[] => {
   const list = value.split(',').map(Number);
@@ -24,10 +12,8 @@ const delays = (value: string): number[] => {
   return list;
 };
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
 export function startCommand(): Command {
-  return new Command('start')
+  const command = new Command('start')
     .description('Start the sandbox server (the only writer of its data file)')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', port, DEFAULT_PORT)
     .option('--host <host>', 'address to bind', DEFAULT_HOST)
@@ -37,26 +23,32 @@ export function startCommand(): Command {
     .option('--rate-limit <n>', 'requests per second per API key (off by default)', positiveInt)
     .option('--retry-delays <seconds>', 'sandbox seconds before each callback retry', delays, [5, 25])
     .option('--callback-timeout <seconds>', 'seconds each callback attempt may take', positiveInt, 10)
-    .addHelpText('after', '\nExample:\n  $ va-sandbox start --port 4580 --data ./.va-sandbox/state.json')
-    .action(async (opts) => {
+    .option('--strict-tax-id', 'check the CUIT check digit of client taxIds (off: the real examples fail it)')
+    .action(async (opts, cmd: Command) => {
+      // Loaded here, so the other commands never pay for the server's modules (hono, lowdb, undici).
+      const { startServer } = await import('../../sandbox/server.js');
+      // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`.
+      const programKey = given<string>(cmd.parent!, 'apiKey');
+      const apiKeys: string[] | undefined = opts.apiKey ?? (programKey === undefined ? undefined : [programKey]);
       const server = await startServer({
         port: opts.port,
         host: opts.host,
         data: opts.data,
         memory: opts.memory,
-        apiKeys: opts.apiKey,
+        apiKeys,
         rateLimit: opts.rateLimit,
         retryDelays: opts.retryDelays,
         callbackTimeoutMs: opts.callbackTimeout * 1000,
+        strictTaxId: opts.strictTaxId,
         log: (line) => process.stderr.write(`${line}\n`),
         version,
       });
-      const key = opts.apiKey?.[0] ?? DEFAULT_API_KEY;
+      const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
       process.stdout.write(
         [
           `va-sandbox ${version} listening on ${server.url}`,
           `  data:    ${server.dataPath ?? '(memory only)'}`,
-          `  API key: ${key}${opts.apiKey ? '' : '  (any Bearer key works; each key is its own account)'}`,
+          `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
           `  try:     curl -s ${server.url}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
           '',
         ].join('\n'),
@@ -69,4 +61,5 @@ export function startCommand(): Command {
       await server.close();
       process.stdout.write('va-sandbox stopped; state saved\n');
     });
+  return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
 }

@@ -1,0 +1,153 @@
+import { Command } from 'commander';
+import type { Account, LiveEvent } from '../../core/account.js';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
+import type { deliveryView } from '../../core/views.js';
+import type { Client, Query } from '../client.js';
+import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
+import { block, pad, page, paint, status, type Output, type Pagination } from '../render.js';
+import { serverSentEvents } from '../sse.js';
+
+type DeliveryView = ReturnType<typeof deliveryView>;
+type DeliveryDetail = ReturnType<Account['getDelivery']>;
+type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
+type DeliveriesPage = { deliveries: DeliveryView[]; pagination: Pagination };
+
+const PATH = '/sandbox/v1/deliveries';
+
+/** `deliveries list|show|redeliver`: the callback delivery log (contract part 4). */
+export function deliveriesCommand(): Command {
+  const command = new Command('deliveries')
+    .description('The callback delivery log: list it (or follow it live), show a delivery, redeliver one')
+    .addCommand(listCommand())
+    .addCommand(showCommand())
+    .addCommand(redeliverCommand());
+  return example(command, 'va-sandbox deliveries list --follow', 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
+}
+
+function listCommand(): Command {
+  const command = pageOptions(
+    new Command('list')
+      .description('List deliveries, newest first; with --follow, then print each new attempt as it happens until interrupted')
+      .option('--status <list>', `status, comma-separated: ${DELIVERY_STATUSES.join(', ')}`)
+      .option('--event-type <list>', `eventType, comma-separated: ${EVENT_TYPES.join(', ')}`),
+  )
+    .option('--follow', "stream new attempts live (with --json: one JSON line per attempt, and no list)")
+    .action(async (_opts, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      const { follow, ...query } = optionsOf(cmd);
+      if (follow) return followAttempts(client, out, query);
+      out.result(await listDeliveries(client, query), deliveriesPage);
+    });
+  return example(
+    globalOptions(command),
+    'va-sandbox deliveries list --status failed,retrying',
+    'va-sandbox deliveries list --follow',
+  );
+}
+
+const matches = (list: unknown, value: string) => typeof list !== 'string' || list.split(',').map((item) => item.trim()).includes(value);
+
+const deliveriesPage = ({ deliveries, pagination }: DeliveriesPage) =>
+  page(deliveries, pagination, ['delivery', 'deliveries'], [
+    ['id', (d) => d.id],
+    ['status', (d) => status(d.status)],
+    ['eventType', (d) => d.eventType],
+    ['attempts', (d) => d.attempts, 'right'],
+    ['lastResponseStatus', (d) => d.lastResponseStatus, 'right'],
+    ['lastError', (d) => d.lastError],
+    ['url', (d) => d.url ?? d.reason],
+    ['updatedAt', (d) => d.updatedAt],
+  ]);
+
+const listDeliveries = async (client: Client, query: Query) => (await client.call<DeliveriesPage>('GET', PATH, { query })).data;
+
+/**
+ * `--follow`: the list (people only), then each live delivery attempt (and queued redelivery) from the server's
+ * event stream that passes the same filters, until Ctrl-C.
+ */
+async function followAttempts(client: Client, out: Output, query: Query): Promise<void> {
+  const interrupted = new AbortController();
+  const stop = () => interrupted.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    // Subscribed before the list is read, so no attempt falls between the two.
+    const response = await client.send('GET', '/sandbox/v1/stream', { signal: interrupted.signal });
+    const list = await listDeliveries(client, query);
+    if (!out.json) out.result(list, deliveriesPage);
+    out.note('following delivery attempts (Ctrl-C to stop)');
+    for await (const message of serverSentEvents(response.body!)) {
+      if (message.event !== 'delivery') continue;
+      const live = JSON.parse(message.data) as LiveDelivery;
+      if (matches(query.status, live.delivery.status) && matches(query.eventType, live.delivery.eventType)) out.item(live, attemptLine);
+    }
+    throw new Error(`the sandbox at ${client.url} closed the stream (did it stop?)`);
+  } catch (error) {
+    if (!interrupted.signal.aborted) throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    interrupted.abort(); // an open stream would keep the process alive
+  }
+}
+
+type Attempt = NonNullable<LiveDelivery['attempt']>;
+
+/** What an attempt got: the receiver's HTTP status, or why there was none (timeout, connection_refused...). */
+const outcome = (attempt: Attempt): string => (attempt.responseStatus === null ? (attempt.error ?? '') : `HTTP ${attempt.responseStatus}`);
+
+function attemptLine({ delivery, attempt }: LiveDelivery): string {
+  const what = attempt ? `attempt ${attempt.n}  ${outcome(attempt)}` : `queued${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}`;
+  return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(what, 29), delivery.url, delivery.id].join('  ');
+}
+
+function showCommand(): Command {
+  const command = new Command('show')
+    .description('One delivery: the request exactly as sent, and every attempt with its response')
+    .argument('<id>', 'delivery id')
+    .action(apiAction<DeliveryDetail>((_cmd, id) => ['GET', pathTo(PATH, id)], deliveryDetail));
+  return example(globalOptions(command), 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
+}
+
+function redeliverCommand(): Command {
+  const command = new Command('redeliver')
+    .description('Send a delivery again: a new delivery of the same event, with the same eventId')
+    .argument('<id>', 'delivery id')
+    .action(
+      apiAction<DeliveryDetail>(
+        (_cmd, id) => ['POST', pathTo(PATH, id, 'redeliver')],
+        (d) => `redelivery ${d.id} of ${d.redeliveryOf} queued\n${deliveryDetail(d)}`,
+      ),
+    );
+  return example(globalOptions(command), 'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
+}
+
+function deliveryDetail(d: DeliveryDetail): string {
+  const summary = block([
+    ['id', d.id],
+    ['status', status(d.status)],
+    ['reason', d.reason],
+    ['eventId', d.eventId],
+    ['eventType', d.eventType],
+    ['vaPaymentId', d.event.vaPaymentId],
+    ['clientId', d.event.clientId],
+    ['url', d.url],
+    ['attempts', d.attempts.length],
+    ['nextAttemptAt', d.nextAttemptAt],
+    ['redeliveryOf', d.redeliveryOf],
+    ['createdAt', d.createdAt],
+    ['updatedAt', d.updatedAt],
+  ]);
+  // The body is printed as the JSON text the sandbox sends, byte for byte, not re-indented.
+  const request = [
+    `${d.request.method} ${d.request.url ?? '(no URL: dropped)'}`,
+    ...Object.entries(d.request.headers).map(([name, value]) => `${name}: ${value}`),
+    '',
+    JSON.stringify(d.request.body),
+  ].join('\n');
+  const attempts = d.attempts.map((a) => {
+    const got = paint(a.error === null ? 'green' : 'red', [outcome(a), a.responseStatus === null ? a.errorMessage : null].filter(Boolean).join(': '));
+    return `${paint('bold', `attempt ${a.n}`)}  ${a.startedAt}  ${got}  ${a.durationMs} ms${a.responseBody ? `\n${a.responseBody}` : ''}`;
+  });
+  return [summary, '', paint('bold', 'request (as sent)'), request, ...attempts.flatMap((attempt) => ['', attempt])].join('\n');
+}

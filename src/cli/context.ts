@@ -1,0 +1,89 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
+import { createClient, type CallOptions, type Client } from './client.js';
+import { baseUrl, positiveInt } from './options.js';
+import { createOutput, type Output } from './render.js';
+
+export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+export const DEFAULT_API_KEY = 'sk_sandbox';
+
+const GLOBAL = 'Global options:';
+
+/**
+ * The global options. The program takes them before a command, and every command that uses them takes them after
+ * it too (`va-sandbox payments list --json`). Options are positional, so `start` keeps its own `--api-key`.
+ */
+export function globalOptions(command: Command, which: 'api' | 'output' = 'api'): Command {
+  if (which === 'api') {
+    command
+      .addOption(new Option('--url <url>', `sandbox URL (env VA_SANDBOX_URL, default ${DEFAULT_URL})`).argParser(baseUrl).helpGroup(GLOBAL))
+      .addOption(new Option('--api-key <key>', `API key: each key is its own account (env VA_SANDBOX_API_KEY, default ${DEFAULT_API_KEY})`).helpGroup(GLOBAL));
+  }
+  return command.addOption(new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL));
+}
+
+/** An option's value given on the command, else before it (on the program). */
+export function given<T>(command: Command, name: string): T | undefined {
+  for (let at: Command | null = command; at; at = at.parent) {
+    const value = at.getOptionValue(name);
+    if (value !== undefined) return value as T;
+  }
+  return undefined;
+}
+
+const env = (name: string): string | undefined => process.env[name] || undefined;
+
+/** What a command needs to talk to the sandbox and print: options first, then the environment, then the defaults. */
+export function contextOf(command: Command): { client: Client; out: Output } {
+  let url = given<string>(command, 'url');
+  if (url === undefined) {
+    try {
+      url = baseUrl(env('VA_SANDBOX_URL') ?? DEFAULT_URL);
+    } catch (error) {
+      command.error(`VA_SANDBOX_URL ${(error as InvalidArgumentError).message}`);
+    }
+  }
+  const apiKey = given<string>(command, 'apiKey') ?? env('VA_SANDBOX_API_KEY') ?? DEFAULT_API_KEY;
+  return { client: createClient(url!, apiKey), out: outputOf(command) };
+}
+
+/** One API call: method, path and what it sends. */
+export type Call = [method: string, path: string, options?: CallOptions];
+
+/**
+ * The action of a command that is one API call: `call` builds it from the command's arguments and options,
+ * `render` prints the answer's data for people (with `--json`, the data itself is printed).
+ */
+export function apiAction<T>(call: (command: Command, ...args: string[]) => Call, render: (data: T, message?: string) => string) {
+  return async function action(this: Command): Promise<void> {
+    const { client, out } = contextOf(this);
+    const [method, path, options] = call(this, ...(this.processedArgs as string[]));
+    const { data, message } = await client.call<T>(method, path, options);
+    out.result(data, (value) => render(value, message));
+  };
+}
+
+/** A path under `base` with each id escaped: `pathTo('/api/v1/clients', id, 'balance')`. */
+export const pathTo = (base: string, ...segments: string[]): string => [base, ...segments.map(encodeURIComponent)].join('/');
+
+/** The command's own options, without the global ones: what becomes a query or a body. */
+export function optionsOf(command: Command): Record<string, unknown> {
+  const { url: _url, apiKey: _apiKey, json: _json, ...own } = command.opts();
+  return own;
+}
+
+/** A change with nothing in it is a usage error, not a request. */
+export function someOf(command: Command, body: Record<string, unknown>, verb: string): Record<string, unknown> {
+  if (Object.values(body).every((value) => value === undefined)) command.error(`nothing to ${verb}: give at least one option`);
+  return body;
+}
+
+export const outputOf = (command: Command): Output => createOutput(given<boolean>(command, 'json') === true);
+
+/** The `--page` and `--limit` of every list. */
+export const pageOptions = (command: Command): Command =>
+  command.option('--page <n>', 'page, from 1', positiveInt).option('--limit <n>', 'items per page, 1 to 100 (default 20)', positiveInt);
+
+/** Every command's help ends with examples. */
+export const example = (command: Command, ...lines: string[]): Command =>
+  command.addHelpText('after', `\nExample:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);

@@ -1,0 +1,78 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * Option value parsers. They check only that a value has the option's type (a number, a URL...), so a typo is a
+ * usage error (exit 2) before anything runs. What the value may be (ranges, fields that go together) is the
+ * API's to judge: its schemas answer with a VALIDATION_ERROR naming the field. Nothing here imports zod, which
+ * would cost every command ~70 ms of start-up.
+ */
+
+const invalid = (message: string): never => {
+  throw new InvalidArgumentError(message);
+};
+
+export const port = (value: string): number => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) invalid('must be a port number from 0 to 65535');
+  return n;
+};
+
+export const positiveInt = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) < 1) invalid('must be a whole number of 1 or more');
+  return Number(value);
+};
+
+export const wholeNumber = (value: string): number => {
+  if (!/^\d+$/.test(value)) invalid('must be a whole number');
+  return Number(value);
+};
+
+export const httpStatus = (value: string): number => {
+  const n = Number(value);
+  if (!/^\d{3}$/.test(value) || n < 200 || n > 599) invalid('must be an HTTP status from 200 to 599');
+  return n;
+};
+
+/** ARS with at most 2 decimals, as the API takes it: "1500", "99.9", "0.30". */
+export const money = (value: string): number => {
+  if (!/^\d+(\.\d{1,2})?$/.test(value)) invalid('must be an amount in ARS with at most 2 decimals, e.g. 1500 or 99.90');
+  return Number(value);
+};
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Seconds, plain ("90") or with units ("90s", "15m", "2h", "1h30m", "1d"). */
+export const duration = (value: string): number => {
+  if (/^\d+$/.test(value)) return Number(value);
+  if (!/^(\d+[smhd])+$/.test(value)) invalid('must be seconds or a duration like 90s, 15m, 2h or 1h30m');
+  let seconds = 0;
+  for (const [, n, unit] of value.matchAll(/(\d+)([smhd])/g)) seconds += Number(n) * UNIT_SECONDS[unit!]!;
+  return seconds;
+};
+
+export const url = (value: string): string => {
+  if (!URL.canParse(value)) invalid('must be a URL, e.g. http://127.0.0.1:9000/callbacks');
+  return value;
+};
+
+/** The sandbox's base URL, without a trailing slash so paths can be appended. */
+export const baseUrl = (value: string): string => {
+  const parsed = URL.canParse(value) ? new URL(value) : null;
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) invalid('must be an http(s) URL, e.g. http://127.0.0.1:4580');
+  return value.replace(/\/+$/, '');
+};
+
+export const boolean = (value: string): boolean => {
+  if (value !== 'true' && value !== 'false') invalid('must be true or false');
+  return value === 'true';
+};
+
+/** A repeatable option: every value, in order. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** A repeatable `key=value` option, gathered into an object (`--metadata order=42 --metadata channel=web`). */
+export const keyValue = (value: string, previous: Record<string, string> = {}): Record<string, string> => {
+  const at = value.indexOf('=');
+  if (at < 1) invalid('must be key=value');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+};

@@ -1,0 +1,300 @@
+import { z } from 'zod';
+import type { Account } from './account.js';
+import { ms } from './clock.js';
+import { SandboxError } from './errors.js';
+import { UUID_PATTERN } from './ids.js';
+import { MAX_CENTS } from './money.js';
+import { issuesToDetails } from './schemas.js';
+import {
+  CVU_STATUSES,
+  DELIVERY_STATUSES,
+  ENTRY_TYPES,
+  EVENT_TYPES,
+  INVOICE_STATUSES,
+  VA_PAYMENT_STATUSES,
+  type AccountState,
+  type Attempt,
+  type Client,
+  type Delivery,
+  type Entry,
+  type Hub,
+  type IdempotencyRecord,
+  type Invoice,
+  type PoolCvu,
+  type SandboxEvent,
+  type Transfer,
+  type VaPayment,
+} from './state.js';
+
+/**
+ * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
+ * stored, money in integer cents. The clock travels as the sandbox time of the export, so an import makes the
+ * account's clock read that time again, however long the file waited.
+ */
+
+export const EXPORT_FORMAT = 'va-sandbox-account';
+export const EXPORT_VERSION = 1;
+
+const id = z.string().regex(UUID_PATTERN, 'must be a lower-case UUID');
+const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC time' });
+const cents = z.number().int().min(-MAX_CENTS).max(MAX_CENTS);
+const text = z.string();
+const json = z.record(z.string(), z.unknown());
+
+const hub = z.strictObject({
+  id: z.literal(1),
+  name: text,
+  brand: text,
+  dedicated_client_cvus_enabled: z.boolean(),
+  cvuProvisioning: z.enum(['inline', 'delayed', 'fail']),
+  collectionCvu: text,
+  collectionAlias: text,
+}) satisfies z.ZodType<Hub>;
+
+const poolCvu = z.strictObject({
+  cvu: text,
+  alias: text,
+  vaPaymentId: id.nullable(),
+  releasedAt: time.nullable(),
+}) satisfies z.ZodType<PoolCvu>;
+
+const cashIn = z.strictObject({
+  operationId: text,
+  transferId: id,
+  total: cents,
+  taxes: cents,
+  incomingAmount: cents,
+  receivedAt: time,
+});
+
+const vaPayment = z.strictObject({
+  id,
+  status: z.enum(VA_PAYMENT_STATUSES),
+  lockMode: z.enum(['time', 'amount', 'amount_and_time']),
+  amount: cents.nullable(),
+  currency: z.literal('ARS'),
+  ttlSeconds: z.number().int(),
+  expiresAt: time,
+  cvu: text,
+  alias: text,
+  clientId: id.nullable(),
+  clientTaxId: text.nullable(),
+  clientName: text.nullable(),
+  callbackUrl: text.nullable(),
+  successUrl: text.nullable(),
+  failureUrl: text.nullable(),
+  externalReference: text.nullable(),
+  metadata: json,
+  paymentHubId: z.literal(1),
+  totalReceived: cents,
+  receivedAmount: cents,
+  cashIns: z.array(cashIn),
+  createdAt: time,
+  updatedAt: time,
+  completedAt: time.nullable(),
+  cancelledAt: time.nullable(),
+  expiredAt: time.nullable(),
+}) satisfies z.ZodType<VaPayment>;
+
+const transfer = z.strictObject({
+  id,
+  operationId: text,
+  to: text,
+  cvu: text,
+  total: cents,
+  taxes: cents,
+  from: z.strictObject({ name: text.optional(), taxId: text.optional(), cbu: text.optional() }).nullable(),
+  outcome: z.enum(['credited', 'returned']),
+  reason: text.nullable(),
+  target: z.strictObject({ type: z.enum(['va_payment', 'client']), id }).nullable(),
+  eventIds: z.array(id),
+  createdAt: time,
+}) satisfies z.ZodType<Transfer>;
+
+const event = z.strictObject({
+  id,
+  eventType: z.enum(EVENT_TYPES),
+  vaPaymentId: id.nullable(),
+  clientId: id.nullable(),
+  body: json,
+  url: text.nullable(),
+  droppedReason: text.nullable(),
+  createdAt: time,
+}) satisfies z.ZodType<SandboxEvent>;
+
+const attempt = z.strictObject({
+  n: z.number().int().min(1),
+  startedAt: time,
+  durationMs: z.number().min(0),
+  responseStatus: z.number().int().nullable(),
+  responseBody: text.nullable(),
+  error: z.enum(['timeout', 'connection_refused', 'connection_reset', 'redirect', 'http_status', 'network']).nullable(),
+  errorMessage: text.nullable(),
+}) satisfies z.ZodType<Attempt>;
+
+const delivery = z.strictObject({
+  id,
+  eventId: id,
+  eventType: z.enum(EVENT_TYPES),
+  url: text.nullable(),
+  status: z.enum(DELIVERY_STATUSES),
+  reason: text.nullable(),
+  attempts: z.array(attempt),
+  nextAttemptAt: time.nullable(),
+  redeliveryOf: id.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Delivery>;
+
+const idempotencyRecord = z.strictObject({
+  fingerprint: text,
+  status: z.number().int(),
+  body: z.unknown(),
+  createdAt: time,
+}) satisfies z.ZodType<IdempotencyRecord>;
+
+const client = z.strictObject({
+  id,
+  paymentHubId: z.literal(1),
+  name: text,
+  taxId: text,
+  cashinCallbackUrl: text.nullable(),
+  emails: z.array(text),
+  phones: z.array(text),
+  aliasPrefixHint: text.nullable(),
+  aliasSuffixHint: text.nullable(),
+  externalReference: text.nullable(),
+  metadata: json,
+  cvu: text.nullable(),
+  alias: text.nullable(),
+  cvuStatus: z.enum(CVU_STATUSES),
+  cvuReadyAt: time.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Client>;
+
+const entry = z.strictObject({
+  id,
+  clientId: id,
+  entryType: z.enum(ENTRY_TYPES),
+  amount: cents,
+  currency: z.literal('ARS'),
+  description: text.nullable(),
+  operationId: text.nullable(),
+  paymentId: id.nullable(),
+  invoiceId: id.nullable(),
+  sourceType: z.enum(['transfer', 'va_payment', 'sandbox']),
+  createdAt: time,
+}) satisfies z.ZodType<Entry>;
+
+const invoice = z.strictObject({
+  id,
+  clientId: id,
+  total_amount: cents,
+  currency: z.literal('ARS'),
+  description: text.nullable(),
+  dueDate: text.nullable(),
+  status: z.enum(INVOICE_STATUSES),
+  externalReference: text.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Invoice>;
+
+const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
+
+/** The account's records, without its clock offset (the export's `exportedAt` stands for it). */
+const exportedAccount = z.strictObject({
+  hub,
+  pool: z.array(poolCvu),
+  vaPayments: table(vaPayment),
+  transfers: table(transfer),
+  events: table(event),
+  deliveries: table(delivery),
+  idempotency: table(idempotencyRecord),
+  clients: table(client),
+  entries: table(entry),
+  invoices: table(invoice),
+});
+
+export const accountExportSchema = z
+  .strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(EXPORT_VERSION),
+    /** The account's sandbox time when it was exported. */
+    exportedAt: time,
+    account: exportedAccount,
+  })
+  .superRefine((doc, ctx) => {
+    for (const problem of integrityProblems(doc.account)) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+  });
+
+export type AccountExport = z.output<typeof accountExportSchema>;
+
+/**
+ * What the account's code relies on without checking again: every record under its own id, and every
+ * reference between records pointing at a record that is there. A file that breaks one is refused whole.
+ */
+function integrityProblems(account: z.output<typeof exportedAccount>): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const missing = (path: (string | number)[], what: string, ref: string) => problems.push({ path, message: `${what} ${ref} is not in the file` });
+  const tables = ['vaPayments', 'transfers', 'events', 'deliveries', 'clients', 'entries', 'invoices'] as const;
+  for (const name of tables) {
+    for (const [key, record] of Object.entries(account[name])) {
+      if (record.id !== key) problems.push({ path: [name, key, 'id'], message: `must equal its key ${key}` });
+    }
+  }
+  for (const [key, payment] of Object.entries(account.vaPayments)) {
+    if (payment.lockMode !== 'time' && payment.amount === null) problems.push({ path: ['vaPayments', key, 'amount'], message: `is required with lockMode ${payment.lockMode}` });
+  }
+  account.pool.forEach((cvu, i) => {
+    if (cvu.vaPaymentId !== null && !account.vaPayments[cvu.vaPaymentId]) missing(['pool', i, 'vaPaymentId'], 'VA payment', cvu.vaPaymentId);
+  });
+  for (const [key, e] of Object.entries(account.events)) {
+    if (e.vaPaymentId !== null && !account.vaPayments[e.vaPaymentId]) missing(['events', key, 'vaPaymentId'], 'VA payment', e.vaPaymentId);
+    if (e.clientId !== null && !account.clients[e.clientId]) missing(['events', key, 'clientId'], 'client', e.clientId);
+  }
+  for (const [key, d] of Object.entries(account.deliveries)) {
+    if (!account.events[d.eventId]) missing(['deliveries', key, 'eventId'], 'event', d.eventId);
+    if ((d.status === 'pending' || d.status === 'retrying') && (d.url === null || d.nextAttemptAt === null)) {
+      problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url and a nextAttemptAt` });
+    }
+  }
+  for (const [key, c] of Object.entries(account.clients)) {
+    if ((c.cvu === null) !== (c.alias === null)) problems.push({ path: ['clients', key], message: 'cvu and alias are both set or both null' });
+    if ((c.cvuStatus === 'provisioning') !== (c.cvuReadyAt !== null)) {
+      problems.push({ path: ['clients', key, 'cvuReadyAt'], message: 'is set exactly when cvuStatus is provisioning' });
+    }
+    if (c.cvuStatus === 'active' && c.cvu === null) problems.push({ path: ['clients', key, 'cvu'], message: 'an active CVU needs its number' });
+  }
+  for (const name of ['entries', 'invoices'] as const) {
+    for (const [key, record] of Object.entries(account[name])) {
+      if (!account.clients[record.clientId]) missing([name, key, 'clientId'], 'client', record.clientId);
+    }
+  }
+  return problems;
+}
+
+/** The account as one JSON document. */
+export function exportAccount(account: Account): AccountExport {
+  const { clockOffsetMs: _offset, ...records } = account.state;
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: records };
+}
+
+/** Replaces the account's whole state with an export's, its clock set to read the export's time. */
+export function importAccount(account: Account, body: unknown) {
+  const result = accountExportSchema.safeParse(body);
+  if (!result.success) {
+    const details = issuesToDetails(result.error);
+    throw new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
+  }
+  const doc = result.data;
+  const wallNow = account.nowMs() - account.state.clockOffsetMs;
+  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, ...doc.account };
+  account.replace(state);
+  const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
+  return {
+    imported: true,
+    clock: account.clock(),
+    counts: Object.fromEntries(counted.map((name) => [name, Object.keys(state[name]).length])),
+  };
+}

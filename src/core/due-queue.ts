@@ -1,0 +1,49 @@
+/**
+ * What falls due by an account's clock (expiries, delayed CVUs, old idempotency keys), ordered by time: a binary
+ * min-heap, so finding and taking the next item costs O(log n) however many payments wait. Items are never removed
+ * early; whoever takes one checks it is still due (a cancelled payment's expiry is simply skipped).
+ */
+export class DueQueue {
+  private heap: { at: number; key: string }[] = [];
+
+  clear(): void {
+    this.heap = [];
+  }
+
+  push(at: number, key: string): void {
+    const heap = this.heap;
+    heap.push({ at, key });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.at <= heap[i]!.at) break;
+      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      i = parent;
+    }
+  }
+
+  peek(): { at: number; key: string } | undefined {
+    return this.heap[0];
+  }
+
+  pop(): { at: number; key: string } | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < heap.length && heap[left]!.at < heap[smallest]!.at) smallest = left;
+        if (right < heap.length && heap[right]!.at < heap[smallest]!.at) smallest = right;
+        if (smallest === i) break;
+        [heap[smallest], heap[i]] = [heap[i]!, heap[smallest]!];
+        i = smallest;
+      }
+    }
+    return top;
+  }
+}

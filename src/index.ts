@@ -1,0 +1,19 @@
+/** `va-sandbox` as a library: a sandbox inside a test suite, its typed client, receivers and scenarios. */
+export { startSandbox, type StartedSandbox, type StartSandboxOptions } from './sandbox/start-sandbox.js';
+export * from './sandbox/api-client.js';
+export { startReceiver, type ReceivedCallback, type Receiver, type ReceiverOptions } from './sandbox/receiver.js';
+export {
+  loadScenarioFile,
+  runScenarios,
+  ScenarioFileError,
+  type LoadedScenario,
+  type RunEvent,
+  type RunOptions,
+  type RunResult,
+  type ScenarioResult,
+  type StepResult,
+} from './sandbox/scenario-runner.js';
+export { junitReport } from './sandbox/junit.js';
+export { scenarioSchema, SCENARIO_VERSION, type Scenario, type ScenarioStep } from './core/scenario.js';
+export { accountExportSchema, type AccountExport } from './core/account-export.js';
+export { startServer, type RunningServer, type ServerOptions } from './sandbox/server.js';

@@ -1,0 +1,87 @@
+import { http, type HttpHandler } from 'msw';
+import { defaultDeliveryPolicy, type WallClock } from './core/index.js';
+import { createApp, type AppOptions } from './sandbox/app.js';
+import type { AttemptResult, Transport } from './sandbox/delivery.js';
+import { memoryStore } from './sandbox/persistence.js';
+import { createRuntime } from './sandbox/runtime.js';
+
+/** One callback attempt, as the sandbox sends it. */
+export interface Callback {
+  url: string;
+  headers: Record<string, string>;
+  /** The event's JSON body. */
+  body: any;
+  eventId: string;
+  eventType: string;
+}
+
+export interface SandboxHandlersOptions extends AppOptions {
+  /** Where the handlers answer, e.g. `https://va-sandbox.test` or `http://localhost:4580/va`: `${baseUrl}/api/v1/...`. */
+  baseUrl: string;
+  /**
+   * Receives every callback attempt instead of real HTTP. Its answer is the status (default 200; not 2xx fails the
+   * attempt, which is retried); a throw is a network error. Without it, callbacks go over real HTTP, which msw
+   * does not intercept.
+   */
+  onCallback?: (callback: Callback) => number | void | Promise<number | void>;
+  /** Sandbox seconds before each callback retry (default 5, 25). */
+  retryDelays?: number[];
+  clock?: WallClock;
+  strictTaxId?: boolean;
+}
+
+export type SandboxHandlers = HttpHandler[] & {
+  /** Stops the sandbox's timers and deliveries; its state is forgotten. */
+  close(): Promise<void>;
+};
+
+/**
+ * msw request handlers that answer the whole `/api/v1` and `/sandbox/v1` surface (plus `/health` and
+ * `/openapi.json`) in-process, with the same core and app as the server, over state kept in memory.
+ *
+ *     const server = setupServer(...sandboxHandlers({ baseUrl: 'https://va-sandbox.test' }));
+ */
+export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandlers {
+  const base = new URL(options.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const ready = createRuntime({
+    store: memoryStore(),
+    clock: options.clock,
+    policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
+    strictTaxId: options.strictTaxId,
+    transport: options.onCallback && toTransport(options.onCallback),
+  }).then((runtime) => ({ runtime, app: createApp(runtime, options) }));
+
+  const handle = async ({ request }: { request: Request }): Promise<Response> => {
+    const { app } = await ready;
+    return app.fetch(prefix ? await withoutPrefix(request, prefix) : request);
+  };
+  const handlers = ['/api/v1/*', '/sandbox/v1/*', '/health', '/openapi.json'].map((path) => http.all(`${base.origin}${prefix}${path}`, handle));
+  return Object.assign(handlers, { close: async () => (await ready).runtime.close() });
+}
+
+/** The request as the app sees it: the path below the base URL's own path. */
+async function withoutPrefix(request: Request, prefix: string): Promise<Request> {
+  const url = new URL(request.url);
+  url.pathname = url.pathname.slice(prefix.length) || '/';
+  const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+  return new Request(url, { method: request.method, headers: request.headers, body });
+}
+
+function toTransport(onCallback: NonNullable<SandboxHandlersOptions['onCallback']>): Transport {
+  return async ({ url, headers, body }): Promise<AttemptResult> => {
+    try {
+      const status = (await onCallback({
+        url,
+        headers,
+        body: JSON.parse(body),
+        eventId: headers['X-Service-Event-Id'] ?? '',
+        eventType: headers['X-Service-Event-Type'] ?? '',
+      })) ?? 200;
+      if (status >= 200 && status < 300) return { responseStatus: status, responseBody: null, error: null, errorMessage: null };
+      return { responseStatus: status, responseBody: null, error: status >= 300 && status < 400 ? 'redirect' : 'http_status', errorMessage: `HTTP ${status}` };
+    } catch (error) {
+      return { responseStatus: null, responseBody: null, error: 'network', errorMessage: `onCallback threw: ${(error as Error).message}` };
+    }
+  };
+}

@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import { accountExportSchema } from '../core/account-export.js';
+import { errorStatus, type ErrorCode } from '../core/errors.js';
+import {
+  clientCvuSchema,
+  clockAdvanceSchema,
+  createClientSchema,
+  createInvoiceSchema,
+  createVaPaymentSchema,
+  debitSchema,
+  hubPatchSchema,
+  listClientsQuery,
+  listDeliveriesQuery,
+  listQuery,
+  listTransactionsQuery,
+  listVaPaymentsQuery,
+  transferSchema,
+  updateClientSchema,
+  updateInvoiceSchema,
+} from '../core/schemas.js';
+
+/**
+ * `GET /openapi.json`: an OpenAPI 3.1 document of every endpoint, its request bodies and query parameters made
+ * from the very zod schemas that validate the requests, and the error envelope of every status it can answer.
+ */
+
+interface Operation {
+  method: 'get' | 'post' | 'patch';
+  /** OpenAPI style: `{id}` for path parameters. */
+  path: string;
+  id: string;
+  summary: string;
+  tag: string;
+  body?: z.ZodType;
+  query?: z.ZodObject;
+  status?: 200 | 201;
+  /** Statuses beyond those every operation of its kind can answer. */
+  errors?: number[];
+  /** The success answer is not the JSON envelope. */
+  produces?: 'text/event-stream' | 'raw-json';
+  public?: true;
+}
+
+const PAYMENTS = 'VA payments';
+const CLIENTS = 'Clients';
+const SANDBOX = 'Sandbox';
+const DELIVERIES = 'Callback deliveries';
+const SERVICE = 'Service';
+
+export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/health', id: 'health', summary: 'Liveness: `{status, version}`', tag: SERVICE, produces: 'raw-json', public: true },
+  { method: 'get', path: '/openapi.json', id: 'openapi', summary: 'This document', tag: SERVICE, produces: 'raw-json', public: true },
+
+  { method: 'post', path: '/api/v1/va-payments', id: 'createVaPayment', summary: 'Create a VA payment', tag: PAYMENTS, body: createVaPaymentSchema, status: 201, errors: [404, 409, 422] },
+  { method: 'get', path: '/api/v1/va-payments', id: 'listVaPayments', summary: 'List VA payments, newest first: `data.vaPayments` and `data.pagination`', tag: PAYMENTS, query: listVaPaymentsQuery },
+  { method: 'get', path: '/api/v1/va-payments/{id}', id: 'getVaPayment', summary: 'One VA payment, with its instructions, callback delivery summary and cash-ins', tag: PAYMENTS },
+  { method: 'post', path: '/api/v1/va-payments/{id}/cancel', id: 'cancelVaPayment', summary: 'Cancel a `waiting` or `underpaid` VA payment (the answer adds `message`)', tag: PAYMENTS, errors: [409] },
+
+  { method: 'post', path: '/api/v1/clients', id: 'createClient', summary: 'Create a client with its dedicated CVU and alias', tag: CLIENTS, body: createClientSchema, status: 201, errors: [404, 409, 422] },
+  { method: 'get', path: '/api/v1/clients', id: 'listClients', summary: 'List clients: `data.clients` and `data.pagination`', tag: CLIENTS, query: listClientsQuery },
+  { method: 'get', path: '/api/v1/clients/{id}', id: 'getClient', summary: 'One client', tag: CLIENTS },
+  { method: 'patch', path: '/api/v1/clients/{id}', id: 'updateClient', summary: 'Change a client (`cashinCallbackUrl: null` removes the callback)', tag: CLIENTS, body: updateClientSchema, errors: [409] },
+  { method: 'get', path: '/api/v1/clients/{id}/balance', id: 'getClientBalance', summary: 'The balance summary: totalCashIn - totalCashOut - totalInvoiced', tag: CLIENTS },
+  { method: 'get', path: '/api/v1/clients/{id}/transactions', id: 'listClientTransactions', summary: "The client's ledger: `data.transactions` and `data.pagination`", tag: CLIENTS, query: listTransactionsQuery },
+  { method: 'post', path: '/api/v1/clients/{id}/invoices', id: 'createInvoice', summary: 'Create an invoice of the client', tag: CLIENTS, body: createInvoiceSchema, status: 201 },
+  { method: 'get', path: '/api/v1/clients/{id}/invoices', id: 'listInvoices', summary: "The client's invoices: `data.invoices` and `data.pagination`", tag: CLIENTS, query: listQuery },
+  { method: 'patch', path: '/api/v1/clients/{id}/invoices/{invoiceId}', id: 'updateInvoice', summary: 'Change an invoice', tag: CLIENTS, body: updateInvoiceSchema },
+
+  { method: 'post', path: '/sandbox/v1/transfers', id: 'createTransfer', summary: 'Simulate a bank transfer to a CVU or alias', tag: SANDBOX, body: transferSchema, status: 201, errors: [404] },
+  { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers: `data.transfers` and `data.pagination`', tag: SANDBOX, query: listQuery },
+  { method: 'get', path: '/sandbox/v1/events', id: 'listEvents', summary: 'Every event raised, with its routing and deliveries: `data.events`', tag: SANDBOX, query: listQuery },
+  { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX },
+  { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs before the answer', tag: SANDBOX, body: clockAdvanceSchema },
+  { method: 'get', path: '/sandbox/v1/hub', id: 'getHub', summary: 'The payment hub', tag: SANDBOX },
+  { method: 'patch', path: '/sandbox/v1/hub', id: 'updateHub', summary: "Change the hub's settings", tag: SANDBOX, body: hubPatchSchema },
+  { method: 'post', path: '/sandbox/v1/clients/{id}/cvu', id: 'setClientCvuStatus', summary: "Switch a client's CVU on or off", tag: SANDBOX, body: clientCvuSchema },
+  { method: 'post', path: '/sandbox/v1/clients/{id}/debits', id: 'createDebit', summary: 'A debit entry of -amount', tag: SANDBOX, body: debitSchema, status: 201 },
+  { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX },
+  { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX },
+  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export", tag: SANDBOX, body: accountExportSchema },
+
+  { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log: `data.deliveries` and `data.pagination`', tag: DELIVERIES, query: listDeliveriesQuery },
+  { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES },
+  { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId)', tag: DELIVERIES, status: 201, errors: [409] },
+  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
+];
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may send. */
+const schemaOf = (schema: z.ZodType): Record<string, unknown> => {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable',
+  429: 'Too many requests',
+  500: 'Internal error',
+};
+
+/** The error envelope of one status, its `code` narrowed to the contract's codes of that status. */
+function errorResponse(status: number) {
+  const codes = (Object.keys(errorStatus) as ErrorCode[]).filter((code) => errorStatus[code] === status);
+  const envelope = z.object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      details: z.array(z.string()).describe('One "field: problem" per bad field'),
+    }),
+    timestamp: z.iso.datetime(),
+    path: z.string(),
+  });
+  return {
+    description: `${STATUS_TEXT[status]}: ${codes.join(', ')}`,
+    ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+    content: { 'application/json': { schema: schemaOf(envelope) } },
+  };
+}
+
+const successEnvelope = {
+  type: 'object',
+  required: ['success', 'data', 'timestamp'],
+  properties: {
+    success: { const: true },
+    data: { description: 'The resource, or a page of them' },
+    message: { type: 'string', description: 'Only on cancel' },
+    timestamp: { type: 'string', format: 'date-time' },
+  },
+};
+
+function operationObject(op: Operation) {
+  const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const parameters = [
+    ...pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } })),
+    ...Object.entries((op.query ? schemaOf(op.query).properties : {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema,
+    })),
+  ];
+  const errors = new Set<number>(op.errors ?? []);
+  if (!op.public) for (const status of [401, 405, 429, 500]) errors.add(status);
+  if (op.body || op.query) errors.add(400);
+  if (op.body) for (const status of [413, 415]) errors.add(status);
+  if (pathParams.length) errors.add(404);
+  const success =
+    op.produces === 'text/event-stream'
+      ? { 'text/event-stream': { schema: { type: 'string' } } }
+      : { 'application/json': { schema: op.produces === 'raw-json' ? { type: 'object' } : { $ref: '#/components/schemas/Success' } } };
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    tags: [op.tag],
+    ...(op.public ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
+    responses: {
+      [String(op.status ?? 200)]: { description: 'Success', content: success },
+      ...Object.fromEntries([...errors].sort().map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }])),
+    },
+  };
+}
+
+const built = new Map<string, Record<string, unknown>>();
+
+/** The document, built once per version: the schemas do not change while the process runs. */
+export function openApiDocument(version: string): Record<string, unknown> {
+  const cached = built.get(version);
+  if (cached) return cached;
+  const doc = {
+    openapi: '3.1.0',
+    info: {
+      title: 'va-sandbox',
+      version,
+      description: 'Local sandbox of the Argentine virtual-account payments and clients API. Every Bearer key is an isolated account.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }],
+    tags: [PAYMENTS, CLIENTS, SANDBOX, DELIVERIES, SERVICE].map((name) => ({ name })),
+    paths: OPERATIONS.reduce<Record<string, Record<string, unknown>>>((paths, op) => {
+      (paths[op.path] ??= {})[op.method] = operationObject(op);
+      return paths;
+    }, {}),
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Any non-empty key; each key is its own account' } },
+      schemas: { Success: successEnvelope },
+      responses: Object.fromEntries(
+        [...new Set(Object.values(errorStatus))].sort().map((status) => [`Error${status}`, errorResponse(status)]),
+      ),
+    },
+  };
+  built.set(version, doc);
+  return doc;
+}

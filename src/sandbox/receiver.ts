@@ -1,0 +1,137 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request a receiver got, as it arrived, and the status it was answered with. */
+export interface ReceivedCallback {
+  method: string;
+  /** Path and query, e.g. `/hooks/va`. */
+  path: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  /** The JSON body, or the raw text when it is not JSON. */
+  body: any;
+  raw: string;
+  status: number;
+  receivedAt: string;
+}
+
+export interface ReceiverOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+}
+
+interface Failure {
+  times: number;
+  status: number;
+  /** Only requests to this path or below it fail. */
+  path: string;
+}
+
+/**
+ * A callback receiver on a real port: records every request and answers 200, or a failing status for the next
+ * requests it was told to fail (`failNext`), to watch the sandbox retry.
+ */
+export async function startReceiver(options: ReceiverOptions = {}) {
+  const received: ReceivedCallback[] = [];
+  const failures: Failure[] = [];
+  const waiters = new Set<() => void>();
+
+  const server = createServer((req, res) => {
+    readAll(req).then((raw) => {
+      const path = req.url ?? '/';
+      const failure = failures.find((f) => f.times > 0 && isUnder(path, f.path));
+      if (failure) failure.times--;
+      const status = failure?.status ?? 200;
+      received.push({
+        method: req.method ?? '',
+        path,
+        headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
+        body: parseJson(raw),
+        raw,
+        status,
+        receivedAt: new Date().toISOString(),
+      });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `receiver answers ${status}`);
+      for (const wake of waiters) wake();
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    /** Every request so far, in order of arrival. */
+    received,
+    /** The next `times` requests (to `path` or below it) are answered with `status` (default 500). */
+    failNext(times: number, { status = 500, path = '/' }: { status?: number; path?: string } = {}): void {
+      failures.push({ times, status, path });
+    },
+    /** Resolves with the matching requests once there are `count` of them. */
+    waitFor(count: number, filter: (request: ReceivedCallback) => boolean = () => true, timeoutMs = 10_000): Promise<ReceivedCallback[]> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const matching = received.filter(filter);
+          if (matching.length < count) return false;
+          done();
+          resolve(matching);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`the receiver got ${received.filter(filter).length} of ${count} requests within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        if (!check()) waiters.add(check);
+      });
+    },
+    /** Forgets what was received and any failures still armed. */
+    clear(): void {
+      received.length = 0;
+      failures.length = 0;
+    },
+    close(): Promise<void> {
+      return new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
+  };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** Whether a request path is `prefix` or below it: `/hooks` covers `/hooks/va` and `/hooks?x=1`, not `/hooks2`. */
+const isUnder = (path: string, prefix: string): boolean =>
+  prefix === '/' || path === prefix || path.startsWith(`${prefix.replace(/\/$/, '')}/`) || path.startsWith(`${prefix}?`);
+
+/** The whole body as text; a request cut short keeps what arrived. */
+async function readAll(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+  } catch {
+    // The sender went away mid-body: record what came.
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const parseJson = (raw: string): unknown => {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+};

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { api, runCli, useReceiver, useServer, useTmp, type Api } from './helpers.js';
+
+// Retries an hour apart: a retrying delivery stays as it is while a test compares states.
+const server = await useServer({ retryDelays: [3600, 3600] });
+const tmp = useTmp();
+// Everything to /down fails, so the log holds retrying deliveries beside delivered and dropped ones.
+const receiver = await useReceiver((request) => ({ status: request.url.startsWith('/down') ? 500 : 200 }));
+let keyN = 0;
+const account = () => api(server.url, `sk_export_${++keyN}`);
+
+/** Waits until no callback attempt is due, so the state holds still. */
+async function settle(client: Api) {
+  for (;;) {
+    const { now } = await client.data('GET', '/sandbox/v1/clock');
+    const open = (await client.data('GET', '/sandbox/v1/deliveries?status=pending,retrying&limit=100')).deliveries;
+    if (open.every((d: any) => d.nextAttemptAt > now)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** An account with something of everything: payments in every state, clients, a ledger, invoices, a moved clock and hub. */
+async function populate(client: Api) {
+  const callbackUrl = `${receiver.url}/va`;
+  const paid = await client.data('POST', '/api/v1/va-payments', { amount: 5000, lockMode: 'amount', callbackUrl });
+  await client.data('POST', '/sandbox/v1/transfers', { to: paid.cvu, total: 5000, taxes: 30 });
+  const cancelled = await client.data('POST', '/api/v1/va-payments', { amount: 10, callbackUrl });
+  await client.data('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
+  await client.data('POST', '/api/v1/va-payments', { amount: 20, ttlSeconds: 60, callbackUrl: `${receiver.url}/down` });
+  await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
+  const client1 = await client.data('POST', '/api/v1/clients', { name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` });
+  await client.data('POST', '/sandbox/v1/transfers', { to: client1.cvu, total: 100, taxes: 1 });
+  await client.data('POST', `/sandbox/v1/clients/${client1.id}/debits`, { amount: 20 });
+  await client.data('POST', `/api/v1/clients/${client1.id}/invoices`, { total_amount: 30 });
+  await client.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed', brand: 'ACME' });
+  const waiting = await client.data('POST', '/api/v1/va-payments', { amount: 777, lockMode: 'amount', ttlSeconds: 600, callbackUrl });
+  const delayed = await client.data('POST', '/api/v1/clients', { name: 'Dos', taxId: '27-23456789-4' });
+  await client.data('POST', '/api/v1/va-payments', { amount: 5, successUrl: callbackUrl, failureUrl: callbackUrl });
+  await settle(client);
+  return { paid, waiting, client1, delayed };
+}
+
+describe('export and import of an account', () => {
+  it('export -> reset -> import gives the same state, clock included, and the same answers', async () => {
+    const client = account();
+    const { paid, client1 } = await populate(client);
+    const before = await client.data('GET', '/sandbox/v1/export');
+    expect(before).toMatchObject({ format: 'va-sandbox-account', version: 1 });
+    expect(Object.keys(before.account.vaPayments)).toHaveLength(5);
+    expect(new Set(Object.values(before.account.deliveries).map((d: any) => d.status))).toEqual(
+      new Set(['delivered', 'dropped', 'retrying']),
+    );
+    const payment = await client.data('GET', `/api/v1/va-payments/${paid.id}`);
+    const balance = await client.data('GET', `/api/v1/clients/${client1.id}/balance`);
+
+    await client.data('POST', '/sandbox/v1/reset');
+    expect(Object.keys((await client.data('GET', '/sandbox/v1/export')).account.vaPayments)).toHaveLength(0);
+
+    const imported = await client.data('POST', '/sandbox/v1/import', before);
+    expect(imported.counts).toMatchObject({ vaPayments: 5, clients: 2, transfers: 2 });
+    const after = await client.data('GET', '/sandbox/v1/export');
+    expect(after.account).toEqual(before.account);
+    // The clock reads the export's time again (plus the moment the round trip took), not the wall clock.
+    expect(after.exportedAt >= before.exportedAt).toBe(true);
+    expect(Date.parse(after.exportedAt)).toBeLessThan(Date.parse(before.exportedAt) + 60_000);
+    expect(await client.data('GET', `/api/v1/va-payments/${paid.id}`)).toEqual(payment);
+    expect(await client.data('GET', `/api/v1/clients/${client1.id}/balance`)).toEqual(balance);
+  });
+
+  it('rebuilds what the server keeps in memory: locks, CVUs, due expiries and delayed CVUs work on the imported records', async () => {
+    const source = account();
+    const { waiting, client1, delayed } = await populate(source);
+    const doc = await source.data('GET', '/sandbox/v1/export');
+    const target = account();
+    await target.data('POST', '/sandbox/v1/import', doc);
+
+    const clash = await target.post('/api/v1/va-payments', { amount: 777, lockMode: 'amount' });
+    expect(clash.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
+    const cashIn = await target.data('POST', '/sandbox/v1/transfers', { to: client1.alias, total: 50 });
+    expect(cashIn).toMatchObject({ outcome: 'credited', target: { type: 'client', id: client1.id } });
+    const taken = await target.post('/api/v1/clients', { name: 'Otro', taxId: '20123456783' });
+    expect(taken.body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
+    await target.data('POST', '/sandbox/v1/clock/advance', { seconds: 600 });
+    expect((await target.data('GET', `/api/v1/va-payments/${waiting.id}`)).status).toBe('expired');
+    expect((await target.data('GET', `/api/v1/clients/${delayed.id}`)).cvuStatus).toBe('active');
+    // The source account is untouched by what happened in the target.
+    expect((await source.data('GET', `/api/v1/va-payments/${waiting.id}`)).status).toBe('waiting');
+  });
+
+  it('refuses a document that is not a whole, consistent export, naming the fields, and changes nothing', async () => {
+    const client = account();
+    const { paid } = await populate(client);
+    const doc = await client.data('GET', '/sandbox/v1/export');
+    const deliveryId = Object.keys(doc.account.deliveries)[0]!;
+    const broken = structuredClone(doc);
+    broken.account.deliveries[deliveryId].eventId = '00000000-0000-4000-8000-000000000000';
+    delete broken.account.hub;
+    broken.account.vaPayments[paid.id].amount = 'lots';
+
+    const refused = await client.post('/sandbox/v1/import', broken);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+    expect(refused.body.error.details).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^account\.hub: /),
+        expect.stringMatching(new RegExp(`^account\\.vaPayments\\.${paid.id}\\.amount: `)),
+      ]),
+    );
+    delete broken.account.vaPayments[paid.id].amount;
+    broken.account.hub = doc.account.hub;
+    broken.account.vaPayments[paid.id].amount = doc.account.vaPayments[paid.id].amount;
+    const dangling = await client.post('/sandbox/v1/import', broken);
+    expect(dangling.body.error.details).toEqual([
+      `account.deliveries.${deliveryId}.eventId: event 00000000-0000-4000-8000-000000000000 is not in the file`,
+    ]);
+    for (const body of [{}, { ...doc, format: 'other' }, { ...doc, version: 2 }, []]) {
+      const response = await client.post('/sandbox/v1/import', body);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    expect((await client.post('/sandbox/v1/import', '{"format":')).body.error.code).toBe('INVALID_JSON');
+    expect(await client.data('GET', '/sandbox/v1/export')).toMatchObject({ account: doc.account });
+  });
+});
+
+describe('va-sandbox export / import', () => {
+  it('hands an account over as a file: export --out, then import into another account', async () => {
+    const source = account();
+    const { paid } = await populate(source);
+    const file = join(tmp, 'incident.json');
+    const exported = await runCli(['export', '--out', file, '--url', server.url, '--api-key', source.key]);
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(/^exported 5 vaPayments, 2 clients, 2 transfers, \d+ events, \d+ deliveries \(sandbox time .+\) to .+incident\.json\n$/);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+
+    const target = account();
+    const imported = await runCli(['import', file, '--url', server.url, '--api-key', target.key]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toMatch(/^imported 5 vaPayments, 2 clients, 2 transfers, /);
+    expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(doc.account);
+    expect((await target.data('GET', `/api/v1/va-payments/${paid.id}`)).status).toBe('completed');
+
+    const piped = await runCli(['export', '--url', server.url, '--api-key', target.key]);
+    expect(JSON.parse(piped.stdout).account).toEqual(doc.account);
+  });
+
+  it('fails in one line on a file that is not an export', async () => {
+    const bad = await runCli(['import', join(tmp, 'missing.json'), '--url', server.url]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^va-sandbox: cannot read .+missing\.json: ENOENT\n$/);
+    const invalid = await runCli(['import', '-', '--url', server.url], {}, '{"format": "va-sandbox-account"}');
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr.split('\n')).toHaveLength(2);
+    expect(invalid.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid account export: /);
+  });
+});

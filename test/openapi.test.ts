@@ -1,0 +1,56 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { useServer } from './helpers.js';
+
+const server = await useServer();
+const fetchDoc = async () => {
+  const response = await fetch(`${server.url}/openapi.json`);
+  return { status: response.status, doc: (await response.json()) as any };
+};
+
+describe('GET /openapi.json', () => {
+  it('answers without an API key with an OpenAPI 3.1 document a real validator accepts', async () => {
+    const { status, doc } = await fetchDoc();
+    expect(status).toBe(200);
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it('documents every route the app serves, with its method', async () => {
+    const { doc } = await fetchDoc();
+    const routes = server.app.routes.filter((route) => route.method !== 'ALL');
+    expect(routes.length).toBeGreaterThan(30);
+    const missing = routes
+      .map((route) => ({ method: route.method.toLowerCase(), path: route.path.replace(/:(\w+)/g, '{$1}') }))
+      .filter(({ method, path }) => doc.paths[path]?.[method] === undefined)
+      .map(({ method, path }) => `${method} ${path}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('describes request bodies with the schemas that validate them (input side: ARS numbers, defaults)', async () => {
+    const { doc } = await fetchDoc();
+    const create = doc.paths['/api/v1/va-payments'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.lockMode).toMatchObject({ enum: ['time', 'amount', 'amount_and_time'], default: 'time' });
+    expect(create.properties.ttlSeconds).toMatchObject({ type: 'integer', minimum: 60, maximum: 28800 });
+    expect(create.additionalProperties).toBe(false);
+    const list = doc.paths['/api/v1/va-payments'].get.parameters.map((p: any) => p.name);
+    expect(list).toEqual(expect.arrayContaining(['page', 'limit', 'status', 'clientId', 'createdFrom', 'createdTo']));
+    const imported = doc.paths['/sandbox/v1/import'].post.requestBody.content['application/json'].schema;
+    expect(imported.properties.format).toMatchObject({ const: 'va-sandbox-account' });
+  });
+
+  it("documents the error envelope of every status the contract's codes use", async () => {
+    const { doc } = await fetchDoc();
+    for (const status of [400, 401, 404, 405, 409, 413, 415, 422, 429, 500]) {
+      const envelope = doc.components.responses[`Error${status}`].content['application/json'].schema;
+      expect(envelope.required).toEqual(expect.arrayContaining(['success', 'error', 'timestamp', 'path']));
+    }
+    expect(doc.components.responses.Error409.content['application/json'].schema.properties.error.properties.code.enum).toEqual([
+      'INVALID_STATE', 'TAX_ID_ALREADY_EXISTS', 'AMOUNT_LOCK_CONFLICT', 'IDEMPOTENCY_KEY_CONFLICT',
+    ]);
+    const cancel = doc.paths['/api/v1/va-payments/{id}/cancel'].post.responses;
+    expect(Object.keys(cancel)).toEqual(expect.arrayContaining(['200', '401', '404', '409']));
+  });
+});
