@@ -173,12 +173,14 @@ describe('persistence', () => {
 
     clock.advance(6000);
     const second = await useServer({ data, clock });
-    // Activated on start, before any request, and written to the file.
-    expect(storedClient().cvuStatus).toBe('active');
-    expect(isValidCvu(storedClient().cvu)).toBe(true);
+    // Activated on start, before any request, and written to disk (the data file's journal).
+    const activated = second.runtime.sandbox.state.accounts[key]!.clients[clientId]!;
+    expect(activated.cvuStatus).toBe('active');
+    expect(isValidCvu(activated.cvu!)).toBe(true);
+    expect(readFileSync(`${data}.journal`, 'utf8')).toContain(activated.cvu!);
     const a = api(second.url, key);
     const client = await a.data('GET', `/api/v1/clients/${clientId}`);
-    expect(client).toMatchObject({ cvuStatus: 'active', cvu: storedClient().cvu });
+    expect(client).toMatchObject({ cvuStatus: 'active', cvu: activated.cvu });
     expect((await transfer(a, { to: client.cvu, total: 10 })).outcome).toBe('credited');
   });
 

@@ -1,17 +1,64 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fileStore } from '../src/sandbox/persistence.js';
 import { startServer } from '../src/sandbox/server.js';
 import { api, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 
+/** Loads a copy of a data file and its journal, as they are on disk now (what a crash would leave). */
+async function loadCopy(data: string) {
+  const copy = join(useTmp(), 'state.json');
+  for (const suffix of ['', '.journal']) if (existsSync(data + suffix)) copyFileSync(data + suffix, copy + suffix);
+  const store = fileStore(copy);
+  const state = await store.load();
+  await store.close();
+  return state;
+}
+
 describe('file-backed state', () => {
-  it('every acknowledged write is in the data file when the answer arrives', async () => {
+  it('every acknowledged write is on disk when the answer arrives', async () => {
     const data = join(useTmp(), 'state.json');
     const server = await useServer({ data }, 'test');
     const client = api(server.url, 'sk_file');
     const created = await Promise.all(Array.from({ length: 40 }, (_, i) => client.data('POST', '/api/v1/va-payments', { amount: i + 1 })));
-    const onDisk = JSON.parse(readFileSync(data, 'utf8'));
-    expect(Object.keys(onDisk.accounts.sk_file.vaPayments).sort()).toEqual(created.map((p) => p.id).sort());
+    // The files as a crash would leave them right now, read by a new store.
+    const state = await loadCopy(data);
+    expect(Object.keys(state.accounts.sk_file!.vaPayments).sort()).toEqual(created.map((p) => p.id).sort());
+  });
+
+  it('a write appends one journal line of just its changes; a clean stop folds the journal into the data file', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, data });
+    const client = api(first.url, 'sk_journal');
+    await client.data('POST', '/api/v1/va-payments', { amount: 1 });
+    const before = readFileSync(`${data}.journal`, 'utf8').split('\n').filter(Boolean);
+    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 2 });
+    const lines = readFileSync(`${data}.journal`, 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(before.length + 1);
+    const tables = JSON.parse(lines.at(-1)!).c.map((change: unknown[]) => `${change[1]}`);
+    expect(tables.sort()).toEqual(['deliveries', 'events', 'pool', 'vaPayments']);
+    await first.close();
+    expect(JSON.parse(readFileSync(data, 'utf8')).accounts.sk_journal.vaPayments[payment.id].amount).toBe(200);
+    expect(readFileSync(`${data}.journal`, 'utf8').split('\n').filter(Boolean)).toHaveLength(1); // its header only
+  });
+
+  it('a journal line cut short by a crash is dropped, and writes go on after the last whole line', async () => {
+    const dir = useTmp();
+    const data = join(dir, 'state.json');
+    const first = await startServer({ port: 0, data });
+    const payment = await api(first.url, 'sk_torn').data('POST', '/api/v1/va-payments', { amount: 1 });
+    const snapshot = readFileSync(data);
+    const journal = readFileSync(`${data}.journal`);
+    await first.close();
+    // The files a crash would have left: as they were, plus half a journal line that was being written.
+    writeFileSync(data, snapshot);
+    writeFileSync(`${data}.journal`, Buffer.concat([journal, Buffer.from('{"c":[["sk_torn","vaPay')]));
+    const second = await useServer({ data }, 'test');
+    const client = api(second.url, 'sk_torn');
+    expect((await client.data('GET', `/api/v1/va-payments/${payment.id}`)).amount).toBe(1);
+    const more = await client.data('POST', '/api/v1/va-payments', { amount: 3 });
+    const state = await loadCopy(data);
+    expect(Object.keys(state.accounts.sk_torn!.vaPayments).sort()).toEqual([payment.id, more.id].sort());
   });
 
   it('restarting on the same file restores payments, transfers, events and the clock', async () => {
@@ -33,6 +80,19 @@ describe('file-backed state', () => {
     expect((await again.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(60);
   });
 
+  it('a journal already folded into the data file (a crash between the two) is not replayed over it', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, data });
+    const client = api(first.url, 'sk_gen');
+    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 1 });
+    const oldJournal = readFileSync(`${data}.journal`); // says the payment is waiting
+    await client.data('POST', `/api/v1/va-payments/${payment.id}/cancel`);
+    await first.close(); // the data file now holds the cancel, in a newer generation
+    writeFileSync(`${data}.journal`, oldJournal);
+    const second = await useServer({ data }, 'test');
+    expect((await api(second.url, 'sk_gen').data('GET', `/api/v1/va-payments/${payment.id}`)).status).toBe('cancelled');
+  });
+
   it('payments that expired while the server was down are expired on start', async () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, data });
@@ -44,8 +104,8 @@ describe('file-backed state', () => {
     state.accounts.sk_down.clockOffsetMs = 61_000;
     writeFileSync(data, JSON.stringify(state));
     const second = await useServer({ data }, 'test');
-    const onDisk = JSON.parse(readFileSync(data, 'utf8'));
-    expect(onDisk.accounts.sk_down.vaPayments[payment.id].status).toBe('expired');
+    // Expired while starting, before any request could ask.
+    expect(second.runtime.sandbox.state.accounts.sk_down!.vaPayments[payment.id]!.status).toBe('expired');
     const events = (await api(second.url, 'sk_down').data('GET', '/sandbox/v1/events')).events;
     expect(events[0]).toMatchObject({ eventType: 'failed', vaPaymentId: payment.id });
   });
@@ -133,17 +193,17 @@ describe('va-sandbox start (the built server as a process)', () => {
 
 describe('fileStore', () => {
   it('batches concurrent saves into at most two file writes, and the file holds the latest state', async () => {
-    const { fileStore } = await import('../src/sandbox/persistence.js');
     const store = fileStore(join(useTmp(), 'state.json'));
     const state = await store.load();
     const saves: Promise<void>[] = [];
     for (let i = 0; i < 50; i++) {
       state.accounts[`k${i}`] = { n: i } as never;
+      store.changed(`k${i}`, { all: true });
       saves.push(store.save());
     }
     await Promise.all(saves);
     expect(store.writes).toBeLessThanOrEqual(2);
-    expect(Object.keys(JSON.parse(readFileSync(store.path!, 'utf8')).accounts)).toHaveLength(50);
+    expect(Object.keys((await loadCopy(store.path!)).accounts)).toHaveLength(50);
     await store.close();
   });
 });

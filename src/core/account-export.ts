@@ -205,7 +205,7 @@ const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
 /** The account's records, without its clock offset (the export's `exportedAt` stands for it). */
 const exportedAccount = z.strictObject({
   hub,
-  pool: z.array(poolCvu),
+  pool: table(poolCvu),
   vaPayments: table(vaPayment),
   transfers: table(transfer),
   events: table(event),
@@ -246,9 +246,9 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
   for (const [key, payment] of Object.entries(account.vaPayments)) {
     if (payment.lockMode !== 'time' && payment.amount === null) problems.push({ path: ['vaPayments', key, 'amount'], message: `is required with lockMode ${payment.lockMode}` });
   }
-  account.pool.forEach((cvu, i) => {
-    if (cvu.vaPaymentId !== null && !account.vaPayments[cvu.vaPaymentId]) missing(['pool', i, 'vaPaymentId'], 'VA payment', cvu.vaPaymentId);
-  });
+  for (const [key, cvu] of Object.entries(account.pool)) {
+    if (cvu.vaPaymentId !== null && !account.vaPayments[cvu.vaPaymentId]) missing(['pool', key, 'vaPaymentId'], 'VA payment', cvu.vaPaymentId);
+  }
   for (const [key, e] of Object.entries(account.events)) {
     if (e.vaPaymentId !== null && !account.vaPayments[e.vaPaymentId]) missing(['events', key, 'vaPaymentId'], 'VA payment', e.vaPaymentId);
     if (e.clientId !== null && !account.clients[e.clientId]) missing(['events', key, 'clientId'], 'client', e.clientId);

@@ -25,7 +25,21 @@ import {
   updateClientSchema,
   updateInvoiceSchema,
 } from './schemas.js';
-import type { AccountState, Attempt, CashIn, Client, Delivery, Entry, Invoice, PoolCvu, SandboxEvent, Transfer, VaPayment } from './state.js';
+import type {
+  AccountState,
+  Attempt,
+  CashIn,
+  Client,
+  Delivery,
+  Entry,
+  Invoice,
+  PoolCvu,
+  SandboxEvent,
+  StateChange,
+  TableName,
+  Transfer,
+  VaPayment,
+} from './state.js';
 import * as va from './va-payment.js';
 import {
   balanceView,
@@ -53,6 +67,8 @@ export interface AccountDeps {
   notify: (event: LiveEvent) => void;
   /** `--strict-tax-id`: a client's taxId must pass the CUIT check digit. */
   strictTaxId?: boolean;
+  /** Told of every change to the state (see `put`), so a store can persist just those. */
+  changed: (account: string, change: StateChange) => void;
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -69,7 +85,7 @@ export function emptyAccountState(ids: IdSource): AccountState {
       collectionCvu: generateCvu(ids),
       collectionAlias: 'SANDBOX.HUB.COBROS',
     },
-    pool: [],
+    pool: {},
     vaPayments: {},
     transfers: {},
     events: {},
@@ -120,8 +136,10 @@ export class Account {
     this.poolByAddress.clear();
     this.amountLocks.clear();
     for (const payment of Object.values(this.state.vaPayments)) if (va.isActive(payment)) this.trackActive(payment);
-    for (const entry of this.state.pool) this.indexPoolCvu(entry);
-    this.freePool = this.state.pool.filter((entry) => entry.vaPaymentId === null).sort((a, b) => (a.releasedAt! < b.releasedAt! ? -1 : 1));
+    for (const entry of Object.values(this.state.pool)) this.indexPoolCvu(entry);
+    this.freePool = Object.values(this.state.pool)
+      .filter((entry) => entry.vaPaymentId === null)
+      .sort((a, b) => (a.releasedAt! < b.releasedAt! ? -1 : 1));
     for (const client of Object.values(this.state.clients)) this.trackProvisioning(client);
     for (const [key, record] of Object.entries(this.state.idempotency)) this.due.push(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
     for (const event of Object.values(this.state.events)) this.indexEvent(event);
@@ -132,10 +150,29 @@ export class Account {
     this.clientIndex.rebuild(this.state);
   }
 
+  /**
+   * Every write of a record goes through here (records are replaced whole, never edited in place), so the
+   * store hears of each change and can persist just that.
+   */
+  private put<T extends TableName>(table: T, id: string, record: AccountState[T][string]): void {
+    (this.state[table] as Record<string, unknown>)[id] = record;
+    this.deps.changed(this.key, { table, id });
+  }
+
+  private drop(table: TableName, id: string): void {
+    delete this.state[table][id];
+    this.deps.changed(this.key, { table, id });
+  }
+
   private trackActive(payment: VaPayment): void {
     this.active.add(payment.id);
     this.due.push(ms(payment.expiresAt), `expiry:${payment.id}`);
     if (payment.lockMode === 'amount') this.amountLocks.set(payment.amount!, payment.id);
+  }
+
+  private putPoolCvu(entry: PoolCvu): void {
+    this.put('pool', entry.cvu, entry);
+    this.indexPoolCvu(entry);
   }
 
   private indexPoolCvu(entry: PoolCvu): void {
@@ -175,6 +212,7 @@ export class Account {
   advanceClock(body: unknown) {
     const { seconds } = parse(clockAdvanceSchema, body);
     this.state.clockOffsetMs += seconds * 1000;
+    this.deps.changed(this.key, { header: true });
     this.runDue();
     return this.clock();
   }
@@ -199,7 +237,7 @@ export class Account {
           changed = true;
         }
       } else if (this.state.idempotency[id] && ms(this.state.idempotency[id].createdAt) + IDEMPOTENCY_TTL_MS === item.at) {
-        delete this.state.idempotency[id];
+        this.drop('idempotency', id);
         changed = true;
       }
     }
@@ -219,7 +257,8 @@ export class Account {
 
   patchHub(body: unknown) {
     const patch = parse(hubPatchSchema, body);
-    Object.assign(this.state.hub, patch);
+    this.state.hub = { ...this.state.hub, ...patch };
+    this.deps.changed(this.key, { header: true });
     return this.hub();
   }
 
@@ -231,6 +270,7 @@ export class Account {
   replace(next: AccountState): void {
     for (const key of Object.keys(this.state) as (keyof AccountState)[]) delete this.state[key];
     Object.assign(this.state, next);
+    this.deps.changed(this.key, { all: true });
     this.index();
   }
 
@@ -309,11 +349,8 @@ export class Account {
     let free = this.freePool.shift();
     if (!free) {
       free = { cvu: this.uniqueCvu(), alias: generateAlias(this.deps.ids, (alias) => this.aliasTaken(alias)), vaPaymentId: null, releasedAt: null };
-      this.state.pool.push(free);
-      this.indexPoolCvu(free);
     }
-    free.vaPaymentId = vaPaymentId;
-    free.releasedAt = null;
+    this.putPoolCvu({ ...free, vaPaymentId, releasedAt: null });
     return { cvu: free.cvu, alias: free.alias };
   }
 
@@ -348,7 +385,7 @@ export class Account {
   /** Stores a transition's payment, releases its lock when it ends, and raises its events. */
   private apply(transition: va.Transition): VaPayment {
     const payment = transition.payment;
-    this.state.vaPayments[payment.id] = payment;
+    this.put('vaPayments', payment.id, payment);
     if (!va.isActive(payment) && this.active.delete(payment.id)) this.releaseLock(payment);
     for (const draft of transition.events) this.raiseVaEvent(payment, draft);
     return payment;
@@ -367,9 +404,9 @@ export class Account {
     }
     const entry = this.poolByAddress.get(payment.cvu);
     if (entry?.vaPaymentId === payment.id) {
-      entry.vaPaymentId = null;
-      entry.releasedAt = payment.updatedAt;
-      this.freePool.push(entry);
+      const released = { ...entry, vaPaymentId: null, releasedAt: payment.updatedAt };
+      this.putPoolCvu(released);
+      this.freePool.push(released);
     }
   }
 
@@ -422,7 +459,7 @@ export class Account {
    * `payload`, when given, is computed once both are stored.
    */
   private raise(event: SandboxEvent, payload?: () => unknown): SandboxEvent {
-    this.state.events[event.id] = event;
+    this.put('events', event.id, event);
     this.indexEvent(event);
     const delivery = newDelivery(event, this.deps.ids.uuid(), event.createdAt);
     this.storeDelivery(delivery);
@@ -432,7 +469,7 @@ export class Account {
   }
 
   private storeDelivery(delivery: Delivery): void {
-    this.state.deliveries[delivery.id] = delivery;
+    this.put('deliveries', delivery.id, delivery);
     push(this.deliveriesByEvent, delivery.eventId, delivery.id);
     this.trackOpen(delivery);
   }
@@ -496,7 +533,7 @@ export class Account {
   }
 
   private recordTransfer(transfer: Transfer) {
-    this.state.transfers[transfer.id] = transfer;
+    this.put('transfers', transfer.id, transfer);
     const view = transferView(transfer);
     this.deps.notify({ type: 'transfer', account: this.key, transfer: view });
     return view;
@@ -605,7 +642,7 @@ export class Account {
     const client = this.client(id);
     const input = parse(createInvoiceSchema, body);
     const invoice = clients.createInvoice(input, { id: this.deps.ids.uuid(), clientId: client.id, now: this.now() });
-    this.state.invoices[invoice.id] = invoice;
+    this.put('invoices', invoice.id, invoice);
     this.clientIndex.addInvoice(invoice);
     return invoiceView(invoice);
   }
@@ -613,7 +650,7 @@ export class Account {
   updateInvoice(id: string, invoiceId: string, body: unknown) {
     const invoice = this.invoice(this.client(id), invoiceId);
     const next = clients.updateInvoice(invoice, parse(updateInvoiceSchema, body), this.now());
-    this.state.invoices[next.id] = next;
+    this.put('invoices', next.id, next);
     return invoiceView(next);
   }
 
@@ -655,7 +692,7 @@ export class Account {
   }
 
   private storeClient(client: Client, before?: Client): Client {
-    this.state.clients[client.id] = client;
+    this.put('clients', client.id, client);
     this.clientIndex.track(client, before);
     if (client.cvuReadyAt !== before?.cvuReadyAt) this.trackProvisioning(client);
     return client;
@@ -668,7 +705,7 @@ export class Account {
   }
 
   private addEntry(entry: Entry): Entry {
-    this.state.entries[entry.id] = entry;
+    this.put('entries', entry.id, entry);
     this.clientIndex.addEntry(entry);
     return entry;
   }
@@ -752,7 +789,7 @@ export class Account {
     const delivery = this.delivery(deliveryId);
     const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
     const next = recordAttempt(this.deps.policy, delivery, full, this.now());
-    this.state.deliveries[next.id] = next;
+    this.put('deliveries', next.id, next);
     this.trackOpen(next);
     this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(next), attempt: full });
     return next;
@@ -766,7 +803,7 @@ export class Account {
 
   remember(key: string, fingerprint: string, status: number, body: unknown): void {
     const createdAt = this.now();
-    this.state.idempotency[key] = { fingerprint, status, body, createdAt };
+    this.put('idempotency', key, { fingerprint, status, body, createdAt });
     this.due.push(ms(createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
   }
 }

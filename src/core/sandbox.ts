@@ -2,7 +2,7 @@ import { Account, emptyAccountState, type LiveEvent } from './account.js';
 import type { WallClock } from './clock.js';
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
-import type { SandboxState } from './state.js';
+import type { SandboxState, StateChange } from './state.js';
 
 export interface SandboxOptions {
   /** The state to work on (as loaded from the store); mutated in place. */
@@ -12,6 +12,8 @@ export interface SandboxOptions {
   policy?: DeliveryPolicy;
   /** `--strict-tax-id`: client taxIds must pass the CUIT check digit. */
   strictTaxId?: boolean;
+  /** Told of every change to the state, so a store can persist just those. */
+  onChange?: (account: string, change: StateChange) => void;
 }
 
 export const emptyState = (): SandboxState => ({ version: 1, accounts: {} });
@@ -25,6 +27,7 @@ export function createSandbox(options: SandboxOptions) {
     ids: options.ids,
     policy: options.policy ?? defaultDeliveryPolicy,
     strictTaxId: options.strictTaxId ?? false,
+    changed: options.onChange ?? (() => {}),
     notify: (event: LiveEvent) => {
       for (const listener of listeners) listener(event);
     },
@@ -40,6 +43,7 @@ export function createSandbox(options: SandboxOptions) {
       let account = accounts.get(key);
       if (!account) {
         state.accounts[key] = emptyAccountState(options.ids);
+        deps.changed(key, { all: true });
         account = new Account(key, state.accounts[key], deps);
         accounts.set(key, account);
       }

@@ -3,6 +3,8 @@ import type { Cents } from './money.js';
 /** Everything the sandbox keeps, as stored in the data file. Times are ISO strings, money is cents. */
 export interface SandboxState {
   version: 1;
+  /** Which journal continues this snapshot (the file store's business; absent in memory). */
+  generation?: number;
   /** One isolated integrator account per API key. */
   accounts: Record<string, AccountState>;
 }
@@ -209,7 +211,8 @@ export interface AccountState {
   /** Milliseconds the account's sandbox clock runs ahead of real time. */
   clockOffsetMs: number;
   hub: Hub;
-  pool: PoolCvu[];
+  /** Keyed by CVU. */
+  pool: Record<string, PoolCvu>;
   vaPayments: Record<string, VaPayment>;
   transfers: Record<string, Transfer>;
   events: Record<string, SandboxEvent>;
@@ -219,3 +222,13 @@ export interface AccountState {
   entries: Record<string, Entry>;
   invoices: Record<string, Invoice>;
 }
+
+/** The keyed tables of an account: every record in them is replaced whole, never changed in place. */
+export const TABLES = ['pool', 'vaPayments', 'transfers', 'events', 'deliveries', 'idempotency', 'clients', 'entries', 'invoices'] as const;
+export type TableName = (typeof TABLES)[number];
+
+/**
+ * What a write changed, for a store that persists changes rather than the whole state: a record of a table
+ * (its new value, or gone), the account's header (clock offset and hub), or the whole account.
+ */
+export type StateChange = { table: TableName; id: string } | { header: true } | { all: true };

@@ -1,37 +1,124 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
-import { emptyState, type SandboxState } from '../core/index.js';
+import { emptyState, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
 
-/** Where the server keeps its state: `load` once, then `save` after every acknowledged write. */
+/** Where the server keeps its state: `load` once, hear of each change, then `save` before every acknowledgement. */
 export interface Store {
   readonly path: string | null;
   load(): Promise<SandboxState>;
+  /** A change to the state since the last save (the core reports every one). */
+  changed(account: string, change: StateChange): void;
   /** Resolves once the state as it is now is on disk. Calls made during a write share the next one. */
   save(): Promise<void>;
   close(): Promise<void>;
-  /** How many times the file was written: concurrent saves share writes. */
+  /** How many times the files were written: concurrent saves share writes. */
   readonly writes: number;
 }
 
 export class StoreLockedError extends Error {}
 
+/** One journal line: the changes of one save, as `[account, table | "header" | "all", id, value | null]`. */
+type JournalChange = [string, string, string | null, unknown];
+
+/** The journal is compacted into the snapshot once it outgrows the snapshot (and this floor). */
+const COMPACT_FLOOR = 8 * 1024 * 1024;
+
 /**
- * lowdb over one JSON file (compact: it is rewritten whole), written atomically by steno (temp file + rename).
- * lowdb is safe with one writer only, so the server takes `<file>.lock` and a second server is refused.
+ * The state as a snapshot (a compact JSON file, read and written by lowdb: steno writes it atomically through a
+ * temp file and a rename) plus an append-only journal beside it (`<file>.journal`): each save appends one line
+ * with just the records that changed, so a write costs the size of the change, not of the whole state. When the
+ * journal outgrows the snapshot it is folded into a new snapshot. A line cut short by a crash was never
+ * acknowledged and is ignored. lowdb is safe with one writer only, so the server takes `<file>.lock` and a
+ * second server is refused.
+ *
+ * Each snapshot carries a `generation`, and the journal's first line names the generation it continues: a crash
+ * between writing a new snapshot and emptying the journal leaves a journal of the old generation, already in
+ * the snapshot, which is then skipped.
  */
 export function fileStore(path: string): Store {
   const file = resolve(path);
   const lock = `${file}.lock`;
+  const journalPath = `${file}.journal`;
   const db = new Low<SandboxState>(new DataFile(file, { parse: JSON.parse, stringify: JSON.stringify }), emptyState());
+  const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
+  let journal = -1;
+  let journalBytes = 0;
+  let snapshotBytes = 0;
   let writing: Promise<void> | null = null;
   let next: Promise<void> | null = null;
   let writes = 0;
 
-  const write = (): Promise<void> => {
+  /** One line with every change since the last one, values read now (records are replaced whole, never edited). */
+  function drain(): string | null {
+    if (pending.size === 0) return null;
+    const changes: JournalChange[] = [];
+    for (const [key, change] of pending) {
+      const account = db.data.accounts[key];
+      if (change.all || !account) {
+        changes.push([key, 'all', null, account ?? null]);
+        continue;
+      }
+      if (change.header) changes.push([key, 'header', null, { clockOffsetMs: account.clockOffsetMs, hub: account.hub }]);
+      for (const [table, id] of change.records.values()) {
+        changes.push([key, table, id, (account[table as keyof AccountState] as Record<string, unknown>)[id] ?? null]);
+      }
+    }
+    pending.clear();
+    return `${JSON.stringify({ c: changes })}\n`;
+  }
+
+  async function write(): Promise<void> {
+    const line = drain();
+    if (line === null) return;
     writes++;
-    writing = db.write().finally(() => {
+    const bytes = Buffer.from(line);
+    writeAll(journal, bytes);
+    journalBytes += bytes.length;
+    if (journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR)) await compact();
+  }
+
+  /** Folds the journal into a new snapshot (of the next generation), then starts an empty journal for it. */
+  async function compact(): Promise<void> {
+    pending.clear(); // the snapshot holds every change made so far
+    db.data.generation = (db.data.generation ?? 0) + 1;
+    await db.write();
+    snapshotBytes = statSync(file).size;
+    restartJournal();
+  }
+
+  function restartJournal(): void {
+    ftruncateSync(journal, 0);
+    const header = Buffer.from(`${JSON.stringify({ generation: db.data.generation ?? 0 })}\n`);
+    writeAll(journal, header);
+    journalBytes = header.length;
+  }
+
+  /**
+   * Applies the journal of the snapshot's generation and keeps it open for appending, cut back to its last whole
+   * line (a line cut short by a crash was never acknowledged). A journal of another generation is already in the
+   * snapshot: it is emptied.
+   */
+  function replay(): void {
+    const bytes = existsSync(journalPath) ? readFileSync(journalPath) : Buffer.alloc(0);
+    journal = openSync(journalPath, 'a');
+    let end = bytes.indexOf(10);
+    const header = end < 0 ? null : (parseLine(bytes.subarray(0, end)) as { generation?: number } | null);
+    if (header?.generation !== (db.data.generation ?? 0)) return restartJournal();
+    let valid = end + 1;
+    for (let start = valid; (end = bytes.indexOf(10, start)) >= 0; start = valid) {
+      const line = parseLine(bytes.subarray(start, end)) as { c: JournalChange[] } | null;
+      if (!line) break;
+      for (const change of line.c) apply(db.data, change);
+      valid = end + 1;
+    }
+    ftruncateSync(journal, valid);
+    journalBytes = valid;
+  }
+
+  const run = (): Promise<void> => {
+    writing = write().finally(() => {
       writing = null;
     });
     return writing;
@@ -47,34 +134,81 @@ export function fileStore(path: string): Store {
       takeLock(lock, file);
       try {
         await db.read();
+        db.data.accounts ??= {};
+        snapshotBytes = existsSync(file) ? statSync(file).size : 0;
+        replay();
       } catch (error) {
+        if (journal >= 0) closeSync(journal);
         releaseLock(lock);
         throw new Error(`cannot read ${file}: ${(error as Error).message}`);
       }
-      db.data.accounts ??= {};
+      // A new data file exists from the start, where the user was told it is.
+      if (snapshotBytes === 0) await compact();
       return db.data;
+    },
+    changed(account, change) {
+      let entry = pending.get(account);
+      if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
+      if ('all' in change) entry.all = true;
+      else if ('header' in change) entry.header = true;
+      else entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
     },
     save() {
       if (next) return next;
-      if (!writing) return write();
-      // One write is on its way with older state: everything changed since goes in a single next write.
+      if (!writing) return run();
+      // A write is on its way with older changes: everything changed since goes in a single next write.
       next = writing.then(
         () => {
           next = null;
-          return write();
+          return run();
         },
         () => {
           next = null;
-          return write();
+          return run();
         },
       );
       return next;
     },
     async close() {
       while (writing || next) await (next ?? writing);
+      // A clean stop leaves the whole state in the data file alone.
+      await compact();
+      closeSync(journal);
+      journal = -1;
       releaseLock(lock);
     },
   };
+
+}
+
+function parseLine(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function apply(state: SandboxState, [key, table, id, value]: JournalChange): void {
+  if (table === 'all') {
+    if (value === null) delete state.accounts[key];
+    else state.accounts[key] = value as AccountState;
+    return;
+  }
+  const account = state.accounts[key];
+  if (!account) return;
+  if (table === 'header') {
+    Object.assign(account, value);
+    return;
+  }
+  const records = account[table as keyof AccountState] as Record<string, unknown>;
+  if (value === null) delete records[id!];
+  else records[id!] = value;
+}
+
+/** Writes every byte (a single write may take only part of a large buffer). */
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
 }
 
 export function memoryStore(): Store {
@@ -86,6 +220,7 @@ export function memoryStore(): Store {
       await db.read();
       return db.data;
     },
+    changed: () => {},
     save: () => db.write(),
     close: async () => {},
   };

@@ -37,6 +37,7 @@ export async function createRuntime(options: RuntimeOptions) {
     ids: options.ids ?? systemIds,
     policy: options.policy ?? defaultDeliveryPolicy,
     strictTaxId: options.strictTaxId,
+    onChange: (account, change) => options.store.changed(account, change),
   });
   let timer: NodeJS.Timeout | null = null;
   let timerAt: number | null = null;
