@@ -8,6 +8,8 @@ export interface ReceivedCallback {
   path: string;
   /** Lower-case names. */
   headers: Record<string, string>;
+  /** Names as sent, in order, for showing a request as it arrived. */
+  rawHeaders: [string, string][];
   /** The JSON body, or the raw text when it is not JSON. */
   body: any;
   raw: string;
@@ -20,6 +22,10 @@ export interface ReceiverOptions {
   host?: string;
   /** Default 0: a free port. */
   port?: number;
+  /** The answer to a request that is not told to fail (default 200). */
+  status?: number;
+  /** Told of each request as it is answered. */
+  onReceive?: (request: ReceivedCallback) => void;
 }
 
 interface Failure {
@@ -43,17 +49,20 @@ export async function startReceiver(options: ReceiverOptions = {}) {
       const path = req.url ?? '/';
       const failure = failures.find((f) => f.times > 0 && isUnder(path, f.path));
       if (failure) failure.times--;
-      const status = failure?.status ?? 200;
-      received.push({
+      const status = failure?.status ?? options.status ?? 200;
+      const request: ReceivedCallback = {
         method: req.method ?? '',
         path,
         headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
+        rawHeaders: pairs(req.rawHeaders),
         body: parseJson(raw),
         raw,
         status,
         receivedAt: new Date().toISOString(),
-      });
+      };
+      received.push(request);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `receiver answers ${status}`);
+      options.onReceive?.(request);
       for (const wake of waiters) wake();
     });
   });
@@ -127,6 +136,9 @@ async function readAll(req: IncomingMessage): Promise<string> {
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+const pairs = (flat: string[]): [string, string][] =>
+  Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!]);
 
 const parseJson = (raw: string): unknown => {
   try {

@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Command } from 'commander';
 import { DEFAULT_HOST } from '../../sandbox/defaults.js';
+import type { ReceivedCallback } from '../../sandbox/receiver.js';
 import { example, globalOptions, outputOf } from '../context.js';
 import { httpStatus, port, wholeNumber } from '../options.js';
 import { paint } from '../render.js';
@@ -25,31 +24,26 @@ export function receiverCommand(): Command {
     .option('--fail-first <n>', 'answer the first N requests with 500 (then --status)', wholeNumber, 0)
     .action(async (opts, cmd: Command) => {
       const out = outputOf(cmd);
-      let received = 0;
-      const server = createServer((req, res) => {
-        readBody(req).then((raw) => {
-          received++;
-          const answer = received <= opts.failFirst ? 500 : opts.status;
-          res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : `va-sandbox receiver answers ${answer}`);
-          const record = { receivedAt: new Date().toISOString(), method: req.method, path: req.url, status: answer, headers: req.headers, body: parsed(raw) };
-          out.item(record, () => callbackText(req, raw, answer, record.receivedAt));
-        });
+      const { startReceiver } = await import('../../sandbox/receiver.js');
+      const receiver = await startReceiver({
+        host: opts.host,
+        port: opts.port,
+        status: opts.status,
+        onReceive: (request) => {
+          const { receivedAt, method, path, status, headers, body } = request;
+          out.item({ receivedAt, method, path, status, headers, body }, () => callbackText(request));
+        },
+      }).catch((error: NodeJS.ErrnoException) => {
+        throw error.code === 'EADDRINUSE' ? new Error(`port ${opts.port} on ${opts.host} is already in use; pick another with --port`) : error;
       });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', (error: NodeJS.ErrnoException) =>
-          reject(error.code === 'EADDRINUSE' ? new Error(`port ${opts.port} on ${opts.host} is already in use; pick another with --port`) : error),
-        );
-        server.listen(opts.port, opts.host, resolve);
-      });
-      const { port: bound } = server.address() as AddressInfo;
-      const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${bound}`;
+      if (opts.failFirst > 0) receiver.failNext(opts.failFirst);
+      const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${receiver.port}`;
       out.note(`receiver listening on ${url}: use ${url}/callbacks (any path works) as a callback URL; Ctrl-C to stop`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await receiver.close();
     });
   return example(
     globalOptions(command, 'output'),
@@ -59,31 +53,9 @@ export function receiverCommand(): Command {
   );
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-}
-
-function parsed(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
-
-function callbackText(req: IncomingMessage, raw: string, answer: number, receivedAt: string): string {
-  const headers: string[] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i]!;
-    if (KEY_HEADER.test(name)) headers.push(`  ${name}: ${req.rawHeaders[i + 1]}`);
-  }
-  const body = parsed(raw);
+function callbackText({ method, path, rawHeaders, body, status, receivedAt }: ReceivedCallback): string {
+  const headers = rawHeaders.filter(([name]) => KEY_HEADER.test(name)).map(([name, value]) => `  ${name}: ${value}`);
   const shown = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
-  const status = paint(answer < 300 ? 'green' : 'red', `answered ${answer}`);
-  return [`${paint('bold', `${req.method} ${req.url}`)}  ${status}  ${paint('dim', receivedAt)}`, ...headers, shown, ''].join('\n');
+  const answered = paint(status < 300 ? 'green' : 'red', `answered ${status}`);
+  return [`${paint('bold', `${method} ${path}`)}  ${answered}  ${paint('dim', receivedAt)}`, ...headers, shown, ''].join('\n');
 }
