@@ -157,3 +157,18 @@ describe('va-sandbox export / import', () => {
     expect(invalid.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid account export: /);
   });
 });
+
+describe('import size', () => {
+  it('takes an account export over 1 MiB (an incident is bigger than one request), and no more than it should', async () => {
+    const from = account();
+    for (let i = 0; i < 600; i++) await from.data('POST', '/api/v1/va-payments', { amount: i + 1, metadata: { note: 'x'.repeat(200) } });
+    const doc = await from.data('GET', '/sandbox/v1/export');
+    expect(JSON.stringify(doc).length).toBeGreaterThan(1024 * 1024);
+    const to = account();
+    expect((await to.post('/sandbox/v1/import', doc)).status).toBe(200);
+    expect((await to.data('GET', '/api/v1/va-payments?limit=1')).pagination.total).toBe(600);
+    // Other requests keep the contract's 1 MiB.
+    const big = await to.post('/api/v1/va-payments', { clientName: 'x'.repeat(1024 * 1024) });
+    expect(big.status).toBe(413);
+  });
+});

@@ -17,7 +17,9 @@ export interface AppOptions {
   rateLimit?: number;
 }
 
-const MAX_BODY = 1024 * 1024;
+const MIB = 1024 * 1024;
+/** The contract's body limit, and the larger one of an imported account (a whole incident, handed over). */
+const bodyLimit = (path: string): number => (path === '/sandbox/v1/import' ? 512 * MIB : MIB);
 
 /**
  * The HTTP face of the sandbox: `fetch(Request) -> Response`, so the same app serves the Node server
@@ -87,7 +89,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) c.res.headers.set(name, value);
     });
     app.use(prefix, async (c, next) => {
-      c.set('body', await readBody(c.req.raw));
+      c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path)));
       await next();
     });
     app.use(prefix, idempotency(runtime));
@@ -105,16 +107,16 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 
 export type App = ReturnType<typeof createApp>;
 
-/** The raw body as text, refused with 413 past 1 MiB (by its Content-Length, or as it streams in). */
-async function readBody(request: Request): Promise<string> {
-  const tooLarge = () => new SandboxError('PAYLOAD_TOO_LARGE', 'Request body is over 1 MiB');
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_BODY) throw tooLarge();
+/** The raw body as text, refused with 413 past the limit (by its Content-Length, or as it streams in). */
+async function readBody(request: Request, limit: number): Promise<string> {
+  const tooLarge = () => new SandboxError('PAYLOAD_TOO_LARGE', `Request body is over ${limit / MIB} MiB`);
+  if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge();
   if (!request.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
     size += chunk.length;
-    if (size > MAX_BODY) throw tooLarge();
+    if (size > limit) throw tooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
