@@ -209,7 +209,7 @@ describe('help and start-up', () => {
     );
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`);
     const { cli } = account();
-    for (const args of [['--version'], ['payments', 'list', '--json'], ['deliveries', 'list', '--help']]) {
+    for (const args of [['--version'], ['payments', 'list', '--json'], ['deliveries', 'list', '--help'], ['ui', '--help']]) {
       writeFileSync(log, '');
       const run = await cli(args, { NODE_OPTIONS: `--import ${pathToFileURL(join(dir, 'register.mjs')).href}` });
       expect(run.code).toBe(0);

@@ -81,7 +81,8 @@ function unreachable(baseUrl: string, error: unknown): Error {
   const cause = (error as { cause?: { code?: string; errors?: { code?: string }[]; message?: string } }).cause;
   // `localhost` may resolve to two addresses, refused one after the other: the codes come as an AggregateError.
   const code = cause?.code ?? cause?.errors?.[0]?.code;
-  if (code === 'ECONNREFUSED') return new Error(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``);
+  // The code stays on the error: `ui` starts a sandbox when none listens.
+  if (code === 'ECONNREFUSED') return Object.assign(new Error(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``), { code });
   return new Error(`cannot reach ${baseUrl}: ${cause?.message ?? (error as Error).message}`);
 }
 

@@ -13,12 +13,14 @@ const GLOBAL = 'Global options:';
  * The global options. The program takes them before a command, and every command that uses them takes them after
  * it too (`va-sandbox payments list --json`). Options are positional, so `start` keeps its own `--api-key`.
  */
-export function globalOptions(command: Command, which: 'api' | 'output' = 'api'): Command {
-  if (which === 'api') {
+export function globalOptions(command: Command, which: 'api' | 'connection' | 'output' = 'api'): Command {
+  if (which !== 'output') {
     command
       .addOption(new Option('--url <url>', `sandbox URL (env VA_SANDBOX_URL, default ${DEFAULT_URL})`).argParser(baseUrl).helpGroup(GLOBAL))
       .addOption(new Option('--api-key <key>', `API key: each key is its own account (env VA_SANDBOX_API_KEY, default ${DEFAULT_API_KEY})`).helpGroup(GLOBAL));
   }
+  // `connection`: an interactive command (`ui`) prints no JSON.
+  if (which === 'connection') return command;
   return command.addOption(new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL));
 }
 
@@ -33,8 +35,8 @@ export function given<T>(command: Command, name: string): T | undefined {
 
 const env = (name: string): string | undefined => process.env[name] || undefined;
 
-/** What a command needs to talk to the sandbox and print: options first, then the environment, then the defaults. */
-export function contextOf(command: Command): { client: Client; out: Output } {
+/** The sandbox URL and API key of a command: options first, then the environment, then the defaults. */
+export function connectionOf(command: Command): { url: string; apiKey: string } {
   let url = given<string>(command, 'url');
   if (url === undefined) {
     try {
@@ -44,7 +46,13 @@ export function contextOf(command: Command): { client: Client; out: Output } {
     }
   }
   const apiKey = given<string>(command, 'apiKey') ?? env('VA_SANDBOX_API_KEY') ?? DEFAULT_API_KEY;
-  return { client: createClient(url!, apiKey), out: outputOf(command) };
+  return { url: url!, apiKey };
+}
+
+/** What a command needs to talk to the sandbox and print. */
+export function contextOf(command: Command): { client: Client; out: Output } {
+  const { url, apiKey } = connectionOf(command);
+  return { client: createClient(url, apiKey), out: outputOf(command) };
 }
 
 /** One API call: method, path and what it sends. */

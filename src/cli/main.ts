@@ -13,6 +13,7 @@ import { resetCommand } from './commands/reset.js';
 import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { transferCommand } from './commands/transfer.js';
+import { uiCommand } from './commands/ui.js';
 import { example, globalOptions } from './context.js';
 import { version } from './version.js';
 
@@ -43,7 +44,8 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(resetCommand())
     .addCommand(runCommand())
     .addCommand(exportCommand())
-    .addCommand(importCommand());
+    .addCommand(importCommand())
+    .addCommand(uiCommand());
   example(
     program,
     'va-sandbox start',

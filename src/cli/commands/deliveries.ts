@@ -8,8 +8,8 @@ import { block, pad, page, paint, status, type Output, type Pagination } from '.
 import { serverSentEvents } from '../sse.js';
 
 type DeliveryView = ReturnType<typeof deliveryView>;
-type DeliveryDetail = ReturnType<Account['getDelivery']>;
-type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
+export type DeliveryDetail = ReturnType<Account['getDelivery']>;
+export type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
 type DeliveriesPage = { deliveries: DeliveryView[]; pagination: Pagination };
 
 const PATH = '/sandbox/v1/deliveries';
@@ -94,7 +94,8 @@ async function followAttempts(client: Client, out: Output, query: Query): Promis
 type Attempt = NonNullable<LiveDelivery['attempt']>;
 
 /** What an attempt got: the receiver's HTTP status, or why there was none (timeout, connection_refused...). */
-const outcome = (attempt: Attempt): string => (attempt.responseStatus === null ? (attempt.error ?? '') : `HTTP ${attempt.responseStatus}`);
+export const outcome = (attempt: Pick<Attempt, 'responseStatus' | 'error'>): string =>
+  attempt.responseStatus === null ? (attempt.error ?? '') : `HTTP ${attempt.responseStatus}`;
 
 function attemptLine({ delivery, attempt }: LiveDelivery): string {
   const what = attempt ? `attempt ${attempt.n}  ${outcome(attempt)}` : `queued${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}`;
@@ -122,7 +123,7 @@ function redeliverCommand(): Command {
   return example(globalOptions(command), 'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
 }
 
-function deliveryDetail(d: DeliveryDetail): string {
+export function deliveryDetail(d: DeliveryDetail): string {
   const summary = block([
     ['id', d.id],
     ['status', status(d.status)],

@@ -1,0 +1,22 @@
+import { Command } from 'commander';
+import { connectionOf, example, globalOptions } from '../context.js';
+import { version } from '../version.js';
+
+/**
+ * `ui`: the interactive dashboard. ink, react and zod load inside the action only, so every other command starts
+ * without them; the options' zod schema (`uiOptionsSchema`) lives beside the dashboard for the same reason.
+ */
+export function uiCommand(): Command {
+  const command = new Command('ui')
+    .description(
+      'An interactive dashboard: VA payments, clients and a live feed of events and callback deliveries, with keys to act on them; starts a sandbox here when none answers',
+    )
+    .action(async (_opts, cmd: Command) => {
+      // ink, read as it loads, draws only a last frame where CI is set: this is a terminal, not a CI log.
+      delete process.env.CI;
+      delete process.env.CONTINUOUS_INTEGRATION;
+      const { runUi } = await import('../ui/run.js');
+      await runUi({ ...connectionOf(cmd), version });
+    });
+  return example(globalOptions(command, 'connection'), 'va-sandbox ui', 'va-sandbox ui --url http://127.0.0.1:4580 --api-key sk_ci_42');
+}

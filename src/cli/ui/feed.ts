@@ -1,0 +1,61 @@
+import { defaultDeliveryPolicy } from '../../core/deliveries.js';
+import { outcome } from '../commands/deliveries.js';
+import { ars, pad, paint, status } from '../render.js';
+import type { LiveMessage } from './live.js';
+
+/** The feed keeps the latest lines only, so a burst of deliveries costs a bounded amount of memory and rendering. */
+export const FEED_CAP = 1000;
+
+/** Contract part 4: at most 3 attempts per delivery. */
+const MAX_ATTEMPTS = defaultDeliveryPolicy.maxAttempts;
+
+/** A line of the feed: a message of the stream, numbered in order of arrival. */
+export interface FeedEntry {
+  seq: number;
+  message: LiveMessage;
+}
+
+/** The feed with `messages` appended, oldest lines dropped past `cap`. */
+export function appendToFeed(entries: FeedEntry[], messages: LiveMessage[], cap = FEED_CAP): FeedEntry[] {
+  if (messages.length === 0) return entries;
+  let seq = entries.at(-1)?.seq ?? -1;
+  const next = [...entries, ...messages.map((message) => ({ seq: ++seq, message }))];
+  return next.length > cap ? next.slice(next.length - cap) : next;
+}
+
+/** The delivery a line is about (an event's first delivery), for opening and redelivering it. */
+export function deliveryOf(message: LiveMessage) {
+  if (message.type === 'delivery') return message.delivery;
+  if (message.type === 'event') return message.event.deliveries[0] ?? null;
+  return null;
+}
+
+/** Sandbox time of day: the feed spans minutes, the date is in the header's clock. */
+const time = (iso: string): string => paint('dim', iso.slice(11, 19));
+
+export function feedLine(message: LiveMessage): string {
+  if (message.type === 'delivery') {
+    const { delivery, attempt } = message;
+    // A delivery read from the log (not live) has no attempt of its own: its last one speaks for it.
+    const n = attempt?.n ?? delivery.attempts;
+    const what = n === 0 ? (delivery.redeliveryOf ? 'redelivery' : 'queued') : `attempt ${n}/${MAX_ATTEMPTS}`;
+    const got = attempt ?? { responseStatus: delivery.lastResponseStatus, error: delivery.lastError };
+    return [
+      time(attempt?.startedAt ?? delivery.updatedAt),
+      pad(status(delivery.status), 9),
+      pad(delivery.eventType, 16),
+      pad(what, 11),
+      pad(n === 0 ? '' : outcome(got), 10),
+      pad(attempt ? `${attempt.durationMs} ms` : '', 7, true),
+      delivery.url ?? delivery.reason,
+    ].join(' ');
+  }
+  if (message.type === 'event') {
+    const { event } = message;
+    const where = event.url === null ? paint('gray', `dropped: ${event.droppedReason}`) : `-> ${event.url}`;
+    return [time(event.createdAt), pad(paint('cyan', 'event'), 9), pad(event.eventType, 16), where].join(' ');
+  }
+  const { transfer } = message;
+  const target = transfer.target ? `${transfer.target.type} ${transfer.target.id}` : transfer.reason;
+  return [time(transfer.createdAt), pad(paint('cyan', 'transfer'), 9), pad(ars(transfer.total), 16), `to ${transfer.to}`, status(transfer.outcome), target].join(' ');
+}

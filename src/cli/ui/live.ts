@@ -1,0 +1,36 @@
+import type { LiveEvent } from '../../core/account.js';
+import type { Client } from '../client.js';
+import { serverSentEvents } from '../sse.js';
+
+/** One message of `GET /sandbox/v1/stream`: an event, a transfer or a delivery attempt of the account. */
+export type LiveMessage = WithoutAccount<LiveEvent>;
+type WithoutAccount<E> = E extends unknown ? Omit<E, 'account'> : never;
+
+export type StreamState = 'connecting' | 'live' | 'reconnecting';
+
+const RECONNECT_MS = 2000;
+
+/**
+ * Follows the account's live stream until `stop()`: each message to `onMessage`, each (re)connection to `onState`.
+ * A stream that ends (the server restarted) is opened again after a pause; only then, never on a timer, is
+ * anything asked again.
+ */
+export function followStream(client: Client, onMessage: (message: LiveMessage) => void, onState: (state: StreamState) => void): () => void {
+  const stopped = new AbortController();
+  (async () => {
+    onState('connecting');
+    while (!stopped.signal.aborted) {
+      try {
+        const response = await client.send('GET', '/sandbox/v1/stream', { signal: stopped.signal });
+        onState('live');
+        for await (const message of serverSentEvents(response.body!)) onMessage(JSON.parse(message.data) as LiveMessage);
+      } catch {
+        // Down or gone: tried again below, unless stopped.
+      }
+      if (stopped.signal.aborted) return;
+      onState('reconnecting');
+      await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS).unref());
+    }
+  })();
+  return () => stopped.abort();
+}
