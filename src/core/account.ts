@@ -25,6 +25,7 @@ import {
   updateClientSchema,
   updateInvoiceSchema,
 } from './schemas.js';
+import { keyedByCaller, normalizeAccount } from './state.js';
 import type {
   AccountState,
   Attempt,
@@ -90,7 +91,7 @@ export function emptyAccountState(ids: IdSource): AccountState {
     transfers: {},
     events: {},
     deliveries: {},
-    idempotency: {},
+    idempotency: keyedByCaller(),
     clients: {},
     entries: {},
     invoices: {},
@@ -128,6 +129,7 @@ export class Account {
   }
 
   private index(): void {
+    normalizeAccount(this.state);
     this.active.clear();
     this.eventsBySource.clear();
     this.deliveriesByEvent.clear();

@@ -2,7 +2,7 @@ import { Account, emptyAccountState, type LiveEvent } from './account.js';
 import type { WallClock } from './clock.js';
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
-import type { SandboxState, StateChange } from './state.js';
+import { keyedByCaller, normalizeState, type SandboxState, type StateChange } from './state.js';
 
 export interface SandboxOptions {
   /** The state to work on (as loaded from the store); mutated in place. */
@@ -16,11 +16,11 @@ export interface SandboxOptions {
   onChange?: (account: string, change: StateChange) => void;
 }
 
-export const emptyState = (): SandboxState => ({ version: 1, accounts: {} });
+export const emptyState = (): SandboxState => ({ version: 1, accounts: keyedByCaller() });
 
 /** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
 export function createSandbox(options: SandboxOptions) {
-  const state = options.state ?? emptyState();
+  const state = normalizeState(options.state ?? emptyState());
   const listeners = new Set<(event: LiveEvent) => void>();
   const deps = {
     clock: options.clock,

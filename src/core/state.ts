@@ -232,3 +232,22 @@ export type TableName = (typeof TABLES)[number];
  * (its new value, or gone), the account's header (clock offset and hub), or the whole account.
  */
 export type StateChange = { table: TableName; id: string } | { header: true } | { all: true };
+
+/**
+ * A table keyed by what callers send (API keys, Idempotency-Keys) has no prototype, so "__proto__" or
+ * "toString" are keys like any other rather than Object.prototype's members.
+ */
+export const keyedByCaller = <T>(entries: Record<string, T> = {}): Record<string, T> => Object.assign(Object.create(null), entries);
+
+/** Gives an account read from JSON its caller-keyed table (see `keyedByCaller`). */
+export function normalizeAccount(account: AccountState): AccountState {
+  account.idempotency = keyedByCaller(account.idempotency);
+  return account;
+}
+
+/** Gives a state read from JSON its caller-keyed tables, before any key is looked up or written. */
+export function normalizeState(state: SandboxState): SandboxState {
+  state.accounts = keyedByCaller(state.accounts ?? {});
+  for (const account of Object.values(state.accounts)) normalizeAccount(account);
+  return state;
+}

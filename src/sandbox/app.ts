@@ -21,6 +21,14 @@ const MIB = 1024 * 1024;
 /** The contract's body limit, and the larger one of an imported account (a whole incident, handed over). */
 const bodyLimit = (path: string): number => (path === '/sandbox/v1/import' ? 512 * MIB : MIB);
 
+/** The contract's error body: the one shape every failure takes, in the app or before a request reaches it. */
+export const errorEnvelope = (error: SandboxError, path: string, timestamp: string) => ({
+  success: false,
+  error: { code: error.code, message: error.message, details: error.details },
+  timestamp,
+  path,
+});
+
 /**
  * The HTTP face of the sandbox: `fetch(Request) -> Response`, so the same app serves the Node server
  * and in-process handlers. Routes only parse, call the core and answer; errors become envelopes in one place.
@@ -37,16 +45,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   const ok = (c: Context<Env>, data: unknown, status: 200 | 201 = 200, extra: Record<string, unknown> = {}) =>
     c.json({ success: true, data, ...extra, timestamp: timestamp(c) }, status);
   const fail = (c: Context<Env>, error: SandboxError, headers: Record<string, string> = {}) =>
-    c.json(
-      {
-        success: false,
-        error: { code: error.code, message: error.message, details: error.details },
-        timestamp: timestamp(c),
-        path: c.req.path,
-      },
-      error.status as 400,
-      headers,
-    );
+    c.json(errorEnvelope(error, c.req.path, timestamp(c)), error.status as 400, headers);
 
   app.onError((error, c) => {
     // The rest of a too-large body is never read, so that connection cannot carry another request.

@@ -2,7 +2,7 @@ import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
-import { emptyState, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
+import { emptyState, normalizeAccount, normalizeState, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
 
 /** Where the server keeps its state: `load` once, hear of each change, then `save` before every acknowledgement. */
 export interface Store {
@@ -134,7 +134,7 @@ export function fileStore(path: string): Store {
       takeLock(lock, file);
       try {
         await db.read();
-        db.data.accounts ??= {};
+        normalizeState(db.data);
         snapshotBytes = existsSync(file) ? statSync(file).size : 0;
         replay();
       } catch (error) {
@@ -192,7 +192,7 @@ function parseLine(bytes: Buffer): unknown {
 function apply(state: SandboxState, [key, table, id, value]: JournalChange): void {
   if (table === 'all') {
     if (value === null) delete state.accounts[key];
-    else state.accounts[key] = value as AccountState;
+    else state.accounts[key] = normalizeAccount(value as AccountState);
     return;
   }
   const account = state.accounts[key];

@@ -1,8 +1,9 @@
-import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
-import { defaultDeliveryPolicy } from '../core/index.js';
-import { createApp, type AppOptions } from './app.js';
+import { defaultDeliveryPolicy, iso, SandboxError } from '../core/index.js';
+import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './persistence.js';
 import { createRuntime } from './runtime.js';
@@ -38,7 +39,7 @@ export async function startServer(options: ServerOptions = {}) {
     version: options.version,
   });
   const app = createApp(runtime, options);
-  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  const server = httpServer(app.fetch, () => iso(runtime.sandbox.clock.now()));
   const host = options.host ?? DEFAULT_HOST;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -73,3 +74,44 @@ export async function startServer(options: ServerOptions = {}) {
 }
 
 export type RunningServer = Awaited<ReturnType<typeof startServer>>;
+
+/**
+ * The Node server around the app. A request Node's parser refuses (bad request line, headers or framing), or
+ * that cannot become a fetch Request (no Host, a target that is not a path), never reaches the app: it is
+ * answered here, in the same error envelope, instead of Node's bare `400 Bad Request`.
+ */
+function httpServer(fetch: (request: Request) => Response | Promise<Response>, now: () => string) {
+  let current: IncomingMessage | null = null;
+  const listener = getRequestListener(fetch, {
+    overrideGlobalObjects: false,
+    // Called while `listener` still runs synchronously for `current`, when it cannot build the Request.
+    errorHandler: (error) => {
+      const body = errorEnvelope(malformed((error as Error).message), pathOf(current?.url), now());
+      return new Response(JSON.stringify(body), { status: 400, headers: { 'content-type': 'application/json', connection: 'close' } });
+    },
+  });
+  // Host is checked by the listener above (in the envelope), not by Node (bare 400).
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    current = req;
+    void listener(req, res);
+    current = null;
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const fault = tooLarge ? new SandboxError('PAYLOAD_TOO_LARGE', 'Request headers are too large') : malformed(error.message);
+    const target = /^\S+ (\S+)/.exec(error.rawPacket?.toString('latin1') ?? '')?.[1];
+    const body = JSON.stringify(errorEnvelope(fault, pathOf(target), now()));
+    socket.end(
+      `HTTP/1.1 ${fault.status} ${tooLarge ? 'Payload Too Large' : 'Bad Request'}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  return server;
+}
+
+const malformed = (reason: string) =>
+  new SandboxError('VALIDATION_ERROR', `Malformed HTTP request: ${reason}`, [`(request): ${reason}`]);
+
+/** The path of a raw request target, or "/" when it has none. */
+const pathOf = (target: string | undefined): string => (target?.startsWith('/') ? target.split('?')[0]! : '/');

@@ -1,0 +1,174 @@
+// Shared pieces of the benchmark: child processes, a bounded load loop, percentiles, /proc readings, the table.
+// Plain ESM JavaScript, run by `npm run bench` after the build; nothing here is part of the package.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const BIN = join(ROOT, 'bin', 'va-sandbox.js');
+export const JSON_SERVER_BIN = join(ROOT, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
+
+/** Progress goes to stderr, so stdout holds only the table. */
+export const log = (line) => process.stderr.write(`[bench] ${line}\n`);
+
+/** A free loopback port (bound then released). */
+export async function freePort() {
+  const server = createServer();
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts a long-running child (a server); `stop()` SIGKILLs it and waits for the exit. */
+export function startChild(args, options = {}) {
+  const child = spawn(process.execPath, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
+  child.stderr.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
+  const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  return {
+    child,
+    pid: child.pid,
+    exited,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Polls `url` until it answers 2xx; resolves with the ms since `startedAt`. Fails if the child exits or after `timeoutMs`. */
+export async function waitReady(url, child, startedAt, timeoutMs = 120_000) {
+  const deadline = startedAt + timeoutMs;
+  for (;;) {
+    if (child.child.exitCode !== null || child.child.signalCode !== null) {
+      throw new Error(`server exited before answering ${url}: ${child.output()}`);
+    }
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.ok) return performance.now() - startedAt;
+    } catch {
+      // Not listening yet.
+    }
+    if (performance.now() > deadline) throw new Error(`no answer from ${url} within ${timeoutMs} ms: ${child.output()}`);
+    await sleep(5);
+  }
+}
+
+/** Runs a command to its end; resolves with its wall time (ms), exit code and output. */
+export function runTimed(args, options = {}) {
+  return new Promise((done) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('close', (code) => done({ ms: performance.now() - started, code, stdout, stderr }));
+  });
+}
+
+/** Peak and current RSS of a live process, in bytes, from /proc (Linux). */
+export function rssOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { peak: kb('VmHWM'), now: kb('VmRSS') };
+  } catch {
+    return { peak: NaN, now: NaN };
+  }
+}
+
+/** Total size of the files in a data folder (snapshot, journal, whatever the store keeps), lock files aside. */
+export function dirSize(dir) {
+  let total = 0;
+  for (const name of readdirSync(dir)) {
+    if (name.endsWith('.lock')) continue;
+    const stats = statSync(join(dir, name));
+    total += stats.isDirectory() ? dirSize(join(dir, name)) : stats.size;
+  }
+  return total;
+}
+
+/** Nearest-rank percentile of sorted numbers. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+export const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
+
+/**
+ * The load generator: `concurrency` connections (an undici Pool) each running requests back to back, until `count`
+ * requests were sent or `seconds` passed, whichever comes first. `make(i)` gives request i: {method, path, headers, body}.
+ * Returns throughput over the whole run and latency percentiles of the successful requests.
+ */
+export async function load(origin, { concurrency, count, seconds, make, onResponse }) {
+  const pool = new Pool(origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
+  const latencies = [];
+  let next = 0;
+  let errors = 0;
+  let firstError = null;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const worker = async () => {
+    while (next < count && performance.now() < deadline) {
+      const i = next++;
+      const request = make(i);
+      const t0 = performance.now();
+      try {
+        const response = await pool.request({ ...request, headersTimeout: 120_000, bodyTimeout: 120_000 });
+        const text = await response.body.text();
+        const ms = performance.now() - t0;
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          latencies.push(ms);
+          onResponse?.(i, text);
+        } else {
+          errors++;
+          firstError ??= `HTTP ${response.statusCode} ${text.slice(0, 200)}`;
+        }
+      } catch (error) {
+        errors++;
+        firstError ??= String(error?.message ?? error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    sent: next,
+    ok: latencies.length,
+    errors,
+    firstError,
+    seconds: elapsed,
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+// --- formatting ----------------------------------------------------------------------------------
+
+export const fmt = {
+  rps: (n) => (Number.isFinite(n) ? (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2)) : 'n/a'),
+  ms: (n) => (Number.isFinite(n) ? (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2)) : 'n/a'),
+  mb: (bytes) => (Number.isFinite(bytes) ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : 'n/a'),
+  ratio: (n) => (Number.isFinite(n) ? `${n >= 10 ? n.toFixed(1) : n.toFixed(2)}×` : 'n/a'),
+  int: (n) => n.toLocaleString('en-US'),
+};
+
+/** One Markdown table: every row has the same columns; cells are padded so it reads as plain text too. */
+export function table(header, rows) {
+  const all = [header, ...rows].map((row) => row.map((cell) => String(cell ?? '')));
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
+  const line = (row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  return [line(all[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...all.slice(1).map(line)].join('\n');
+}
