@@ -1,9 +1,11 @@
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { emptyAccountState, seededIds } from '../src/core/index.js';
 import { fileStore } from '../src/sandbox/persistence.js';
+import { SnapshotFile } from '../src/sandbox/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
-import { api, runCli, spawnServer, useServer, useTmp } from './helpers.js';
+import { api, eventually, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 
 /** Loads a copy of a data file and its journal, as they are on disk now (what a crash would leave). */
 async function loadCopy(data: string) {
@@ -197,7 +199,7 @@ describe('fileStore', () => {
     const state = await store.load();
     const saves: Promise<void>[] = [];
     for (let i = 0; i < 50; i++) {
-      state.accounts[`k${i}`] = { n: i } as never;
+      state.accounts[`k${i}`] = emptyAccountState(seededIds(i));
       store.changed(`k${i}`, { all: true });
       saves.push(store.save());
     }
@@ -205,5 +207,89 @@ describe('fileStore', () => {
     expect(store.writes).toBeLessThanOrEqual(2);
     expect(Object.keys((await loadCopy(store.path!)).accounts)).toHaveLength(50);
     await store.close();
+  });
+});
+
+describe('snapshot layout and compaction', () => {
+  /** A store on a new file, with one account; `put` writes a record the way the core does. */
+  async function openStore(path: string) {
+    const store = fileStore(path);
+    const state = await store.load();
+    state.accounts.k ??= emptyAccountState(seededIds(1));
+    store.changed('k', { all: true });
+    const put = (id: string, value: unknown) => {
+      state.accounts.k!.idempotency[id] = value as never;
+      store.changed('k', { table: 'idempotency', id });
+      return store.save();
+    };
+    return { store, state, put };
+  }
+
+  it('round-trips awkward keys and values, one record per line, and still reads a hand-written plain JSON file', async () => {
+    const data = join(useTmp(), 'state.json');
+    const { store, put } = await openStore(data);
+    await put('__proto__', { fingerprint: 'a"b\nc', status: 201, body: { 'x\u2028y': [1, null] }, createdAt: 'z' });
+    await put('toString', { fingerprint: '}}', status: 200, body: '{', createdAt: 'z' });
+    await store.close();
+    const lines = readFileSync(data, 'utf8').split('\n');
+    expect(lines[0]).toMatch(/^\{"version":1,"generation":\d+,"accounts":\{$/);
+    expect(lines.some((line) => line.startsWith('"__proto__":{"fingerprint"'))).toBe(true);
+    const state = await loadCopy(data);
+    // Read a line at a time (as a file too large for one string is), it is the same state.
+    expect(JSON.stringify(await new SnapshotFile(data, 0).read())).toBe(JSON.stringify(JSON.parse(readFileSync(data, 'utf8'))));
+    expect(Object.keys(state.accounts.k!.idempotency)).toEqual(['__proto__', 'toString']);
+    expect(state.accounts.k!.idempotency.__proto__).toMatchObject({ fingerprint: 'a"b\nc', body: { 'x\u2028y': [1, null] } });
+    // A plain JSON document, as a person might write it, is read too.
+    writeFileSync(data, JSON.stringify(state, null, 2));
+    rmSync(`${data}.journal`);
+    expect((await loadCopy(data)).accounts.k!.idempotency.toString).toMatchObject({ body: '{' });
+  });
+
+  it('a damaged data file is refused with the line, not replaced', async () => {
+    const data = join(useTmp(), 'state.json');
+    const { store, put } = await openStore(data);
+    await put('a', { fingerprint: 'f', status: 201, body: null, createdAt: 'z' });
+    await store.close();
+    const lines = readFileSync(data, 'utf8').split('\n');
+    writeFileSync(data, [...lines.slice(0, 3), '"broken', ...lines.slice(3)].join('\n'));
+    await expect(new SnapshotFile(data, 0).read()).rejects.toThrow(/damaged at line 4/);
+    await expect(fileStore(data).load()).rejects.toThrow(/cannot read .*state\.json/);
+  });
+
+  it('when the journal outgrows the snapshot it is folded into a new generation while writes go on, losing none', async () => {
+    const data = join(useTmp(), 'state.json');
+    const { store, put } = await openStore(data);
+    const big = 'x'.repeat(4096);
+    const generation = () => JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
+    const first = generation();
+    const saves: Promise<void>[] = [];
+    for (let i = 0; i < 2600; i++) {
+      saves.push(put(`r${i}`, { fingerprint: big, status: i, body: null, createdAt: 'z' }));
+      if (i % 50 === 0) await Promise.all(saves.splice(0));
+    }
+    await Promise.all(saves);
+    await eventually(() => !existsSync(`${data}.journal.next`), 10_000, 'the compaction to finish');
+    expect(generation()).toBeGreaterThan(first);
+    const state = await loadCopy(data);
+    expect(Object.keys(state.accounts.k!.idempotency)).toHaveLength(2600);
+    expect(state.accounts.k!.idempotency.r2599!.status).toBe(2599);
+    await store.close();
+  });
+
+  it('a compaction cut short by a crash (a next journal beside the old one) loses nothing on start', async () => {
+    const data = join(useTmp(), 'state.json');
+    const { store, put } = await openStore(data);
+    await put('before', { fingerprint: 'f', status: 1, body: null, createdAt: 'z' });
+    await store.close();
+    // What a crash mid-compaction leaves: the snapshot and journal of generation g, and the next journal (g+1)
+    // already holding a save made after the new snapshot was taken.
+    const g = JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
+    const change = ['k', 'idempotency', 'after', { fingerprint: 'f', status: 2, body: null, createdAt: 'z' }];
+    writeFileSync(`${data}.journal.next`, `${JSON.stringify({ generation: g + 1 })}\n${JSON.stringify({ c: [change] })}\n`);
+    const { store: again, state } = await openStore(data);
+    expect(Object.keys(state.accounts.k!.idempotency).sort()).toEqual(['after', 'before']);
+    expect(existsSync(`${data}.journal.next`)).toBe(false);
+    await again.close();
+    expect(Object.keys((await loadCopy(data)).accounts.k!.idempotency).sort()).toEqual(['after', 'before']);
   });
 });

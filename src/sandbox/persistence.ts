@@ -1,7 +1,7 @@
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+import { SnapshotFile } from './snapshot-file.js';
 import { emptyState, normalizeAccount, normalizeState, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
 
 /** Where the server keeps its state: `load` once, hear of each change, then `save` before every acknowledgement. */
@@ -24,28 +24,32 @@ type JournalChange = [string, string, string | null, unknown];
 
 /** The journal is compacted into the snapshot once it outgrows the snapshot (and this floor). */
 const COMPACT_FLOOR = 8 * 1024 * 1024;
+/** A save of more records than this (a seed, an import) goes straight into a new snapshot, not the journal. */
+const LARGE_SAVE = 10_000;
 
 /**
- * The state as a snapshot (a compact JSON file, read and written by lowdb: steno writes it atomically through a
- * temp file and a rename) plus an append-only journal beside it (`<file>.journal`): each save appends one line
- * with just the records that changed, so a write costs the size of the change, not of the whole state. When the
- * journal outgrows the snapshot it is folded into a new snapshot. A line cut short by a crash was never
- * acknowledged and is ignored. lowdb is safe with one writer only, so the server takes `<file>.lock` and a
- * second server is refused.
+ * The state as a snapshot (a JSON document read and written by lowdb through `SnapshotFile`) plus an append-only
+ * journal beside it (`<file>.journal`): each save appends one line with just the records that changed, so a write
+ * costs the size of the change, not of the whole state. A line cut short by a crash was never acknowledged and is
+ * dropped. lowdb is safe with one writer only, so the server takes `<file>.lock` and a second server is refused.
  *
- * Each snapshot carries a `generation`, and the journal's first line names the generation it continues: a crash
- * between writing a new snapshot and emptying the journal leaves a journal of the old generation, already in
- * the snapshot, which is then skipped.
+ * When the journal outgrows the snapshot it is folded into a new snapshot in the background: the snapshot of
+ * generation g+1 is taken at once and written out while saves go on into a new journal (`<file>.journal.next`,
+ * headed g+1), which then replaces the old one. On start, each journal is replayed if its generation is not older
+ * than the snapshot's, so a crash at any step loses nothing that was acknowledged.
  */
 export function fileStore(path: string): Store {
   const file = resolve(path);
   const lock = `${file}.lock`;
   const journalPath = `${file}.journal`;
-  const db = new Low<SandboxState>(new DataFile(file, { parse: JSON.parse, stringify: JSON.stringify }), emptyState());
+  const nextJournalPath = `${file}.journal.next`;
+  const db = new Low<SandboxState>(new SnapshotFile(file), emptyState());
   const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
+  let pendingRecords = 0;
   let journal = -1;
   let journalBytes = 0;
   let snapshotBytes = 0;
+  let compacting: Promise<void> | null = null;
   let writing: Promise<void> | null = null;
   let next: Promise<void> | null = null;
   let writes = 0;
@@ -66,55 +70,70 @@ export function fileStore(path: string): Store {
       }
     }
     pending.clear();
+    pendingRecords = 0;
     return `${JSON.stringify({ c: changes })}\n`;
   }
 
   async function write(): Promise<void> {
+    if (pendingRecords > LARGE_SAVE) {
+      // A compaction already under way took its snapshot before these changes: they need one of their own.
+      if (compacting) await compacting;
+      return compact();
+    }
     const line = drain();
     if (line === null) return;
     writes++;
     const bytes = Buffer.from(line);
     writeAll(journal, bytes);
     journalBytes += bytes.length;
-    if (journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR)) await compact();
-  }
-
-  /** Folds the journal into a new snapshot (of the next generation), then starts an empty journal for it. */
-  async function compact(): Promise<void> {
-    pending.clear(); // the snapshot holds every change made so far
-    db.data.generation = (db.data.generation ?? 0) + 1;
-    await db.write();
-    snapshotBytes = statSync(file).size;
-    restartJournal();
-  }
-
-  function restartJournal(): void {
-    ftruncateSync(journal, 0);
-    const header = Buffer.from(`${JSON.stringify({ generation: db.data.generation ?? 0 })}\n`);
-    writeAll(journal, header);
-    journalBytes = header.length;
+    if (journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR)) void compact().catch(() => {});
   }
 
   /**
-   * Applies the journal of the snapshot's generation and keeps it open for appending, cut back to its last whole
-   * line (a line cut short by a crash was never acknowledged). A journal of another generation is already in the
-   * snapshot: it is emptied.
+   * Folds everything into a new snapshot (the next generation), taken now and written out while later saves go
+   * to the next journal. Resolves once the snapshot is on disk; one at a time.
    */
-  function replay(): void {
-    const bytes = existsSync(journalPath) ? readFileSync(journalPath) : Buffer.alloc(0);
-    journal = openSync(journalPath, 'a');
+  function compact(): Promise<void> {
+    compacting ??= (async () => {
+      try {
+        pending.clear(); // the snapshot taken below holds them; whoever saved them waits for it
+        pendingRecords = 0;
+        db.data.generation = (db.data.generation ?? 0) + 1;
+        const previous = journal;
+        journal = openSync(nextJournalPath, 'w');
+        journalBytes = 0;
+        writeHeader();
+        await db.write();
+        snapshotBytes = statSync(file).size;
+        renameSync(nextJournalPath, journalPath);
+        closeSync(previous);
+      } finally {
+        compacting = null;
+      }
+    })();
+    return compacting;
+  }
+
+  function writeHeader(): void {
+    const header = Buffer.from(`${JSON.stringify({ generation: db.data.generation ?? 0 })}\n`);
+    writeAll(journal, header);
+    journalBytes += header.length;
+  }
+
+  /** Applies a journal if it is not older than the snapshot; returns whether it was applied. */
+  function replay(at: string): boolean {
+    if (!existsSync(at)) return false;
+    const bytes = readFileSync(at);
     let end = bytes.indexOf(10);
     const header = end < 0 ? null : (parseLine(bytes.subarray(0, end)) as { generation?: number } | null);
-    if (header?.generation !== (db.data.generation ?? 0)) return restartJournal();
-    let valid = end + 1;
-    for (let start = valid; (end = bytes.indexOf(10, start)) >= 0; start = valid) {
+    if (header?.generation === undefined || header.generation < (db.data.generation ?? 0)) return false;
+    // A line cut short by a crash (no newline, or not JSON) was never acknowledged: it ends the journal.
+    for (let start = end + 1; (end = bytes.indexOf(10, start)) >= 0; start = end + 1) {
       const line = parseLine(bytes.subarray(start, end)) as { c: JournalChange[] } | null;
       if (!line) break;
       for (const change of line.c) apply(db.data, change);
-      valid = end + 1;
     }
-    ftruncateSync(journal, valid);
-    journalBytes = valid;
+    return true;
   }
 
   const run = (): Promise<void> => {
@@ -136,14 +155,23 @@ export function fileStore(path: string): Store {
         await db.read();
         normalizeState(db.data);
         snapshotBytes = existsSync(file) ? statSync(file).size : 0;
-        replay();
+        const replayed = replay(journalPath);
+        const interrupted = replay(nextJournalPath);
+        // A new data file exists from the start, where the user was told it is; a compaction cut short by a crash
+        // is done again. Otherwise the journal goes on where it ended, cut back to its last whole line.
+        if (snapshotBytes === 0 || interrupted || !replayed) {
+          journal = openSync(journalPath, 'a');
+          await compact();
+        } else {
+          journal = openSync(journalPath, 'a');
+          journalBytes = lastWholeLine(readFileSync(journalPath));
+          ftruncateSync(journal, journalBytes);
+        }
       } catch (error) {
         if (journal >= 0) closeSync(journal);
         releaseLock(lock);
         throw new Error(`cannot read ${file}: ${(error as Error).message}`);
       }
-      // A new data file exists from the start, where the user was told it is.
-      if (snapshotBytes === 0) await compact();
       return db.data;
     },
     changed(account, change) {
@@ -151,7 +179,10 @@ export function fileStore(path: string): Store {
       if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
       if ('all' in change) entry.all = true;
       else if ('header' in change) entry.header = true;
-      else entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
+      else {
+        entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
+        pendingRecords++;
+      }
     },
     save() {
       if (next) return next;
@@ -170,7 +201,7 @@ export function fileStore(path: string): Store {
       return next;
     },
     async close() {
-      while (writing || next) await (next ?? writing);
+      while (writing || next || compacting) await (next ?? writing ?? compacting);
       // A clean stop leaves the whole state in the data file alone.
       await compact();
       closeSync(journal);
@@ -178,7 +209,15 @@ export function fileStore(path: string): Store {
       releaseLock(lock);
     },
   };
+}
 
+/** The length of a journal up to its last whole line (what a crash may have left after it was never acknowledged). */
+function lastWholeLine(bytes: Buffer): number {
+  let valid = 0;
+  for (let end = bytes.indexOf(10); end >= 0 && parseLine(bytes.subarray(valid, end)) !== null; end = bytes.indexOf(10, valid)) {
+    valid = end + 1;
+  }
+  return valid;
 }
 
 function parseLine(bytes: Buffer): unknown {

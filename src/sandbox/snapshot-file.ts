@@ -1,0 +1,181 @@
+import { existsSync, statSync } from 'node:fs';
+import { open, readFile, rename } from 'node:fs/promises';
+import type { Adapter } from 'lowdb';
+import { TABLES, type SandboxState } from '../core/index.js';
+
+const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
+const HEAD = /^\{"version":(\d+),"generation":(\d+),"accounts":\{$/;
+const ACCOUNT = new RegExp(`^,?(${JSON_STRING}):(\\{.*)$`);
+const TABLE = new RegExp(`^,(${JSON_STRING}):\\{$`);
+const RECORD_START = new RegExp(`^,?${JSON_STRING}:`);
+/** Lines are gathered into writes of about this size. */
+const CHUNK = 1024 * 1024;
+
+/**
+ * A lowdb adapter for the snapshot: one JSON document, laid out one record per line. Written a record at a time
+ * (never one giant string, so there is no size limit and the event loop gets turns while a large state is
+ * written) into a temp file that is synced and renamed over the old one; read back whole while it is small
+ * enough to be one string, else a line at a time. The
+ * records are replaced whole, never edited in place, so the tables' entries taken when `write` is called are a
+ * consistent snapshot however long the writing takes. A file of another layout (edited by hand, say) is read
+ * whole as plain JSON.
+ */
+export class SnapshotFile implements Adapter<SandboxState> {
+  /** `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it. */
+  constructor(
+    private readonly file: string,
+    private readonly wholeBelow = 256 * 1024 * 1024,
+  ) {}
+
+  async read(): Promise<SandboxState | null> {
+    if (!existsSync(this.file)) return null;
+    if (statSync(this.file).size < this.wholeBelow) return JSON.parse(await readFile(this.file, 'utf8')) as SandboxState;
+    const reader = new LayoutReader();
+    let n = 0;
+    for await (const line of lines(this.file)) {
+      n++;
+      if (n === 1 && !HEAD.test(line)) return JSON.parse(await readFile(this.file, 'utf8')) as SandboxState;
+      if (!reader.take(line)) throw new Error(`the data file is damaged at line ${n}`);
+    }
+    return reader.result();
+  }
+
+  async write(state: SandboxState): Promise<void> {
+    const lines = layout(state); // taken now, before anything is awaited
+    const temp = `${this.file}.tmp`;
+    const handle = await open(temp, 'w');
+    try {
+      let chunk = '';
+      for (const line of lines) {
+        chunk += `${line}\n`;
+        if (chunk.length >= CHUNK) {
+          await handle.write(chunk);
+          chunk = '';
+        }
+      }
+      await handle.write(chunk);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, this.file);
+  }
+}
+
+/** The document's lines. The tables' entries are taken at once; each record is turned to JSON as it is reached. */
+function layout(state: SandboxState): Iterable<string> {
+  const accounts = Object.entries(state.accounts).map(([key, account]) => ({
+    key,
+    head: Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))),
+    tables: TABLES.map((table) => [table, Object.entries(account[table])] as const),
+  }));
+  return (function* () {
+    yield `{"version":${state.version},"generation":${state.generation ?? 0},"accounts":{`;
+    for (const [i, { key, head, tables }] of accounts.entries()) {
+      yield `${i ? ',' : ''}${json(key)}:${json(head).slice(0, -1)}`;
+      for (const [table, records] of tables) {
+        yield `,${JSON.stringify(table)}:{`;
+        for (const [j, [id, record]] of records.entries()) yield `${j ? ',' : ''}${json(id)}:${json(record)}`;
+        yield '}';
+      }
+      yield '}';
+    }
+    yield '}}';
+  })();
+}
+
+/** JSON on one line: U+2028 and U+2029, which JSON leaves raw but readline takes for line ends, are escaped. */
+const json = (value: unknown): string => JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+
+/** A table's lines are parsed together, as one JSON object, up to this many characters. */
+const TABLE_PARSE = 64 * 1024 * 1024;
+
+/** Reads the lines `layout` writes, one at a time. */
+class LayoutReader {
+  private state: SandboxState | null = null;
+  private account: Record<string, unknown> | null = null;
+  private table: { name: string; records: Record<string, unknown> | null; lines: string[]; size: number } | null = null;
+  private done = false;
+
+  /** Takes one line; false when it is not where the layout puts it. */
+  take(line: string): boolean {
+    if (this.done) return line === '';
+    if (!this.state) {
+      const head = HEAD.exec(line);
+      if (!head) return false;
+      this.state = { version: Number(head[1]) as 1, generation: Number(head[2]), accounts: {} };
+      return true;
+    }
+    if (this.table) {
+      if (line === '}') {
+        this.flush();
+        this.table = null;
+        return true;
+      }
+      if (!RECORD_START.test(line)) return false;
+      // Each line is `"id":{…}` (after the first, with a leading comma): joined, they make one object's members.
+      const member = this.table.lines.length === 0 && line.startsWith(',') ? line.slice(1) : line;
+      this.table.lines.push(member);
+      this.table.size += member.length;
+      if (this.table.size > TABLE_PARSE) this.flush();
+      return true;
+    }
+    if (this.account) {
+      if (line === '}') return !(this.account = null);
+      const table = TABLE.exec(line);
+      if (!table) return false;
+      this.table = { name: JSON.parse(table[1]!) as string, records: null, lines: [], size: 0 };
+      this.account[this.table.name] = {};
+      return true;
+    }
+    if (line === '}}') return (this.done = true);
+    const account = ACCOUNT.exec(line);
+    if (!account) return false;
+    this.account = JSON.parse(`${account[2]}}`) as Record<string, unknown>;
+    define(this.state.accounts, JSON.parse(account[1]!) as string, this.account);
+    return true;
+  }
+
+  /** Parses the gathered lines of the table at once (JSON.parse keeps "__proto__" an own key) and adds them. */
+  private flush(): void {
+    const table = this.table!;
+    if (table.lines.length === 0) return;
+    const records = JSON.parse(`{${table.lines.join('')}}`) as Record<string, unknown>;
+    if (table.records === null) table.records = this.account![table.name] = records;
+    else for (const id of Object.keys(records)) define(table.records, id, records[id]);
+    table.lines = [];
+    table.size = 0;
+  }
+
+  result(): SandboxState {
+    if (!this.done || !this.state) throw new Error('the data file ends early');
+    return this.state;
+  }
+}
+
+/** Sets a key as an own property, so "__proto__" is a key like any other. */
+const define = (target: object, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+
+/** The file's lines, read in large chunks and split on newline bytes (no line is ever the whole file). */
+async function* lines(file: string): AsyncGenerator<string> {
+  const handle = await open(file, 'r');
+  try {
+    let carry = Buffer.alloc(0);
+    const chunk = Buffer.alloc(16 * 1024 * 1024);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      const bytes = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      let start = 0;
+      for (let end = bytes.indexOf(10); end >= 0; end = bytes.indexOf(10, start)) {
+        yield bytes.toString('utf8', start, end);
+        start = end + 1;
+      }
+      carry = Buffer.from(bytes.subarray(start));
+    }
+    if (carry.length) yield carry.toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
