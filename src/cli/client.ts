@@ -1,4 +1,4 @@
-/** The CLI's only way to the sandbox: its HTTP API, through the global fetch (the server is the only writer). */
+/** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its data file). */
 
 /** Query parameters; undefined ones are left out, arrays are sent comma-separated. */
 export type Query = Record<string, unknown>;
@@ -27,27 +27,29 @@ export class ApiError extends Error {
   }
 }
 
+/** An answer: its status and its body as it streams in (a server-sent event stream never ends by itself). */
+export interface HttpResponse {
+  status: number;
+  body: AsyncIterable<Uint8Array>;
+}
+
 export function createClient(baseUrl: string, apiKey: string) {
   /** The raw response of a 2xx answer; any other answer throws what the API said. */
-  async function send(method: string, path: string, options: CallOptions = {}): Promise<Response> {
+  async function send(method: string, path: string, options: CallOptions = {}): Promise<HttpResponse> {
     const target = new URL(baseUrl + path);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) target.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
     }
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: HttpResponse;
     try {
-      response = await fetch(target, {
-        method,
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: options.signal,
-      });
+      response = await request(target, method, headers, body, options.signal);
     } catch (error) {
       throw unreachable(baseUrl, error);
     }
-    if (response.ok) return response;
+    if (response.status >= 200 && response.status < 300) return response;
     const envelope = await readJson(response);
     const fault = envelope?.error;
     if (!fault?.code) throw notASandbox(baseUrl, response);
@@ -68,9 +70,24 @@ export function createClient(baseUrl: string, apiKey: string) {
 
 export type Client = ReturnType<typeof createClient>;
 
-async function readJson(response: Response): Promise<any> {
+/**
+ * One request over node:http(s), which Node has loaded already: the global fetch would first load its own HTTP
+ * stack, and a one-shot command pays that (about 150 ms) every time it runs.
+ */
+async function request(target: URL, method: string, headers: Record<string, string>, body: string | undefined, signal?: AbortSignal) {
+  const { request: send } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const outgoing = send(target, { method, headers, signal }, (incoming) => resolve({ status: incoming.statusCode ?? 0, body: incoming }));
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+async function readJson(response: HttpResponse): Promise<any> {
+  const chunks: Uint8Array[] = [];
   try {
-    return await response.json();
+    for await (const chunk of response.body) chunks.push(chunk);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     return null;
   }
@@ -78,13 +95,13 @@ async function readJson(response: Response): Promise<any> {
 
 function unreachable(baseUrl: string, error: unknown): Error {
   if ((error as Error).name === 'AbortError') return error as Error;
-  const cause = (error as { cause?: { code?: string; errors?: { code?: string }[]; message?: string } }).cause;
+  const fault = error as Error & { code?: string; errors?: { code?: string }[] };
   // `localhost` may resolve to two addresses, refused one after the other: the codes come as an AggregateError.
-  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  const code = fault.code ?? fault.errors?.[0]?.code;
   // The code stays on the error: `ui` starts a sandbox when none listens.
   if (code === 'ECONNREFUSED') return Object.assign(new Error(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``), { code });
-  return new Error(`cannot reach ${baseUrl}: ${cause?.message ?? (error as Error).message}`);
+  return new Error(`cannot reach ${baseUrl}: ${fault.message || code}`);
 }
 
-const notASandbox = (baseUrl: string, response: Response) =>
+const notASandbox = (baseUrl: string, response: HttpResponse) =>
   new Error(`${baseUrl} answered HTTP ${response.status} without the sandbox's JSON envelope: is it a va-sandbox?`);

@@ -76,7 +76,7 @@ async function followAttempts(client: Client, out: Output, query: Query): Promis
     const list = await listDeliveries(client, query);
     if (!out.json) out.result(list, deliveriesPage);
     out.note('following delivery attempts (Ctrl-C to stop)');
-    for await (const message of serverSentEvents(response.body!)) {
+    for await (const message of serverSentEvents(response.body)) {
       if (message.event !== 'delivery') continue;
       const live = JSON.parse(message.data) as LiveDelivery;
       if (matches(query.status, live.delivery.status) && matches(query.eventType, live.delivery.eventType)) out.item(live, attemptLine);

@@ -23,7 +23,7 @@ export function followStream(client: Client, onMessage: (message: LiveMessage) =
       try {
         const response = await client.send('GET', '/sandbox/v1/stream', { signal: stopped.signal });
         onState('live');
-        for await (const message of serverSentEvents(response.body!)) onMessage(JSON.parse(message.data) as LiveMessage);
+        for await (const message of serverSentEvents(response.body)) onMessage(JSON.parse(message.data) as LiveMessage);
       } catch {
         // Down or gone: tried again below, unless stopped.
       }
