@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { mulberry32 as rng } from '../src/core/ids.js';
 import { api, spawnServer, useTmp, type Api } from './helpers.js';
 
 /**
@@ -11,17 +12,6 @@ import { api, spawnServer, useTmp, type Api } from './helpers.js';
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const ROUNDS = 5;
 const WRITERS = 32;
-
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Acked {
   /** Payment id -> its amount in cents and the cents of the transfers acknowledged to it. */

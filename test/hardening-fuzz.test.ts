@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../src/core/errors.js';
+import { mulberry32 } from '../src/core/ids.js';
 import { startServer, type RunningServer } from '../src/sandbox/server.js';
 import { api, useServer, useTmp } from './helpers.js';
 
@@ -17,19 +18,12 @@ const CONCURRENCY = 4;
 /** Callback URLs the fuzz may give: loopback ports where nothing listens, so no callback ever leaves the machine. */
 const DEAD_URLS = ['http://127.0.0.1:1/cb', 'http://localhost:1/hook', 'https://127.0.0.1:1/x?y=1', 'http://[::1]:1/'];
 
-// --- a seeded PRNG (mulberry32) ----------------------------------------------------------------------
+// --- a seeded PRNG ------------------------------------------------------------------------------------
 
 type Rng = ReturnType<typeof rng>;
 
 function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (max: number) => Math.floor(next() * max);
   return {
     next,

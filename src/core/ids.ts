@@ -5,16 +5,21 @@ export interface IdSource {
   int(max: number): number;
 }
 
-/** A seeded source (mulberry32) that gives the same ids for the same seed: for tests and replays. */
-export function seededIds(seed = 1): IdSource {
+/** A seeded PRNG (mulberry32): numbers in [0, 1), the same for the same seed. */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
-  const next = (): number => {
+  return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A seeded source that gives the same ids for the same seed: for tests and replays. */
+export function seededIds(seed = 1): IdSource {
+  const next = mulberry32(seed);
   const hex = (n: number) => Array.from({ length: n }, () => Math.floor(next() * 16).toString(16)).join('');
   return {
     int: (max) => Math.floor(next() * max),
