@@ -2,7 +2,7 @@ import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { SnapshotFile } from './snapshot-file.js';
-import { emptyState, normalizeAccount, normalizeState, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
+import { emptyState, normalizeAccount, normalizeState, TABLES, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
 
 /** Where the server keeps its state: `load` once, hear of each change, then `save` before every acknowledgement. */
 export interface Store {
@@ -177,7 +177,12 @@ export function fileStore(path: string): Store {
     changed(account, change) {
       let entry = pending.get(account);
       if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
-      if ('all' in change) entry.all = true;
+      if ('all' in change) {
+        entry.all = true;
+        // A whole account (an import) counts by its records: a large one goes into a snapshot, not one journal line.
+        const replaced = db.data.accounts[account];
+        for (const table of TABLES) pendingRecords += replaced ? Object.keys(replaced[table]).length : 0;
+      }
       else if ('header' in change) entry.header = true;
       else {
         entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
