@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/cli/client.js';
+import { SandboxApiError } from '../src/sandbox/api-client.js';
 import { Form, type FormSpec, type Values } from '../src/cli/ui/form.js';
 import { cancelForm, clientForm, clockForm, paymentForm, redeliverForm, transferForm } from '../src/cli/ui/forms.js';
 import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../src/core/schemas.js';
@@ -80,14 +80,14 @@ describe('new VA payment form', () => {
   });
 
   it('shows what the API refused: by field when it names one, whole otherwise', async () => {
-    const conflict = new ApiError(409, 'AMOUNT_LOCK_CONFLICT', 'An active amount-locked VA payment already waits for ARS 1500.00');
+    const conflict = new SandboxApiError(409, 'AMOUNT_LOCK_CONFLICT', 'An active amount-locked VA payment already waits for ARS 1500.00', []);
     const form = await useForm(paymentForm(), async () => {
       throw conflict;
     });
     await form.keys(...'1500', TAB, RIGHT, ENTER);
     await eventually(() => form.frame().includes('AMOUNT_LOCK_CONFLICT: An active amount-locked VA payment already waits'));
     const named = await useForm(paymentForm(), async () => {
-      throw new ApiError(400, 'VALIDATION_ERROR', 'Invalid request body', ['externalReference: must be at most 255 characters']);
+      throw new SandboxApiError(400, 'VALIDATION_ERROR', 'Invalid request body', ['externalReference: must be at most 255 characters']);
     });
     await named.keys(ENTER);
     await named.expectError('externalReference', 'must be at most 255 characters');

@@ -1,3 +1,6 @@
+import type { ErrorCode } from '../core/errors.js';
+import { SandboxApiError } from '../sandbox/api-client.js';
+
 /** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its data file). */
 
 /** Query parameters; undefined ones are left out, arrays are sent comma-separated. */
@@ -13,18 +16,6 @@ export interface CallOptions {
 export interface Envelope<T> {
   data: T;
   message?: string;
-}
-
-/** An error envelope of the API: shown as its code and message. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: string[] = [],
-  ) {
-    super(`${code}: ${message}`);
-  }
 }
 
 /** An answer: its status and its body as it streams in (a server-sent event stream never ends by itself). */
@@ -53,7 +44,7 @@ export function createClient(baseUrl: string, apiKey: string) {
     const envelope = await readJson(response);
     const fault = envelope?.error;
     if (!fault?.code) throw notASandbox(baseUrl, response);
-    throw new ApiError(response.status, fault.code, fault.message ?? '', fault.details ?? []);
+    throw new SandboxApiError(response.status, fault.code as ErrorCode, fault.message ?? '', fault.details ?? []);
   }
 
   return {

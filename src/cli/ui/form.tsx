@@ -2,7 +2,8 @@ import { Box, Text, type Key } from 'ink';
 import { useReducer, useRef, useState } from 'react';
 import type { z } from 'zod';
 import { issuesToDetails } from '../../core/schemas.js';
-import { ApiError, type Client } from '../client.js';
+import { SandboxApiError } from '../../sandbox/api-client.js';
+import type { Client } from '../client.js';
 import { pad, paint } from '../render.js';
 import { useKeys } from './keys.js';
 
@@ -84,7 +85,7 @@ export interface FormProps {
   sticky?: Values;
   width: number;
   rows: number;
-  /** Sends the body; an ApiError it throws is shown on the form, by field where the API names one. */
+  /** Sends the body; an API error it throws is shown on the form, by field where the API names one. */
   onSubmit(body: Record<string, unknown>, values: Values): Promise<void>;
   onCancel(): void;
 }
@@ -110,7 +111,7 @@ export function Form({ spec, sticky = {}, width, rows, onSubmit, onCancel }: For
     setBusy(true);
     onSubmit(result.body, state.current.values).catch((error: Error) => {
       setBusy(false);
-      const details = error instanceof ApiError ? error.details : [];
+      const details = error instanceof SandboxApiError ? error.details : [];
       const byField = errorsOf(details, spec.fields);
       // An error that names no field of the form (a conflict, a state) is said whole.
       setErrors(Object.keys(byField).some((name) => name !== '') ? byField : { '': error.message });
