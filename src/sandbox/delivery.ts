@@ -65,27 +65,22 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
 
   return {
     /** Starts every due attempt there is room for. */
-    pump(): void {
-      if (closed) return;
-      for (const account of accounts()) {
-        const now = account.nowMs();
-        for (const { delivery, event, headers } of account.sendableDeliveries(flightOf(account))) {
-          if (running >= options.concurrency) return;
-          if (delivery.nextAttemptAt === null || ms(delivery.nextAttemptAt) > now) continue;
-          void attempt(account, delivery.id, delivery.url!, headers, JSON.stringify(event.body));
-        }
-      }
-    },
-    /** The real time of the next attempt that is waiting only for its time, or null. */
-    nextAt(): number | null {
-      if (running >= options.concurrency) return null; // a finishing attempt pumps again
+    /**
+     * Starts every due attempt there is room for, in one pass that also finds the real time of the next attempt
+     * waiting only for its time (null when none, or when every slot is taken: a finishing attempt pumps again).
+     */
+    pump(): number | null {
+      if (closed) return null;
       let next: number | null = null;
       for (const account of accounts()) {
-        const offset = account.nowMs() - options.now();
-        for (const { delivery } of account.sendableDeliveries(flightOf(account))) {
+        const now = account.nowMs();
+        const offset = now - options.now();
+        for (const { delivery, event, headers } of account.sendableDeliveries(flightOf(account))) {
+          if (running >= options.concurrency) return null;
           if (delivery.nextAttemptAt === null) continue;
-          const at = ms(delivery.nextAttemptAt) - offset;
-          if (next === null || at < next) next = at;
+          const at = ms(delivery.nextAttemptAt);
+          if (at <= now) void attempt(account, delivery.id, delivery.url!, headers, JSON.stringify(event.body));
+          else if (next === null || at - offset < next) next = at - offset;
         }
       }
       return next;

@@ -56,12 +56,12 @@ export async function createRuntime(options: RuntimeOptions) {
   async function commit(): Promise<void> {
     await options.store.save();
     if (closed) return;
-    deliverer.pump();
-    schedule();
+    schedule(deliverer.pump());
   }
 
-  function schedule(): void {
-    let next = deliverer.nextAt();
+  /** Sets the timer for the next expiry, delayed CVU or retry (`nextDelivery`, real time, from the deliverer). */
+  function schedule(nextDelivery: number | null): void {
+    let next = nextDelivery;
     for (const account of sandbox.accounts()) {
       const due = account.nextDueAt();
       if (due !== null) {
@@ -85,8 +85,7 @@ export async function createRuntime(options: RuntimeOptions) {
     for (const account of sandbox.accounts()) changed = account.runDue() || changed;
     if (changed) commit().catch((error: Error) => log(`saving state failed: ${error.message}`));
     else {
-      deliverer.pump();
-      schedule();
+      schedule(deliverer.pump());
     }
   }
 
