@@ -1,5 +1,5 @@
 import { http, type HttpHandler } from 'msw';
-import { defaultDeliveryPolicy, type WallClock } from './core/index.js';
+import type { WallClock } from './core/index.js';
 import { createApp, type AppOptions } from './sandbox/app.js';
 import type { AttemptResult, Transport } from './sandbox/delivery.js';
 import { memoryStore } from './sandbox/persistence.js';
@@ -47,7 +47,7 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
   const ready = createRuntime({
     store: memoryStore(),
     clock: options.clock,
-    policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
+    retryDelays: options.retryDelays,
     strictTaxId: options.strictTaxId,
     transport: options.onCallback && toTransport(options.onCallback),
   }).then((runtime) => ({ runtime, app: createApp(runtime, options) }));

@@ -1,5 +1,5 @@
 import { randomUUID, randomInt } from 'node:crypto';
-import { createSandbox, defaultDeliveryPolicy, type DeliveryPolicy, type IdSource, type WallClock } from '../core/index.js';
+import { createSandbox, defaultDeliveryPolicy, type IdSource, type WallClock } from '../core/index.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import type { Store } from './persistence.js';
 
@@ -7,7 +7,8 @@ export interface RuntimeOptions {
   store: Store;
   clock?: WallClock;
   ids?: IdSource;
-  policy?: DeliveryPolicy;
+  /** Sandbox seconds before each callback retry (default 5, 25). */
+  retryDelays?: number[];
   /** Per-attempt callback timeout, in ms. */
   callbackTimeoutMs?: number;
   /** Callbacks go here instead of over HTTP (the msw handlers' `onCallback`). */
@@ -35,7 +36,7 @@ export async function createRuntime(options: RuntimeOptions) {
     state,
     clock,
     ids: options.ids ?? systemIds,
-    policy: options.policy ?? defaultDeliveryPolicy,
+    policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
     onChange: (account, change) => options.store.changed(account, change),
   });

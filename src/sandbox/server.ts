@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
-import { defaultDeliveryPolicy, iso, SandboxError } from '../core/index.js';
+import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './persistence.js';
@@ -32,7 +32,7 @@ export async function startServer(options: ServerOptions = {}) {
     store,
     clock: options.clock,
     ids: options.ids,
-    policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
+    retryDelays: options.retryDelays,
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
     log: options.log,

@@ -3,7 +3,7 @@ import { Box, Text, useApp } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import type { DeliveryDetail } from '../commands/deliveries.js';
 import { pathTo } from '../context.js';
-import { pad, paint } from '../render.js';
+import { paint } from '../render.js';
 import { ClientsPane } from './clients-pane.js';
 import { dataPathOf, type Connection } from './connect.js';
 import { DeliveryView } from './delivery-view.js';
