@@ -49,9 +49,10 @@ export function generateAlias(ids: IdSource, taken: (alias: string) => boolean, 
   }
   const pick = () => WORDS[ids.int(WORDS.length)]!;
   for (let attempt = 0; ; attempt++) {
-    // Three words while they are plentiful; then two words and four digits, which never run out.
+    // Three words while they are plentiful (46,656 of them: once most are lent, a few tries, not many); then two
+    // words and four digits, which never run out.
     const candidate =
-      attempt < 20 ? `${pick()}.${pick()}.${pick()}` : `${pick()}.${pick()}.${String(ids.int(10_000)).padStart(4, '0')}`;
+      attempt < 3 ? `${pick()}.${pick()}.${pick()}` : `${pick()}.${pick()}.${String(ids.int(10_000)).padStart(4, '0')}`;
     if (candidate.length <= 20 && !taken(candidate)) return candidate;
   }
 }

@@ -10,7 +10,7 @@ export interface Store {
   load(): Promise<SandboxState>;
   /** A change to the state since the last save (the core reports every one). */
   changed(account: string, change: StateChange): void;
-  /** Resolves once the state as it is now is on disk. Calls made during a write share the next one. */
+  /** Resolves once the state as it is now is on disk. Calls made in one turn of the event loop, or during a write, share one. */
   save(): Promise<void>;
   close(): Promise<void>;
   /** How many times the files were written: concurrent saves share writes. */
@@ -52,6 +52,7 @@ export function fileStore(path: string): Store {
   let compacting: Promise<void> | null = null;
   let writing: Promise<void> | null = null;
   let next: Promise<void> | null = null;
+  let batch: Promise<void> | null = null;
   let writes = 0;
 
   /** One line with every change since the last one, values read now (records are replaced whole, never edited). */
@@ -143,6 +144,23 @@ export function fileStore(path: string): Store {
     return writing;
   };
 
+  /** Writes what changed now, or right after the write already on its way (everything changed since shares it). */
+  function saveNow(): Promise<void> {
+    if (next) return next;
+    if (!writing) return run();
+    next = writing.then(
+      () => {
+        next = null;
+        return run();
+      },
+      () => {
+        next = null;
+        return run();
+      },
+    );
+    return next;
+  }
+
   return {
     path: file,
     get writes() {
@@ -190,23 +208,16 @@ export function fileStore(path: string): Store {
       }
     },
     save() {
-      if (next) return next;
-      if (!writing) return run();
-      // A write is on its way with older changes: everything changed since goes in a single next write.
-      next = writing.then(
-        () => {
-          next = null;
-          return run();
-        },
-        () => {
-          next = null;
-          return run();
-        },
-      );
-      return next;
+      // Group commit: every save asked for in this turn of the event loop (the requests read together) shares one
+      // journal write at its end, instead of a write and a syscall each.
+      batch ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        batch = null;
+        return saveNow();
+      });
+      return batch;
     },
     async close() {
-      while (writing || next || compacting) await (next ?? writing ?? compacting);
+      while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting);
       // A clean stop leaves the whole state in the data file alone.
       await compact();
       closeSync(journal);

@@ -23,6 +23,12 @@ export interface ServerOptions extends AppOptions {
   ids?: IdSource;
   log?: (line: string) => void;
   version?: string;
+  /**
+   * Let @hono/node-server put its lighter Request and Response in place of the global ones, so an answer is
+   * written without building a fetch Response and its stream. It changes globals, so only a process the server
+   * owns (`va-sandbox start`) asks for it, never a test suite that embeds the sandbox.
+   */
+  ownsProcess?: boolean;
 }
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
@@ -39,7 +45,7 @@ export async function startServer(options: ServerOptions = {}) {
     version: options.version,
   });
   const app = createApp(runtime, options);
-  const server = httpServer(app.fetch, () => iso(runtime.sandbox.clock.now()));
+  const server = httpServer(app.fetch, () => iso(runtime.sandbox.clock.now()), options.ownsProcess ?? false);
   const host = options.host ?? DEFAULT_HOST;
   try {
     await new Promise<void>((resolve, reject) => {
@@ -80,10 +86,10 @@ export type RunningServer = Awaited<ReturnType<typeof startServer>>;
  * that cannot become a fetch Request (no Host, a target that is not a path), never reaches the app: it is
  * answered here, in the same error envelope, instead of Node's bare `400 Bad Request`.
  */
-function httpServer(fetch: (request: Request) => Response | Promise<Response>, now: () => string) {
+function httpServer(fetch: (request: Request) => Response | Promise<Response>, now: () => string, overrideGlobalObjects: boolean) {
   let current: IncomingMessage | null = null;
   const listener = getRequestListener(fetch, {
-    overrideGlobalObjects: false,
+    overrideGlobalObjects,
     // Called while `listener` still runs synchronously for `current`, when it cannot build the Request.
     errorHandler: (error) => {
       const body = errorEnvelope(malformed((error as Error).message), pathOf(current?.url), now());
@@ -96,6 +102,10 @@ function httpServer(fetch: (request: Request) => Response | Promise<Response>, n
     void listener(req, res);
     current = null;
   });
+  // A client that sends its request and then closes its side (half-close) still gets the answer: Node's default
+  // ends the connection at once, dropping a response that waits for the journal write. (Long-standing, if
+  // untyped, switch of Node's HTTP server.)
+  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';

@@ -25,8 +25,16 @@ export function liveStream(runtime: Runtime) {
       heartbeat.unref();
       // A first comment sends the headers at once, so a client knows it is subscribed.
       send(': connected\n\n');
-      // The server's close() destroys every connection, which aborts the stream too.
-      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      // The server's close() destroys every connection, which aborts the stream too. A client that goes away
+      // closes its side: the Node server keeps half-closed connections open for their answer, so that ends it here.
+      const socket = c.env?.incoming?.socket;
+      let gone = () => {};
+      await new Promise<void>((resolve) => {
+        gone = resolve;
+        stream.onAbort(resolve);
+        socket?.once('end', resolve);
+      });
+      socket?.off('end', gone);
       clearInterval(heartbeat);
       unsubscribe();
     });

@@ -42,6 +42,7 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         log: (line) => process.stderr.write(`${line}\n`),
         version,
+        ownsProcess: true,
       });
       const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
       process.stdout.write(
