@@ -38,6 +38,8 @@ const API_RUN = { c1: { count: 2_000, seconds: 8 }, c32: { count: 6_000, seconds
 const SLOW_SECONDS = 20;
 const WARMUP = { count: 20, seconds: 3 };
 const CALLBACKS = { receivers: 50, latencyTransfers: 200, latencySeconds: 40, sustainedTransfers: 1_000, sustainedSeconds: 90 };
+/** A backlog: this many callbacks failing (HTTP 500) and waiting to retry, while creates are measured at 1 conn. */
+const BACKLOG = { deliveries: 5_000, creates: 1_000, seconds: 20 };
 const COLD = { quick: 9, start: 5, startLoaded: 3 };
 const PART4 = { chunk: 10_000, writes: 200, writeSeconds: 20 };
 
@@ -313,6 +315,36 @@ async function callbackRuns() {
   row('2', `sustained callbacks/s to ${rx.list.length} receivers (${sent.length} transfers at 32 conn, 2 callbacks each)`, `${fmt.rps(perSecond)} callbacks/s (${arrived.length} of ${expected}${complete ? '' : ', INCOMPLETE'}; transfers ${fmt.rps(run.rps)} req/s)`, 'json-server: no callbacks');
   row('2', `transfer → cash_in_received during that run`, `p50 ${fmt.ms(percentile(underLoad, 0.5))} · p99 ${fmt.ms(percentile(underLoad, 0.99))} ms (n=${underLoad.length})`, 'json-server: no callbacks');
   await stop(child);
+  await backlogRun();
+}
+
+/** The API beside a backlog: callbacks to a receiver that answers 500, each waiting a minute to retry. */
+async function backlogRun() {
+  log('callbacks: backlog run');
+  let attempts = 0;
+  const failing = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => (attempts++, res.writeHead(500).end('down')));
+  });
+  await new Promise((done) => failing.listen(0, '127.0.0.1', done));
+  const hook = `http://127.0.0.1:${failing.address().port}/hook`;
+  const { child, origin } = await launch('ours', join(work, 'backlog'), ['--retry-delays', '60,60']);
+  try {
+    const create = (body) => () => ({ method: 'POST', path: '/api/v1/va-payments', headers, body });
+    await load(origin, { concurrency: 8, count: BACKLOG.deliveries, seconds: 60, make: create(JSON.stringify({ ...BODY, callbackUrl: hook })) });
+    for (const deadline = performance.now() + 60_000; attempts < BACKLOG.deliveries && performance.now() < deadline; ) await sleep(50);
+    const run = await load(origin, {
+      concurrency: 1,
+      count: BACKLOG.creates,
+      seconds: BACKLOG.seconds,
+      make: create(BODY_TEXT),
+    });
+    row('2', `POST create, 1 conn, beside ${fmt.int(attempts)} callbacks failed (HTTP 500) and waiting to retry`, runCell(run), 'json-server: no callbacks');
+  } finally {
+    await stop(child);
+    failing.closeAllConnections();
+    failing.close();
+  }
 }
 
 // --- 3. cold start ---------------------------------------------------------------------------------
@@ -441,7 +473,7 @@ function print(minutes) {
     `machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${fmt.mb(totalmem()).replace(' MiB', '')} MiB RAM, Node ${process.version}, ${process.platform}; loopback only`,
     `servers: va-sandbox (built CLI, \`start --data\`, file-backed) and json-server ${jsonServerVersion()} (\`json-server db.json --quiet\`: with --watch it reloads on its own writes and resets connections under write load), each a child process; json-server answers a write before it reaches the file, va-sandbox after; load from this process (undici Pool, keep-alive)`,
     `part 1: per run at most ${fmt.int(API_RUN.c1.count)} requests / ${API_RUN.c1.seconds} s at 1 conn, ${fmt.int(API_RUN.c32.count)} / ${API_RUN.c32.seconds} s at 32 conn, (POSTs with ${fmt.int(RECORDS)} records: ${SLOW_SECONDS} s), after ${WARMUP.count} warm-up requests; body ${BODY_TEXT}; "0 records": GETs read what the POST runs made`,
-    `part 2: ${CALLBACKS.receivers} receivers answering 200; ${CALLBACKS.latencyTransfers} sequential transfers (≤ ${CALLBACKS.latencySeconds} s), then ${fmt.int(CALLBACKS.sustainedTransfers)} transfers at 32 conn (≤ ${CALLBACKS.sustainedSeconds} s)`,
+    `part 2: ${CALLBACKS.receivers} receivers answering 200; ${CALLBACKS.latencyTransfers} sequential transfers (≤ ${CALLBACKS.latencySeconds} s), then ${fmt.int(CALLBACKS.sustainedTransfers)} transfers at 32 conn (≤ ${CALLBACKS.sustainedSeconds} s); then a fresh server with ${fmt.int(BACKLOG.deliveries)} callbacks failing (--retry-delays 60,60) and ${fmt.int(BACKLOG.creates)} creates (≤ ${BACKLOG.seconds} s)`,
     `seeding: va-sandbox through its core in a child process (bench/seed.js), json-server by writing db.json; total ${minutes} min`,
     '',
     table(['part', 'figure', 'va-sandbox', 'json-server / baseline', 'ratio', 'target', 'result'], rows),

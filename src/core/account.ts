@@ -107,7 +107,10 @@ export class Account {
   private active = new Set<string>();
   private eventsBySource = new Map<string, string[]>();
   private deliveriesByEvent = new Map<string, string[]>();
-  private open = new Set<string>();
+  /** Open deliveries before their first attempt, in the order they were raised (the order rule's queue). */
+  private firstAttempts = new Set<string>();
+  /** Deliveries waiting to retry, by when (the account's clock), so a backlog is never scanned to find what is due. */
+  private retries = new DueQueue();
   private clientIndex = new clients.ClientIndex();
   private due = new DueQueue();
   /** Pool CVUs by CVU and upper-case alias, and the free ones, released longest ago first. */
@@ -133,7 +136,8 @@ export class Account {
     this.active.clear();
     this.eventsBySource.clear();
     this.deliveriesByEvent.clear();
-    this.open.clear();
+    this.firstAttempts.clear();
+    this.retries.clear();
     this.due.clear();
     this.poolByAddress.clear();
     this.amountLocks.clear();
@@ -192,8 +196,9 @@ export class Account {
   }
 
   private trackOpen(delivery: Delivery): void {
-    if (isOpen(delivery)) this.open.add(delivery.id);
-    else this.open.delete(delivery.id);
+    if (isOpen(delivery) && delivery.attempts.length === 0) this.firstAttempts.add(delivery.id);
+    else this.firstAttempts.delete(delivery.id);
+    if (delivery.status === 'retrying' && delivery.nextAttemptAt !== null) this.retries.push(ms(delivery.nextAttemptAt), delivery.id);
   }
 
   // --- clock -------------------------------------------------------------------------------------
@@ -768,22 +773,44 @@ export class Account {
   }
 
   /**
-   * The open deliveries that may be attempted once their time comes, oldest first. A first attempt waits until
-   * every earlier event of the same VA payment or client has had its first attempt, so receivers see them in order.
+   * The deliveries to attempt now: first attempts in the order they were raised, then retries whose time has come.
+   * A first attempt waits until every earlier event of the same VA payment or client has had its first attempt, so
+   * receivers see them in order. A generator: the deliverer stops reading once its slots are full, so a backlog to
+   * a dead receiver costs nothing while every slot waits on it; a retry is taken off its queue once read past.
    */
-  sendableDeliveries(inFlight: ReadonlySet<string>): { delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }[] {
+  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<{ delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }> {
     const blocked = new Set<string>();
-    const sendable: { delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }[] = [];
-    for (const id of this.open) {
+    for (const id of this.firstAttempts) {
       const delivery = this.state.deliveries[id]!;
       const event = this.state.events[delivery.eventId]!;
       const source = event.vaPaymentId ?? event.clientId ?? event.id;
-      const firstAttempt = delivery.attempts.length === 0;
-      const waiting = firstAttempt && blocked.has(source);
-      if (firstAttempt) blocked.add(source);
-      if (!waiting && !inFlight.has(id)) sendable.push({ delivery, event, headers: callbackHeaders(event) });
+      const waiting = blocked.has(source);
+      blocked.add(source);
+      if (!waiting && !inFlight.has(id)) yield { delivery, event, headers: callbackHeaders(event) };
     }
-    return sendable;
+    const now = this.nowMs();
+    for (let item = this.nextRetry(inFlight); item && item.at <= now; item = this.nextRetry(inFlight)) {
+      const delivery = this.state.deliveries[item.key]!;
+      const event = this.state.events[delivery.eventId]!;
+      yield { delivery, event, headers: callbackHeaders(event) };
+      this.retries.pop();
+    }
+  }
+
+  /** When the next retry is due (the account's clock), or null. */
+  nextRetryAt(inFlight: ReadonlySet<string>): number | null {
+    return this.nextRetry(inFlight)?.at ?? null;
+  }
+
+  /** The queue's first retry still waiting as queued (entries left by a later attempt or a reset are dropped). */
+  private nextRetry(inFlight: ReadonlySet<string>): { at: number; key: string } | undefined {
+    for (let item = this.retries.peek(); item; item = this.retries.peek()) {
+      const delivery = this.state.deliveries[item.key];
+      const queued = delivery?.status === 'retrying' && delivery.nextAttemptAt !== null && ms(delivery.nextAttemptAt) === item.at;
+      if (queued && !inFlight.has(item.key)) return item;
+      this.retries.pop();
+    }
+    return undefined;
   }
 
   /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */

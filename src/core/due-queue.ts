@@ -1,10 +1,12 @@
 /**
  * What falls due by an account's clock (expiries, delayed CVUs, old idempotency keys), ordered by time: a binary
  * min-heap, so finding and taking the next item costs O(log n) however many payments wait. Items are never removed
- * early; whoever takes one checks it is still due (a cancelled payment's expiry is simply skipped).
+ * early; whoever takes one checks it is still due (a cancelled payment's expiry is simply skipped). Items due at
+ * the same time come out in the order they were put in.
  */
 export class DueQueue {
-  private heap: { at: number; key: string }[] = [];
+  private heap: { at: number; key: string; n: number }[] = [];
+  private pushed = 0;
 
   clear(): void {
     this.heap = [];
@@ -12,11 +14,11 @@ export class DueQueue {
 
   push(at: number, key: string): void {
     const heap = this.heap;
-    heap.push({ at, key });
+    heap.push({ at, key, n: this.pushed++ });
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (heap[parent]!.at <= heap[i]!.at) break;
+      if (!before(heap[i]!, heap[parent]!)) break;
       [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
       i = parent;
     }
@@ -37,8 +39,8 @@ export class DueQueue {
         const left = 2 * i + 1;
         const right = left + 1;
         let smallest = i;
-        if (left < heap.length && heap[left]!.at < heap[smallest]!.at) smallest = left;
-        if (right < heap.length && heap[right]!.at < heap[smallest]!.at) smallest = right;
+        if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left;
+        if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right;
         if (smallest === i) break;
         [heap[smallest], heap[i]] = [heap[i]!, heap[smallest]!];
         i = smallest;
@@ -47,3 +49,5 @@ export class DueQueue {
     return top;
   }
 }
+
+const before = (a: { at: number; n: number }, b: { at: number; n: number }): boolean => a.at < b.at || (a.at === b.at && a.n < b.n);

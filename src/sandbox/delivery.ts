@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { ms, type Account, type Attempt, type AttemptError } from '../core/index.js';
+import type { Account, Attempt, AttemptError } from '../core/index.js';
 
 export interface DelivererOptions {
   /** Per-attempt timeout, in milliseconds of real time. */
@@ -64,24 +64,23 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
   }
 
   return {
-    /** Starts every due attempt there is room for. */
     /**
-     * Starts every due attempt there is room for, in one pass that also finds the real time of the next attempt
-     * waiting only for its time (null when none, or when every slot is taken: a finishing attempt pumps again).
+     * Starts every due attempt there is room for, and tells the real time of the next retry (null when none, or
+     * when every slot is taken: a finishing attempt pumps again).
      */
     pump(): number | null {
       if (closed) return null;
       let next: number | null = null;
       for (const account of accounts()) {
-        const now = account.nowMs();
-        const offset = now - options.now();
-        for (const { delivery, event, headers } of account.sendableDeliveries(flightOf(account))) {
+        const flight = flightOf(account);
+        for (const { delivery, event, headers } of account.dueDeliveries(flight)) {
           if (running >= options.concurrency) return null;
-          if (delivery.nextAttemptAt === null) continue;
-          const at = ms(delivery.nextAttemptAt);
-          if (at <= now) void attempt(account, delivery.id, delivery.url!, headers, JSON.stringify(event.body));
-          else if (next === null || at - offset < next) next = at - offset;
+          void attempt(account, delivery.id, delivery.url!, headers, JSON.stringify(event.body));
         }
+        const at = account.nextRetryAt(flight);
+        if (at === null) continue;
+        const wall = at - (account.nowMs() - options.now()); // the account's clock may run ahead of real time
+        if (next === null || wall < next) next = wall;
       }
       return next;
     },
