@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { Account, Attempt, AttemptError } from '../core/index.js';
 
 export interface DelivererOptions {
@@ -26,14 +26,20 @@ const KEEP_LIMIT = 2 * 1024;
  * hanging or huge receiver never slows the API. The core decides what is due and what an attempt means.
  */
 export function createDeliverer(accounts: () => Account[], options: DelivererOptions) {
-  // Each phase gets the attempt's timeout too: undici's own 10 s defaults would cut a longer --callback-timeout.
-  const agent = new Agent({
-    connections: 8,
-    pipelining: 0,
-    connectTimeout: options.timeoutMs,
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-  });
+  // undici is loaded for the first callback, not at start, where it would be a quarter of the start-up time.
+  let http: Promise<Http> | null = null;
+  const client = (): Promise<Http> =>
+    (http ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      // Each phase gets the attempt's timeout too: undici's own 10 s defaults would cut a longer --callback-timeout.
+      agent: new Agent({
+        connections: 8,
+        pipelining: 0,
+        connectTimeout: options.timeoutMs,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      }),
+    })));
   const inFlight = new Map<string, Set<string>>();
   let running = 0;
   let closed = false;
@@ -51,7 +57,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     try {
       const startedAt = account.now();
       const started = performance.now();
-      const result = options.transport ? await options.transport({ url, headers, body }) : await send(agent, url, headers, body, options.timeoutMs);
+      const result = options.transport ? await options.transport({ url, headers, body }) : await send(await client(), url, headers, body, options.timeoutMs);
       if (closed) return;
       account.recordAttempt(deliveryId, { startedAt, durationMs: Math.round(performance.now() - started), ...result });
     } catch (error) {
@@ -87,7 +93,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     inFlight: () => running,
     async close(): Promise<void> {
       closed = true;
-      await agent.destroy();
+      if (http) await (await http).agent.destroy();
     },
   };
 }
@@ -96,8 +102,13 @@ export type Deliverer = ReturnType<typeof createDeliverer>;
 
 export type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'error' | 'errorMessage'>;
 
+interface Http {
+  request: typeof import('undici').request;
+  agent: Agent;
+}
+
 /** One POST: 2xx is success, a redirect is a failure (not followed), at most 64 KiB of the answer is read. */
-async function send(agent: Agent, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
+async function send({ request, agent }: Http, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
   try {
     const response = await request(url, {
       method: 'POST',
