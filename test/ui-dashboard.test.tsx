@@ -19,15 +19,18 @@ afterEach(() => {
  * The dashboard on a fake 100x24 terminal, on a fresh account of a real server. `calls` lists every API request
  * it made (method, path and query): the live stream is read with `send`, and is not among them.
  */
-function useDashboard() {
+function useDashboard(delayMs: (call: string) => number = () => 0) {
   const key = `sk_ui_dashboard_${++n}`;
   const inner = createClient(server.url, key);
   const calls: string[] = [];
   const client: Client = {
     ...inner,
-    call<T>(method: string, path: string, options?: CallOptions) {
+    async call<T>(method: string, path: string, options?: CallOptions) {
       const query = new URLSearchParams(Object.entries(options?.query ?? {}).map(([name, value]): [string, string] => [name, String(value)])).toString();
-      calls.push(`${method} ${path}${query ? `?${query}` : ''}`);
+      const call = `${method} ${path}${query ? `?${query}` : ''}`;
+      calls.push(call);
+      const delay = delayMs(call);
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       return inner.call<T>(method, path, options);
     },
   };
@@ -72,6 +75,21 @@ describe('va-sandbox ui: the dashboard', () => {
     expect(frame).toMatch(/transfer of ARS 1500\.00 to SANDBOX\.HUB\.COBROS: credited/);
     const got = await receiver.waitFor(3, (r) => r.url === '/keys');
     expect(got.map((r) => r.body.eventType)).toEqual(['created', 'cash_in_received', 'succeeded']);
+  });
+
+  it('t right after a create acts on the new payment even while the list is still being read again', async () => {
+    let slowLists = false;
+    const { keys, screen } = useDashboard((call) => (slowLists && call.startsWith('GET /api/v1/va-payments?') ? 3000 : 0));
+    await screen('no VA payments yet');
+    await keys('n');
+    await screen('New VA payment');
+    slowLists = true;
+    await keys(...'700', KEY.tab, KEY.right, KEY.enter);
+    await screen(/VA payment created: transfer ARS 700\.00 to SANDBOX\.HUB\.COBROS/);
+    await keys('t');
+    const frame = await screen(/> to +SANDBOX\.HUB\.COBROS/);
+    expect(frame).toMatch(/total +700/);
+    expect(frame).toMatch(/VA payment [0-9a-f-]{36} \(waiting\)/);
   });
 
   it('creates a client and credits it, cancels a VA payment, and advances the clock past an expiry', async () => {

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { Box, Text, useApp } from 'ink';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import type { VaPaymentView } from '../../core/views.js';
 import type { DeliveryDetail } from '../commands/deliveries.js';
 import { pathTo } from '../context.js';
 import { paint } from '../render.js';
@@ -107,7 +108,13 @@ export function Dashboard({ connection, logs }: DashboardProps) {
     }));
   }, [payments?.total, clients?.total]);
 
-  const payment = payments?.items[selected.payments - payments.offset];
+  // A payment just made is the newest, so the selected first row, even before the list is read again: the
+  // note says "t does it", and a quick `t` must not find the list of a moment ago.
+  const [created, setCreated] = useState<VaPaymentView | null>(null);
+  useEffect(() => {
+    if (created && payments?.items.some((p) => p.id === created.id)) setCreated(null);
+  }, [payments, created]);
+  const payment = created && selected.payments === 0 ? created : payments?.items[selected.payments - payments.offset];
   const clientRow = clients?.items[selected.clients - clients.offset];
 
   // The feed's window: the newest lines while following, else the lines around the selected one.
@@ -157,7 +164,7 @@ export function Dashboard({ connection, logs }: DashboardProps) {
       else if (key.home || input === 'g') move(-Infinity);
       else if (key.end || input === 'G') move(Infinity);
       // What was just created is the newest: it gets selected, so the next key acts on it.
-      else if (input === 'n') setMode({ kind: 'form', spec: paymentForm(), then: () => setSelected((now) => ({ ...now, payments: 0 })) });
+      else if (input === 'n') setMode({ kind: 'form', spec: paymentForm(setCreated), then: () => setSelected((now) => ({ ...now, payments: 0 })) });
       else if (input === 'c') setMode({ kind: 'form', spec: clientForm(), then: () => setSelected((now) => ({ ...now, clients: 0 })) });
       else if (input === 't') setMode({ kind: 'form', spec: transferForm(transferTarget()) });
       else if (input === 'a') setMode({ kind: 'form', spec: clockForm() });

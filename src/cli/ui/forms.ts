@@ -16,7 +16,8 @@ const number = (text: string): unknown => {
 
 const PAYMENTS = '/api/v1/va-payments';
 
-export function paymentForm(): FormSpec {
+/** `onCreated` hears of the payment made, before the list is read again. */
+export function paymentForm(onCreated?: (payment: VaPaymentView) => void): FormSpec {
   return {
     title: 'New VA payment',
     fields: [
@@ -31,6 +32,7 @@ export function paymentForm(): FormSpec {
     verb: 'create',
     async submit(client, body) {
       const { data } = await client.call<VaPaymentView>('POST', PAYMENTS, { body });
+      onCreated?.(data);
       return `VA payment created: transfer ${data.amount === null ? 'any amount' : ars(data.amount)} to ${data.alias} (t does it)`;
     },
   };
