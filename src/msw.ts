@@ -24,6 +24,8 @@ export interface SandboxHandlersOptions extends AppOptions {
    * does not intercept.
    */
   onCallback?: (callback: Callback) => number | void | Promise<number | void>;
+  /** Milliseconds an attempt may take (`onCallback` settling, or the HTTP exchange) before it is a timeout; default 10,000. */
+  callbackTimeoutMs?: number;
   /** Sandbox seconds before each callback retry (default 5, 25). */
   retryDelays?: number[];
   clock?: WallClock;
@@ -48,6 +50,7 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
     store: memoryStore(),
     clock: options.clock,
     retryDelays: options.retryDelays,
+    callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
     transport: options.onCallback && toTransport(options.onCallback),
   }).then((runtime) => ({ runtime, app: createApp(runtime, options) }));

@@ -19,12 +19,20 @@ const inProcess = sandboxHandlers({
 });
 const receiver = await useReceiver();
 const overHttp = sandboxHandlers({ baseUrl: 'http://sandbox.internal' });
-const server = setupServer(...inProcess, ...overHttp);
+let hangNext = 0;
+const hanging = sandboxHandlers({
+  baseUrl: 'https://hanging.test',
+  callbackTimeoutMs: 200,
+  // The first callback is never answered: the attempt must time out rather than hold its slot for ever.
+  onCallback: () => (hangNext > 0 ? (hangNext--, new Promise<number>(() => {})) : 200),
+});
+const server = setupServer(...inProcess, ...overHttp, ...hanging);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterAll(async () => {
   server.close();
   await inProcess.close();
   await overHttp.close();
+  await hanging.close();
 });
 
 const call = async (method: string, path: string, body?: unknown, base = BASE) => {
@@ -78,6 +86,18 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
     await until(async () => (await delivery()).status === 'delivered');
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
     await until(() => mine().some((c) => c.eventType === 'failed'));
+  });
+
+  it('an onCallback that never settles is a timeout after callbackTimeoutMs, and the retry goes on', async () => {
+    const base = 'https://hanging.test';
+    hangNext = 1;
+    const payment = (await call('POST', '/api/v1/va-payments', { amount: 10, callbackUrl: 'https://app.test/slow' }, base)).body.data;
+    const delivery = async () => (await call('GET', '/sandbox/v1/deliveries?eventType=created', undefined, base)).body.data.deliveries[0];
+    await until(async () => (await delivery())?.attempts === 1);
+    expect(await delivery()).toMatchObject({ status: 'retrying', lastError: 'timeout', lastResponseStatus: null });
+    await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 }, base);
+    await until(async () => (await delivery()).status === 'delivered');
+    expect((await call('GET', `/api/v1/va-payments/${payment.id}`, undefined, base)).body.data.callbackDelivery).toMatchObject({ delivered: 1 });
   });
 
   it('without onCallback, sends callbacks over real HTTP (msw does not see them)', async () => {

@@ -57,7 +57,9 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     try {
       const startedAt = account.now();
       const started = performance.now();
-      const result = options.transport ? await options.transport({ url, headers, body }) : await send(await client(), url, headers, body, options.timeoutMs);
+      const result = options.transport
+        ? await withTimeout(options.transport({ url, headers, body }), options.timeoutMs)
+        : await send(await client(), url, headers, body, options.timeoutMs);
       if (closed) return;
       account.recordAttempt(deliveryId, { startedAt, durationMs: Math.round(performance.now() - started), ...result });
     } catch (error) {
@@ -149,6 +151,21 @@ async function readSome(stream: AsyncIterable<Buffer> & { destroy(): void }): Pr
   return Buffer.concat(chunks).subarray(0, KEEP_LIMIT).toString('utf8');
 }
 
+/** A transport's attempt, cut at the attempt timeout as an HTTP one is (a handler that never settles holds no slot). */
+async function withTimeout(attempt: Promise<AttemptResult>, timeoutMs: number): Promise<AttemptResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<AttemptResult>((resolve) => {
+    timer = setTimeout(() => resolve({ responseStatus: null, responseBody: null, ...TIMED_OUT }), timeoutMs);
+  });
+  try {
+    return await Promise.race([attempt, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const TIMED_OUT = { error: 'timeout', errorMessage: 'no answer within the attempt timeout' } as const;
+
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 function classify(cause: unknown): Pick<Attempt, 'error' | 'errorMessage'> {
@@ -156,7 +173,7 @@ function classify(cause: unknown): Pick<Attempt, 'error' | 'errorMessage'> {
   const code = error.code ?? error.cause?.code ?? '';
   const message = error.message || String(cause);
   if (error.name === 'TimeoutError' || error.name === 'AbortError' || TIMEOUT_CODES.has(code)) {
-    return { error: 'timeout', errorMessage: `no answer within the attempt timeout` };
+    return TIMED_OUT;
   }
   if (code === 'ECONNREFUSED') return { error: 'connection_refused', errorMessage: message };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { error: 'connection_reset', errorMessage: message };
