@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createApp } from '../src/sandbox/app.js';
+import { memoryStore } from '../src/sandbox/persistence.js';
+import { createRuntime } from '../src/sandbox/runtime.js';
 import { startServer } from '../src/sandbox/server.js';
 import { api, eventually, freePort, useReceiver, useServer, useStream, type Api, type Received } from './helpers.js';
 
@@ -460,6 +463,28 @@ describe('GET /sandbox/v1/stream', () => {
     expect(listening).toBe(1);
     await stream.close();
     await eventually(() => listening === 0, 5000, 'the stream to unsubscribe');
+  });
+
+  it('sends a heartbeat comment every 15 s while nothing happens', async () => {
+    // Only the stream's interval is faked: the app runs in-process, its other timers stay real.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const runtime = await createRuntime({ store: memoryStore() });
+      const response = await createApp(runtime).fetch(new Request('http://sandbox.test/sandbox/v1/stream', { headers: { authorization: 'Bearer sk_beat' } }));
+      const reader = response.body!.getReader();
+      const next = async () => new TextDecoder().decode((await reader.read()).value);
+      expect(await next()).toBe(': connected\n\n');
+      vi.advanceTimersByTime(14_999);
+      const beat = next();
+      vi.advanceTimersByTime(1);
+      expect(await beat).toBe(': heartbeat\n\n');
+      vi.advanceTimersByTime(15_000);
+      expect(await next()).toBe(': heartbeat\n\n');
+      await reader.cancel();
+      await runtime.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('answers 401 without a key', async () => {
