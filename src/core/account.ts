@@ -4,7 +4,8 @@ import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN, type IdSource } from './ids.js';
-import { DueQueue } from './due-queue.js';
+import { DueQueue, type StoredQueue } from './due-queue.js';
+import { LazyMap, type BucketSource } from './lazy-map.js';
 import { fromCents, type Cents } from './money.js';
 import { newestFirst, paginate } from './pagination.js';
 import {
@@ -25,7 +26,7 @@ import {
   updateClientSchema,
   updateInvoiceSchema,
 } from './schemas.js';
-import { keyedByCaller, normalizeAccount } from './state.js';
+import { INDEXES, keyedByCaller, normalizeAccount, STORED_INDEXES } from './state.js';
 import type {
   AccountState,
   Attempt,
@@ -33,10 +34,12 @@ import type {
   Client,
   Delivery,
   Entry,
+  IndexSource,
   Invoice,
   PoolCvu,
   SandboxEvent,
   StateChange,
+  StoredIndexes,
   TableName,
   Transfer,
   VaPayment,
@@ -103,21 +106,24 @@ export function emptyAccountState(ids: IdSource): AccountState {
  * Every method works on the account's sandbox clock; writes mutate `state`, which the caller persists.
  */
 export class Account {
-  /** In-memory indexes over `state`, rebuilt on load: none of them is stored. */
-  private active = new Set<string>();
-  private eventsBySource = new Map<string, string[]>();
-  private deliveriesByEvent = new Map<string, string[]>();
+  /**
+   * Indexes over `state`, built from its records on load, or read back from a store that kept them (see
+   * `STORED_INDEXES`), so a large account need not be read whole before it answers.
+   */
+  private active!: LazyMap<string, true>;
+  private eventsBySource!: LazyMap<string, string[]>;
+  private deliveriesByEvent!: LazyMap<string, string[]>;
   /** Open deliveries before their first attempt, in the order they were raised (the order rule's queue). */
-  private firstAttempts = new Set<string>();
+  private firstAttempts!: Set<string>;
   /** Deliveries waiting to retry, by when (the account's clock), so a backlog is never scanned to find what is due. */
-  private retries = new DueQueue();
-  private clientIndex = new clients.ClientIndex();
-  private due = new DueQueue();
-  /** Pool CVUs by CVU and upper-case alias, and the free ones, released longest ago first. */
-  private poolByAddress = new Map<string, PoolCvu>();
-  private freePool: PoolCvu[] = [];
+  private retries!: DueQueue;
+  private clientIndex!: clients.ClientIndex;
+  private due!: DueQueue;
+  /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
+  private poolByAddress!: LazyMap<string, string>;
+  private freePool!: string[];
   /** The active amount-locked payment waiting for each amount (cents): at most one, by AMOUNT_LOCK_CONFLICT. */
-  private amountLocks = new Map<Cents, string>();
+  private amountLocks!: LazyMap<Cents, string>;
 
   constructor(
     readonly key: string,
@@ -128,24 +134,37 @@ export class Account {
     state.clients ??= {};
     state.entries ??= {};
     state.invoices ??= {};
-    this.index();
+    const stored = state[STORED_INDEXES];
+    delete state[STORED_INDEXES];
+    this.index(stored);
+    Object.defineProperty(state, INDEXES, { value: () => this.storedIndexes(), configurable: true });
   }
 
-  private index(): void {
+  private index(source?: IndexSource): void {
     normalizeAccount(this.state);
-    this.active.clear();
-    this.eventsBySource.clear();
-    this.deliveriesByEvent.clear();
-    this.firstAttempts.clear();
-    this.retries.clear();
-    this.due.clear();
-    this.poolByAddress.clear();
-    this.amountLocks.clear();
+    const map = <K extends string | number, V>(name: string) => new LazyMap<K, V>(source?.map(name) as BucketSource<K, V> | undefined);
+    this.active = map('active');
+    this.eventsBySource = map('eventsBySource');
+    this.deliveriesByEvent = map('deliveriesByEvent');
+    this.poolByAddress = map('poolByAddress');
+    this.amountLocks = map('amountLocks');
+    this.clientIndex = new clients.ClientIndex(source);
+    if (source) {
+      this.firstAttempts = new Set(source.value('firstAttempts') as string[]);
+      this.retries = DueQueue.from(source.value('retries') as StoredQueue);
+      this.due = DueQueue.from(source.value('due') as StoredQueue);
+      this.freePool = source.value('freePool') as string[];
+      return;
+    }
+    this.firstAttempts = new Set();
+    this.retries = new DueQueue();
+    this.due = new DueQueue();
     for (const payment of Object.values(this.state.vaPayments)) if (va.isActive(payment)) this.trackActive(payment);
     for (const entry of Object.values(this.state.pool)) this.indexPoolCvu(entry);
     this.freePool = Object.values(this.state.pool)
       .filter((entry) => entry.vaPaymentId === null)
-      .sort((a, b) => (a.releasedAt! < b.releasedAt! ? -1 : 1));
+      .sort((a, b) => (a.releasedAt! < b.releasedAt! ? -1 : 1))
+      .map((entry) => entry.cvu);
     for (const client of Object.values(this.state.clients)) this.trackProvisioning(client);
     for (const [key, record] of Object.entries(this.state.idempotency)) this.due.push(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
     for (const event of Object.values(this.state.events)) this.indexEvent(event);
@@ -154,6 +173,21 @@ export class Account {
       this.trackOpen(delivery);
     }
     this.clientIndex.rebuild(this.state);
+  }
+
+  /** The indexes as they are now, for a store that keeps them beside the records (read back through `index`). */
+  private storedIndexes(): StoredIndexes {
+    return {
+      maps: {
+        active: [...this.active.entries()],
+        eventsBySource: [...this.eventsBySource.entries()],
+        deliveriesByEvent: [...this.deliveriesByEvent.entries()],
+        poolByAddress: [...this.poolByAddress.entries()],
+        amountLocks: [...this.amountLocks.entries()],
+        ...this.clientIndex.stored(),
+      },
+      values: { firstAttempts: [...this.firstAttempts], retries: this.retries.toJSON(), due: this.due.toJSON(), freePool: [...this.freePool] },
+    };
   }
 
   /**
@@ -171,7 +205,7 @@ export class Account {
   }
 
   private trackActive(payment: VaPayment): void {
-    this.active.add(payment.id);
+    this.active.set(payment.id, true);
     this.due.push(ms(payment.expiresAt), `expiry:${payment.id}`);
     if (payment.lockMode === 'amount') this.amountLocks.set(payment.amount!, payment.id);
   }
@@ -182,8 +216,8 @@ export class Account {
   }
 
   private indexPoolCvu(entry: PoolCvu): void {
-    this.poolByAddress.set(entry.cvu, entry);
-    this.poolByAddress.set(entry.alias.toUpperCase(), entry);
+    this.poolByAddress.set(entry.cvu, entry.cvu);
+    this.poolByAddress.set(entry.alias.toUpperCase(), entry.cvu);
   }
 
   private trackProvisioning(client: Client): void {
@@ -353,7 +387,8 @@ export class Account {
 
   /** Lends the pool CVU released longest ago, or opens a new one. */
   private reservePoolCvu(vaPaymentId: string): { cvu: string; alias: string } {
-    let free = this.freePool.shift();
+    const cvu = this.freePool.shift();
+    let free = cvu === undefined ? undefined : this.state.pool[cvu];
     if (!free) {
       free = { cvu: this.uniqueCvu(), alias: generateAlias(this.deps.ids, (alias) => this.aliasTaken(alias)), vaPaymentId: null, releasedAt: null };
     }
@@ -385,7 +420,8 @@ export class Account {
     const wanted = to.toUpperCase();
     const hub = this.state.hub;
     if (hub.collectionCvu === to || hub.collectionAlias.toUpperCase() === wanted) return { cvu: hub.collectionCvu, kind: 'collection' };
-    const entry = this.poolByAddress.get(to) ?? this.poolByAddress.get(wanted);
+    const cvu = this.poolByAddress.get(to) ?? this.poolByAddress.get(wanted);
+    const entry = cvu === undefined ? undefined : this.state.pool[cvu];
     return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
   }
 
@@ -409,11 +445,10 @@ export class Account {
       this.amountLocks.delete(payment.amount!);
       return;
     }
-    const entry = this.poolByAddress.get(payment.cvu);
+    const entry = this.state.pool[payment.cvu];
     if (entry?.vaPaymentId === payment.id) {
-      const released = { ...entry, vaPaymentId: null, releasedAt: payment.updatedAt };
-      this.putPoolCvu(released);
-      this.freePool.push(released);
+      this.putPoolCvu({ ...entry, vaPaymentId: null, releasedAt: payment.updatedAt });
+      this.freePool.push(entry.cvu);
     }
   }
 
@@ -843,7 +878,7 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, at), key.slice(at + 1)];
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+function push<K extends string | number, V>(map: LazyMap<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);

@@ -1,8 +1,9 @@
 import { iso } from './clock.js';
 import { SandboxError } from './errors.js';
+import { LazyMap, type BucketSource } from './lazy-map.js';
 import { fromCents, type Cents } from './money.js';
 import type { CreateClientInput, CreateInvoiceInput, DebitInput, UpdateClientInput, UpdateInvoiceInput } from './schemas.js';
-import type { AccountState, Client, CvuProvisioning, CvuStatus, Entry, Invoice, SandboxEvent, Transfer } from './state.js';
+import type { AccountState, Client, CvuProvisioning, CvuStatus, Entry, IndexSource, Invoice, SandboxEvent, Transfer } from './state.js';
 
 /** Clients (contract part 3) as pure rules: records in, records out. The account stores them and keeps the CVUs unique. */
 
@@ -213,19 +214,38 @@ export function cashInEvent(client: Client, transfer: Transfer, eventId: string,
   };
 }
 
-/** In-memory lookups over an account's clients, ledger and invoices, rebuilt on load: none of them is stored. */
+/** Lookups over an account's clients, ledger and invoices: built from the records, or read back from a store. */
 export class ClientIndex {
-  private byTaxId = new Map<string, string>();
+  private byTaxId: LazyMap<string, string>;
   /** CVUs and upper-case aliases of the clients that have one. */
-  private byAddress = new Map<string, string>();
-  private entries = new Map<string, string[]>();
-  private invoices = new Map<string, string[]>();
+  private byAddress: LazyMap<string, string>;
+  private entries: LazyMap<string, string[]>;
+  private invoices: LazyMap<string, string[]>;
+
+  /** Without a source the index is empty until `rebuild`. */
+  constructor(source?: IndexSource) {
+    const map = <V>(name: string) => new LazyMap<string, V>(source?.map(name) as BucketSource<string, V> | undefined);
+    this.byTaxId = map('clientsByTaxId');
+    this.byAddress = map('clientsByAddress');
+    this.entries = map('entriesByClient');
+    this.invoices = map('invoicesByClient');
+  }
 
   rebuild(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
     for (const map of [this.byTaxId, this.byAddress, this.entries, this.invoices]) map.clear();
     for (const client of Object.values(state.clients)) this.track(client);
     for (const entry of Object.values(state.entries)) this.addEntry(entry);
     for (const invoice of Object.values(state.invoices)) this.addInvoice(invoice);
+  }
+
+  /** The maps as a store keeps them (see `StoredIndexes`). */
+  stored(): Record<string, [string, unknown][]> {
+    return {
+      clientsByTaxId: [...this.byTaxId.entries()],
+      clientsByAddress: [...this.byAddress.entries()],
+      entriesByClient: [...this.entries.entries()],
+      invoicesByClient: [...this.invoices.entries()],
+    };
   }
 
   /** Indexes a client as stored now; `before` is the version it replaces. */
@@ -268,7 +288,7 @@ export class ClientIndex {
 
 const addresses = (client: Client): string[] => (client.cvu === null ? [] : [client.cvu, client.alias!.toUpperCase()]);
 
-function listOf(map: Map<string, string[]>, key: string): string[] {
+function listOf(map: LazyMap<string, string[]>, key: string): string[] {
   let list = map.get(key);
   if (!list) map.set(key, (list = []));
   return list;

@@ -12,6 +12,18 @@ export class DueQueue {
     this.heap = [];
   }
 
+  /** The queue as JSON (a store keeps it), read back by `from`. */
+  toJSON(): StoredQueue {
+    return { pushed: this.pushed, heap: this.heap.map(({ at, key, n }) => [at, key, n]) };
+  }
+
+  static from(stored: StoredQueue): DueQueue {
+    const queue = new DueQueue();
+    queue.pushed = stored.pushed;
+    queue.heap = stored.heap.map(([at, key, n]) => ({ at, key, n }));
+    return queue;
+  }
+
   push(at: number, key: string): void {
     const heap = this.heap;
     heap.push({ at, key, n: this.pushed++ });
@@ -48,6 +60,11 @@ export class DueQueue {
     }
     return top;
   }
+}
+
+export interface StoredQueue {
+  pushed: number;
+  heap: [number, string, number][];
 }
 
 const before = (a: { at: number; n: number }, b: { at: number; n: number }): boolean => a.at < b.at || (a.at === b.at && a.n < b.n);

@@ -4,6 +4,7 @@ export * from './cvu.js';
 export * from './deliveries.js';
 export * from './errors.js';
 export * from './ids.js';
+export * from './lazy-map.js';
 export * from './money.js';
 export * from './pagination.js';
 export * from './sandbox.js';

@@ -1,3 +1,4 @@
+import type { BucketSource } from './lazy-map.js';
 import type { Cents } from './money.js';
 
 /** Everything the sandbox keeps, as stored in the data file. Times are ISO strings, money is cents. */
@@ -208,6 +209,8 @@ export interface IdempotencyRecord {
 }
 
 export interface AccountState {
+  [STORED_INDEXES]?: IndexSource;
+  [INDEXES]?: () => StoredIndexes;
   /** Milliseconds the account's sandbox clock runs ahead of real time. */
   clockOffsetMs: number;
   hub: Hub;
@@ -233,6 +236,26 @@ export type TableName = (typeof TABLES)[number];
  */
 export type StateChange = { table: TableName; id: string } | { header: true } | { all: true };
 
+/** An account's derived indexes as a store can keep them beside its records: maps as entries, the rest as JSON. */
+export interface StoredIndexes {
+  maps: Record<string, [string | number, unknown][]>;
+  values: Record<string, unknown>;
+}
+
+/** Stored indexes read back by a store: each map's buckets are read when first used. */
+export interface IndexSource {
+  map(name: string): BucketSource<string | number, unknown> | undefined;
+  value(name: string): unknown;
+}
+
+/**
+ * On an AccountState a store read back with its indexes (taken by the Account, which then need not index every
+ * record): the `IndexSource`.
+ */
+export const STORED_INDEXES = Symbol('stored indexes');
+/** On an AccountState with its Account: `() => StoredIndexes`, the indexes as they are now, for a store. */
+export const INDEXES = Symbol('indexes');
+
 /**
  * A table keyed by what callers send (API keys, Idempotency-Keys) has no prototype, so "__proto__" or
  * "toString" are keys like any other rather than Object.prototype's members.
@@ -241,7 +264,7 @@ export const keyedByCaller = <T>(entries: Record<string, T> = {}): Record<string
 
 /** Gives an account read from JSON its caller-keyed table (see `keyedByCaller`). */
 export function normalizeAccount(account: AccountState): AccountState {
-  account.idempotency = keyedByCaller(account.idempotency);
+  if (Object.getPrototypeOf(account.idempotency) !== null) account.idempotency = keyedByCaller(account.idempotency);
   return account;
 }
 

@@ -1,8 +1,32 @@
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
+import { readIndexFile, writeIndexFile, type LazyState } from './index-file.js';
 import { SnapshotFile } from './snapshot-file.js';
-import { emptyState, normalizeAccount, normalizeState, TABLES, type AccountState, type SandboxState, type StateChange } from '../core/index.js';
+import {
+  emptyState,
+  INDEXES,
+  normalizeAccount,
+  normalizeState,
+  TABLES,
+  type AccountState,
+  type SandboxState,
+  type StateChange,
+  type StoredIndexes,
+} from '../core/index.js';
 
 /** Where the server keeps its state: `load` once, hear of each change, then `save` before every acknowledgement. */
 export interface Store {
@@ -37,13 +61,19 @@ const LARGE_SAVE = 10_000;
  * generation g+1 is taken at once and written out while saves go on into a new journal (`<file>.journal.next`,
  * headed g+1), which then replaces the old one. On start, each journal is replayed if its generation is not older
  * than the snapshot's, so a crash at any step loses nothing that was acknowledged.
+ *
+ * A clean stop also writes the index file (`<file>.index`, see `writeIndexFile`): the next start, finding the
+ * journal without changes, reads records and indexes from it when first asked instead of reading everything. Any
+ * other start (after a crash, or without an index file that matches the snapshot) reads the whole state.
  */
 export function fileStore(path: string): Store {
   const file = resolve(path);
   const lock = `${file}.lock`;
   const journalPath = `${file}.journal`;
   const nextJournalPath = `${file}.journal.next`;
-  const db = new Low<SandboxState>(new SnapshotFile(file), emptyState());
+  const indexPath = `${file}.index`;
+  const snapshot = new SnapshotFile(file);
+  const db = new Low<SandboxState>(snapshot, emptyState());
   const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
   let pendingRecords = 0;
   let journal = -1;
@@ -54,6 +84,11 @@ export function fileStore(path: string): Store {
   let next: Promise<void> | null = null;
   let batch: Promise<void> | null = null;
   let writes = 0;
+  /** Whether the journal holds changes after its header, and whether the index file describes the snapshot. */
+  let journalChanges = false;
+  let indexed = false;
+  /** The state as read through the index file, until a compaction has read it all. */
+  let lazy: LazyState | null = null;
 
   /** One line with every change since the last one, values read now (records are replaced whole, never edited). */
   function drain(): string | null {
@@ -87,32 +122,65 @@ export function fileStore(path: string): Store {
     const bytes = Buffer.from(line);
     writeAll(journal, bytes);
     journalBytes += bytes.length;
+    journalChanges = true;
     if (journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR)) void compact().catch(() => {});
   }
 
   /**
    * Folds everything into a new snapshot (the next generation), taken now and written out while later saves go
-   * to the next journal. Resolves once the snapshot is on disk; one at a time.
+   * to the next journal. Resolves once the snapshot is on disk; one at a time. `withIndex`: the index file is
+   * written for it too (on a clean stop, when no save can follow); otherwise the old one no longer applies.
    */
-  function compact(): Promise<void> {
+  function compact(withIndex = false): Promise<void> {
     compacting ??= (async () => {
       try {
         pending.clear(); // the snapshot taken below holds them; whoever saved them waits for it
         pendingRecords = 0;
-        db.data.generation = (db.data.generation ?? 0) + 1;
+        const generation = (db.data.generation ?? 0) + 1;
+        db.data.generation = generation;
         const previous = journal;
         journal = openSync(nextJournalPath, 'w');
         journalBytes = 0;
         writeHeader();
+        // The indexes are taken in the same turn as the snapshot's records (`db.write` lays them out at once).
+        const indexes = withIndex ? storedIndexes() : null;
+        snapshot.locate = indexes !== null;
         await db.write();
         snapshotBytes = statSync(file).size;
         renameSync(nextJournalPath, journalPath);
         closeSync(previous);
+        journalChanges = false;
+        lazy?.release();
+        lazy = null;
+        if (indexes) writeIndexFile(indexPath, file, generation, indexes, snapshot.placement!);
+        else rmSync(indexPath, { force: true });
+        indexed = indexes !== null;
       } finally {
         compacting = null;
       }
     })();
     return compacting;
+  }
+
+  /** Every account's indexes as they are now, or null if an account has none (no Account was made for it). */
+  function storedIndexes(): [string, AccountState, StoredIndexes][] | null {
+    const accounts: [string, AccountState, StoredIndexes][] = [];
+    for (const [key, account] of Object.entries(db.data.accounts)) {
+      const indexes = account[INDEXES]?.();
+      if (!indexes) return null;
+      accounts.push([key, account, indexes]);
+    }
+    return accounts;
+  }
+
+  /** The state through the index file, when the journal after the snapshot holds no change and the index file matches. */
+  function readIndexed(): LazyState | null {
+    if (existsSync(nextJournalPath) || !existsSync(journalPath) || statSync(journalPath).size > 1024) return null;
+    const bytes = readFileSync(journalPath);
+    const end = bytes.indexOf(10);
+    if (end !== bytes.length - 1) return null;
+    const header = parseLine(bytes.subarray(0, end)) as { generation?: number } | null;
+    return header?.generation === undefined ? null : readIndexFile(indexPath, file, header.generation);
   }
 
   function writeHeader(): void {
@@ -170,6 +238,15 @@ export function fileStore(path: string): Store {
       mkdirSync(dirname(file), { recursive: true });
       takeLock(lock, file);
       try {
+        lazy = readIndexed();
+        if (lazy) {
+          db.data = normalizeState(lazy.state);
+          snapshotBytes = statSync(file).size;
+          journal = openSync(journalPath, 'a');
+          journalBytes = statSync(journalPath).size;
+          indexed = true;
+          return db.data;
+        }
         await db.read();
         normalizeState(db.data);
         snapshotBytes = existsSync(file) ? statSync(file).size : 0;
@@ -182,10 +259,13 @@ export function fileStore(path: string): Store {
           await compact();
         } else {
           journal = openSync(journalPath, 'a');
-          journalBytes = lastWholeLine(readFileSync(journalPath));
+          const bytes = readFileSync(journalPath);
+          journalBytes = lastWholeLine(bytes);
           ftruncateSync(journal, journalBytes);
+          journalChanges = bytes.indexOf(10) + 1 < journalBytes;
         }
       } catch (error) {
+        lazy?.release();
         if (journal >= 0) closeSync(journal);
         releaseLock(lock);
         throw new Error(`cannot read ${file}: ${(error as Error).message}`);
@@ -218,9 +298,11 @@ export function fileStore(path: string): Store {
     },
     async close() {
       while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting);
-      // A clean stop leaves the whole state in the data file alone.
-      await compact();
+      // A clean stop leaves the whole state in the data file alone, with the index file for a quick start.
+      if (journalChanges || !indexed) await compact(true);
       closeSync(journal);
+      lazy?.release();
+      lazy = null;
       journal = -1;
       releaseLock(lock);
     },

@@ -21,6 +21,10 @@ const CHUNK = 1024 * 1024;
  * whole as plain JSON.
  */
 export class SnapshotFile implements Adapter<SandboxState> {
+  /** Set before a write that should say where it put each record: that write's `placement`. */
+  locate = false;
+  placement: Placement | null = null;
+
   /** `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it. */
   constructor(
     private readonly file: string,
@@ -42,12 +46,18 @@ export class SnapshotFile implements Adapter<SandboxState> {
 
   async write(state: SandboxState): Promise<void> {
     const lines = layout(state); // taken now, before anything is awaited
+    const placement: Placement | null = this.locate ? new Map() : null;
+    this.placement = null;
     const temp = `${this.file}.tmp`;
     const handle = await open(temp, 'w');
     try {
       let chunk = '';
+      let position = 0;
       for (const line of lines) {
-        chunk += `${line}\n`;
+        const text = typeof line === 'string' ? line : line.prefix + line.value;
+        if (placement && typeof line !== 'string') position = place(placement, line, position);
+        else if (placement) position += Buffer.byteLength(text) + 1;
+        chunk += `${text}\n`;
         if (chunk.length >= CHUNK) {
           await handle.write(chunk);
           chunk = '';
@@ -59,11 +69,42 @@ export class SnapshotFile implements Adapter<SandboxState> {
       await handle.close();
     }
     await rename(temp, this.file);
+    this.placement = placement;
   }
 }
 
+/**
+ * Where a write put each table of each account: the byte range of its record lines (joined inside braces they are
+ * the table's JSON object) and each record's value as [id, [byte offset, byte length]].
+ */
+export type Placement = Map<string, Map<string, TablePlacement>>;
+export interface TablePlacement {
+  start: number;
+  end: number;
+  records: [string, [number, number]][];
+}
+
+/** A record's line, or the end of a table (`}`), in `layout`: the parts a placement needs. */
+type Line = string | { account: string; table: string; id: string | null; prefix: string; value: string };
+
+/** Notes a record line (or a table's end) at `position`; returns the position after it. */
+function place(placement: Placement, line: Exclude<Line, string>, position: number): number {
+  let tables = placement.get(line.account);
+  if (!tables) placement.set(line.account, (tables = new Map()));
+  let table = tables.get(line.table);
+  if (!table) tables.set(line.table, (table = { start: position, end: position, records: [] }));
+  const prefix = Buffer.byteLength(line.prefix);
+  if (line.id === null) {
+    table.end = position;
+    return position + prefix + 1;
+  }
+  const value = Buffer.byteLength(line.value);
+  table.records.push([line.id, [position + prefix, value]]);
+  return position + prefix + value + 1;
+}
+
 /** The document's lines. The tables' entries are taken at once; each record is turned to JSON as it is reached. */
-function layout(state: SandboxState): Iterable<string> {
+function layout(state: SandboxState): Iterable<Line> {
   const accounts = Object.entries(state.accounts).map(([key, account]) => ({
     key,
     head: Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))),
@@ -75,8 +116,8 @@ function layout(state: SandboxState): Iterable<string> {
       yield `${i ? ',' : ''}${json(key)}:${json(head).slice(0, -1)}`;
       for (const [table, records] of tables) {
         yield `,${JSON.stringify(table)}:{`;
-        for (const [j, [id, record]] of records.entries()) yield `${j ? ',' : ''}${json(id)}:${json(record)}`;
-        yield '}';
+        for (const [j, [id, record]] of records.entries()) yield { account: key, table, id, prefix: `${j ? ',' : ''}${json(id)}:`, value: json(record) };
+        yield { account: key, table, id: null, prefix: '}', value: '' };
       }
       yield '}';
     }

@@ -1,0 +1,68 @@
+/** Where a `LazyMap`'s entries are kept: split in buckets by `bucketOf(key)`, each read only when first needed. */
+export interface BucketSource<K, V> {
+  buckets: number;
+  read(bucket: number): [K, V][];
+}
+
+/** The bucket of a key among `buckets` (FNV-1a of its text): the same for whoever writes and reads the buckets. */
+export function bucketOf(key: string | number, buckets: number): number {
+  const text = String(key);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % buckets;
+}
+
+/**
+ * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
+ * an index of 100,000 entries costs nothing until it is asked, and then only the bucket asked. Without a source
+ * it is a plain Map. Every use of a key reads its bucket first, so a bucket's entries never clash with newer ones.
+ * Iterating reads every bucket.
+ */
+export class LazyMap<K extends string | number, V> {
+  private readonly map = new Map<K, V>();
+  private unread: Set<number>;
+
+  constructor(private source?: BucketSource<K, V>) {
+    this.unread = new Set(source ? Array.from({ length: source.buckets }, (_, i) => i) : []);
+  }
+
+  private need(key: K): void {
+    if (this.unread.size === 0) return;
+    const bucket = bucketOf(key, this.source!.buckets);
+    if (!this.unread.delete(bucket)) return;
+    for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
+  }
+
+  get(key: K): V | undefined {
+    this.need(key);
+    return this.map.get(key);
+  }
+
+  has(key: K): boolean {
+    this.need(key);
+    return this.map.has(key);
+  }
+
+  set(key: K, value: V): this {
+    this.need(key);
+    this.map.set(key, value);
+    return this;
+  }
+
+  delete(key: K): boolean {
+    this.need(key);
+    return this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.unread.clear();
+    this.source = undefined;
+  }
+
+  entries(): IterableIterator<[K, V]> {
+    for (const bucket of this.unread) for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
+    this.unread.clear();
+    return this.map.entries();
+  }
+}

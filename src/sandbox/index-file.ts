@@ -1,0 +1,268 @@
+import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  bucketOf,
+  keyedByCaller,
+  LazyMap,
+  STORED_INDEXES,
+  TABLES,
+  type AccountState,
+  type IndexSource,
+  type SandboxState,
+  type StoredIndexes,
+} from '../core/index.js';
+import type { Placement, TablePlacement } from './snapshot-file.js';
+
+/**
+ * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
+ * every record: where each record's JSON sits in the snapshot, and each account's derived indexes (see
+ * `StoredIndexes`). Its first line is a header; after it come sections of JSON, each read only when needed: a
+ * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket. It describes one
+ * snapshot (generation, size and mtime) and is only used when the journal after it holds no change.
+ */
+interface Header {
+  version: 1;
+  generation: number;
+  /** Its size and modification time (to the millisecond, which a copy that keeps times keeps). */
+  snapshot: { size: number; mtimeMs: number };
+  accounts: [string, AccountIndex][];
+}
+
+/** A section's byte offset (after the header line) and length. */
+type Section = [number, number];
+
+interface StoredMap {
+  buckets: number;
+  sections: Section[];
+}
+
+interface AccountIndex {
+  /** The account's fields other than its tables (clock offset, hub). */
+  head: Record<string, unknown>;
+  /** Each table's record lines in the snapshot (a byte range) and its records' places, by id. */
+  tables: Record<string, { start: number; end: number; places: StoredMap }>;
+  maps: Record<string, StoredMap>;
+  values: Record<string, Section>;
+}
+
+/** About how many entries share a bucket: a bucket is a fraction of a millisecond to read. */
+const BUCKET = 512;
+
+export function writeIndexFile(
+  path: string,
+  snapshot: string,
+  generation: number,
+  accounts: [string, AccountState, StoredIndexes][],
+  placement: Placement,
+): void {
+  const sections: string[] = [];
+  let offset = 0;
+  const section = (text: string): Section => {
+    const length = Buffer.byteLength(text);
+    sections.push(text);
+    offset += length;
+    return [offset - length, length];
+  };
+  const storeMap = (entries: [string | number, unknown][]): StoredMap => {
+    const buckets = 2 ** Math.ceil(Math.log2(Math.max(1, entries.length / BUCKET)));
+    const groups: [string | number, unknown][][] = Array.from({ length: buckets }, () => []);
+    for (const entry of entries) groups[bucketOf(entry[0], buckets)]!.push(entry);
+    return { buckets, sections: groups.map((group) => section(JSON.stringify(group))) };
+  };
+  const stat = statSync(snapshot);
+  const header: Header = {
+    version: 1,
+    generation,
+    snapshot: { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) },
+    accounts: accounts.map(([key, account, indexes]) => {
+      const placed = placement.get(key);
+      const tables: AccountIndex['tables'] = {};
+      for (const table of TABLES) {
+        const at: TablePlacement = placed?.get(table) ?? { start: 0, end: 0, records: [] };
+        tables[table] = { start: at.start, end: at.end, places: storeMap(at.records) };
+      }
+      const maps: AccountIndex['maps'] = {};
+      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(entries);
+      const values: AccountIndex['values'] = {};
+      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(value));
+      const head = Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name)));
+      return [key, { head, tables, maps, values }];
+    }),
+  };
+  const temp = `${path}.tmp`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeFileSync(fd, `${JSON.stringify(header)}\n`);
+    for (const text of sections) writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+}
+
+/**
+ * The state described by the index file, if it describes the snapshot at `snapshot` and `generation` (else null):
+ * each account's tables read a record from the snapshot when first asked, its indexes a bucket when first used.
+ */
+export function readIndexFile(path: string, snapshot: string, generation: number): LazyState | null {
+  if (!existsSync(path) || !existsSync(snapshot)) return null;
+  const bytes = readFileSync(path);
+  const end = bytes.indexOf(10);
+  let header: Header;
+  try {
+    header = JSON.parse(bytes.toString('utf8', 0, end)) as Header;
+  } catch {
+    return null;
+  }
+  const stat = statSync(snapshot);
+  if (header.version !== 1 || header.generation !== generation || header.snapshot.size !== stat.size || header.snapshot.mtimeMs !== Math.trunc(stat.mtimeMs)) {
+    return null;
+  }
+  const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
+  const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });
+  const fd = openSync(snapshot, 'r');
+  const accounts = keyedByCaller<AccountState>();
+  for (const [key, index] of header.accounts) {
+    const account: Record<string | symbol, unknown> = { ...index.head };
+    for (const table of TABLES) {
+      const { start, end: stop, places } = index.tables[table]!;
+      const lazy = new LazyTable(fd, start, stop, new LazyMap(source(places)));
+      account[table] = lazy.proxy();
+    }
+    const indexes: IndexSource = {
+      map: (name) => (index.maps[name] ? source(index.maps[name]) : undefined),
+      value: (name) => read(index.values[name]!),
+    };
+    account[STORED_INDEXES] = indexes;
+    accounts[key] = account as unknown as AccountState;
+  }
+  return {
+    state: { version: 1, generation, accounts },
+    release: () => closeSync(fd),
+  };
+}
+
+export interface LazyState {
+  state: SandboxState;
+  /**
+   * Closes the snapshot the tables read from. Only once every table of the state was read whole: a compaction
+   * does that (it lays out every record), and it replaces that snapshot.
+   */
+  release(): void;
+}
+
+/** The byte range [start, end) of a file as text. */
+function readText(fd: number, start: number, end: number): string {
+  const buffer = Buffer.allocUnsafe(end - start);
+  for (let at = 0; at < buffer.length; ) {
+    const n = readSync(fd, buffer, at, buffer.length - at, start + at);
+    if (n === 0) throw new Error('the data file ends early');
+    at += n;
+  }
+  return buffer.toString('utf8');
+}
+
+/** A table's lines are parsed at most this many bytes at a time (a string has a size limit). */
+const TABLE_PARSE = 64 * 1024 * 1024;
+
+/**
+ * A table whose records stay in the snapshot until asked: a record is read and parsed on first use; asking for
+ * every id (`Object.keys`, `Object.values`) reads the whole table once, in its order, and from then on it is a
+ * plain object. Records written since hold their place like in an object: a replaced one keeps its position, a
+ * new one comes last.
+ */
+class LazyTable {
+  private readonly records = new Map<string, unknown>();
+  private readonly gone = new Set<string>();
+  private whole: Record<string, unknown> | null = null;
+
+  constructor(
+    private readonly fd: number,
+    private readonly start: number,
+    private readonly end: number,
+    private readonly places: LazyMap<string, [number, number]>,
+  ) {}
+
+  get(id: string): unknown {
+    if (this.whole) return Object.hasOwn(this.whole, id) ? this.whole[id] : undefined;
+    const record = this.records.get(id);
+    if (record !== undefined || this.gone.has(id)) return record;
+    const place = this.places.get(id);
+    if (!place) return undefined;
+    const value: unknown = JSON.parse(readText(this.fd, place[0], place[0] + place[1]));
+    this.records.set(id, value);
+    return value;
+  }
+
+  set(id: string, value: unknown): void {
+    if (this.whole) define(this.whole, id, value);
+    else {
+      this.records.set(id, value);
+      this.gone.delete(id);
+    }
+  }
+
+  delete(id: string): void {
+    if (this.whole) delete this.whole[id];
+    else {
+      this.records.delete(id);
+      this.gone.add(id);
+    }
+  }
+
+  all(): Record<string, unknown> {
+    if (this.whole) return this.whole;
+    let whole: Record<string, unknown> | null = null;
+    for (let at = this.start; at < this.end; ) {
+      let stop = Math.min(at + TABLE_PARSE, this.end);
+      let text = readText(this.fd, at, stop);
+      if (stop < this.end) {
+        // Cut after the last whole line; the rest is read with the next piece.
+        const cut = text.lastIndexOf('\n');
+        if (cut < 0) throw new Error('a record of the data file is over 64 MiB');
+        text = text.slice(0, cut + 1);
+        stop = at + Buffer.byteLength(text);
+      }
+      const members = text.startsWith(',') ? text.slice(1) : text;
+      const records = JSON.parse(`{${members}}`) as Record<string, unknown>;
+      // JSON.parse keeps "__proto__" an own key; `define` does too for the pieces after the first.
+      if (whole === null) whole = records;
+      else for (const id of Object.keys(records)) define(whole, id, records[id]);
+      at = stop;
+    }
+    whole ??= {};
+    for (const [id, record] of this.records) define(whole, id, record);
+    for (const id of this.gone) delete whole[id];
+    this.records.clear();
+    this.gone.clear();
+    this.whole = whole;
+    return whole;
+  }
+
+  /** The table as the core sees it: an object keyed by id (no prototype, so any id is a key like any other). */
+  proxy(): Record<string, unknown> {
+    const descriptor = (value: unknown) => (value === undefined ? undefined : { value, writable: true, enumerable: true, configurable: true });
+    return new Proxy(Object.create(null) as Record<string, unknown>, {
+      get: (_, id) => (typeof id === 'string' ? this.get(id) : undefined),
+      has: (_, id) => typeof id === 'string' && this.get(id) !== undefined,
+      set: (_, id, value) => {
+        this.set(String(id), value);
+        return true;
+      },
+      defineProperty: (_, id, property) => {
+        this.set(String(id), property.value);
+        return true;
+      },
+      deleteProperty: (_, id) => {
+        this.delete(String(id));
+        return true;
+      },
+      ownKeys: () => Object.keys(this.all()),
+      getOwnPropertyDescriptor: (_, id) => descriptor(typeof id === 'string' ? this.get(id) : undefined),
+      getPrototypeOf: () => null,
+    });
+  }
+}
+
+/** Sets a key as an own property, so "__proto__" is a key like any other. */
+const define = (target: object, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
