@@ -1,7 +1,8 @@
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, seededIds } from '../src/core/index.js';
+import { readIndexFile } from '../src/sandbox/index-file.js';
 import { fileStore } from '../src/sandbox/persistence.js';
 import { SnapshotFile } from '../src/sandbox/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
@@ -309,5 +310,139 @@ describe('snapshot layout and compaction', () => {
     expect(existsSync(`${data}.journal.next`)).toBe(false);
     await again.close();
     expect(Object.keys((await loadCopy(data)).accounts.k!.idempotency).sort()).toEqual(['after', 'before']);
+  });
+});
+
+describe('the index file: a quick start after a clean stop', () => {
+  const KEY = '__proto__'; // an awkward API key: the index file keeps it a key like any other
+
+  /** A state with what the indexes cover: a paid and a waiting time-locked payment, an amount lock, a client with a CVU. */
+  async function fill(url: string) {
+    const a = api(url, KEY);
+    const paid = await a.data('POST', '/api/v1/va-payments', { amount: 10 });
+    await a.data('POST', '/sandbox/v1/transfers', { to: paid.alias.toLowerCase(), total: 10 });
+    const waiting = (await a.post('/api/v1/va-payments', { amount: 20 }, { 'idempotency-key': 'toString' })).body.data;
+    const locked = await a.data('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' });
+    const client = await a.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' });
+    return { paid, waiting, locked, client };
+  }
+
+  /** What a client sees of that state. */
+  async function reads(url: string, ids: Awaited<ReturnType<typeof fill>>) {
+    const a = api(url, KEY);
+    return Promise.all([
+      a.data('GET', '/api/v1/va-payments?limit=100'),
+      a.data('GET', `/api/v1/va-payments/${ids.paid.id}`),
+      a.data('GET', `/api/v1/clients/${ids.client.id}`),
+      a.data('GET', '/sandbox/v1/deliveries?limit=100'),
+    ]);
+  }
+
+  /** A copy of the files as they are now, in a new folder (`keepTimes`: as `cp -p` makes it). */
+  function copy(data: string, keepTimes: boolean): string {
+    const to = join(useTmp(), 'state.json');
+    for (const suffix of ['', '.journal', '.index']) {
+      if (existsSync(data + suffix)) cpSync(data + suffix, to + suffix, { preserveTimestamps: keepTimes });
+    }
+    return to;
+  }
+
+  it('a clean stop writes it; the next start reads through it and answers and writes as a full read would', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, host: '127.0.0.1', data });
+    const ids = await fill(first.url);
+    const before = await reads(first.url, ids);
+    await first.close();
+    expect(existsSync(`${data}.index`)).toBe(true);
+
+    const second = await useServer({ data }, 'test');
+    expect(second.runtime.store.quick).toBe(true);
+    expect(await reads(second.url, ids)).toEqual(before);
+    const a = api(second.url, KEY);
+    // The indexes read back: the pool by alias, the amount lock, the tax id, the idempotency key.
+    expect(await a.data('POST', '/sandbox/v1/transfers', { to: ids.waiting.alias, total: 20 })).toMatchObject({ outcome: 'credited' });
+    expect((await a.call('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
+    expect((await a.call('POST', '/api/v1/clients', { name: 'Bea', taxId: '20123456783' })).body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
+    const replayed = await a.post('/api/v1/va-payments', { amount: 20 }, { 'idempotency-key': 'toString' });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.data.id).toBe(ids.waiting.id);
+    expect((await a.data('GET', `/api/v1/va-payments/${ids.waiting.id}`)).status).toBe('completed');
+  });
+
+  it('a stop with nothing changed since a quick start leaves the files alone; a change writes a new snapshot and index', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, host: '127.0.0.1', data });
+    await fill(first.url);
+    await first.close();
+    const stopped = statSync(data).mtimeMs;
+    const idle = await startServer({ port: 0, host: '127.0.0.1', data });
+    expect(idle.runtime.store.quick).toBe(true);
+    await idle.close();
+    expect(statSync(data).mtimeMs).toBe(stopped);
+
+    const busy = await startServer({ port: 0, host: '127.0.0.1', data });
+    const added = await api(busy.url, KEY).data('POST', '/api/v1/va-payments', { amount: 30 });
+    await busy.close();
+    const last = await useServer({ data }, 'test');
+    expect(last.runtime.store.quick).toBe(true);
+    expect((await api(last.url, KEY).data('GET', `/api/v1/va-payments/${added.id}`)).amount).toBe(30);
+  });
+
+  it('is not used after a crash (changes in the journal), nor for a data file changed or copied without its times, nor when damaged', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, host: '127.0.0.1', data });
+    const ids = await fill(first.url);
+    await first.close();
+
+    // A crash after a quick start and one more write: the files as they are while the server runs.
+    const running = await startServer({ port: 0, host: '127.0.0.1', data });
+    expect(running.runtime.store.quick).toBe(true);
+    const late = await api(running.url, KEY).data('POST', '/api/v1/va-payments', { amount: 40 });
+    const crashed = copy(data, true);
+    await running.close();
+    const afterCrash = await useServer({ data: crashed }, 'test');
+    expect(afterCrash.runtime.store.quick).toBe(false);
+    expect((await api(afterCrash.url, KEY).data('GET', `/api/v1/va-payments/${late.id}`)).amount).toBe(40);
+
+    // Copied with its times the state is the same state; copied without, it is read whole (and answers the same).
+    expect((await useServer({ data: copy(data, true) }, 'test')).runtime.store.quick).toBe(true);
+    expect((await useServer({ data: copy(data, false) }, 'test')).runtime.store.quick).toBe(false);
+
+    // Edited by hand after the stop (same size): the edit counts, indexes included (the amount lock moves to 16).
+    const edited = copy(data, true);
+    const text = readFileSync(edited, 'utf8');
+    const line = text.split('\n').find((l) => l.includes(`"${ids.locked.id}":{`))!;
+    writeFileSync(edited, text.replace(line, line.replace('"amount":1500', '"amount":1600')));
+    const afterEdit = await useServer({ data: edited }, 'test');
+    expect(afterEdit.runtime.store.quick).toBe(false);
+    const a = api(afterEdit.url, KEY);
+    expect((await a.data('GET', `/api/v1/va-payments/${ids.locked.id}`)).amount).toBe(16);
+    expect((await a.call('POST', '/api/v1/va-payments', { amount: 16, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
+    expect((await a.call('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' })).status).toBe(201);
+
+    const damaged = copy(data, true);
+    writeFileSync(`${damaged}.index`, '{"version":1,"gen');
+    const afterDamage = await useServer({ data: damaged }, 'test');
+    expect(afterDamage.runtime.store.quick).toBe(false);
+    expect((await api(afterDamage.url, KEY).data('GET', `/api/v1/va-payments/${ids.paid.id}`)).status).toBe('completed');
+  });
+
+  it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {
+    const data = join(useTmp(), 'state.json');
+    const server = await startServer({ port: 0, host: '127.0.0.1', data });
+    const a = api(server.url, KEY);
+    for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { amount: i, externalReference: `ref-ñ-${i}` });
+    await server.close();
+    const generation = JSON.parse(readFileSync(`${data}.journal`, 'utf8').split('\n')[0]!).generation as number;
+    const lazy = readIndexFile(`${data}.index`, data, generation, 2048)!;
+    try {
+      const stored = JSON.parse(readFileSync(data, 'utf8')).accounts[KEY];
+      for (const table of ['vaPayments', 'pool', 'events', 'deliveries', 'transfers'] as const) {
+        expect(JSON.stringify(Object.entries(lazy.state.accounts[KEY]![table]))).toBe(JSON.stringify(Object.entries(stored[table])));
+      }
+      expect(readIndexFile(`${data}.index`, data, generation + 1, 2048)).toBeNull(); // another generation's index
+    } finally {
+      lazy.release();
+    }
   });
 });

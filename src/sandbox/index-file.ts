@@ -22,7 +22,7 @@ import type { Placement, TablePlacement } from './snapshot-file.js';
 interface Header {
   version: 1;
   generation: number;
-  /** Its size and modification time (to the millisecond, which a copy that keeps times keeps). */
+  /** Its size and modification time (matched within a millisecond: what a copy that keeps times keeps). */
   snapshot: { size: number; mtimeMs: number };
   accounts: [string, AccountIndex][];
 }
@@ -72,7 +72,7 @@ export function writeIndexFile(
   const header: Header = {
     version: 1,
     generation,
-    snapshot: { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) },
+    snapshot: { size: stat.size, mtimeMs: stat.mtimeMs },
     accounts: accounts.map(([key, account, indexes]) => {
       const placed = placement.get(key);
       const tables: AccountIndex['tables'] = {};
@@ -103,7 +103,7 @@ export function writeIndexFile(
  * The state described by the index file, if it describes the snapshot at `snapshot` and `generation` (else null):
  * each account's tables read a record from the snapshot when first asked, its indexes a bucket when first used.
  */
-export function readIndexFile(path: string, snapshot: string, generation: number): LazyState | null {
+export function readIndexFile(path: string, snapshot: string, generation: number, pieceBytes = TABLE_PARSE): LazyState | null {
   if (!existsSync(path) || !existsSync(snapshot)) return null;
   const bytes = readFileSync(path);
   const end = bytes.indexOf(10);
@@ -114,7 +114,7 @@ export function readIndexFile(path: string, snapshot: string, generation: number
     return null;
   }
   const stat = statSync(snapshot);
-  if (header.version !== 1 || header.generation !== generation || header.snapshot.size !== stat.size || header.snapshot.mtimeMs !== Math.trunc(stat.mtimeMs)) {
+  if (header.version !== 1 || header.generation !== generation || header.snapshot.size !== stat.size || !(Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1)) {
     return null;
   }
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
@@ -125,7 +125,7 @@ export function readIndexFile(path: string, snapshot: string, generation: number
     const account: Record<string | symbol, unknown> = { ...index.head };
     for (const table of TABLES) {
       const { start, end: stop, places } = index.tables[table]!;
-      const lazy = new LazyTable(fd, start, stop, new LazyMap(source(places)));
+      const lazy = new LazyTable(fd, start, stop, new LazyMap(source(places)), pieceBytes);
       account[table] = lazy.proxy();
     }
     const indexes: IndexSource = {
@@ -161,7 +161,7 @@ function readText(fd: number, start: number, end: number): string {
   return buffer.toString('utf8');
 }
 
-/** A table's lines are parsed at most this many bytes at a time (a string has a size limit). */
+/** A table's lines are parsed at most this many bytes at a time, by default (a string has a size limit). */
 const TABLE_PARSE = 64 * 1024 * 1024;
 
 /**
@@ -180,6 +180,7 @@ class LazyTable {
     private readonly start: number,
     private readonly end: number,
     private readonly places: LazyMap<string, [number, number]>,
+    private readonly pieceBytes: number,
   ) {}
 
   get(id: string): unknown {
@@ -213,12 +214,12 @@ class LazyTable {
     if (this.whole) return this.whole;
     let whole: Record<string, unknown> | null = null;
     for (let at = this.start; at < this.end; ) {
-      let stop = Math.min(at + TABLE_PARSE, this.end);
+      let stop = Math.min(at + this.pieceBytes, this.end);
       let text = readText(this.fd, at, stop);
       if (stop < this.end) {
         // Cut after the last whole line; the rest is read with the next piece.
         const cut = text.lastIndexOf('\n');
-        if (cut < 0) throw new Error('a record of the data file is over 64 MiB');
+        if (cut < 0) throw new Error(`a record of the data file is over ${this.pieceBytes} bytes`);
         text = text.slice(0, cut + 1);
         stop = at + Buffer.byteLength(text);
       }

@@ -39,6 +39,8 @@ export interface Store {
   close(): Promise<void>;
   /** How many times the files were written: concurrent saves share writes. */
   readonly writes: number;
+  /** Whether `load` read the state through the index file (records and indexes when first asked). */
+  readonly quick: boolean;
 }
 
 export class StoreLockedError extends Error {}
@@ -89,6 +91,7 @@ export function fileStore(path: string): Store {
   let indexed = false;
   /** The state as read through the index file, until a compaction has read it all. */
   let lazy: LazyState | null = null;
+  let quick = false;
 
   /** One line with every change since the last one, values read now (records are replaced whole, never edited). */
   function drain(): string | null {
@@ -234,6 +237,9 @@ export function fileStore(path: string): Store {
     get writes() {
       return writes;
     },
+    get quick() {
+      return quick;
+    },
     async load() {
       mkdirSync(dirname(file), { recursive: true });
       takeLock(lock, file);
@@ -244,7 +250,7 @@ export function fileStore(path: string): Store {
           snapshotBytes = statSync(file).size;
           journal = openSync(journalPath, 'a');
           journalBytes = statSync(journalPath).size;
-          indexed = true;
+          indexed = quick = true;
           return db.data;
         }
         await db.read();
@@ -353,6 +359,7 @@ export function memoryStore(): Store {
   return {
     path: null,
     writes: 0,
+    quick: false,
     async load() {
       await db.read();
       return db.data;

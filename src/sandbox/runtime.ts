@@ -96,6 +96,7 @@ export async function createRuntime(options: RuntimeOptions) {
 
   return {
     sandbox,
+    store: options.store,
     log,
     version: options.version ?? '0.0.0',
     commit,
