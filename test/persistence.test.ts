@@ -2,7 +2,7 @@ import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, write
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, seededIds } from '../src/core/index.js';
-import { readIndexFile } from '../src/sandbox/index-file.js';
+import { readIndexFile, tableEntries } from '../src/sandbox/index-file.js';
 import { fileStore } from '../src/sandbox/persistence.js';
 import { SnapshotFile } from '../src/sandbox/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
@@ -441,6 +441,31 @@ describe('the index file: a quick start after a clean stop', () => {
         expect(JSON.stringify(Object.entries(lazy.state.accounts[KEY]![table]))).toBe(JSON.stringify(Object.entries(stored[table])));
       }
       expect(readIndexFile(`${data}.index`, data, generation + 1, 2048)).toBeNull(); // another generation's index
+    } finally {
+      lazy.release();
+    }
+  });
+
+  it('a last compaction copies the records not written since as bytes, in their order, with the changes in place', async () => {
+    const data = join(useTmp(), 'state.json');
+    const server = await startServer({ port: 0, host: '127.0.0.1', data });
+    const a = api(server.url, KEY);
+    for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { amount: i, metadata: { note: `ñandú ${i}` } });
+    await server.close();
+    const generation = JSON.parse(readFileSync(`${data}.journal`, 'utf8').split('\n')[0]!).generation as number;
+    const lazy = readIndexFile(`${data}.index`, data, generation, 2048)!;
+    try {
+      const payments = lazy.state.accounts[KEY]!.vaPayments;
+      const ids = Object.keys(JSON.parse(readFileSync(data, 'utf8')).accounts[KEY].vaPayments);
+      payments[ids[3]!] = { ...payments[ids[3]!]!, status: 'cancelled' };
+      delete payments[ids[5]!];
+      payments.added = { id: 'added' } as never;
+      const entries = [...tableEntries(payments)!];
+      expect(entries.map(([id]) => id)).toEqual([...ids.filter((id) => id !== ids[5]), 'added']);
+      const copied = entries.filter(([, value]) => Buffer.isBuffer(value));
+      expect(copied.map(([id]) => id)).toEqual(ids.filter((id) => id !== ids[3] && id !== ids[5]));
+      for (const [id, bytes] of copied) expect(JSON.parse(String(bytes))).toEqual(payments[id]);
+      expect(entries.find(([id]) => id === ids[3])![1]).toMatchObject({ status: 'cancelled' });
     } finally {
       lazy.release();
     }

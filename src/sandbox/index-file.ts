@@ -120,48 +120,67 @@ export function readIndexFile(path: string, snapshot: string, generation: number
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
   const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });
   const fd = openSync(snapshot, 'r');
+  const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
   for (const [key, index] of header.accounts) {
-    const account: Record<string | symbol, unknown> = { ...index.head };
+    const account: Record<string, unknown> = { ...index.head };
     for (const table of TABLES) {
       const { start, end: stop, places } = index.tables[table]!;
-      const lazy = new LazyTable(fd, start, stop, new LazyMap(source(places)), pieceBytes);
-      account[table] = lazy.proxy();
+      const lazy = new LazyTable(snapshot, fd, start, stop, new LazyMap(source(places)), pieceBytes);
+      lazy.placeIn(account, table);
+      tables.push(lazy);
     }
     const indexes: IndexSource = {
       map: (name) => (index.maps[name] ? source(index.maps[name]) : undefined),
       value: (name) => read(index.values[name]!),
     };
-    account[STORED_INDEXES] = indexes;
-    accounts[key] = account as unknown as AccountState;
+    accounts[key] = Object.assign(account as unknown as AccountState, { [STORED_INDEXES]: indexes });
   }
   return {
     state: { version: 1, generation, accounts },
+    readWhole: () => tables.forEach((table) => table.all()),
     release: () => closeSync(fd),
   };
 }
 
 export interface LazyState {
   state: SandboxState;
+  /** Reads every table whole: they no longer need the snapshot (which a compaction replaces). */
+  readWhole(): void;
   /**
-   * Closes the snapshot the tables read from. Only once every table of the state was read whole: a compaction
-   * does that (it lays out every record), and it replaces that snapshot.
+   * Closes the snapshot the tables read from: once they were read whole, or when nothing will ask them again (a
+   * last compaction copies what it needs with a descriptor of its own, see `tableEntries`).
    */
   release(): void;
 }
 
-/** The byte range [start, end) of a file as text. */
-function readText(fd: number, start: number, end: number): string {
-  const buffer = Buffer.allocUnsafe(end - start);
-  for (let at = 0; at < buffer.length; ) {
-    const n = readSync(fd, buffer, at, buffer.length - at, start + at);
-    if (n === 0) throw new Error('the data file ends early');
-    at += n;
-  }
-  return buffer.toString('utf8');
+/** Up to `length` bytes of a file from `start` (fewer at its end). */
+function readBytes(fd: number, start: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (let n = -1; at < length && n !== 0; at += n) n = readSync(fd, buffer, at, length - at, start + at);
+  return buffer.subarray(0, at);
 }
 
-/** A table's lines are parsed at most this many bytes at a time, by default (a string has a size limit). */
+/** The byte range [start, end) of a file as text. */
+function readText(fd: number, start: number, end: number): string {
+  const bytes = readBytes(fd, start, end - start);
+  if (bytes.length < end - start) throw new Error('the data file ends early');
+  return bytes.toString('utf8');
+}
+
+const lazyTables = new WeakMap<object, LazyTable>();
+
+/**
+ * A table's records for a new snapshot, taken now, if it is a table read through the index file and not yet read
+ * whole (else null: it is a plain object). Values that are Buffers are the record's JSON as the last snapshot holds
+ * it, to be copied as they are (a record is never a Buffer).
+ */
+export function tableEntries(table: object): Iterable<[string, unknown]> | null {
+  return lazyTables.get(table)?.entries() ?? null;
+}
+
+/** A table's lines are read (and parsed) at most this many bytes at a time, by default (a string has a size limit). */
 const TABLE_PARSE = 64 * 1024 * 1024;
 
 /**
@@ -172,10 +191,15 @@ const TABLE_PARSE = 64 * 1024 * 1024;
  */
 class LazyTable {
   private readonly records = new Map<string, unknown>();
+  /** Ids written since the snapshot (in the order first written), and ids deleted. */
+  private readonly written = new Set<string>();
   private readonly gone = new Set<string>();
   private whole: Record<string, unknown> | null = null;
+  /** Where the table sits, so it can leave a plain object there once read whole. */
+  private place: { account: Record<string, unknown>; table: string; proxy: Record<string, unknown> } | null = null;
 
   constructor(
+    private readonly file: string,
     private readonly fd: number,
     private readonly start: number,
     private readonly end: number,
@@ -198,6 +222,7 @@ class LazyTable {
     if (this.whole) define(this.whole, id, value);
     else {
       this.records.set(id, value);
+      this.written.add(id);
       this.gone.delete(id);
     }
   }
@@ -206,6 +231,7 @@ class LazyTable {
     if (this.whole) delete this.whole[id];
     else {
       this.records.delete(id);
+      this.written.delete(id);
       this.gone.add(id);
     }
   }
@@ -234,13 +260,58 @@ class LazyTable {
     for (const [id, record] of this.records) define(whole, id, record);
     for (const id of this.gone) delete whole[id];
     this.records.clear();
+    this.written.clear();
     this.gone.clear();
     this.whole = whole;
+    // From now on it is a plain object (a proxy costs every read of a list); unless the account got a new table.
+    if (this.place && this.place.account[this.place.table] === this.place.proxy) this.place.account[this.place.table] = whole;
     return whole;
   }
 
-  /** The table as the core sees it: an object keyed by id (no prototype, so any id is a key like any other). */
-  proxy(): Record<string, unknown> {
+  /**
+   * The table's records for a new snapshot, taken now, in its order: a record not written since is its bytes in the
+   * snapshot (read in large pieces through a descriptor of its own, closed once done), any other its value.
+   */
+  entries(): Iterable<[string, unknown]> {
+    if (this.whole) return Object.entries(this.whole);
+    const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
+    const gone = new Set(this.gone);
+    const onDisk = [...this.places.entries()].sort((a, b) => a[1][0] - b[1][0]);
+    const { file, pieceBytes } = this;
+    return (function* (): Generator<[string, unknown]> {
+      const fd = openSync(file, 'r');
+      try {
+        let piece: Buffer = Buffer.alloc(0);
+        let pieceAt = 0;
+        for (const [id, [at, length]] of onDisk) {
+          if (gone.has(id)) continue;
+          if (written.has(id)) {
+            yield [id, written.get(id)];
+            written.delete(id);
+            continue;
+          }
+          if (at + length > pieceAt + piece.length) {
+            piece = readBytes(fd, at, Math.max(pieceBytes, length));
+            pieceAt = at;
+          }
+          yield [id, piece.subarray(at - pieceAt, at - pieceAt + length)];
+        }
+        yield* written;
+      } finally {
+        closeSync(fd);
+      }
+    })();
+  }
+
+  /** Puts the table in an account as the core sees it: an object keyed by id (no prototype: any id is just a key). */
+  placeIn(account: Record<string, unknown>, table: string): void {
+    const proxy = this.proxy();
+    this.place = { account, table, proxy };
+    account[table] = proxy;
+    lazyTables.set(proxy, this);
+  }
+
+  private proxy(): Record<string, unknown> {
     const descriptor = (value: unknown) => (value === undefined ? undefined : { value, writable: true, enumerable: true, configurable: true });
     return new Proxy(Object.create(null) as Record<string, unknown>, {
       get: (_, id) => (typeof id === 'string' ? this.get(id) : undefined),

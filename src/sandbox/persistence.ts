@@ -148,13 +148,17 @@ export function fileStore(path: string): Store {
         // The indexes are taken in the same turn as the snapshot's records (`db.write` lays them out at once).
         const indexes = withIndex ? storedIndexes() : null;
         snapshot.locate = indexes !== null;
-        await db.write();
+        // Tables still read through the index file: a last compaction copies their records not written since from
+        // the old snapshot; any other reads them whole first, as they are used after it.
+        if (!withIndex) lazy?.readWhole();
+        const written = db.write();
+        lazy?.release();
+        lazy = null;
+        await written;
         snapshotBytes = statSync(file).size;
         renameSync(nextJournalPath, journalPath);
         closeSync(previous);
         journalChanges = false;
-        lazy?.release();
-        lazy = null;
         if (indexes) writeIndexFile(indexPath, file, generation, indexes, snapshot.placement!);
         else rmSync(indexPath, { force: true });
         indexed = indexes !== null;

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { open, readFile, rename } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
+import { tableEntries } from './index-file.js';
 import { TABLES, type SandboxState } from '../core/index.js';
 
 const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
@@ -51,19 +52,37 @@ export class SnapshotFile implements Adapter<SandboxState> {
     const temp = `${this.file}.tmp`;
     const handle = await open(temp, 'w');
     try {
-      let chunk = '';
+      // Text is gathered as a string; a record copied as bytes (see `tableEntries`) goes in as it is.
+      let text = '';
+      let parts: Buffer[] = [];
+      let size = 0;
+      const add = (piece: string | Buffer) => {
+        if (typeof piece !== 'string') {
+          const before = Buffer.from(text);
+          parts.push(before, piece);
+          text = '';
+          size += before.length + piece.length;
+        } else text += piece;
+      };
       let position = 0;
       for (const line of lines) {
-        const text = typeof line === 'string' ? line : line.prefix + line.value;
-        if (placement && typeof line !== 'string') position = place(placement, line, position);
-        else if (placement) position += Buffer.byteLength(text) + 1;
-        chunk += `${text}\n`;
-        if (chunk.length >= CHUNK) {
-          await handle.write(chunk);
-          chunk = '';
+        if (typeof line === 'string') {
+          add(line);
+          if (placement) position += Buffer.byteLength(line) + 1;
+        } else {
+          add(line.prefix);
+          add(line.value);
+          if (placement) position = place(placement, line, position);
+        }
+        text += '\n';
+        if (text.length + size >= CHUNK) {
+          await handle.write(Buffer.concat([...parts, Buffer.from(text)]));
+          text = '';
+          parts = [];
+          size = 0;
         }
       }
-      await handle.write(chunk);
+      await handle.write(Buffer.concat([...parts, Buffer.from(text)]));
       await handle.sync();
     } finally {
       await handle.close();
@@ -84,8 +103,8 @@ export interface TablePlacement {
   records: [string, [number, number]][];
 }
 
-/** A record's line, or the end of a table (`}`), in `layout`: the parts a placement needs. */
-type Line = string | { account: string; table: string; id: string | null; prefix: string; value: string };
+/** A record's line (its value as JSON, or bytes copied from the last snapshot), or the end of a table (`}`). */
+type Line = string | { account: string; table: string; id: string | null; prefix: string; value: string | Buffer };
 
 /** Notes a record line (or a table's end) at `position`; returns the position after it. */
 function place(placement: Placement, line: Exclude<Line, string>, position: number): number {
@@ -98,17 +117,20 @@ function place(placement: Placement, line: Exclude<Line, string>, position: numb
     table.end = position;
     return position + prefix + 1;
   }
-  const value = Buffer.byteLength(line.value);
+  const value = typeof line.value === 'string' ? Buffer.byteLength(line.value) : line.value.length;
   table.records.push([line.id, [position + prefix, value]]);
   return position + prefix + value + 1;
 }
 
-/** The document's lines. The tables' entries are taken at once; each record is turned to JSON as it is reached. */
+/**
+ * The document's lines. The tables' entries are taken at once; each record is turned to JSON as it is reached,
+ * or copied as the last snapshot's bytes when it was not written since (a table read through the index file).
+ */
 function layout(state: SandboxState): Iterable<Line> {
   const accounts = Object.entries(state.accounts).map(([key, account]) => ({
     key,
     head: Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))),
-    tables: TABLES.map((table) => [table, Object.entries(account[table])] as const),
+    tables: TABLES.map((table) => [table, tableEntries(account[table]) ?? Object.entries(account[table])] as const),
   }));
   return (function* () {
     yield `{"version":${state.version},"generation":${state.generation ?? 0},"accounts":{`;
@@ -116,7 +138,10 @@ function layout(state: SandboxState): Iterable<Line> {
       yield `${i ? ',' : ''}${json(key)}:${json(head).slice(0, -1)}`;
       for (const [table, records] of tables) {
         yield `,${JSON.stringify(table)}:{`;
-        for (const [j, [id, record]] of records.entries()) yield { account: key, table, id, prefix: `${j ? ',' : ''}${json(id)}:`, value: json(record) };
+        let j = 0;
+        for (const [id, record] of records) {
+          yield { account: key, table, id, prefix: `${j++ ? ',' : ''}${json(id)}:`, value: Buffer.isBuffer(record) ? record : json(record) };
+        }
         yield { account: key, table, id: null, prefix: '}', value: '' };
       }
       yield '}';
