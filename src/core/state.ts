@@ -248,6 +248,9 @@ export interface IndexSource {
   value(name: string): unknown;
 }
 
+/** The shape of `StoredIndexes`, bumped whenever the Account's indexes change: stored ones of another shape are not used. */
+export const STORED_INDEXES_VERSION = 1;
+
 /**
  * On an AccountState a store read back with its indexes (taken by the Account, which then need not index every
  * record): the `IndexSource`.

@@ -4,6 +4,7 @@ import {
   keyedByCaller,
   LazyMap,
   STORED_INDEXES,
+  STORED_INDEXES_VERSION,
   TABLES,
   type AccountState,
   type IndexSource,
@@ -20,7 +21,10 @@ import type { Placement, TablePlacement } from './snapshot-file.js';
  * snapshot (generation, size and mtime) and is only used when the journal after it holds no change.
  */
 interface Header {
-  version: 1;
+  /** `STORED_INDEXES_VERSION` when written. */
+  version: number;
+  /** The bytes of sections after the header line (a shorter file was cut, and is not used). */
+  length: number;
   generation: number;
   /** Its size and modification time (matched within a millisecond: what a copy that keeps times keeps). */
   snapshot: { size: number; mtimeMs: number };
@@ -70,7 +74,8 @@ export function writeIndexFile(
   };
   const stat = statSync(snapshot);
   const header: Header = {
-    version: 1,
+    version: STORED_INDEXES_VERSION,
+    length: 0,
     generation,
     snapshot: { size: stat.size, mtimeMs: stat.mtimeMs },
     accounts: accounts.map(([key, account, indexes]) => {
@@ -88,6 +93,7 @@ export function writeIndexFile(
       return [key, { head, tables, maps, values }];
     }),
   };
+  header.length = offset;
   const temp = `${path}.tmp`;
   const fd = openSync(temp, 'w');
   try {
@@ -114,9 +120,13 @@ export function readIndexFile(path: string, snapshot: string, generation: number
     return null;
   }
   const stat = statSync(snapshot);
-  if (header.version !== 1 || header.generation !== generation || header.snapshot.size !== stat.size || !(Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1)) {
-    return null;
-  }
+  const matches =
+    header.version === STORED_INDEXES_VERSION &&
+    bytes.length === end + 1 + header.length &&
+    header.generation === generation &&
+    header.snapshot.size === stat.size &&
+    Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1;
+  if (!matches) return null;
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
   const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });
   const fd = openSync(snapshot, 'r');

@@ -309,7 +309,7 @@ export function fileStore(path: string): Store {
     async close() {
       while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting);
       // A clean stop leaves the whole state in the data file alone, with the index file for a quick start.
-      if (journalChanges || !indexed) await compact(true);
+      if (journalChanges || pending.size > 0 || !indexed) await compact(true);
       closeSync(journal);
       lazy?.release();
       lazy = null;
