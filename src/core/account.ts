@@ -163,7 +163,7 @@ export class Account {
     for (const entry of Object.values(this.state.pool)) this.indexPoolCvu(entry);
     this.freePool = Object.values(this.state.pool)
       .filter((entry) => entry.vaPaymentId === null)
-      .sort((a, b) => (a.releasedAt! < b.releasedAt! ? -1 : 1))
+      .sort(lendingOrder)
       .map((entry) => entry.cvu);
     for (const client of Object.values(this.state.clients)) this.trackProvisioning(client);
     for (const [key, record] of Object.entries(this.state.idempotency)) this.due.push(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
@@ -447,8 +447,12 @@ export class Account {
     }
     const entry = this.state.pool[payment.cvu];
     if (entry?.vaPaymentId === payment.id) {
-      this.putPoolCvu({ ...entry, vaPaymentId: null, releasedAt: payment.updatedAt });
-      this.freePool.push(entry.cvu);
+      const released = { ...entry, vaPaymentId: null, releasedAt: payment.updatedAt };
+      this.putPoolCvu(released);
+      // Releases come in time order, so this is (nearly always) the end: only ties are placed by CVU.
+      let at = this.freePool.length;
+      while (at > 0 && lendingOrder(this.state.pool[this.freePool[at - 1]!]!, released) > 0) at--;
+      this.freePool.splice(at, 0, released.cvu);
     }
   }
 
@@ -871,6 +875,13 @@ export class Account {
     this.due.push(ms(createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
   }
 }
+
+/**
+ * Free pool CVUs are lent released longest ago first; those released at the same time by CVU, so the order is the
+ * same whether the pool was indexed from its records or kept while running.
+ */
+const lendingOrder = (a: PoolCvu, b: PoolCvu): number =>
+  a.releasedAt! < b.releasedAt! ? -1 : a.releasedAt! > b.releasedAt! ? 1 : a.cvu < b.cvu ? -1 : a.cvu > b.cvu ? 1 : 0;
 
 /** A due-queue key, `kind:id` (an idempotency key may itself hold colons). */
 function splitKey(key: string): [string, string] {
