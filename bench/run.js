@@ -61,7 +61,8 @@ async function main() {
   const seededA = await seed('A', { payments: RECORDS, pay: false, chunk: RECORDS });
   if (seededA.error) throw new Error(`seeding ${RECORDS} payments failed: ${seededA.error}`);
   const pristineA = join(work, 'A0');
-  cpSync(join(work, 'A'), pristineA, { recursive: true });
+  // Kept with its files' times (as `cp -p` does), so it stays the state a clean stop left, index file included.
+  cpSync(join(work, 'A'), pristineA, { recursive: true, preserveTimestamps: true });
   const seededIds = readFileSync(join(work, 'A.ids'), 'utf8').split('\n').filter(Boolean);
   const jsonIds = writeJsonServerDb(join(work, 'J'), RECORDS);
   cpSync(join(work, 'J'), join(work, 'J0'), { recursive: true });
@@ -85,7 +86,7 @@ async function main() {
     }
     row('1', `server peak RSS after those runs, ${fmt.int(records)} records`, fmt.mb(results[`ours:${records}`].rss.peak), fmt.mb(results[`json:${records}`].rss.peak), fmt.ratio(results[`ours:${records}`].rss.peak / results[`json:${records}`].rss.peak));
   }
-  row('1', `data size with ${fmt.int(RECORDS)} payments (as seeded)`, fmt.mb(sizeA), fmt.mb(sizeJ), fmt.ratio(sizeA / sizeJ));
+  row('1', `data size with ${fmt.int(RECORDS)} payments (as seeded: data file, journal and index file)`, fmt.mb(sizeA), fmt.mb(sizeJ), fmt.ratio(sizeA / sizeJ));
 
   // --- 2. callbacks ------------------------------------------------------------------------------
   await callbackRuns();
@@ -378,7 +379,6 @@ async function coldStart(loadedOurs, loadedJson) {
     const out = [];
     for (let i = 0; i < n; i++) {
       const dir = join(work, `start-${kind}-${i}`);
-      // Copied with its times (as `cp -p` does): the same files a cleanly stopped server left.
       if (source) cpSync(source, dir, { recursive: true, preserveTimestamps: true });
       if (whole) rmSync(join(dir, 'state.json.index'));
       const started = await launch(kind, dir);

@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 /** Real time, plus what a test adds while the server is down (time passing between a stop and the next start). */
-class WallClock {
+class SkewedClock {
   skewMs = 0;
   now = (): number => Date.now() + this.skewMs;
 }
@@ -46,7 +46,7 @@ function replayingIds(): IdSource {
 
 /** A file-backed sandbox with one API key, restarted the way the variant says. */
 async function openSandbox(variant: Variant) {
-  const wall = new WallClock();
+  const wall = new SkewedClock();
   const data = join(useTmp(), 'state.json');
   const start = async (file: string) => {
     const server = await startServer({

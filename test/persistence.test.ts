@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, seededIds } from '../src/core/index.js';
 import { readIndexFile, tableEntries } from '../src/sandbox/index-file.js';
-import { fileStore } from '../src/sandbox/persistence.js';
+import { fileStore, memoryStore, type Store } from '../src/sandbox/persistence.js';
+import { createRuntime } from '../src/sandbox/runtime.js';
 import { SnapshotFile } from '../src/sandbox/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
 import { api, eventually, runCli, spawnServer, useServer, useTmp } from './helpers.js';
@@ -429,6 +430,30 @@ describe('the index file: a quick start after a clean stop', () => {
       expect(afterDamage.runtime.store.quick).toBe(false);
       expect((await api(afterDamage.url, KEY).data('GET', `/api/v1/va-payments/${ids.paid.id}`)).status).toBe('completed');
     }
+  });
+
+  it('after a quick start the rest of the index is read ahead in slices, between other work, without any request', async () => {
+    let consumed = 0;
+    let turns = 0;
+    const store: Store = {
+      ...memoryStore(),
+      quick: true,
+      *warming() {
+        for (let i = 0; i < 50; i++) {
+          const until = performance.now() + 0.5;
+          while (performance.now() < until); // a bucket's worth of work
+          consumed++;
+          yield;
+        }
+      },
+    };
+    const runtime = await createRuntime({ store });
+    expect(consumed).toBe(0); // nothing read before the runtime is up
+    const other = setInterval(() => turns++, 0); // other work waiting its turn
+    await eventually(() => consumed === 50, 5000, 'the index to be read ahead');
+    clearInterval(other);
+    expect(turns).toBeGreaterThan(3); // it let other work run between its slices
+    await runtime.close();
   });
 
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {

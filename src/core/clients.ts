@@ -238,6 +238,11 @@ export class ClientIndex {
     for (const invoice of Object.values(state.invoices)) this.addInvoice(invoice);
   }
 
+  /** The maps, for reading them ahead of use (see `Account.warming`). */
+  maps(): LazyMap<string, unknown>[] {
+    return [this.byTaxId, this.byAddress, this.entries, this.invoices];
+  }
+
   /** The maps as a store keeps them (see `StoredIndexes`). */
   stored(): Record<string, [string, unknown][]> {
     return {

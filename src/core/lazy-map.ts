@@ -54,6 +54,15 @@ export class LazyMap<K extends string | number, V> {
     return this.map.delete(key);
   }
 
+  /** Reads one bucket not read yet; false once all are. For reading them all ahead of use, a bucket at a time. */
+  readNext(): boolean {
+    const [bucket] = this.unread;
+    if (bucket === undefined) return false;
+    this.unread.delete(bucket);
+    for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
+    return true;
+  }
+
   clear(): void {
     this.map.clear();
     this.unread.clear();

@@ -41,6 +41,8 @@ export interface Store {
   readonly writes: number;
   /** Whether `load` read the state through the index file (records and indexes when first asked). */
   readonly quick: boolean;
+  /** After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments. */
+  warming(): Iterable<void>;
 }
 
 export class StoreLockedError extends Error {}
@@ -244,6 +246,7 @@ export function fileStore(path: string): Store {
     get quick() {
       return quick;
     },
+    warming: () => lazy?.warming() ?? [],
     async load() {
       mkdirSync(dirname(file), { recursive: true });
       takeLock(lock, file);
@@ -364,6 +367,7 @@ export function memoryStore(): Store {
     path: null,
     writes: 0,
     quick: false,
+    warming: () => [],
     async load() {
       await db.read();
       return db.data;

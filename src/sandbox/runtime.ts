@@ -21,6 +21,9 @@ export interface RuntimeOptions {
 export const systemClock: WallClock = { now: () => Date.now() };
 export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => randomInt(max) };
 
+/** Milliseconds of reading ahead (see `warm`) per turn of the event loop. */
+const WARM_SLICE_MS = 2;
+
 /** The largest delay setTimeout accepts; a later deadline is simply re-checked when the timer fires. */
 const MAX_TIMER = 2 ** 31 - 1;
 
@@ -90,9 +93,26 @@ export async function createRuntime(options: RuntimeOptions) {
     }
   }
 
+  /**
+   * After a quick start the indexes and record places are read when first used; this reads them ahead, a slice per
+   * turn of the event loop, so that within a second or so of start no request waits for one.
+   */
+  const warming: Iterator<void>[] = [...sandbox.accounts().map((account) => account.warming()), options.store.warming()[Symbol.iterator]()];
+  function warm(): void {
+    const until = performance.now() + WARM_SLICE_MS;
+    while (warming.length > 0 && !closed) {
+      if (warming[0]!.next().done) warming.shift();
+      else if (performance.now() >= until) {
+        setImmediate(warm).unref();
+        return;
+      }
+    }
+  }
+
   // What fell due while the server was down (expiries, retries, unsent deliveries) happens now.
   tick();
   await options.store.save();
+  setImmediate(warm).unref();
 
   return {
     sandbox,
