@@ -408,12 +408,23 @@ export class Account {
   private uniqueCvu(): string {
     for (;;) {
       const cvu = generateCvu(this.deps.ids);
-      if (this.accountFor(cvu) === null) return cvu;
+      if (!this.aliasTaken(cvu)) return cvu;
     }
   }
 
+  /** Whether a CVU or alias (case-insensitive) is taken in this account: `accountFor` without reading its owner. */
   private aliasTaken(alias: string): boolean {
-    return this.accountFor(alias) !== null;
+    return this.clientIndex.at(alias) !== undefined || this.isCollection(alias) || this.poolCvuAt(alias) !== undefined;
+  }
+
+  /** Whether a CVU or alias (case-insensitive) is the hub's collection CVU. */
+  private isCollection(to: string): boolean {
+    return this.state.hub.collectionCvu === to || this.state.hub.collectionAlias.toUpperCase() === to.toUpperCase();
+  }
+
+  /** The pool CVU a CVU or alias (case-insensitive) names. */
+  private poolCvuAt(to: string): string | undefined {
+    return this.poolByAddress.get(to) ?? this.poolByAddress.get(to.toUpperCase());
   }
 
   /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
@@ -426,10 +437,8 @@ export class Account {
     | null {
     const clientId = this.clientIndex.at(to);
     if (clientId !== undefined) return { cvu: this.state.clients[clientId]!.cvu!, kind: 'client', clientId };
-    const wanted = to.toUpperCase();
-    const hub = this.state.hub;
-    if (hub.collectionCvu === to || hub.collectionAlias.toUpperCase() === wanted) return { cvu: hub.collectionCvu, kind: 'collection' };
-    const cvu = this.poolByAddress.get(to) ?? this.poolByAddress.get(wanted);
+    if (this.isCollection(to)) return { cvu: this.state.hub.collectionCvu, kind: 'collection' };
+    const cvu = this.poolCvuAt(to);
     const entry = cvu === undefined ? undefined : this.state.pool[cvu];
     return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
   }
