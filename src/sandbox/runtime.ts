@@ -103,7 +103,7 @@ export async function createRuntime(options: RuntimeOptions) {
     while (warming.length > 0 && !closed) {
       if (warming[0]!.next().done) warming.shift();
       else if (performance.now() >= until) {
-        setImmediate(warm).unref();
+        setImmediate(warm);
         return;
       }
     }
@@ -112,7 +112,7 @@ export async function createRuntime(options: RuntimeOptions) {
   // What fell due while the server was down (expiries, retries, unsent deliveries) happens now.
   tick();
   await options.store.save();
-  setImmediate(warm).unref();
+  setImmediate(warm);
 
   return {
     sandbox,
