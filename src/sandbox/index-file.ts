@@ -291,7 +291,10 @@ class LazyTable {
     if (this.whole) return Object.entries(this.whole);
     const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
     const gone = new Set(this.gone);
-    const onDisk = [...this.places.entries()].sort((a, b) => a[1][0] - b[1][0]);
+    // In file order: offsets sorted as numbers (natively, no comparator), then their records.
+    const byOffset = new Map<number, [string, [number, number]]>();
+    for (const entry of this.places.entries()) byOffset.set(entry[1][0], entry);
+    const onDisk = Array.from(Float64Array.from(byOffset.keys()).sort(), (at) => byOffset.get(at)!);
     const { file, pieceBytes } = this;
     return (function* (): Generator<[string, unknown]> {
       const fd = openSync(file, 'r');

@@ -151,7 +151,12 @@ function layout(state: SandboxState): Iterable<Line> {
 }
 
 /** JSON on one line: U+2028 and U+2029, which JSON leaves raw but readline takes for line ends, are escaped. */
-const json = (value: unknown): string => JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+const json = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  return LINE_SEPARATORS.test(text) ? text.replace(LINE_SEPARATORS_ALL, (c) => `\\u${c.charCodeAt(0).toString(16)}`) : text;
+};
+const LINE_SEPARATORS = /[\u2028\u2029]/;
+const LINE_SEPARATORS_ALL = /[\u2028\u2029]/g;
 
 /** A table's lines are parsed together, as one JSON object, up to this many characters. */
 const TABLE_PARSE = 64 * 1024 * 1024;
