@@ -172,7 +172,7 @@ export class Account {
       push(this.deliveriesByEvent, delivery.eventId, delivery.id);
       this.trackOpen(delivery);
     }
-    this.clientIndex.rebuild(this.state);
+    this.clientIndex.build(this.state);
   }
 
   /**

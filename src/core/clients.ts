@@ -222,7 +222,7 @@ export class ClientIndex {
   private entries: LazyMap<string, string[]>;
   private invoices: LazyMap<string, string[]>;
 
-  /** Without a source the index is empty until `rebuild`. */
+  /** Without a source the index is empty until `build`. */
   constructor(source?: IndexSource) {
     const map = <V>(name: string) => new LazyMap<string, V>(source?.map(name) as BucketSource<string, V> | undefined);
     this.byTaxId = map('clientsByTaxId');
@@ -231,8 +231,8 @@ export class ClientIndex {
     this.invoices = map('invoicesByClient');
   }
 
-  rebuild(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
-    for (const map of [this.byTaxId, this.byAddress, this.entries, this.invoices]) map.clear();
+  /** Indexes every client, entry and invoice of a state (into an index made without a source). */
+  build(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
     for (const client of Object.values(state.clients)) this.track(client);
     for (const entry of Object.values(state.entries)) this.addEntry(entry);
     for (const invoice of Object.values(state.invoices)) this.addInvoice(invoice);

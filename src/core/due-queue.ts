@@ -8,10 +8,6 @@ export class DueQueue {
   private heap: { at: number; key: string; n: number }[] = [];
   private pushed = 0;
 
-  clear(): void {
-    this.heap = [];
-  }
-
   /** The queue as JSON (a store keeps it), read back by `from`. */
   toJSON(): StoredQueue {
     return { pushed: this.pushed, heap: this.heap.map(({ at, key, n }) => [at, key, n]) };

@@ -29,8 +29,13 @@ export class LazyMap<K extends string | number, V> {
   private need(key: K): void {
     if (this.unread.size === 0) return;
     const bucket = bucketOf(key, this.source!.buckets);
-    if (!this.unread.delete(bucket)) return;
+    if (this.unread.has(bucket)) this.read(bucket);
+  }
+
+  private read(bucket: number): void {
+    this.unread.delete(bucket);
     for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
+    if (this.unread.size === 0) this.source = undefined; // all read: the storage can go
   }
 
   get(key: K): V | undefined {
@@ -58,20 +63,12 @@ export class LazyMap<K extends string | number, V> {
   readNext(): boolean {
     const [bucket] = this.unread;
     if (bucket === undefined) return false;
-    this.unread.delete(bucket);
-    for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
+    this.read(bucket);
     return true;
   }
 
-  clear(): void {
-    this.map.clear();
-    this.unread.clear();
-    this.source = undefined;
-  }
-
   entries(): IterableIterator<[K, V]> {
-    for (const bucket of this.unread) for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
-    this.unread.clear();
+    while (this.readNext());
     return this.map.entries();
   }
 }
