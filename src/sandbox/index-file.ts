@@ -11,7 +11,7 @@ import {
   type SandboxState,
   type StoredIndexes,
 } from '../core/index.js';
-import type { Placement, TablePlacement } from './snapshot-file.js';
+import { define, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
@@ -195,9 +195,6 @@ export function tableEntries(table: object): Iterable<[string, unknown]> | null 
   return lazyTables.get(table)?.entries() ?? null;
 }
 
-/** A table's lines are read (and parsed) at most this many bytes at a time, by default (a string has a size limit). */
-const TABLE_PARSE = 64 * 1024 * 1024;
-
 /**
  * A table whose records stay in the snapshot until asked: a record is read and parsed on first use; asking for
  * every id (`Object.keys`, `Object.values`) reads the whole table once, in its order, and from then on it is a
@@ -352,7 +349,3 @@ class LazyTable {
     });
   }
 }
-
-/** Sets a key as an own property, so "__proto__" is a key like any other. */
-const define = (target: object, key: string, value: unknown) =>
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });

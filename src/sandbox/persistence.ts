@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { readIndexFile, writeIndexFile, type LazyState } from './index-file.js';
+import { readIndexFile, tableEntries, writeIndexFile, type LazyState } from './index-file.js';
 import { SnapshotFile } from './snapshot-file.js';
 import {
   emptyState,
@@ -76,7 +76,7 @@ export function fileStore(path: string): Store {
   const journalPath = `${file}.journal`;
   const nextJournalPath = `${file}.journal.next`;
   const indexPath = `${file}.index`;
-  const snapshot = new SnapshotFile(file);
+  const snapshot = new SnapshotFile(file, undefined, tableEntries);
   const db = new Low<SandboxState>(snapshot, emptyState());
   const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
   let pendingRecords = 0;

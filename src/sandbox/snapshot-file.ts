@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { open, readFile, rename } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
-import { tableEntries } from './index-file.js';
 import { TABLES, type SandboxState } from '../core/index.js';
 
 const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
@@ -26,10 +25,14 @@ export class SnapshotFile implements Adapter<SandboxState> {
   locate = false;
   placement: Placement | null = null;
 
-  /** `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it. */
+  /**
+   * `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it.
+   * `entriesOf`: a table's entries when it is not a plain object (see `tableEntries` of the index file).
+   */
   constructor(
     private readonly file: string,
     private readonly wholeBelow = 256 * 1024 * 1024,
+    private readonly entriesOf: (table: object) => Iterable<[string, unknown]> | null = () => null,
   ) {}
 
   async read(): Promise<SandboxState | null> {
@@ -46,13 +49,13 @@ export class SnapshotFile implements Adapter<SandboxState> {
   }
 
   async write(state: SandboxState): Promise<void> {
-    const lines = layout(state); // taken now, before anything is awaited
+    const lines = layout(state, this.entriesOf); // taken now, before anything is awaited
     const placement: Placement | null = this.locate ? new Map() : null;
     this.placement = null;
     const temp = `${this.file}.tmp`;
     const handle = await open(temp, 'w');
     try {
-      // Text is gathered as a string; a record copied as bytes (see `tableEntries`) goes in as it is.
+      // Text is gathered as a string; a record copied as bytes (see `entriesOf`) goes in as it is.
       let text = '';
       let parts: Buffer[] = [];
       let size = 0;
@@ -126,11 +129,11 @@ function place(placement: Placement, line: Exclude<Line, string>, position: numb
  * The document's lines. The tables' entries are taken at once; each record is turned to JSON as it is reached,
  * or copied as the last snapshot's bytes when it was not written since (a table read through the index file).
  */
-function layout(state: SandboxState): Iterable<Line> {
+function layout(state: SandboxState, entriesOf: (table: object) => Iterable<[string, unknown]> | null): Iterable<Line> {
   const accounts = Object.entries(state.accounts).map(([key, account]) => ({
     key,
     head: Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))),
-    tables: TABLES.map((table) => [table, tableEntries(account[table]) ?? Object.entries(account[table])] as const),
+    tables: TABLES.map((table) => [table, entriesOf(account[table]) ?? Object.entries(account[table])] as const),
   }));
   return (function* () {
     yield `{"version":${state.version},"generation":${state.generation ?? 0},"accounts":{`;
@@ -158,8 +161,8 @@ const json = (value: unknown): string => {
 const LINE_SEPARATORS = /[\u2028\u2029]/;
 const LINE_SEPARATORS_ALL = /[\u2028\u2029]/g;
 
-/** A table's lines are parsed together, as one JSON object, up to this many characters. */
-const TABLE_PARSE = 64 * 1024 * 1024;
+/** A table's lines are parsed together, as one JSON object, up to this many characters (a string has a size limit). */
+export const TABLE_PARSE = 64 * 1024 * 1024;
 
 /** Reads the lines `layout` writes, one at a time. */
 class LayoutReader {
@@ -225,7 +228,7 @@ class LayoutReader {
 }
 
 /** Sets a key as an own property, so "__proto__" is a key like any other. */
-const define = (target: object, key: string, value: unknown) =>
+export const define = (target: object, key: string, value: unknown) =>
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 
 /** The file's lines, read in large chunks and split on newline bytes (no line is ever the whole file). */
