@@ -421,9 +421,9 @@ describe('the index file: a quick start after a clean stop', () => {
     expect((await a.call('POST', '/api/v1/va-payments', { amount: 16, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     expect((await a.call('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' })).status).toBe(201);
 
-    // Damaged: its header cut, or its sections cut short (the header intact).
+    // Damaged: its header cut, its sections cut short (the header intact), or a header that is not one.
     const index = readFileSync(`${data}.index`);
-    for (const bytes of [index.subarray(0, 20), index.subarray(0, index.length - 10)]) {
+    for (const bytes of [index.subarray(0, 20), index.subarray(0, index.length - 10), Buffer.from('null\n')]) {
       const damaged = copy(data, true);
       writeFileSync(`${damaged}.index`, bytes);
       const afterDamage = await useServer({ data: damaged }, 'test');

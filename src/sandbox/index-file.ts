@@ -113,18 +113,20 @@ export function readIndexFile(path: string, snapshot: string, generation: number
   if (!existsSync(path) || !existsSync(snapshot)) return null;
   const bytes = readFileSync(path);
   const end = bytes.indexOf(10);
-  let header: Header;
+  let parsed: unknown;
   try {
-    header = JSON.parse(bytes.toString('utf8', 0, end)) as Header;
+    parsed = JSON.parse(bytes.toString('utf8', 0, end));
   } catch {
     return null;
   }
+  const header = parsed as Header | null;
   const stat = statSync(snapshot);
+  // Its version and exact length say the rest is as written; the snapshot's generation, size and time, that it is this one's.
   const matches =
-    header.version === STORED_INDEXES_VERSION &&
+    header?.version === STORED_INDEXES_VERSION &&
     bytes.length === end + 1 + header.length &&
     header.generation === generation &&
-    header.snapshot.size === stat.size &&
+    header.snapshot?.size === stat.size &&
     Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1;
   if (!matches) return null;
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
