@@ -230,6 +230,11 @@ export interface AccountState {
 export const TABLES = ['pool', 'vaPayments', 'transfers', 'events', 'deliveries', 'idempotency', 'clients', 'entries', 'invoices'] as const;
 export type TableName = (typeof TABLES)[number];
 
+/** An account's fields other than its tables (its clock offset and hub), as a store keeps them beside the tables. */
+export function accountHead(account: AccountState): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name)));
+}
+
 /**
  * What a write changed, for a store that persists changes rather than the whole state: a record of a table
  * (its new value, or gone), the account's header (clock offset and hub), or the whole account.

@@ -55,7 +55,8 @@ export function writeIndexFile(
   path: string,
   snapshot: string,
   generation: number,
-  accounts: [string, AccountState, StoredIndexes][],
+  /** Each account's head and indexes, taken when the snapshot's records were. */
+  accounts: [string, Record<string, unknown>, StoredIndexes][],
   placement: Placement,
 ): void {
   const sections: string[] = [];
@@ -78,7 +79,7 @@ export function writeIndexFile(
     length: 0,
     generation,
     snapshot: { size: stat.size, mtimeMs: stat.mtimeMs },
-    accounts: accounts.map(([key, account, indexes]) => {
+    accounts: accounts.map(([key, head, indexes]) => {
       const placed = placement.get(key);
       const tables: AccountIndex['tables'] = {};
       for (const table of TABLES) {
@@ -89,7 +90,6 @@ export function writeIndexFile(
       for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(entries);
       const values: AccountIndex['values'] = {};
       for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(value));
-      const head = Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name)));
       return [key, { head, tables, maps, values }];
     }),
   };

@@ -17,6 +17,7 @@ import { Low, Memory } from 'lowdb';
 import { readIndexFile, tableEntries, writeIndexFile, type LazyState } from './index-file.js';
 import { SnapshotFile } from './snapshot-file.js';
 import {
+  accountHead,
   emptyState,
   INDEXES,
   normalizeAccount,
@@ -105,7 +106,7 @@ export function fileStore(path: string): Store {
         changes.push([key, 'all', null, account ?? null]);
         continue;
       }
-      if (change.header) changes.push([key, 'header', null, { clockOffsetMs: account.clockOffsetMs, hub: account.hub }]);
+      if (change.header) changes.push([key, 'header', null, accountHead(account)]);
       for (const [table, id] of change.records.values()) {
         changes.push([key, table, id, (account[table as keyof AccountState] as Record<string, unknown>)[id] ?? null]);
       }
@@ -171,13 +172,13 @@ export function fileStore(path: string): Store {
     return compacting;
   }
 
-  /** Every account's indexes as they are now, or null if an account has none (no Account was made for it). */
-  function storedIndexes(): [string, AccountState, StoredIndexes][] | null {
-    const accounts: [string, AccountState, StoredIndexes][] = [];
+  /** Every account's head and indexes as they are now, or null if an account has none (no Account was made for it). */
+  function storedIndexes(): [string, Record<string, unknown>, StoredIndexes][] | null {
+    const accounts: [string, Record<string, unknown>, StoredIndexes][] = [];
     for (const [key, account] of Object.entries(db.data.accounts)) {
       const indexes = account[INDEXES]?.();
       if (!indexes) return null;
-      accounts.push([key, account, indexes]);
+      accounts.push([key, accountHead(account), indexes]);
     }
     return accounts;
   }

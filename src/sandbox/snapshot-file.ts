@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { open, readFile, rename } from 'node:fs/promises';
 import type { Adapter } from 'lowdb';
-import { TABLES, type SandboxState } from '../core/index.js';
+import { accountHead, TABLES, type SandboxState } from '../core/index.js';
 
 const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
 const HEAD = /^\{"version":(\d+),"generation":(\d+),"accounts":\{$/;
@@ -132,7 +132,7 @@ function place(placement: Placement, line: Exclude<Line, string>, position: numb
 function layout(state: SandboxState, entriesOf: (table: object) => Iterable<[string, unknown]> | null): Iterable<Line> {
   const accounts = Object.entries(state.accounts).map(([key, account]) => ({
     key,
-    head: Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))),
+    head: accountHead(account),
     tables: TABLES.map((table) => [table, entriesOf(account[table]) ?? Object.entries(account[table])] as const),
   }));
   return (function* () {
