@@ -11,7 +11,7 @@ import {
   type SandboxState,
   type StoredIndexes,
 } from '../core/index.js';
-import { define, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
+import { addMembers, define, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
@@ -263,11 +263,7 @@ class LazyTable {
         text = text.slice(0, cut + 1);
         stop = at + Buffer.byteLength(text);
       }
-      const members = text.startsWith(',') ? text.slice(1) : text;
-      const records = JSON.parse(`{${members}}`) as Record<string, unknown>;
-      // JSON.parse keeps "__proto__" an own key; `define` does too for the pieces after the first.
-      if (whole === null) whole = records;
-      else for (const id of Object.keys(records)) define(whole, id, records[id]);
+      whole = addMembers(whole, text.startsWith(',') ? text.slice(1) : text);
       at = stop;
     }
     whole ??= {};

@@ -210,13 +210,11 @@ class LayoutReader {
     return true;
   }
 
-  /** Parses the gathered lines of the table at once (JSON.parse keeps "__proto__" an own key) and adds them. */
+  /** Parses the gathered lines of the table at once and adds them. */
   private flush(): void {
     const table = this.table!;
     if (table.lines.length === 0) return;
-    const records = JSON.parse(`{${table.lines.join('')}}`) as Record<string, unknown>;
-    if (table.records === null) table.records = this.account![table.name] = records;
-    else for (const id of Object.keys(records)) define(table.records, id, records[id]);
+    table.records = this.account![table.name] = addMembers(table.records, table.lines.join(''));
     table.lines = [];
     table.size = 0;
   }
@@ -225,6 +223,17 @@ class LayoutReader {
     if (!this.done || !this.state) throw new Error('the data file ends early');
     return this.state;
   }
+}
+
+/**
+ * Adds a piece of a table's record lines (`"id":{…}` members, the first without its leading comma) to the table read
+ * so far, or starts it. JSON.parse keeps "__proto__" an own key, and so does `define` for the pieces after the first.
+ */
+export function addMembers(table: Record<string, unknown> | null, members: string): Record<string, unknown> {
+  const records = JSON.parse(`{${members}}`) as Record<string, unknown>;
+  if (table === null) return records;
+  for (const id of Object.keys(records)) define(table, id, records[id]);
+  return table;
 }
 
 /** Sets a key as an own property, so "__proto__" is a key like any other. */
