@@ -647,25 +647,7 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
 });
 
 /** An API client that moves `clock` one second before each write, so that every write has a time of its own. */
-function steppingApi(url: string, clock: FakeClock): Api {
-  const plain = api(url, KEY);
-  const call: Api['call'] = (method, path, body, headers) => {
-    if (method !== 'GET') clock.advance(1000);
-    return plain.call(method, path, body, headers);
-  };
-  return {
-    ...plain,
-    call,
-    get: (path) => call('GET', path),
-    post: (path, body, headers) => call('POST', path, body, headers),
-    patch: (path, body) => call('PATCH', path, body),
-    async data(method, path, body) {
-      const response = await call(method, path, body);
-      if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body)}`);
-      return response.body.data;
-    },
-  };
-}
+const steppingApi = (url: string, clock: FakeClock): Api => api(url, KEY, () => clock.advance(1000));
 
 describe('fast and full side by side', () => {
   // Every write at its own clock second (but two cancels in the same millisecond) and no callback URLs (no attempts,

@@ -43,8 +43,10 @@ export interface ApiResponse<T = any> {
 }
 
 /** A tiny client of the sandbox API over real HTTP. */
-export function api(baseUrl: string, key = 'sk_test') {
+/** A client of the API with one key; `beforeWrite` runs before every request that is not a GET. */
+export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = () => {}) {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> => {
+    if (method !== 'GET') beforeWrite();
     const response = await fetch(baseUrl + path, {
       method,
       headers: {
