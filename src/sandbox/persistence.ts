@@ -187,10 +187,8 @@ export function fileStore(path: string): Store {
   function readIndexed(): LazyState | null {
     if (existsSync(nextJournalPath) || !existsSync(journalPath) || statSync(journalPath).size > 1024) return null;
     const bytes = readFileSync(journalPath);
-    const end = bytes.indexOf(10);
-    if (end !== bytes.length - 1) return null;
-    const header = parseLine(bytes.subarray(0, end)) as { generation?: number } | null;
-    return header?.generation === undefined ? null : readIndexFile(indexPath, file, header.generation);
+    const generation = journalGeneration(bytes);
+    return bytes.indexOf(10) !== bytes.length - 1 || generation === undefined ? null : readIndexFile(indexPath, file, generation);
   }
 
   function writeHeader(): void {
@@ -203,9 +201,9 @@ export function fileStore(path: string): Store {
   function replay(at: string): boolean {
     if (!existsSync(at)) return false;
     const bytes = readFileSync(at);
+    const generation = journalGeneration(bytes);
+    if (generation === undefined || generation < (db.data.generation ?? 0)) return false;
     let end = bytes.indexOf(10);
-    const header = end < 0 ? null : (parseLine(bytes.subarray(0, end)) as { generation?: number } | null);
-    if (header?.generation === undefined || header.generation < (db.data.generation ?? 0)) return false;
     // A line cut short by a crash (no newline, or not JSON) was never acknowledged: it ends the journal.
     for (let start = end + 1; (end = bytes.indexOf(10, start)) >= 0; start = end + 1) {
       const line = parseLine(bytes.subarray(start, end)) as { c: JournalChange[] } | null;
@@ -330,6 +328,12 @@ function lastWholeLine(bytes: Buffer): number {
     valid = end + 1;
   }
   return valid;
+}
+
+/** The generation a journal's header (its first line) names; undefined without a whole header. */
+function journalGeneration(bytes: Buffer): number | undefined {
+  const end = bytes.indexOf(10);
+  return end < 0 ? undefined : (parseLine(bytes.subarray(0, end)) as { generation?: number } | null)?.generation;
 }
 
 function parseLine(bytes: Buffer): unknown {
