@@ -180,21 +180,25 @@ export class Account {
    * server is idle rather than bucket by bucket inside the first requests.
    */
   *warming(): Generator<void> {
-    const maps = [this.active, this.eventsBySource, this.deliveriesByEvent, this.poolByAddress, this.amountLocks, ...this.clientIndex.maps()];
-    for (const map of maps) while (map.readNext()) yield;
+    for (const map of Object.values(this.lookups())) while (map.readNext()) yield;
+  }
+
+  /** The index maps by the names a store keeps them under (the names `index` reads them back by). */
+  private lookups(): Record<string, LazyMap<string | number, unknown>> {
+    return {
+      active: this.active,
+      eventsBySource: this.eventsBySource,
+      deliveriesByEvent: this.deliveriesByEvent,
+      poolByAddress: this.poolByAddress,
+      amountLocks: this.amountLocks,
+      ...this.clientIndex.lookups(),
+    };
   }
 
   /** The indexes as they are now, for a store that keeps them beside the records (read back through `index`). */
   private storedIndexes(): StoredIndexes {
     return {
-      maps: {
-        active: [...this.active.entries()],
-        eventsBySource: [...this.eventsBySource.entries()],
-        deliveriesByEvent: [...this.deliveriesByEvent.entries()],
-        poolByAddress: [...this.poolByAddress.entries()],
-        amountLocks: [...this.amountLocks.entries()],
-        ...this.clientIndex.stored(),
-      },
+      maps: Object.fromEntries(Object.entries(this.lookups()).map(([name, map]) => [name, [...map.entries()]])),
       values: { firstAttempts: [...this.firstAttempts], retries: this.retries.toJSON(), due: this.due.toJSON(), freePool: [...this.freePool] },
     };
   }

@@ -238,19 +238,9 @@ export class ClientIndex {
     for (const invoice of Object.values(state.invoices)) this.addInvoice(invoice);
   }
 
-  /** The maps, for reading them ahead of use (see `Account.warming`). */
-  maps(): LazyMap<string, unknown>[] {
-    return [this.byTaxId, this.byAddress, this.entries, this.invoices];
-  }
-
-  /** The maps as a store keeps them (see `StoredIndexes`). */
-  stored(): Record<string, [string, unknown][]> {
-    return {
-      clientsByTaxId: [...this.byTaxId.entries()],
-      clientsByAddress: [...this.byAddress.entries()],
-      entriesByClient: [...this.entries.entries()],
-      invoicesByClient: [...this.invoices.entries()],
-    };
+  /** The maps by the names a store keeps them under (see `Account.lookups`). */
+  lookups(): Record<string, LazyMap<string, unknown>> {
+    return { clientsByTaxId: this.byTaxId, clientsByAddress: this.byAddress, entriesByClient: this.entries, invoicesByClient: this.invoices };
   }
 
   /** Indexes a client as stored now; `before` is the version it replaces. */
