@@ -30,6 +30,8 @@ export interface SandboxHandlersOptions extends AppOptions {
   retryDelays?: number[];
   clock?: WallClock;
   strictTaxId?: boolean;
+  /** The payment hub ids accepted (others are 404); any positive id when absent. */
+  hubIds?: number[];
 }
 
 export type SandboxHandlers = HttpHandler[] & {
@@ -52,6 +54,7 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
     retryDelays: options.retryDelays,
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
+    hubIds: options.hubIds,
     transport: options.onCallback && toTransport(options.onCallback),
   }).then((runtime) => ({ runtime, app: createApp(runtime, options) }));
 
