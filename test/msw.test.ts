@@ -69,6 +69,26 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
     expect(doc.openapi).toBe('3.1.0');
   });
 
+  it('settle() resolves once every callback due so far is attempted: no polling in the test', async () => {
+    const seen = callbacks.length;
+    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 77, callbackUrl: 'https://app.test/settle' })).body.data;
+    await call('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 77 });
+    await inProcess.settle();
+    const mine = callbacks.slice(seen).filter((c) => c.body.vaPaymentId === payment.id);
+    expect(mine.map((c) => c.eventType)).toEqual(['created', 'cash_in_received', 'succeeded']);
+
+    // A failed attempt waits for its retry (5 s of sandbox clock): settle does not wait for it...
+    failNext = 1;
+    const retried = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 78, callbackUrl: 'https://app.test/settle' })).body.data;
+    await inProcess.settle();
+    const attempts = () => callbacks.filter((c) => c.body.vaPaymentId === retried.id).length;
+    expect(attempts()).toBe(1);
+    // ...until the clock makes it due.
+    await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
+    await inProcess.settle();
+    expect(attempts()).toBe(2);
+  });
+
   it('hands callbacks to onCallback, and retries the ones it fails', async () => {
     failNext = 1;
     const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 60, callbackUrl: 'https://app.test/va' })).body.data;

@@ -77,7 +77,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
       if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
       if (options.apiKeys?.length && !options.apiKeys.includes(key)) {
-        throw new SandboxError('UNAUTHORIZED', 'Unknown API key');
+        // Only the key's end is shown: enough to tell which one was sent, never the secret.
+        throw new SandboxError('UNAUTHORIZED', `Unknown API key …${key.slice(-4)}: this sandbox accepts only the keys it was started with (--api-key)`);
       }
       // The limit is the production API's (`/api/v1`); the sandbox's own controls are not limited.
       const verdict = prefix === '/api/v1/*' ? limiter?.(key) : undefined;

@@ -68,7 +68,7 @@ export function startCommand(): Command {
         process.once('SIGTERM', stop);
       });
       await server.close();
-      process.stdout.write('va-sandbox stopped; state saved\n');
+      process.stdout.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
   return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
 }
