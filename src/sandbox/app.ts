@@ -15,6 +15,11 @@ export interface AppOptions {
   apiKeys?: string[];
   /** Requests per second per key; off when absent. */
   rateLimit?: number;
+  /**
+   * Host names (or addresses) a request's `Host` may name besides loopback ones: the DNS-rebinding guard, on when
+   * this is given (the Node server always gives it); in-process handlers (msw) never see a browser's request.
+   */
+  allowedHosts?: string[];
 }
 
 const MIB = 1024 * 1024;
@@ -53,6 +58,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
     return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
   });
+  if (options.allowedHosts) app.use(hostGuard(options.allowedHosts));
   app.notFound((c) => fail(c, new SandboxError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)));
   app.use(
     methodNotAllowed({
@@ -105,6 +111,33 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** `localhost`, 127.0.0.0/8 and `[::1]`: names a web page cannot make its own by rebinding DNS. */
+const LOOPBACK = /^(localhost|127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[::1\])$/;
+
+/** The host name of a Host header, lower case, without its port or a trailing dot; IPv6 keeps its brackets. */
+const hostName = (host: string): string => {
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  return name.toLowerCase().replace(/\.$/, '');
+};
+
+/**
+ * The DNS-rebinding guard: a web page whose name was rebound to 127.0.0.1 reaches the sandbox with its own name in
+ * `Host`, so only loopback names and the given ones are served, on every route (`/health` too); the rest is 403.
+ */
+function hostGuard(allowedHosts: string[]) {
+  const allowed = new Set(allowedHosts.map((host) => hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)));
+  return async (c: Context<Env>, next: () => Promise<void>) => {
+    const host = c.req.header('host') ?? '';
+    const name = hostName(host);
+    if (!LOOPBACK.test(name) && !allowed.has(name)) {
+      throw new SandboxError('HOST_NOT_ALLOWED', `Host ${host || '(none)'} is not allowed: use a loopback address or start with --allowed-host`, [
+        `Host: ${name || '(none)'} is not a loopback name or address, the --host value or an --allowed-host`,
+      ]);
+    }
+    await next();
+  };
+}
 
 /**
  * The raw body as text, refused with 413 past the limit (by its Content-Length, or as it streams in). Under the

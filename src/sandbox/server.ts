@@ -44,9 +44,10 @@ export async function startServer(options: ServerOptions = {}) {
     log: options.log,
     version: options.version,
   });
-  const app = createApp(runtime, options);
-  const server = httpServer(app.fetch, () => iso(runtime.sandbox.clock.now()), options.ownsProcess ?? false);
   const host = options.host ?? DEFAULT_HOST;
+  // The address it binds is a name its callers use too; loopback ones are always allowed.
+  const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
+  const server = httpServer(app.fetch, () => iso(runtime.sandbox.clock.now()), options.ownsProcess ?? false);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
