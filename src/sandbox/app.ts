@@ -23,8 +23,9 @@ export interface AppOptions {
 }
 
 const MIB = 1024 * 1024;
+const IMPORT_PATH = '/sandbox/v1/import';
 /** The contract's body limit, and the larger one of an imported account (a whole incident, handed over). */
-const bodyLimit = (path: string): number => (path === '/sandbox/v1/import' ? 512 * MIB : MIB);
+const bodyLimit = (path: string): number => (path === IMPORT_PATH ? 512 * MIB : MIB);
 
 /** The contract's error body: the one shape every failure takes, in the app or before a request reaches it. */
 export const errorEnvelope = (error: SandboxError, path: string, timestamp: string) => ({
@@ -42,6 +43,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   const app = new Hono<Env>();
   const wallNow = () => runtime.sandbox.clock.now();
   const limiter = options.rateLimit ? rateLimiter(options.rateLimit, wallNow) : null;
+  let importBusy = false;
 
   const timestamp = (c: Context<Env>) => {
     const account = c.get('account') as Account | undefined;
@@ -94,8 +96,22 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) c.res.headers.set(name, value);
     });
     app.use(prefix, async (c, next) => {
-      c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path), c.env?.incoming));
-      await next();
+      // An import holds its whole body, parsed, several times its size: one at a time per server, the next waits.
+      const importing = c.req.path === IMPORT_PATH && c.req.method === 'POST';
+      if (importing && importBusy) {
+        const error = new SandboxError('RATE_LIMIT_EXCEEDED', 'Another import is in progress on this server; imports run one at a time', [
+          '(request): another import is in progress',
+        ]);
+        // Its body is not read, so the connection cannot carry another request.
+        return fail(c, error, { 'Retry-After': '1', Connection: 'close' });
+      }
+      importBusy ||= importing;
+      try {
+        c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path), c.env?.incoming));
+        await next();
+      } finally {
+        if (importing) importBusy = false;
+      }
     });
     app.use(prefix, idempotency(runtime));
   }
