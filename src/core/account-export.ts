@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Account } from './account.js';
-import { ms } from './clock.js';
+import { iso, MAX_CLOCK_MS, ms } from './clock.js';
 import { SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { formatCents, MAX_CENTS } from './money.js';
@@ -226,7 +226,7 @@ export const accountExportSchema = z
     format: z.literal(EXPORT_FORMAT),
     version: z.literal(EXPORT_VERSION),
     /** The account's sandbox time when it was exported. */
-    exportedAt: time,
+    exportedAt: time.refine((at) => ms(at) <= MAX_CLOCK_MS, `must be at most ${iso(MAX_CLOCK_MS)}`),
     account: exportedAccount,
   })
   .superRefine((doc, ctx) => {

@@ -56,6 +56,9 @@ export function startCommand(): Command {
           '',
         ].join('\n'),
       );
+      // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
+      // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
+      import('undici').catch(() => {});
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);
