@@ -19,6 +19,7 @@ export function startCommand(): Command {
     .option('--host <host>', 'address to bind', DEFAULT_HOST)
     .option('--data <path>', 'state file', DEFAULT_DATA)
     .option('--memory', 'keep state in memory only (nothing written)')
+    .option('--fsync', 'sync the journal to disk before answering each group of writes (survives a machine crash; slower)')
     .option('--api-key <key>', 'accept only this API key (repeatable); default: any key, each its own account', collect)
     .option('--rate-limit <n>', 'requests per second per API key (off by default)', positiveInt)
     .option('--retry-delays <seconds>', 'sandbox seconds before each callback retry', delays, [5, 25])
@@ -35,6 +36,7 @@ export function startCommand(): Command {
         host: opts.host,
         data: opts.data,
         memory: opts.memory,
+        fsync: opts.fsync,
         apiKeys,
         rateLimit: opts.rateLimit,
         retryDelays: opts.retryDelays,
