@@ -74,8 +74,9 @@ type JournalChange = [string, string, string | null, unknown];
 const COMPACT_FLOOR = 8 * 1024 * 1024;
 /** A save of more records than this (a seed, an import) goes straight into a new snapshot, not the journal. */
 const LARGE_SAVE = 10_000;
-/** A fold that failed (a full disk) is tried again after this long, at the next write. */
+/** A fold that failed (a full disk) is tried again at a write after this long, twice as long after each failure in a row. */
 const FOLD_RETRY_MS = 10_000;
+const FOLD_RETRY_MAX_MS = 5 * 60_000;
 
 /**
  * The state as a snapshot (a JSON document read and written by lowdb through `SnapshotFile`) plus an append-only
@@ -125,6 +126,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   let folding = false;
   /** A fold that failed is not tried again before this time. */
   let foldAfter = 0;
+  let foldDelay = FOLD_RETRY_MS;
   let compacting: Promise<void> | null = null;
   let writing: Promise<void> | null = null;
   let next: Promise<void> | null = null;
@@ -202,7 +204,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       try {
         ftruncateSync(journal, journalBytes);
       } catch (cause) {
-        broken = storageError(cause, `${file}.journal could not be cut back after a failed write`);
+        broken = storageError(cause, `${file}.journal could not be cut back after a failed write, so no more writes are taken`);
       }
       throw error;
     }
@@ -306,12 +308,14 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
     } catch (error) {
-      foldAfter = Date.now() + FOLD_RETRY_MS;
+      foldAfter = Date.now() + foldDelay;
       const failed = storageError(error, `folding the journal into ${file} failed`);
-      log(`${failed.message}; both journals are kept whole, and the fold is tried again later`);
+      log(`${failed.message}; both journals are kept whole, and the fold is tried again in ${foldDelay / 1000} s`);
+      foldDelay = Math.min(foldDelay * 2, FOLD_RETRY_MAX_MS);
       throw failed;
     }
     folding = false;
+    foldDelay = FOLD_RETRY_MS;
     if (indexes) writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
     else rmSync(indexPath, { force: true });
     indexed = indexes !== null;
@@ -590,16 +594,15 @@ function syncFolder(file: string): void {
   }
 }
 
-/** A failed write as the client is told it: `INSUFFICIENT_STORAGE` (507), naming why. */
-function storageError(error: unknown, what = 'The write could not be stored'): SandboxError {
+/** A failed write as the client is told it: `INSUFFICIENT_STORAGE` (507), naming why; `what` failed, if not a write. */
+function storageError(error: unknown, what?: string): SandboxError {
   if (error instanceof SandboxError) return error;
   const { code, message } = error as NodeJS.ErrnoException;
   const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the disk' : message;
-  return new SandboxError(
-    'INSUFFICIENT_STORAGE',
-    `${what} (${why}): nothing of it was kept. Writes are taken again once they can be stored.`,
-    [`(storage): ${code ?? message}`],
-  );
+  const text = what
+    ? `${what} (${why})`
+    : `The write could not be stored (${why}): nothing of it was kept. Writes are taken again once they can be stored.`;
+  return new SandboxError('INSUFFICIENT_STORAGE', text, [`(storage): ${code ?? message}`]);
 }
 
 export function memoryStore(): Store {
