@@ -1,6 +1,8 @@
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startServer, type RunningServer } from '../src/sandbox/server.js';
 import { api, spawnServer, useServer, useTmp, type Api } from './helpers.js';
 
@@ -219,5 +221,43 @@ describe('the lock is held and checked', () => {
     expect(firstExit).toBe(1);
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
+  });
+});
+
+describe('--fsync', () => {
+  it('syncs the journal once per group of writes, before any of them is answered; without it, never', async () => {
+    const original = fs.fdatasyncSync;
+    let answers = 0;
+    /** How many answers had arrived when each sync ran. */
+    const syncs: number[] = [];
+    const spy = vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd) => {
+      syncs.push(answers);
+      original(fd);
+    });
+    syncBuiltinESMExports();
+    try {
+      for (const fsync of [true, false]) {
+        const server = await useServer({ data: join(useTmp(), 'state.json'), fsync }, 'test');
+        const client = api(server.url, KEY);
+        syncs.length = answers = 0;
+        for (let i = 0; i < 10; i++) {
+          await client.data('POST', '/api/v1/va-payments', body(i));
+          expect(syncs, `fsync ${fsync}`).toEqual(fsync ? Array.from({ length: i + 1 }, (_, n) => n) : []);
+          answers++;
+        }
+        // Concurrent writes share groups: one sync per journal write.
+        const writes = server.runtime.store.writes;
+        await Promise.all(Array.from({ length: 40 }, (_, i) => client.data('POST', '/api/v1/va-payments', body(i))));
+        expect(syncs.length - (fsync ? 10 : 0)).toBe(fsync ? server.runtime.store.writes - writes : 0);
+      }
+    } finally {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    }
+    // The command's option.
+    const cli = await spawnServer(['--data', join(useTmp(), 'state.json'), '--fsync']);
+    expect((await api(cli.url, KEY).post('/api/v1/va-payments', body(1))).status).toBe(201);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
   });
 });
