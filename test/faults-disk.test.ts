@@ -177,6 +177,43 @@ function diskTests(kind: string) {
     });
   });
 
+  it('an import too large for the journal (it goes into a new data file) that cannot be stored is undone, with the writes made while it was written', { timeout: 60_000 }, async () => {
+    const disk = smallDisk(3 * MiB);
+    let server = await spawnServer(['--data', disk.data], disk.env);
+    let client = api(server.url, KEY);
+    const acked = new Set<string>();
+    await create(client, acked, 5, 100);
+    const exportedPayments = [...acked].sort();
+    // The account's own export, with 10,001 more pool CVUs: over the 10,000 records a journal line takes.
+    const exported = await client.data('GET', '/sandbox/v1/export');
+    const pool = (n: number) => `7${String(n).padStart(21, '0')}`;
+    for (let n = 0; n < 10_001; n++) exported.account.pool[pool(n)] = { cvu: pool(n), alias: `BULK.${n}`, vaPaymentId: null, releasedAt: null };
+    const poolSize = async () => Object.keys((await client.data('GET', '/sandbox/v1/export')).account.pool).length;
+    const before = await poolSize();
+
+    disk.fill(300 * 1024);
+    const [imported, during] = await Promise.all([client.post('/sandbox/v1/import', exported), create(client, acked, 5, 100)]);
+    const poolWhileFull = await poolSize();
+    const listedWhileFull = await listed(client);
+    disk.unfill();
+    const again = await client.post('/sandbox/v1/import', exported);
+    const after = await poolSize();
+    await stop(server, 'SIGKILL');
+    server = await spawnServer(['--data', disk.data], disk.env);
+    client = api(server.url, KEY);
+
+    expect(`${imported.status} ${imported.body.error?.code}`).toBe('507 INSUFFICIENT_STORAGE');
+    expect(new Set(during.refusals)).toEqual(new Set(during.refusals.length ? ['507 INSUFFICIENT_STORAGE'] : []));
+    expect(poolWhileFull).toBe(before + during.stored); // nothing of the import is left (a create adds a pool CVU)
+    expect(listedWhileFull).toEqual([...acked].sort()); // nor of the writes refused with it
+    expect(again.status).toBe(200);
+    expect(after).toBe(before + 10_001);
+    // After SIGKILL and a restart: the import, and nothing from before it that it replaced.
+    expect(await poolSize()).toBe(before + 10_001);
+    expect(await listed(client)).toEqual(exportedPayments);
+    await stop(server, 'SIGKILL');
+  });
+
   it('a fold that fails for want of room keeps both journals whole and is tried again; a stop that cannot fold says so and exits 1; nothing acknowledged is lost after SIGKILL or SIGTERM', { timeout: 120_000 }, async () => {
     const disk = smallDisk(24 * MiB);
     const journal = `${disk.data}.journal`;

@@ -287,7 +287,13 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   async function fold(withIndex: boolean, large: boolean): Promise<void> {
     if (broken) throw broken;
     checkLock();
-    if (!folding) startFold();
+    const generation = (db.data.generation ?? 0) + 1;
+    // A large save's changes go into no journal, so a next journal already written to (a fold that failed) must not
+    // be replayed over its snapshot: the snapshot takes a newer generation, and a new next journal replaces that one
+    // once the snapshot is on disk (no save reaches a journal meanwhile: saves wait behind a large one).
+    const renew = folding && large;
+    if (!folding) startFold(generation);
+    else if (renew) db.data.generation = generation;
     if (large) {
       pending.clear(); // the snapshot taken below holds them; whoever saved them waits for it
       pendingRecords = 0;
@@ -304,15 +310,24 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     try {
       await written;
       if (options.fsync) syncFolder(file);
-      snapshotBytes = statSync(file).size;
+    } catch (error) {
+      if (renew) db.data.generation = generation - 1;
+      throw foldFailed(error);
+    }
+    snapshotBytes = statSync(file).size;
+    if (renew) {
+      try {
+        startFold(generation);
+      } catch (error) {
+        broken = storageError(error, `a new journal could not be made beside ${file}, so no more writes are taken`);
+        throw broken;
+      }
+    }
+    try {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
     } catch (error) {
-      foldAfter = Date.now() + foldDelay;
-      const failed = storageError(error, `folding the journal into ${file} failed`);
-      log(`${failed.message}; both journals are kept whole, and the fold is tried again in ${foldDelay / 1000} s`);
-      foldDelay = Math.min(foldDelay * 2, FOLD_RETRY_MAX_MS);
-      throw failed;
+      throw foldFailed(error);
     }
     folding = false;
     foldDelay = FOLD_RETRY_MS;
@@ -321,9 +336,17 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     indexed = indexes !== null;
   }
 
-  /** Opens the next journal, headed with the next generation, and writes to it from now on (the old one is whole). */
-  function startFold(): void {
-    const generation = (db.data.generation ?? 0) + 1;
+  /** A fold that failed: said, and tried again later (twice as late after each failure in a row). */
+  function foldFailed(error: unknown): SandboxError {
+    foldAfter = Date.now() + foldDelay;
+    const failed = storageError(error, `folding the journal into ${file} failed`);
+    log(`${failed.message}; both journals are kept whole, and the fold is tried again in ${foldDelay / 1000} s`);
+    foldDelay = Math.min(foldDelay * 2, FOLD_RETRY_MAX_MS);
+    return failed;
+  }
+
+  /** Opens the next journal, headed with `generation`, and writes to it from now on (the journal before it is whole). */
+  function startFold(generation: number): void {
     const opened = openSync(nextJournalPath, 'w');
     const header = checkedLine({ generation });
     try {
