@@ -100,7 +100,9 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
  * headed g+1), which then replaces the old one. On start, each journal is replayed if its generation is not older
  * than the snapshot's, so a crash at any step loses nothing that was acknowledged. A fold that fails leaves both
  * journals whole (the new one stays the one written to) and is tried again later, taking a snapshot of that same
- * generation g+1: the next journal replayed over it still gives the latest state, records being written whole.
+ * generation g+1: the next journal replayed over it still gives the latest state, records being written whole and
+ * every change since it began being in it. A large save's changes are not (they go straight into a snapshot), so a
+ * large save while a failed fold waits takes generation g+2 and a new next journal (see `fold`).
  *
  * A clean stop also writes the index file (`<file>.index`, see `writeIndexFile`): the next start, finding the
  * journal without changes, reads records and indexes from it when first asked instead of reading everything. Any
