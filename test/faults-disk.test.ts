@@ -231,9 +231,8 @@ function diskTests(kind: string) {
     disk.fill(3 * MiB);
     while (!existsSync(`${journal}.next`)) await create(client, acked, 1, 7900);
     // The fold fails (writes meanwhile may be refused, the fold's part taking the last room), then 100 writes.
-    await eventually(() => existsSync(`${journal}.next`) && !existsSync(`${disk.data}.tmp`), 10_000, 'the fold to fail');
+    await server.waitFor(/folding the journal into .* failed \(no space left on the disk\); both journals are kept whole/, 'stderr');
     const stored = await create(client, acked, 100, 7900, 4);
-    expect(server.stderr()).toMatch(/folding the journal into .* failed \(no space left on the disk\); both journals are kept whole/);
     expect(stored).toEqual({ stored: 100, refusals: [] });
     expect(existsSync(`${disk.data}.tmp`)).toBe(false); // the failed snapshot's part was removed
     expect(journalDescriptors(server)).toEqual([`${journal}.next`]);

@@ -14,6 +14,7 @@ export interface RuntimeOptions {
   /** Callbacks go here instead of over HTTP (the msw handlers' `onCallback`). */
   transport?: Transport;
   strictTaxId?: boolean;
+  hubIds?: number[];
   log?: (line: string) => void;
   version?: string;
 }
@@ -45,10 +46,11 @@ export async function createRuntime(options: RuntimeOptions) {
     ids,
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
+    hubIds: options.hubIds,
     onChange: (account, change) => options.store.changed(account, change),
   });
   // A write the store could not keep is undone: the account as the files hold it, its lookups rebuilt.
-  options.store.onUndo((key, last) => sandbox.account(key).replace(last ?? emptyAccountState(ids)));
+  options.store.onUndo((key, last) => sandbox.account(key).replace(last ?? emptyAccountState()));
   let timer: NodeJS.Timeout | null = null;
   let timerAt: number | null = null;
   let closed = false;
