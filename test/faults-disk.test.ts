@@ -21,10 +21,11 @@ console.log(
     : `faults-disk: no tmpfs (${mountRefused}): the tmpfs tests are skipped, the same tests run on an injected failing fs`,
 );
 
-const mounted: string[] = [];
+/** The disks' folders, and which of them are tmpfs mounts: unmounted and removed after the file's tests. */
+const disks: { dir: string; mounted: boolean }[] = [];
 afterAll(() => {
-  for (const dir of mounted) {
-    execFileSync('umount', ['-l', dir]);
+  for (const { dir, mounted } of disks) {
+    if (mounted) execFileSync('umount', ['-l', dir]);
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -45,9 +46,10 @@ function probeMount(): string | null {
 /** A disk of `bytes` for the server's files; `fill` takes all its room but `leave` bytes, `unfill` gives it back. */
 function smallDisk(bytes: number) {
   const dir = mkdtempSync(join(tmpdir(), 'va-sandbox-disk-'));
+  disks.push({ dir, mounted: false });
   if (KIND === 'tmpfs') {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir]);
-    mounted.push(dir);
+    disks.at(-1)!.mounted = true;
   }
   const filler = join(dir, 'filler');
   const used = () => readdirSync(dir).reduce((sum, name) => sum + (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0), 0);
