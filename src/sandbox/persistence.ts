@@ -232,7 +232,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    */
   function undo(accounts: Iterable<string>, error: unknown): never {
     const refused = storageError(error);
-    if (!refusing) log(refused.message);
+    if (!refusing && refused !== broken) log(refused.message); // a lost lock said so already
     refusing = true;
     if (broken) throw refused;
     try {
