@@ -18,6 +18,7 @@ import {
   hubPatchSchema,
   listClientsQuery,
   listDeliveriesQuery,
+  listEventsQuery,
   listQuery,
   listTransactionsQuery,
   listVaPaymentsQuery,
@@ -785,8 +786,16 @@ export class Account {
   // --- events and deliveries -------------------------------------------------------------------
 
   listEvents(query: Record<string, string>) {
-    const q = parse(listQuery, query, 'query');
-    return paginate('events', newestFirst(this.state.events), q, (event) => eventView(event, this.deliveriesOf(event.id)));
+    const q = parse(listEventsQuery, query, 'query');
+    const source = (q.vaPaymentId ?? q.clientId)?.toLowerCase();
+    const events =
+      source === undefined
+        ? newestFirst(this.state.events)
+        : (this.eventsBySource.get(source) ?? [])
+            .map((id) => this.state.events[id]!)
+            .filter((e) => q.clientId === undefined || e.clientId === q.clientId.toLowerCase())
+            .reverse();
+    return paginate('events', events, q, (event) => eventView(event, this.deliveriesOf(event.id)));
   }
 
   private deliveriesOf(eventId: string): Delivery[] {

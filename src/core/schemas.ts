@@ -159,6 +159,13 @@ export type ListVaPaymentsQuery = z.output<typeof listVaPaymentsQuery>;
 export const listQuery = z.object(pageQuery);
 export type ListQuery = z.output<typeof listQuery>;
 
+/** The events of one VA payment or client (each id filters when given), for a payment's or client's timeline. */
+export const listEventsQuery = z.object({
+  ...pageQuery,
+  vaPaymentId: z.string().optional(),
+  clientId: z.string().optional(),
+});
+
 export const listDeliveriesQuery = z.object({
   ...pageQuery,
   status: csvOf(DELIVERY_STATUSES),

@@ -1,0 +1,99 @@
+import { useState, type FormEvent } from 'react';
+import { VA_PAYMENT_STATUSES } from '../../core/state.js';
+import type { VaPaymentView } from '../../core/views.js';
+import { Link, navigate, setQuery, type Location } from '../router.js';
+import { ErrorNote, Field, money, Pager, SelectField, Status, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+
+/** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
+const SEARCH_FIELDS: [string, string][] = [
+  ['externalReference', 'External reference'],
+  ['clientTaxId', 'Client tax ID'],
+  ['clientId', 'Client ID'],
+  ['id', 'Payment ID'],
+];
+
+/** `/ui/payments`: the list, filtered and paged by the server; the filters live in the address, to share. */
+export function PaymentsPage({ where }: { where: Location }) {
+  const { api } = useApp();
+  const status = where.query.get('status') ?? '';
+  const field = where.query.get('field') ?? 'externalReference';
+  const text = where.query.get('q') ?? '';
+  const page = Number(where.query.get('page') ?? 1) || 1;
+  const [draft, setDraft] = useState(text);
+  const list = useLoad(
+    (signal) => api.list<VaPaymentView>('/api/v1/va-payments', { status, page, ...(text && field !== 'id' ? { [field]: text } : {}) }, signal),
+    [status, field, text, page],
+  );
+  // Only the first page changes when payments are created; statuses change anywhere, so any payment event reads it again.
+  useLiveRefresh((message) => message.type === 'event' && message.event.vaPaymentId !== null, list.reload);
+
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    if (field === 'id' && draft.trim()) return navigate(`/payments/${draft.trim().toLowerCase()}`);
+    setQuery(where, { q: draft.trim(), page: undefined });
+  };
+  return (
+    <main>
+      <header className="page-head">
+        <h1>VA payments</h1>
+        <Link to="/create" className="button">
+          New VA payment
+        </Link>
+      </header>
+      <form className="filters" onSubmit={search} role="search">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(event) => setQuery(where, { status: event.target.value, page: undefined })}
+          options={[['', 'Any status'], ...VA_PAYMENT_STATUSES.map((s): [string, string] => [s, s])]}
+        />
+        <SelectField label="Search by" value={field} onChange={(event) => setQuery(where, { field: event.target.value })} options={SEARCH_FIELDS} />
+        <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
+        <button type="submit">Search</button>
+      </form>
+      <ErrorNote error={list.error} />
+      {list.data ? (
+        <>
+          <div className="table-wrap">
+            <table className="payments">
+              <thead>
+                <tr>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Received</th>
+                  <th scope="col">Lock</th>
+                  <th scope="col">Reference</th>
+                  <th scope="col">ID</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.items.map((p) => (
+                  <tr key={p.id}>
+                    <td>
+                      <When at={p.createdAt} />
+                    </td>
+                    <td>
+                      <Status value={p.status} />
+                    </td>
+                    <td className="num">{money(p.amount, p.currency)}</td>
+                    <td className="num">{money(p.totalReceived, p.currency)}</td>
+                    <td>{p.lockMode}</td>
+                    <td>{p.externalReference ?? <span className="muted">—</span>}</td>
+                    <td className="mono">
+                      <Link to={`/payments/${p.id}`}>{p.id}</Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.data.items.length === 0 ? <p className="muted">No VA payment matches.</p> : null}
+          <Pager pagination={list.data.pagination} what="VA payments" onPage={(next) => setQuery(where, { page: next })} />
+        </>
+      ) : list.error ? null : (
+        <p aria-busy="true">Loading…</p>
+      )}
+    </main>
+  );
+}
