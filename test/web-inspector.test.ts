@@ -1,0 +1,259 @@
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, ROOT, useReceiver, useServer, useTmp, type Received } from './helpers.js';
+
+/** The system's Chromium (Debian's package `chromium`); `.ci/run` installs it when missing. */
+const CHROMIUM = '/usr/bin/chromium';
+const INSTALL = 'apt-get install -y chromium';
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) {
+  if (process.env.CI) throw new Error(`The web inspector tests need Chromium at ${CHROMIUM}: ${INSTALL}`);
+  console.warn(`web inspector tests skipped: no browser at ${CHROMIUM} (install it with: ${INSTALL})`);
+}
+
+/** How long to wait for something to show on a busy machine: only how long to keep trying. */
+const SHOWN = { timeout: 15_000 };
+/** UPDATE_SCREENSHOTS=1 copies the screenshots into docs/ (the README shows them); otherwise they stay in a temp folder. */
+const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
+
+describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real receivers)', () => {
+  let browser: Browser;
+  let origin: string;
+  const tmp = useTmp();
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    origin = (await useServer()).url;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      // Playwright gives every launch a fresh profile folder of its own (it refuses --user-data-dir here).
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+  });
+
+  /** A page in a fresh browser profile (no stored key), failing the test on any script error or console error. */
+  async function freshPage(viewport = { width: 1280, height: 800 }): Promise<Page> {
+    const context = await browser.newContext({ viewport, acceptDownloads: true });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(SHOWN.timeout);
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => message.type() === 'error' && !/Failed to load resource/.test(message.text()) && problems.push(message.text()));
+    (page as Page & { problems: string[] }).problems = problems;
+    return page;
+  }
+  const problemsOf = (page: Page) => (page as Page & { problems: string[] }).problems;
+
+  /** Opens `path` and gives the page the key, as a user does on the first visit. */
+  async function openWithKey(page: Page, path: string, key: string) {
+    await page.goto(origin + path);
+    await page.getByRole('textbox', { name: 'API key' }).fill(key);
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('va-sandbox.apiKey'))).toBe(key);
+  }
+
+  const KEY = 'sk_web_inspector';
+  const sandbox = () => api(origin, KEY);
+  /** Answers each callback after a pause, with a body naming the event: the page can only show it from the live stream. */
+  let receiverA: Awaited<ReturnType<typeof useReceiver>>;
+  let receiverB: Awaited<ReturnType<typeof useReceiver>>;
+  const eventTypeOf = (request: Received) => String(request.headers['x-service-event-type']);
+  let page: Page;
+  let paymentId = '';
+  const paymentCount = async () => {
+    const { body } = await sandbox().get('/api/v1/va-payments');
+    // The contract's list shape, or the older `data: {vaPayments, pagination}` until main answers it.
+    return (body.pagination ?? body.data.pagination).total as number;
+  };
+
+  it('serves the page at /ui/ (/ redirects there) with every asset from the sandbox itself', async () => {
+    const root = await fetch(origin + '/', { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/ui/');
+    const deep = await fetch(origin + '/ui/payments/anything');
+    expect(deep.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await deep.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => !url.startsWith('data:'));
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      expect(asset.startsWith('/ui/assets/')).toBe(true);
+      const response = await fetch(origin + asset);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+    }
+    expect((await fetch(origin + '/ui/assets/%2e%2e/%2e%2e/package.json')).status).toBe(404);
+  });
+
+  it('creates a VA payment through the form: the API schema checks fields in the page, errors next to them', async () => {
+    receiverA = await useReceiver(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return { status: 200, body: `receiver A got ${eventTypeOf(request)}` };
+    });
+    page = await freshPage();
+    await openWithKey(page, '/ui/', KEY);
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Create' }).click();
+    const form = page.getByRole('form', { name: 'New VA payment' });
+    await form.getByLabel('Amount (ARS)').fill('1500.555');
+    await form.getByLabel('Callback URL', { exact: true }).fill('not a url');
+    await form.getByRole('button', { name: 'Create VA payment' }).click();
+    const amountField = form.locator('.field', { has: page.getByLabel('Amount (ARS)') });
+    await expect.poll(() => amountField.locator('.field-error').textContent()).toBe('must have at most 2 decimals');
+    await expect.poll(() => form.locator('.field', { has: page.getByLabel('Callback URL', { exact: true }) }).locator('.field-error').textContent()).toBe('must be an http(s) URL');
+    expect(await paymentCount()).toBe(0);
+
+    await form.getByLabel('Amount (ARS)').fill('1500');
+    await form.getByLabel('Callback URL', { exact: true }).fill(`${receiverA.url}/hooks/va`);
+    await form.getByLabel('External reference').fill('order-web-1');
+    await form.getByRole('button', { name: 'Create VA payment' }).click();
+    await page.waitForURL(/\/ui\/payments\/[0-9a-f-]{36}$/, SHOWN);
+    paymentId = page.url().split('/').at(-1)!;
+    const created = await sandbox().data('GET', `/api/v1/va-payments/${paymentId}`);
+    expect(created).toMatchObject({ amount: 1500, currency: 'ARS', lockMode: 'time', paymentHubId: 1, externalReference: 'order-web-1', callbackUrl: `${receiverA.url}/hooks/va` });
+    await page.getByRole('heading', { name: `VA payment ${paymentId}` }).waitFor(SHOWN);
+    await page.getByText(created.cvu, { exact: true }).first().waitFor(SHOWN);
+  });
+
+  it('injects a transfer from the payment page; cash_in_received and succeeded appear live with the receiver response', async () => {
+    await page.getByRole('status', { name: 'Live updates: Live' }).waitFor(SHOWN);
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    const transfer = page.getByRole('form', { name: 'Inject a transfer' });
+    expect(await transfer.getByLabel('Total (ARS)').inputValue()).toBe('1500.00');
+    expect(await transfer.getByLabel('Taxes (ARS)').inputValue()).toBe('9.00');
+    await transfer.getByRole('button', { name: 'Send transfer' }).click();
+
+    for (const eventType of ['cash_in_received', 'succeeded']) {
+      const event = page.locator(`li.event[data-event-type="${eventType}"]`);
+      await event.getByText(`receiver A got ${eventType}`).waitFor(SHOWN);
+      await event.getByText(/Attempt 1 · HTTP 200/).waitFor(SHOWN);
+    }
+    await receiverA.waitFor(3);
+    // No reload: the page followed the stream.
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await page.locator('.page-head .status-completed').waitFor(SHOWN);
+    const paid = await sandbox().data('GET', `/api/v1/va-payments/${paymentId}`);
+    expect(paid).toMatchObject({ status: 'completed', totalReceived: 1500, receivedAmount: 1491 });
+    await page.getByRole('cell', { name: 'ARS 1,491.00' }).waitFor(SHOWN);
+    // The request as sent, pretty: the event's own body with its eventId.
+    const succeeded = page.locator('li.event[data-event-type="succeeded"]');
+    await succeeded.locator('summary', { hasText: 'Request body' }).click();
+    const sent = receiverA.received.find((request) => eventTypeOf(request) === 'succeeded')!;
+    await expect.poll(() => succeeded.locator('details.json[open] pre').first().textContent()).toBe(JSON.stringify(sent.body, null, 2));
+  });
+
+  it('redelivers to another local receiver: a second delivery of the same event shows with its attempt', async () => {
+    receiverB = await useReceiver(() => ({ status: 202, body: 'receiver B took it' }));
+    const succeeded = page.locator('li.event[data-event-type="succeeded"]');
+    const first = succeeded.getByRole('region', { name: 'Delivery 1' });
+    await first.getByLabel(/Redeliver to/).fill(`${receiverB.url}/elsewhere`);
+    await first.getByRole('button', { name: 'Redeliver' }).click();
+    const second = succeeded.getByRole('region', { name: 'Delivery 2' });
+    await second.getByText('receiver B took it').waitFor(SHOWN);
+    await second.getByText(/Attempt 1 · HTTP 202/).waitFor(SHOWN);
+    const [resent] = await receiverB.waitFor(1);
+    const original = receiverA.received.find((request) => eventTypeOf(request) === 'succeeded')!;
+    expect(resent!.url).toBe('/elsewhere');
+    expect(resent!.headers['x-service-event-id']).toBe(original.headers['x-service-event-id']);
+    await page.screenshot({ path: join(tmp, 'web-payment.png'), fullPage: true });
+  });
+
+  it('follows a shared link to the payment in a fresh browser (asks for the key, then shows the same story)', async () => {
+    const colleague = await freshPage();
+    await openWithKey(colleague, `/ui/payments/${paymentId}`, KEY);
+    await colleague.getByRole('heading', { name: `VA payment ${paymentId}` }).waitFor(SHOWN);
+    await colleague.locator('.page-head .status-completed').waitFor(SHOWN);
+    for (const eventType of ['created', 'cash_in_received', 'succeeded']) {
+      await colleague.locator(`li.event[data-event-type="${eventType}"]`).getByText(`receiver A got ${eventType}`).waitFor(SHOWN);
+    }
+    await colleague.locator('li.event[data-event-type="succeeded"]').getByText('receiver B took it').waitFor(SHOWN);
+    expect(problemsOf(colleague)).toEqual([]);
+  });
+
+  it('shows the delivery log with filters, and a new delivery live', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Deliveries' }).click();
+    const rows = page.locator('table.deliveries tbody tr');
+    await expect.poll(() => rows.count(), SHOWN).toBe(4);
+    await page.getByLabel('Event type').selectOption('succeeded');
+    await expect.poll(() => rows.count(), SHOWN).toBe(2);
+    expect(page.url()).toContain('eventType=succeeded');
+    await page.getByLabel('Event type').selectOption('');
+    await expect.poll(() => rows.count(), SHOWN).toBe(4);
+    // A payment created elsewhere (the API) shows up in the log by itself.
+    await sandbox().data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 10, callbackUrl: `${receiverB.url}/second` });
+    await expect.poll(() => rows.count(), SHOWN).toBe(5);
+    await rows.first().getByText('created').waitFor(SHOWN);
+    await page.getByLabel('Status').selectOption('delivered');
+    await expect.poll(() => rows.count(), SHOWN).toBe(5);
+    await rows.first().getByRole('button', { name: /^Show delivery/ }).click();
+    await page.getByText(/Attempt 1 · HTTP 202/).first().waitFor(SHOWN);
+    await page.screenshot({ path: join(tmp, 'web-deliveries.png'), fullPage: true });
+    expect(problemsOf(page)).toEqual([]);
+  });
+
+  it('downloads the incident file and loads it into another account after a confirmation (picker and drop)', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Account' }).click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export' }).click()]);
+    const file = join(tmp, 'incident.json');
+    await download.saveAs(file);
+    expect(JSON.parse(readFileSync(file, 'utf8')).account.vaPayments[paymentId]).toBeTruthy();
+
+    const other = await freshPage();
+    const OTHER = 'sk_web_incident';
+    await openWithKey(other, '/ui/account', OTHER);
+    // Dismissed: nothing is imported.
+    other.once('dialog', (dialog) => void dialog.dismiss());
+    await other.getByLabel(/Load an incident file/).setInputFiles(file);
+    await other.waitForTimeout(300);
+    expect((await api(origin, OTHER).get(`/api/v1/va-payments/${paymentId}`)).status).toBe(404);
+    // Dropped and confirmed: the account is the incident's.
+    other.once('dialog', (dialog) => {
+      expect(dialog.message()).toContain(OTHER);
+      void dialog.accept();
+    });
+    const dropped = await other.evaluateHandle((text) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([text], 'incident.json', { type: 'application/json' }));
+      return transfer;
+    }, readFileSync(file, 'utf8'));
+    await other.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
+    await other.getByRole('status').filter({ hasText: /Imported incident\.json: 2 vaPayments/ }).waitFor(SHOWN);
+    expect(await api(origin, OTHER).data('GET', `/api/v1/va-payments/${paymentId}`)).toMatchObject({ status: 'completed' });
+    await other.goto(`${origin}/ui/payments/${paymentId}`);
+    await other.locator('li.event[data-event-type="succeeded"]').getByText('receiver B took it').waitFor(SHOWN);
+    expect(problemsOf(other)).toEqual([]);
+  });
+
+  it('is usable at 390x844: no sideways scrolling, and every control has a label', async () => {
+    const phone = await freshPage({ width: 390, height: 844 });
+    await openWithKey(phone, `/ui/payments/${paymentId}`, KEY);
+    for (const path of [`/ui/payments/${paymentId}`, '/ui/payments', '/ui/deliveries', '/ui/create', '/ui/account', '/ui/clients']) {
+      await phone.goto(origin + path);
+      await phone.locator('main h1').first().waitFor(SHOWN);
+      await expect.poll(() => phone.locator('[aria-busy="true"]').count(), SHOWN).toBe(0);
+      const { overflow, unlabelled } = await phone.evaluate(() => ({
+        overflow: document.documentElement.scrollWidth - window.innerWidth,
+        unlabelled: [...document.querySelectorAll('input, select, textarea, button')]
+          .filter((control) => {
+            const labels = (control as HTMLInputElement).labels;
+            const named = (labels && labels.length > 0) || control.getAttribute('aria-label') || (control.tagName === 'BUTTON' && control.textContent?.trim());
+            return !named;
+          })
+          .map((control) => control.outerHTML.slice(0, 80)),
+      }));
+      expect({ path, overflow: overflow > 0 ? overflow : 0, unlabelled }).toEqual({ path, overflow: 0, unlabelled: [] });
+    }
+  });
+
+  it('takes the screenshots the README shows', () => {
+    for (const name of ['web-payment.png', 'web-deliveries.png']) {
+      expect(readFileSync(join(tmp, name)).subarray(1, 4).toString()).toBe('PNG');
+      if (UPDATE_SCREENSHOTS) copyFileSync(join(tmp, name), join(ROOT, 'docs', name));
+    }
+  });
+});
