@@ -56,7 +56,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await page.goto(origin + path);
     await page.getByRole('textbox', { name: 'API key' }).fill(key);
     await page.getByRole('button', { name: 'Use this key' }).click();
-    await expect.poll(() => page.evaluate(() => localStorage.getItem('va-sandbox.apiKey'))).toBe(key);
+    await expect.poll(() => page.evaluate("localStorage.getItem('va-sandbox.apiKey')")).toBe(key);
   }
 
   const KEY = 'sk_web_inspector';
@@ -125,7 +125,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
 
   it('injects a transfer from the payment page; cash_in_received and succeeded appear live with the receiver response', async () => {
     await page.getByRole('status', { name: 'Live updates: Live' }).waitFor(SHOWN);
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate('window.notReloaded = true');
     const transfer = page.getByRole('form', { name: 'Inject a transfer' });
     expect(await transfer.getByLabel('Total (ARS)').inputValue()).toBe('1500.00');
     expect(await transfer.getByLabel('Taxes (ARS)').inputValue()).toBe('9.00');
@@ -138,7 +138,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     }
     await receiverA.waitFor(3);
     // No reload: the page followed the stream.
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
     await page.locator('.page-head .status-completed').waitFor(SHOWN);
     const paid = await sandbox().data('GET', `/api/v1/va-payments/${paymentId}`);
     expect(paid).toMatchObject({ status: 'completed', totalReceived: 1500, receivedAmount: 1491 });
@@ -152,7 +152,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
 
   it('redelivers from the page: a second delivery of the same event shows with its attempt', async () => {
     const succeeded = page.locator('li.event[data-event-type="succeeded"]');
-    await succeeded.getByRole('region', { name: 'Delivery 1' }).getByRole('button', { name: 'Redeliver' }).click();
+    await succeeded.getByRole('button', { name: 'Redeliver' }).click();
     const second = succeeded.getByRole('region', { name: 'Delivery 2' });
     await second.getByText(/Attempt 1 · HTTP 200/).waitFor(SHOWN);
     await second.getByText('receiver A got succeeded').waitFor(SHOWN);
@@ -167,9 +167,8 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     }
     receiverB = await useReceiver(() => ({ status: 202, body: 'receiver B took it' }));
     const succeeded = page.locator('li.event[data-event-type="succeeded"]');
-    const first = succeeded.getByRole('region', { name: 'Delivery 1' });
-    await first.getByLabel(/Redeliver to/).fill(`${receiverB.url}/elsewhere`);
-    await first.getByRole('button', { name: 'Redeliver' }).click();
+    await succeeded.getByLabel(/Redeliver to/).fill(`${receiverB.url}/elsewhere`);
+    await succeeded.getByRole('button', { name: 'Redeliver' }).click();
     const third = succeeded.getByRole('region', { name: 'Delivery 3' });
     await third.getByText('receiver B took it').waitFor(SHOWN);
     await third.getByText(/Attempt 1 · HTTP 202/).waitFor(SHOWN);
@@ -238,11 +237,10 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       expect(dialog.message()).toContain(OTHER);
       void dialog.accept();
     });
-    const dropped = await other.evaluateHandle((text) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([text], 'incident.json', { type: 'application/json' }));
-      return transfer;
-    }, readFileSync(file, 'utf8'));
+    // The page's own code runs in the browser (DOM types stay out of the Node-side type check).
+    const dropped = await other.evaluateHandle(
+      `(() => { const t = new DataTransfer(); t.items.add(new File([${JSON.stringify(readFileSync(file, 'utf8'))}], 'incident.json', { type: 'application/json' })); return t; })()`,
+    );
     await other.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
     await other.getByRole('status').filter({ hasText: `Imported incident.json: ${await listTotal('/api/v1/va-payments')} vaPayments` }).waitFor(SHOWN);
     expect(await api(origin, OTHER).data('GET', `/api/v1/va-payments/${paymentId}`)).toMatchObject({ status: 'completed' });
@@ -258,16 +256,12 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       await phone.goto(origin + path);
       await phone.locator('main h1').first().waitFor(SHOWN);
       await expect.poll(() => phone.locator('[aria-busy="true"]').count(), SHOWN).toBe(0);
-      const { overflow, unlabelled } = await phone.evaluate(() => ({
+      const { overflow, unlabelled } = await phone.evaluate<{ overflow: number; unlabelled: string[] }>(`({
         overflow: document.documentElement.scrollWidth - window.innerWidth,
         unlabelled: [...document.querySelectorAll('input, select, textarea, button')]
-          .filter((control) => {
-            const labels = (control as HTMLInputElement).labels;
-            const named = (labels && labels.length > 0) || control.getAttribute('aria-label') || (control.tagName === 'BUTTON' && control.textContent?.trim());
-            return !named;
-          })
+          .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || (control.tagName === 'BUTTON' && control.textContent.trim())))
           .map((control) => control.outerHTML.slice(0, 80)),
-      }));
+      })`);
       expect({ path, overflow: overflow > 0 ? overflow : 0, unlabelled }).toEqual({ path, overflow: 0, unlabelled: [] });
     }
   });

@@ -20,7 +20,8 @@ export function DeliveryCard({
 }: {
   summary: DeliverySummary;
   title: string;
-  onRedelivered: () => void;
+  /** Given: the card has its own redeliver form (a timeline has one per event instead). */
+  onRedelivered?: () => void;
   /** Link the VA payment or client the event is about (where the page is not already its own). */
   showSource?: boolean;
 }) {
@@ -62,7 +63,7 @@ export function DeliveryCard({
           </ol>
         </>
       ) : null}
-      {summary.status !== 'dropped' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} /> : null}
+      {onRedelivered && summary.status !== 'dropped' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} /> : null}
     </section>
   );
 }
@@ -98,7 +99,7 @@ function extraFacts(attempt: AttemptDetail): [string, string][] {
 }
 
 /** `POST /sandbox/v1/deliveries/{id}/redeliver`: a new delivery of the same event, optionally to another URL. */
-function RedeliverForm({ deliveryId, onDone }: { deliveryId: string; onDone: () => void }) {
+export function RedeliverForm({ deliveryId, onDone }: { deliveryId: string; onDone: () => void }) {
   const { api } = useApp();
   const [url, setUrl] = useState('');
   const action = useAction(async () => {

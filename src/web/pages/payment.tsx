@@ -3,7 +3,7 @@ import type { eventView, VaPaymentView } from '../../core/views.js';
 import { ApiError } from '../api.js';
 import { Link } from '../router.js';
 import { CopyButton, ErrorNote, Facts, JsonBlock, money, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
-import { DeliveryCard } from './delivery.js';
+import { DeliveryCard, RedeliverForm } from './delivery.js';
 import { TransferForm } from './transfer-form.js';
 
 export type EventView = ReturnType<typeof eventView>;
@@ -174,8 +174,9 @@ export function EventItem({ event, onRedelivered }: { event: EventView; onRedeli
       <p className="routing">{event.url ? <>→ {event.url}</> : <span className="bad">dropped: {event.droppedReason}</span>}</p>
       <JsonBlock title="Payload" value={event.body} open={false} />
       {event.deliveries.map((delivery, index) => (
-        <DeliveryCard key={delivery.id} summary={delivery} title={`Delivery ${index + 1}`} onRedelivered={onRedelivered} />
+        <DeliveryCard key={delivery.id} summary={delivery} title={`Delivery ${index + 1}`} />
       ))}
+      {event.url && event.deliveries.length > 0 ? <RedeliverForm deliveryId={event.deliveries.at(-1)!.id} onDone={onRedelivered} /> : null}
     </li>
   );
 }

@@ -58,31 +58,34 @@ export function PaymentsPage({ where }: { where: Location }) {
             <table className="payments">
               <thead>
                 <tr>
-                  <th scope="col">Created</th>
+                  <th scope="col">VA payment</th>
                   <th scope="col">Status</th>
                   <th scope="col">Amount</th>
                   <th scope="col">Received</th>
+                  <th scope="col">Created</th>
                   <th scope="col">Lock</th>
                   <th scope="col">Reference</th>
-                  <th scope="col">ID</th>
                 </tr>
               </thead>
               <tbody>
                 {list.data.items.map((p) => (
                   <tr key={p.id}>
-                    <td>
-                      <When at={p.createdAt} />
+                    <td className="mono">
+                      {/* The id's first block is enough to tell rows apart; the whole id is in the link and on its page. */}
+                      <Link to={`/payments/${p.id}`} title={p.id} aria-label={`VA payment ${p.id}`}>
+                        {p.id.slice(0, 8)}
+                      </Link>
                     </td>
                     <td>
                       <Status value={p.status} />
                     </td>
                     <td className="num">{money(p.amount, p.currency)}</td>
                     <td className="num">{money(p.totalReceived, p.currency)}</td>
+                    <td>
+                      <When at={p.createdAt} />
+                    </td>
                     <td>{p.lockMode}</td>
                     <td>{p.externalReference ?? <span className="muted">—</span>}</td>
-                    <td className="mono">
-                      <Link to={`/payments/${p.id}`}>{p.id}</Link>
-                    </td>
                   </tr>
                 ))}
               </tbody>
