@@ -188,6 +188,11 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       await delivery.getByText(`receiver A got ${eventType}`).waitFor(SHOWN);
     }
     await colleague.locator('li.event[data-event-type="succeeded"]').getByRole('region', { name: 'Delivery 2' }).getByText(/Attempt 1 · HTTP 200/).waitFor(SHOWN);
+    const resent = colleague.locator('li.event[data-event-type="succeeded"]').getByRole('region', { name: 'Delivery 2' });
+    await resent.getByText('Redelivery of Delivery 1').waitFor(SHOWN);
+    await resent.locator('summary', { hasText: 'Request body' }).click();
+    await resent.getByText('"eventType": "succeeded"').waitFor(SHOWN);
+    await colleague.evaluate('window.scrollTo(0, 0)'); // the sticky header at the top of the picture
     await colleague.screenshot({ path: join(tmp, 'web-payment.png'), fullPage: true });
     expect(problemsOf(colleague)).toEqual([]);
   });
@@ -213,6 +218,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await rows.first().getByRole('cell', { name: 'HTTP 201' }).waitFor(SHOWN);
     await rows.first().getByRole('button', { name: /^Show delivery/ }).click();
     await page.getByText('second receiver').waitFor(SHOWN);
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(tmp, 'web-deliveries.png'), fullPage: true });
     expect(problemsOf(page)).toEqual([]);
   });
@@ -247,6 +253,57 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await other.goto(`${origin}/ui/payments/${paymentId}`);
     await other.locator('li.event[data-event-type="succeeded"]').getByText('receiver A got succeeded').first().waitFor(SHOWN);
     expect(problemsOf(other)).toEqual([]);
+  });
+
+  it('creates a client through the form; its page takes a cash-in live and switches the CVU', async () => {
+    const clientPage = await freshPage();
+    await openWithKey(clientPage, '/ui/create', KEY);
+    const form = clientPage.getByRole('form', { name: 'New client' });
+    await form.getByLabel('Name').fill('Ferretería Web');
+    await form.getByLabel('Tax ID').fill('20-12345678-3');
+    await form.getByLabel('Emails').fill('ana@example.com, not-an-email');
+    await form.getByRole('button', { name: 'Create client' }).click();
+    await expect.poll(() => form.locator('.field', { has: clientPage.getByLabel('Emails') }).locator('.field-error').textContent()).toBe('must be an email address');
+    await form.getByLabel('Emails').fill('ana@example.com');
+    await form.getByRole('button', { name: 'Create client' }).click();
+    await clientPage.waitForURL(/\/ui\/clients\/[0-9a-f-]{36}$/, SHOWN);
+    const clientId = clientPage.url().split('/').at(-1)!;
+    await clientPage.getByRole('heading', { name: 'Ferretería Web' }).waitFor(SHOWN);
+
+    // A transfer from elsewhere (the API) shows in the ledger and the balance by itself.
+    const client = await sandbox().data('GET', `/api/v1/clients/${clientId}`);
+    await sandbox().data('POST', '/sandbox/v1/transfers', { to: client.alias, total: 250, taxes: 1.5 });
+    await clientPage.getByRole('cell', { name: 'ARS 248.50' }).waitFor(SHOWN);
+    await clientPage.getByRole('region', { name: 'Balance' }).getByText('ARS 248.50').first().waitFor(SHOWN);
+    // And one from the page, prefilled.
+    const transfer = clientPage.getByRole('form', { name: 'Inject a transfer' });
+    await transfer.getByLabel('Total (ARS)').fill('100');
+    expect(await transfer.getByLabel('Taxes (ARS)').inputValue()).toBe('0.60');
+    await transfer.getByRole('button', { name: 'Send transfer' }).click();
+    await clientPage.getByRole('cell', { name: 'ARS 99.40' }).waitFor(SHOWN);
+
+    await clientPage.getByRole('button', { name: 'Disable CVU' }).click();
+    await clientPage.getByRole('button', { name: 'Activate CVU' }).waitFor(SHOWN);
+    expect((await sandbox().data('GET', `/api/v1/clients/${clientId}`)).cvuStatus).toBe('disabled');
+    expect(problemsOf(clientPage)).toEqual([]);
+  });
+
+  it('is reachable with the keyboard: Tab goes through the payment page\'s actions', async () => {
+    const keyboard = await freshPage();
+    await openWithKey(keyboard, '/ui/payments', KEY);
+    const second = await sandbox().data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 50 });
+    await keyboard.goto(`${origin}/ui/payments/${second.id}`);
+    await keyboard.getByRole('button', { name: 'Send transfer' }).waitFor(SHOWN);
+    const reached = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      await keyboard.keyboard.press('Tab');
+      reached.add(await keyboard.evaluate<string>('document.activeElement.textContent.trim() || document.activeElement.getAttribute("aria-label") || ""'));
+    }
+    for (const name of ['Skip to content', 'VA payments', 'Deliveries', 'Copy link', 'Send transfer', 'Cancel VA payment']) expect(reached).toContain(name);
+    // Enter on the focused button acts: the transfer is sent.
+    await keyboard.getByRole('button', { name: 'Send transfer' }).focus();
+    await keyboard.keyboard.press('Enter');
+    await keyboard.locator('.page-head .status-completed').waitFor(SHOWN);
   });
 
   it('is usable at 390x844: no sideways scrolling, and every control has a label', async () => {

@@ -17,6 +17,7 @@ export function DeliveryCard({
   title,
   onRedelivered,
   showSource = false,
+  redeliveryOf,
 }: {
   summary: DeliverySummary;
   title: string;
@@ -24,6 +25,8 @@ export function DeliveryCard({
   onRedelivered?: () => void;
   /** Link the VA payment or client the event is about (where the page is not already its own). */
   showSource?: boolean;
+  /** How to name the delivery this one repeats, where the page names deliveries (else its id). */
+  redeliveryOf?: string | undefined;
 }) {
   const { api } = useApp();
   const { data, error } = useLoad(
@@ -37,7 +40,7 @@ export function DeliveryCard({
         <Status value={summary.status} />
         <span className="muted">{summary.url ?? summary.reason}</span>
       </header>
-      {summary.redeliveryOf ? <p className="muted">Redelivery of {summary.redeliveryOf}</p> : null}
+      {summary.redeliveryOf ? <p className="muted">Redelivery of {redeliveryOf ?? summary.redeliveryOf}</p> : null}
       {summary.nextAttemptAt ? (
         <p className="muted">
           Next attempt at <When at={summary.nextAttemptAt} />

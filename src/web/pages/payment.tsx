@@ -166,6 +166,10 @@ export function PaymentPage({ id }: { id: string }) {
 
 /** One event: what was raised, where it was routed, and every delivery of it with every attempt. */
 export function EventItem({ event, onRedelivered }: { event: EventView; onRedelivered: () => void }) {
+  const titleOf = (id: string | null) => {
+    const index = event.deliveries.findIndex((delivery) => delivery.id === id);
+    return index < 0 ? undefined : `Delivery ${index + 1}`;
+  };
   return (
     <li className="event" data-event-type={event.eventType}>
       <h3>
@@ -174,7 +178,7 @@ export function EventItem({ event, onRedelivered }: { event: EventView; onRedeli
       <p className="routing">{event.url ? <>→ {event.url}</> : <span className="bad">dropped: {event.droppedReason}</span>}</p>
       <JsonBlock title="Payload" value={event.body} open={false} />
       {event.deliveries.map((delivery, index) => (
-        <DeliveryCard key={delivery.id} summary={delivery} title={`Delivery ${index + 1}`} />
+        <DeliveryCard key={delivery.id} summary={delivery} title={`Delivery ${index + 1}`} redeliveryOf={titleOf(delivery.redeliveryOf)} />
       ))}
       {event.url && event.deliveries.length > 0 ? <RedeliverForm deliveryId={event.deliveries.at(-1)!.id} onDone={onRedelivered} /> : null}
     </li>
