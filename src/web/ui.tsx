@@ -11,7 +11,7 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react';
-import { ApiError, type Api, type Pagination } from './api.js';
+import { ApiError, type Api, type ListPage, type Pagination } from './api.js';
 import type { Live, LiveListener } from './live.js';
 
 export const AppContext = createContext<{ api: Api; live: Live } | null>(null);
@@ -240,4 +240,75 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
     }
   };
   return { busy, error, run, setError };
+}
+
+/** A column: its header, what a row shows in it, and an optional cell class (`num`, `mono`, `url`). */
+export type Column<T> = [header: string, cell: (item: T) => ReactNode, className?: string];
+
+/** A table of items, one row each, in a wrapper that scrolls sideways on a narrow screen (not the page). */
+export function DataTable<T>({ items, columns, className, rowKey = (item) => (item as { id: string }).id }: { items: T[]; columns: Column<T>[]; className?: string | undefined; rowKey?: (item: T) => string }) {
+  return (
+    <div className="table-wrap">
+      <table className={className}>
+        <TableHead headers={columns.map(([header]) => header)} />
+        <tbody>
+          {items.map((item) => (
+            <tr key={rowKey(item)}>
+              {columns.map(([header, cell, cellClass]) => (
+                <td key={header} className={cellClass}>
+                  {cell(item)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function TableHead({ headers }: { headers: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {headers.map((header) => (
+          <th key={header} scope="col">
+            {header}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** A list page as read by `useLoad`: its error, the table (or `table` for a custom one), a note when empty, the pager. */
+export function PagedList<T>({
+  list,
+  what,
+  onPage,
+  columns,
+  className,
+  table,
+}: {
+  list: { data: ListPage<T> | null; error: unknown };
+  what: string;
+  onPage: (page: number) => void;
+  columns?: Column<T>[];
+  className?: string;
+  table?: (items: T[]) => ReactNode;
+}) {
+  return (
+    <>
+      <ErrorNote error={list.error} />
+      {list.data ? (
+        <>
+          {table ? table(list.data.items) : <DataTable items={list.data.items} columns={columns ?? []} className={className} />}
+          {list.data.items.length === 0 ? <p className="muted">No {what} yet, or none matches.</p> : null}
+          <Pager pagination={list.data.pagination} what={what} onPage={onPage} />
+        </>
+      ) : list.error ? null : (
+        <p aria-busy="true">Loading…</p>
+      )}
+    </>
+  );
 }

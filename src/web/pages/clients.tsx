@@ -2,11 +2,39 @@ import { useState, type FormEvent } from 'react';
 import type { balanceView, clientView, entryView, invoiceView } from '../../core/views.js';
 import { ApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
-import { ErrorNote, Facts, Field, money, Pager, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { DataTable, ErrorNote, Facts, Field, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { EventItem, type EventView } from './payment.js';
 import { TransferForm } from './transfer-form.js';
 
 type ClientView = ReturnType<typeof clientView>;
+
+type Entry = ReturnType<typeof entryView>;
+type Invoice = ReturnType<typeof invoiceView>;
+
+const CLIENT_COLUMNS: Column<ClientView>[] = [
+  ['Name', (c) => <Link to={`/clients/${c.id}`}>{c.name}</Link>],
+  ['Tax ID', (c) => c.taxId, 'mono'],
+  ['CVU status', (c) => <Status value={c.cvuStatus} />],
+  ['Alias', (c) => c.alias ?? '—', 'mono'],
+  ['Created', (c) => <When at={c.createdAt} />],
+];
+
+const ENTRY_COLUMNS: Column<Entry>[] = [
+  ['When', (e) => <When at={e.createdAt} />],
+  ['Type', (e) => e.entryType],
+  ['Amount', (e) => money(e.amount, e.currency), 'num'],
+  ['Description', (e) => e.description],
+  ['Source', (e) => e.sourceType],
+  ['VA payment', (e) => (e.paymentId ? <Link to={`/payments/${e.paymentId}`}>{e.paymentId.slice(0, 8)}</Link> : '—'), 'mono'],
+];
+
+const INVOICE_COLUMNS: Column<Invoice>[] = [
+  ['Created', (invoice) => <When at={invoice.createdAt} />],
+  ['Total', (invoice) => money(invoice.total_amount, invoice.currency), 'num'],
+  ['Status', (invoice) => <Status value={invoice.status} />],
+  ['Due', (invoice) => invoice.dueDate ?? '—'],
+  ['Description', (invoice) => invoice.description],
+];
 
 /** `/ui/clients`: the account's clients, newest first, filtered by tax ID or external reference. */
 export function ClientsPage({ where }: { where: Location }) {
@@ -34,45 +62,7 @@ export function ClientsPage({ where }: { where: Location }) {
         <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
         <button type="submit">Search</button>
       </form>
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Tax ID</th>
-                  <th scope="col">CVU status</th>
-                  <th scope="col">Alias</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((c) => (
-                  <tr key={c.id}>
-                    <td>
-                      <Link to={`/clients/${c.id}`}>{c.name}</Link>
-                    </td>
-                    <td className="mono">{c.taxId}</td>
-                    <td>
-                      <Status value={c.cvuStatus} />
-                    </td>
-                    <td className="mono">{c.alias ?? '—'}</td>
-                    <td>
-                      <When at={c.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.data.items.length === 0 ? <p className="muted">No client matches.</p> : null}
-          <Pager pagination={list.data.pagination} what="clients" onPage={(next) => setQuery(where, { page: next })} />
-        </>
-      ) : list.error ? null : (
-        <p aria-busy="true">Loading…</p>
-      )}
+      <PagedList list={list} what="clients" onPage={(next) => setQuery(where, { page: next })} columns={CLIENT_COLUMNS} />
     </main>
   );
 }
@@ -83,8 +73,8 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
   const ledgerPage = Number(where.query.get('page') ?? 1) || 1;
   const client = useLoad((signal) => api.get<ClientView>(`/api/v1/clients/${id}`, undefined, signal), [id]);
   const balance = useLoad((signal) => api.get<ReturnType<typeof balanceView>>(`/api/v1/clients/${id}/balance`, undefined, signal), [id]);
-  const ledger = useLoad((signal) => api.list<ReturnType<typeof entryView>>(`/api/v1/clients/${id}/transactions`, { page: ledgerPage }, signal), [id, ledgerPage]);
-  const invoices = useLoad((signal) => api.list<ReturnType<typeof invoiceView>>(`/api/v1/clients/${id}/invoices`, { limit: 100 }, signal), [id]);
+  const ledger = useLoad((signal) => api.list<Entry>(`/api/v1/clients/${id}/transactions`, { page: ledgerPage }, signal), [id, ledgerPage]);
+  const invoices = useLoad((signal) => api.list<Invoice>(`/api/v1/clients/${id}/invoices`, { limit: 100 }, signal), [id]);
   const events = useLoad((signal) => api.list<EventView>('/sandbox/v1/events', { clientId: id, limit: 20 }, signal), [id]);
   const refresh = () => [client, balance, ledger, invoices, events].forEach((load) => load.reload());
   useLiveRefresh(
@@ -165,77 +155,12 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
           {c.cvu && c.alias ? <TransferForm key={c.id} addresses={[c.cvu, c.alias]} total={1000} onDone={refresh} /> : null}
           <section aria-labelledby="ledger">
             <h2 id="ledger">Ledger</h2>
-            <ErrorNote error={ledger.error} />
-            {ledger.data ? (
-              <>
-                <div className="table-wrap">
-                  <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">When</th>
-                        <th scope="col">Type</th>
-                        <th scope="col">Amount</th>
-                        <th scope="col">Description</th>
-                        <th scope="col">Source</th>
-                        <th scope="col">VA payment</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {ledger.data.items.map((e) => (
-                        <tr key={e.id}>
-                          <td>
-                            <When at={e.createdAt} />
-                          </td>
-                          <td>{e.entryType}</td>
-                          <td className="num">{money(e.amount, e.currency)}</td>
-                          <td>{e.description}</td>
-                          <td>{e.sourceType}</td>
-                          <td className="mono">{e.paymentId ? <Link to={`/payments/${e.paymentId}`}>{e.paymentId.slice(0, 8)}</Link> : '—'}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-                {ledger.data.items.length === 0 ? <p className="muted">No entry yet.</p> : null}
-                <Pager pagination={ledger.data.pagination} what="entries" onPage={(next) => setQuery(where, { page: next })} />
-              </>
-            ) : null}
+            <PagedList list={ledger} what="entries" onPage={(next) => setQuery(where, { page: next })} columns={ENTRY_COLUMNS} />
           </section>
           <section aria-labelledby="invoices">
             <h2 id="invoices">Invoices</h2>
             <ErrorNote error={invoices.error} />
-            {invoices.data && invoices.data.items.length > 0 ? (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Created</th>
-                      <th scope="col">Total</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Due</th>
-                      <th scope="col">Description</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {invoices.data.items.map((invoice) => (
-                      <tr key={invoice.id}>
-                        <td>
-                          <When at={invoice.createdAt} />
-                        </td>
-                        <td className="num">{money(invoice.total_amount, invoice.currency)}</td>
-                        <td>
-                          <Status value={invoice.status} />
-                        </td>
-                        <td>{invoice.dueDate ?? '—'}</td>
-                        <td>{invoice.description}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            ) : (
-              <p className="muted">No invoice.</p>
-            )}
+            {invoices.data && invoices.data.items.length > 0 ? <DataTable items={invoices.data.items} columns={INVOICE_COLUMNS} /> : <p className="muted">No invoice.</p>}
           </section>
           <section aria-labelledby="client-events">
             <h2 id="client-events">Cash-in callbacks</h2>

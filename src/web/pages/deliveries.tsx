@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import { setQuery, type Location } from '../router.js';
-import { ErrorNote, Pager, SelectField, Status, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { PagedList, SelectField, Status, TableHead, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 import { DeliveryCard, type DeliverySummary } from './delivery.js';
 
 const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];
@@ -27,35 +27,23 @@ export function DeliveriesPage({ where }: { where: Location }) {
           options={options(EVENT_TYPES, 'Any event type')}
         />
       </form>
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        <>
+      <PagedList
+        list={list}
+        what="deliveries"
+        onPage={(next) => setQuery(where, { page: next })}
+        table={(items) => (
           <div className="table-wrap">
             <table className="deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last response</th>
-                  <th scope="col">URL</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
+              <TableHead headers={['Created', 'Event', 'Status', 'Attempts', 'Last response', 'URL', 'Details']} />
               <tbody>
-                {list.data.items.map((d) => (
+                {items.map((d) => (
                   <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? null : d.id)} onRedelivered={list.reload} />
                 ))}
               </tbody>
             </table>
           </div>
-          {list.data.items.length === 0 ? <p className="muted">No delivery matches.</p> : null}
-          <Pager pagination={list.data.pagination} what="deliveries" onPage={(next) => setQuery(where, { page: next })} />
-        </>
-      ) : list.error ? null : (
-        <p aria-busy="true">Loading…</p>
-      )}
+        )}
+      />
     </main>
   );
 }

@@ -2,7 +2,7 @@ import { useRef } from 'react';
 import type { eventView, VaPaymentView } from '../../core/views.js';
 import { ApiError } from '../api.js';
 import { Link } from '../router.js';
-import { CopyButton, ErrorNote, Facts, JsonBlock, money, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { DeliveryCard, RedeliverForm } from './delivery.js';
 import { TransferForm } from './transfer-form.js';
 
@@ -10,6 +10,14 @@ export type EventView = ReturnType<typeof eventView>;
 const ACTIVE = ['waiting', 'underpaid'];
 /** A payment raises a handful of events; this covers any real one in one read. */
 const TIMELINE_LIMIT = 100;
+
+const CASH_IN_COLUMNS: Column<VaPaymentView['cashIns'][number]>[] = [
+  ['Received', (cashIn) => <When at={cashIn.receivedAt} />],
+  ['Total', (cashIn) => money(cashIn.total), 'num'],
+  ['Taxes', (cashIn) => money(cashIn.taxes), 'num'],
+  ['Net', (cashIn) => money(cashIn.incomingAmount), 'num'],
+  ['Operation', (cashIn) => cashIn.operationId, 'mono'],
+];
 
 /** `/ui/payments/{id}`: a VA payment's whole story on one page, live. */
 export function PaymentPage({ id }: { id: string }) {
@@ -119,32 +127,7 @@ export function PaymentPage({ id }: { id: string }) {
             {p.cashIns.length === 0 ? (
               <p className="muted">None yet.</p>
             ) : (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Received</th>
-                      <th scope="col">Total</th>
-                      <th scope="col">Taxes</th>
-                      <th scope="col">Net</th>
-                      <th scope="col">Operation</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {p.cashIns.map((cashIn) => (
-                      <tr key={cashIn.operationId}>
-                        <td>
-                          <When at={cashIn.receivedAt} />
-                        </td>
-                        <td>{money(cashIn.total)}</td>
-                        <td>{money(cashIn.taxes)}</td>
-                        <td>{money(cashIn.incomingAmount)}</td>
-                        <td className="mono">{cashIn.operationId}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable items={p.cashIns} rowKey={(cashIn) => cashIn.operationId} columns={CASH_IN_COLUMNS} />
             )}
           </section>
           <section aria-labelledby="timeline">

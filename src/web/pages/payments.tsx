@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
 import { Link, navigate, setQuery, type Location } from '../router.js';
-import { ErrorNote, Field, money, Pager, SelectField, Status, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { Field, money, PagedList, SelectField, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 
 /** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
 const SEARCH_FIELDS: [string, string][] = [
@@ -10,6 +10,25 @@ const SEARCH_FIELDS: [string, string][] = [
   ['clientTaxId', 'Client tax ID'],
   ['clientId', 'Client ID'],
   ['id', 'Payment ID'],
+];
+
+const COLUMNS: Column<VaPaymentView>[] = [
+  [
+    'VA payment',
+    // The id's first block tells rows apart; the whole id is in the link and on its page.
+    (p) => (
+      <Link to={`/payments/${p.id}`} title={p.id} aria-label={`VA payment ${p.id}`}>
+        {p.id.slice(0, 8)}
+      </Link>
+    ),
+    'mono',
+  ],
+  ['Status', (p) => <Status value={p.status} />],
+  ['Amount', (p) => money(p.amount, p.currency), 'num'],
+  ['Received', (p) => money(p.totalReceived, p.currency), 'num'],
+  ['Created', (p) => <When at={p.createdAt} />],
+  ['Lock', (p) => p.lockMode],
+  ['Reference', (p) => p.externalReference ?? <span className="muted">—</span>],
 ];
 
 /** `/ui/payments`: the list, filtered and paged by the server; the filters live in the address, to share. */
@@ -51,52 +70,7 @@ export function PaymentsPage({ where }: { where: Location }) {
         <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
         <button type="submit">Search</button>
       </form>
-      <ErrorNote error={list.error} />
-      {list.data ? (
-        <>
-          <div className="table-wrap">
-            <table className="payments">
-              <thead>
-                <tr>
-                  <th scope="col">VA payment</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Received</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Lock</th>
-                  <th scope="col">Reference</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.items.map((p) => (
-                  <tr key={p.id}>
-                    <td className="mono">
-                      {/* The id's first block is enough to tell rows apart; the whole id is in the link and on its page. */}
-                      <Link to={`/payments/${p.id}`} title={p.id} aria-label={`VA payment ${p.id}`}>
-                        {p.id.slice(0, 8)}
-                      </Link>
-                    </td>
-                    <td>
-                      <Status value={p.status} />
-                    </td>
-                    <td className="num">{money(p.amount, p.currency)}</td>
-                    <td className="num">{money(p.totalReceived, p.currency)}</td>
-                    <td>
-                      <When at={p.createdAt} />
-                    </td>
-                    <td>{p.lockMode}</td>
-                    <td>{p.externalReference ?? <span className="muted">—</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.data.items.length === 0 ? <p className="muted">No VA payment matches.</p> : null}
-          <Pager pagination={list.data.pagination} what="VA payments" onPage={(next) => setQuery(where, { page: next })} />
-        </>
-      ) : list.error ? null : (
-        <p aria-busy="true">Loading…</p>
-      )}
+      <PagedList list={list} what="VA payments" onPage={(next) => setQuery(where, { page: next })} columns={COLUMNS} className="payments" />
     </main>
   );
 }
