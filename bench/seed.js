@@ -23,7 +23,7 @@ const { values } = parseArgs({
 
 const total = Number(values.payments);
 const chunk = Number(values.chunk) || total;
-const body = JSON.parse(values.body ?? '{"amount":1500}');
+const body = JSON.parse(values.body ?? '{"paymentHubId":1,"currency":"ARS","lockMode":"time","amount":1500}');
 const started = performance.now();
 const server = await startServer({ port: 0, host: '127.0.0.1', data: values.data });
 const account = server.runtime.sandbox.account(values.key);

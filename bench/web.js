@@ -34,7 +34,7 @@ try {
   await waitReady(`${origin}/health`, server, performance.now());
   // The server reads its records ahead after a quick start; the page is measured on a server that has settled.
   const api = await fetch(`${origin}/api/v1/va-payments?limit=1`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.json());
-  const total = api.pagination?.total ?? api.data.pagination.total;
+  const total = api.pagination.total;
   log(`server ready with ${fmt.int(total)} payments`);
 
   browser = await chromium.launch({

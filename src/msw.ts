@@ -3,7 +3,7 @@ import type { WallClock } from './core/index.js';
 import { createApp, type AppOptions } from './sandbox/app.js';
 import type { AttemptResult, Transport } from './sandbox/delivery.js';
 import { memoryStore } from './sandbox/persistence.js';
-import { createRuntime } from './sandbox/runtime.js';
+import { createRuntime, type Runtime } from './sandbox/runtime.js';
 
 /** One callback attempt, as the sandbox sends it. */
 export interface Callback {
@@ -30,11 +30,18 @@ export interface SandboxHandlersOptions extends AppOptions {
   retryDelays?: number[];
   clock?: WallClock;
   strictTaxId?: boolean;
+  /** The payment hub ids accepted (others are 404); any positive id when absent. */
+  hubIds?: number[];
 }
 
 export type SandboxHandlers = HttpHandler[] & {
   /** Stops the sandbox's timers and deliveries; its state is forgotten. */
   close(): Promise<void>;
+  /**
+   * Resolves once every callback due so far, in every account, has been attempted: delivered, or failed and waiting
+   * for a retry that is not due yet (move the clock to make it due). Rejects after `timeoutMs` (default 20,000).
+   */
+  settle(options?: { timeoutMs?: number }): Promise<void>;
 };
 
 /**
@@ -52,6 +59,7 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
     retryDelays: options.retryDelays,
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
+    hubIds: options.hubIds,
     transport: options.onCallback && toTransport(options.onCallback),
   }).then((runtime) => ({ runtime, app: createApp(runtime, options) }));
 
@@ -60,7 +68,30 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
     return app.fetch(prefix ? await withoutPrefix(request, prefix) : request);
   };
   const handlers = ['/api/v1/*', '/sandbox/v1/*', '/health', '/openapi.json'].map((path) => http.all(`${base.origin}${prefix}${path}`, handle));
-  return Object.assign(handlers, { close: async () => (await ready).runtime.close() });
+  return Object.assign(handlers, {
+    close: async () => (await ready).runtime.close(),
+    settle: async ({ timeoutMs = 20_000 } = {}) => {
+      const { runtime } = await ready;
+      const deadline = Date.now() + timeoutMs;
+      while (callbacksDue(runtime)) {
+        if (Date.now() > deadline) throw new Error(`callbacks were still due after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
+  });
+}
+
+/** Whether an attempt is running, or any account has a delivery whose attempt is due by its clock. */
+function callbacksDue(runtime: Runtime): boolean {
+  if (runtime.deliverer.inFlight() > 0) return true;
+  return runtime.sandbox.accounts().some((account) => {
+    const now = account.now();
+    for (let page = 1; ; page++) {
+      const open = account.listDeliveries({ status: 'pending,retrying', limit: '100', page: String(page) });
+      if (open.data.some((delivery) => delivery.nextAttemptAt !== null && delivery.nextAttemptAt <= now)) return true;
+      if (page >= open.pagination.totalPages) return false;
+    }
+  });
 }
 
 /** The request as the app sees it: the path below the base URL's own path. */

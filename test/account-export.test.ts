@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, runCli, useReceiver, useServer, useTmp, type Api } from './helpers.js';
+import { api, runCli, useReceiver, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
 
 // Retries an hour apart: a retrying delivery stays as it is while a test compares states.
 const server = await useServer({ retryDelays: [3600, 3600] });
@@ -15,7 +15,7 @@ const account = () => api(server.url, `sk_export_${++keyN}`);
 async function settle(client: Api) {
   for (;;) {
     const { now } = await client.data('GET', '/sandbox/v1/clock');
-    const open = (await client.data('GET', '/sandbox/v1/deliveries?status=pending,retrying&limit=100')).deliveries;
+    const open = (await client.list('/sandbox/v1/deliveries?status=pending,retrying&limit=100')).data;
     if (open.every((d: any) => d.nextAttemptAt > now)) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -24,20 +24,20 @@ async function settle(client: Api) {
 /** An account with something of everything: payments in every state, clients, a ledger, invoices, a moved clock and hub. */
 async function populate(client: Api) {
   const callbackUrl = `${receiver.url}/va`;
-  const paid = await client.data('POST', '/api/v1/va-payments', { amount: 5000, lockMode: 'amount', callbackUrl });
+  const paid = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount', callbackUrl });
   await client.data('POST', '/sandbox/v1/transfers', { to: paid.cvu, total: 5000, taxes: 30 });
-  const cancelled = await client.data('POST', '/api/v1/va-payments', { amount: 10, callbackUrl });
+  const cancelled = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl });
   await client.data('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
-  await client.data('POST', '/api/v1/va-payments', { amount: 20, ttlSeconds: 60, callbackUrl: `${receiver.url}/down` });
+  await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 20, ttlSeconds: 60, callbackUrl: `${receiver.url}/down` });
   await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
-  const client1 = await client.data('POST', '/api/v1/clients', { name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` });
+  const client1 = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` });
   await client.data('POST', '/sandbox/v1/transfers', { to: client1.cvu, total: 100, taxes: 1 });
   await client.data('POST', `/sandbox/v1/clients/${client1.id}/debits`, { amount: 20 });
   await client.data('POST', `/api/v1/clients/${client1.id}/invoices`, { total_amount: 30 });
-  await client.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed', brand: 'ACME' });
-  const waiting = await client.data('POST', '/api/v1/va-payments', { amount: 777, lockMode: 'amount', ttlSeconds: 600, callbackUrl });
-  const delayed = await client.data('POST', '/api/v1/clients', { name: 'Dos', taxId: '27-23456789-4' });
-  await client.data('POST', '/api/v1/va-payments', { amount: 5, successUrl: callbackUrl, failureUrl: callbackUrl });
+  await client.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed', brand: 'ACME' });
+  const waiting = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 777, lockMode: 'amount', ttlSeconds: 600, callbackUrl });
+  const delayed = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Dos', taxId: '27-23456789-4' });
+  await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, successUrl: callbackUrl, failureUrl: callbackUrl });
   await settle(client);
   return { paid, waiting, client1, delayed };
 }
@@ -47,7 +47,7 @@ describe('export and import of an account', () => {
     const client = account();
     const { paid, client1 } = await populate(client);
     const before = await client.data('GET', '/sandbox/v1/export');
-    expect(before).toMatchObject({ format: 'va-sandbox-account', version: 1 });
+    expect(before).toMatchObject({ format: 'va-sandbox-account', version: 2 });
     expect(Object.keys(before.account.vaPayments)).toHaveLength(5);
     expect(new Set(Object.values(before.account.deliveries).map((d: any) => d.status))).toEqual(
       new Set(['delivered', 'dropped', 'retrying']),
@@ -76,11 +76,11 @@ describe('export and import of an account', () => {
     const target = account();
     await target.data('POST', '/sandbox/v1/import', doc);
 
-    const clash = await target.post('/api/v1/va-payments', { amount: 777, lockMode: 'amount' });
+    const clash = await target.post('/api/v1/va-payments', { ...PAYMENT, amount: 777, lockMode: 'amount' });
     expect(clash.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     const cashIn = await target.data('POST', '/sandbox/v1/transfers', { to: client1.alias, total: 50 });
     expect(cashIn).toMatchObject({ outcome: 'credited', target: { type: 'client', id: client1.id } });
-    const taken = await target.post('/api/v1/clients', { name: 'Otro', taxId: '20123456783' });
+    const taken = await target.post('/api/v1/clients', { ...CLIENT, name: 'Otro', taxId: '20123456783' });
     expect(taken.body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
     await target.data('POST', '/sandbox/v1/clock/advance', { seconds: 600 });
     expect((await target.data('GET', `/api/v1/va-payments/${waiting.id}`)).status).toBe('expired');
@@ -96,7 +96,7 @@ describe('export and import of an account', () => {
     const deliveryId = Object.keys(doc.account.deliveries)[0]!;
     const broken = structuredClone(doc);
     broken.account.deliveries[deliveryId].eventId = '00000000-0000-4000-8000-000000000000';
-    delete broken.account.hub;
+    delete broken.account.hubs;
     broken.account.vaPayments[paid.id].amount = 'lots';
 
     const refused = await client.post('/sandbox/v1/import', broken);
@@ -104,18 +104,18 @@ describe('export and import of an account', () => {
     expect(refused.body.error.code).toBe('VALIDATION_ERROR');
     expect(refused.body.error.details).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^account\.hub: /),
+        expect.stringMatching(/^account\.hubs: /),
         expect.stringMatching(new RegExp(`^account\\.vaPayments\\.${paid.id}\\.amount: `)),
       ]),
     );
     delete broken.account.vaPayments[paid.id].amount;
-    broken.account.hub = doc.account.hub;
+    broken.account.hubs = doc.account.hubs;
     broken.account.vaPayments[paid.id].amount = doc.account.vaPayments[paid.id].amount;
     const dangling = await client.post('/sandbox/v1/import', broken);
     expect(dangling.body.error.details).toEqual([
       `account.deliveries.${deliveryId}.eventId: event 00000000-0000-4000-8000-000000000000 is not in the file`,
     ]);
-    for (const body of [{}, { ...doc, format: 'other' }, { ...doc, version: 2 }, []]) {
+    for (const body of [{}, { ...doc, format: 'other' }, { ...doc, version: 3 }, []]) {
       const response = await client.post('/sandbox/v1/import', body);
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe('VALIDATION_ERROR');
@@ -161,14 +161,14 @@ describe('va-sandbox export / import', () => {
 describe('import size', () => {
   it('takes an account export over 1 MiB (an incident is bigger than one request), and no more than it should', async () => {
     const from = account();
-    for (let i = 0; i < 600; i++) await from.data('POST', '/api/v1/va-payments', { amount: i + 1, metadata: { note: 'x'.repeat(200) } });
+    for (let i = 0; i < 600; i++) await from.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i + 1, metadata: { note: 'x'.repeat(200) } });
     const doc = await from.data('GET', '/sandbox/v1/export');
     expect(JSON.stringify(doc).length).toBeGreaterThan(1024 * 1024);
     const to = account();
     expect((await to.post('/sandbox/v1/import', doc)).status).toBe(200);
-    expect((await to.data('GET', '/api/v1/va-payments?limit=1')).pagination.total).toBe(600);
+    expect((await to.list('/api/v1/va-payments?limit=1')).pagination.total).toBe(600);
     // Other requests keep the contract's 1 MiB.
-    const big = await to.post('/api/v1/va-payments', { clientName: 'x'.repeat(1024 * 1024) });
+    const big = await to.post('/api/v1/va-payments', { ...PAYMENT, clientName: 'x'.repeat(1024 * 1024) });
     expect(big.status).toBe(413);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, useServer } from './helpers.js';
+import { api, useServer, PAYMENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -22,15 +22,15 @@ describe('authentication and accounts', () => {
   it('each API key is an isolated account: payments, transfers, hub and clock are its own', async () => {
     const a = account();
     const b = account();
-    const payment = await a.data('POST', '/api/v1/va-payments', { amount: 10 });
-    expect((await b.data('GET', '/api/v1/va-payments')).vaPayments).toEqual([]);
+    const payment = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
+    expect((await b.list('/api/v1/va-payments')).data).toEqual([]);
     expect((await b.get(`/api/v1/va-payments/${payment.id}`)).status).toBe(404);
     expect((await b.post('/sandbox/v1/transfers', { to: payment.cvu, total: 10 })).status).toBe(404);
     await b.data('POST', '/sandbox/v1/clock/advance', { seconds: 3600 });
     expect((await a.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(0);
     expect((await a.data('GET', `/api/v1/va-payments/${payment.id}`)).status).toBe('waiting');
-    await b.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'fail' });
-    expect((await a.data('GET', '/sandbox/v1/hub')).cvuProvisioning).toBe('inline');
+    await b.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'fail' });
+    expect((await a.data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning).toBe('inline');
   });
 
   it('with --api-key, only the listed keys are accepted', async () => {
@@ -66,7 +66,7 @@ describe('request bodies', () => {
       expect(response.status).toBe(415);
       expectEnvelope(await response.json(), 'UNSUPPORTED_MEDIA_TYPE', '/api/v1/va-payments');
     }
-    expect((await post('{"amount": 10}', { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
+    expect((await post(JSON.stringify({ ...PAYMENT, amount: 10 }), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
   });
 
   it('a body over 1 MiB is 413 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
@@ -146,7 +146,7 @@ describe('routes', () => {
 describe('Idempotency-Key', () => {
   it('replays the first response (status and body) for the same key and body, creating nothing new', async () => {
     const client = account();
-    const body = { amount: 99 };
+    const body = { ...PAYMENT, amount: 99 };
     const first = await client.post('/api/v1/va-payments', body, { 'idempotency-key': 'k-1' });
     const again = await client.post('/api/v1/va-payments', body, { 'idempotency-key': 'k-1' });
     expect(first.status).toBe(201);
@@ -154,25 +154,25 @@ describe('Idempotency-Key', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    expect((await client.data('GET', '/api/v1/va-payments')).pagination.total).toBe(1);
+    expect((await client.list('/api/v1/va-payments')).pagination.total).toBe(1);
   });
 
   it('the same key with another body is 409 IDEMPOTENCY_KEY_CONFLICT', async () => {
     const client = account();
-    await client.post('/api/v1/va-payments', { amount: 1 }, { 'idempotency-key': 'k-2' });
-    const response = await client.post('/api/v1/va-payments', { amount: 2 }, { 'idempotency-key': 'k-2' });
+    await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 1 }, { 'idempotency-key': 'k-2' });
+    const response = await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 2 }, { 'idempotency-key': 'k-2' });
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe('IDEMPOTENCY_KEY_CONFLICT');
   });
 
   it('works for transfers too, and is forgotten after 24 h of sandbox clock', async () => {
     const client = account();
-    const payment = await client.data('POST', '/api/v1/va-payments', { ttlSeconds: 28800 });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 28800 });
     const body = { to: payment.cvu, total: 5 };
     const first = await client.post('/sandbox/v1/transfers', body, { 'idempotency-key': 't-1' });
     const again = await client.post('/sandbox/v1/transfers', body, { 'idempotency-key': 't-1' });
     expect(again.body.data.id).toBe(first.body.data.id);
-    expect((await client.data('GET', '/sandbox/v1/transfers')).pagination.total).toBe(1);
+    expect((await client.list('/sandbox/v1/transfers')).pagination.total).toBe(1);
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 24 * 3600 });
     const later = await client.post('/sandbox/v1/transfers', body, { 'idempotency-key': 't-1' });
     expect(later.headers.get('idempotent-replayed')).toBeNull();
@@ -182,11 +182,11 @@ describe('Idempotency-Key', () => {
   it('keys are per account, and an error is not remembered', async () => {
     const a = account();
     const b = account();
-    await a.post('/api/v1/va-payments', { amount: 1 }, { 'idempotency-key': 'shared' });
-    expect((await b.post('/api/v1/va-payments', { amount: 2 }, { 'idempotency-key': 'shared' })).status).toBe(201);
-    const bad = await a.post('/api/v1/va-payments', { amount: -1 }, { 'idempotency-key': 'err' });
+    await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 1 }, { 'idempotency-key': 'shared' });
+    expect((await b.post('/api/v1/va-payments', { ...PAYMENT, amount: 2 }, { 'idempotency-key': 'shared' })).status).toBe(201);
+    const bad = await a.post('/api/v1/va-payments', { ...PAYMENT, amount: -1 }, { 'idempotency-key': 'err' });
     expect(bad.status).toBe(400);
-    expect((await a.post('/api/v1/va-payments', { amount: 3 }, { 'idempotency-key': 'err' })).status).toBe(201);
+    expect((await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 3 }, { 'idempotency-key': 'err' })).status).toBe(201);
   });
 });
 
@@ -217,15 +217,15 @@ describe('--rate-limit', () => {
 });
 
 describe('hub and reset', () => {
-  it('GET /sandbox/v1/hub shows the contract hub; PATCH changes its settings and validates them', async () => {
+  it('GET /sandbox/v1/hubs/1 shows the contract hub; PATCH changes its settings and validates them', async () => {
     const client = account();
-    const hub = await client.data('GET', '/sandbox/v1/hub');
-    expect(hub).toMatchObject({ id: 1, name: 'Sandbox Hub', brand: 'SANDBOX', dedicated_client_cvus_enabled: true, cvuProvisioning: 'inline' });
-    expect(await client.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed', dedicated_client_cvus_enabled: false })).toMatchObject({
+    const hub = await client.data('GET', '/sandbox/v1/hubs/1');
+    expect(hub).toMatchObject({ id: 1, name: 'Sandbox Hub 1', brand: 'SANDBOX', dedicated_client_cvus_enabled: true, cvuProvisioning: 'inline' });
+    expect(await client.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed', dedicated_client_cvus_enabled: false })).toMatchObject({
       cvuProvisioning: 'delayed',
       dedicated_client_cvus_enabled: false,
     });
-    const bad = await client.patch('/sandbox/v1/hub', { cvuProvisioning: 'later', id: 2 });
+    const bad = await client.patch('/sandbox/v1/hubs/1', { cvuProvisioning: 'later', id: 2 });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: string) => d.split(':')[0]).sort()).toEqual(['cvuProvisioning', 'id']);
   });
@@ -233,13 +233,13 @@ describe('hub and reset', () => {
   it('POST /sandbox/v1/reset clears the account and its clock, and nothing else', async () => {
     const a = account();
     const b = account();
-    await a.data('POST', '/api/v1/va-payments', { amount: 10 });
-    await b.data('POST', '/api/v1/va-payments', { amount: 10 });
+    await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
+    await b.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 10 });
     expect(await a.data('POST', '/sandbox/v1/reset')).toEqual({ reset: true });
-    expect((await a.data('GET', '/api/v1/va-payments')).vaPayments).toEqual([]);
-    expect((await a.data('GET', '/sandbox/v1/events')).events).toEqual([]);
+    expect((await a.list('/api/v1/va-payments')).data).toEqual([]);
+    expect((await a.list('/sandbox/v1/events')).data).toEqual([]);
     expect((await a.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(0);
-    expect((await b.data('GET', '/api/v1/va-payments')).vaPayments).toHaveLength(1);
+    expect((await b.list('/api/v1/va-payments')).data).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyValues, useCliSandbox, useReceiver } from './helpers.js';
+import { keyValues, useCliSandbox, useReceiver, CLIENT } from './helpers.js';
 
 const { account } = await useCliSandbox('sk_cli_clients');
 
@@ -11,7 +11,7 @@ describe('clients create, get, list, update', () => {
         '--name', 'Ana Pérez', '--tax-id', '20-12345678-6', '--cashin-callback-url', 'https://shop.test/cashin',
         '--email', 'ana@shop.test', '--email', 'billing@shop.test', '--phone', '+54 11 5555-0000',
         '--alias-prefix-hint', 'ANA', '--alias-suffix-hint', 'SHOP', '--external-reference', 'cust-1',
-        '--metadata', 'tier=gold', '--payment-hub-id', '1',
+        '--metadata', 'tier=gold', '--hub', '1',
       ]);
     expect(client).toMatchObject({
       name: 'Ana Pérez',
@@ -33,7 +33,7 @@ describe('clients create, get, list, update', () => {
 
   it('get in human mode: a key/value block with the CVU, its status and the callback URL', async () => {
     const { cli, api } = account();
-    const client = await api.data('POST', '/api/v1/clients', { name: 'Bruno', taxId: '20-11111111-1', cashinCallbackUrl: 'https://shop.test/c' });
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Bruno', taxId: '20-11111111-1', cashinCallbackUrl: 'https://shop.test/c' });
     const run = await cli(['clients', 'get', client.id]);
     expect(keyValues(run.stdout)).toMatchObject({
       id: client.id,
@@ -43,19 +43,19 @@ describe('clients create, get, list, update', () => {
       cvu: client.cvu,
       alias: client.alias,
       cashinCallbackUrl: 'https://shop.test/c',
-      hub: '1 (Sandbox Hub)',
+      hub: '1 (Sandbox Hub 1)',
     });
   });
 
   it('list --json with filters; human mode a table and the page line', async () => {
     const { cli, api, json } = account();
-    const ana = await api.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-1', externalReference: 'x' });
-    const bea = await api.data('POST', '/api/v1/clients', { name: 'Bea', taxId: '27-2' });
+    const ana = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1', externalReference: 'x' });
+    const bea = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Bea', taxId: '27-2' });
     const all = await json(['clients', 'list']);
-    expect(all.clients.map((c: { id: string }) => c.id)).toEqual([bea.id, ana.id]);
+    expect(all.data.map((c: { id: string }) => c.id)).toEqual([bea.id, ana.id]);
     expect(all.pagination).toEqual({ page: 1, limit: 20, total: 2, totalPages: 1 });
-    expect((await json(['clients', 'list', '--tax-id', '27-2'])).clients.map((c: { id: string }) => c.id)).toEqual([bea.id]);
-    expect((await json(['clients', 'list', '--external-reference', 'x'])).clients.map((c: { id: string }) => c.id)).toEqual([ana.id]);
+    expect((await json(['clients', 'list', '--tax-id', '27-2'])).data.map((c: { id: string }) => c.id)).toEqual([bea.id]);
+    expect((await json(['clients', 'list', '--external-reference', 'x'])).data.map((c: { id: string }) => c.id)).toEqual([ana.id]);
 
     const [header, first, , footer] = (await cli(['clients', 'list'])).stdout.trimEnd().split('\n');
     expect(header).toMatch(/^id\s+name\s+taxId\s+cvuStatus\s+cvu\s+alias\s+createdAt$/);
@@ -65,7 +65,7 @@ describe('clients create, get, list, update', () => {
 
   it('update changes only the fields given; --no-cashin-callback-url removes the callback URL', async () => {
     const { api, json } = account();
-    const client = await api.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-1', cashinCallbackUrl: 'https://shop.test/c', emails: ['a@shop.test'] });
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1', cashinCallbackUrl: 'https://shop.test/c', emails: ['a@shop.test'] });
     const renamed = await json(['clients', 'update', client.id, '--name', 'Ana María', '--phone', '1155']);
     expect(renamed).toMatchObject({ name: 'Ana María', phones: ['1155'], emails: ['a@shop.test'], cashinCallbackUrl: 'https://shop.test/c', taxId: '20-1' });
     const removed = await json(['clients', 'update', client.id, '--no-cashin-callback-url']);
@@ -77,7 +77,7 @@ describe('clients balance and transactions', () => {
   it('a transfer to the client CVU is a cash_in; invoices count in the balance; the cash-in callback reaches its URL', async () => {
     const { cli, api, json } = account();
     const target = await useReceiver();
-    const client = await api.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-1', cashinCallbackUrl: `${target.url}/cashin` });
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1', cashinCallbackUrl: `${target.url}/cashin` });
     const transfer = await json(['transfer', '--to', client.alias, '--amount', '5000', '--taxes', '30']);
     expect(transfer).toMatchObject({ outcome: 'credited', target: { type: 'client', id: client.id } });
     await json(['invoices', 'create', client.id, '--total-amount', '1200.50']);
@@ -108,13 +108,13 @@ describe('clients balance and transactions', () => {
 describe('invoices create, update, list', () => {
   it('create --json, update --status paid, list newest first; human mode shows total_amount in ARS', async () => {
     const { cli, api, json } = account();
-    const client = await api.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-1' });
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1' });
     const invoice = await json(['invoices', 'create', client.id, '--total-amount', '12000', '--description', 'March fee', '--due-date', '2026-03-31', '--external-reference', 'F-1']);
     expect(invoice).toMatchObject({ clientId: client.id, total_amount: 12000, currency: 'ARS', description: 'March fee', dueDate: '2026-03-31', status: 'issued', externalReference: 'F-1' });
     const paid = await json(['invoices', 'update', client.id, invoice.id, '--status', 'paid']);
     expect(paid).toMatchObject({ id: invoice.id, status: 'paid', total_amount: 12000, description: 'March fee' });
     const second = await json(['invoices', 'create', client.id, '--total-amount', '1']);
-    const { invoices, pagination } = await json(['invoices', 'list', client.id]);
+    const { data: invoices, pagination } = await json(['invoices', 'list', client.id]);
     expect(invoices.map((i: { id: string }) => i.id)).toEqual([second.id, invoice.id]);
     expect(pagination.total).toBe(2);
 
@@ -129,7 +129,7 @@ describe('invoices create, update, list', () => {
 describe('errors', () => {
   it('API errors exit 1 with their code; usage errors exit 2', async () => {
     const { cli, api } = account();
-    await api.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-1' });
+    await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1' });
     const duplicate = await cli(['clients', 'create', '--name', 'Otra', '--tax-id', '20-1']);
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/^va-sandbox: TAX_ID_ALREADY_EXISTS: .+\n$/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freePort, keyValues, runCli, spawnCli, useCliSandbox, useReceiver } from './helpers.js';
+import { freePort, keyValues, runCli, spawnCli, useCliSandbox, useReceiver, PAYMENT } from './helpers.js';
 
 const { account } = await useCliSandbox('sk_cli_deliveries');
 
@@ -43,7 +43,7 @@ describe('receiver', () => {
     expect(failed).toMatchObject({ method: 'POST', path: '/hook', status: 500, body: { eventType: 'created' } });
     expect(failed.headers['x-service-event-type']).toBe('created');
 
-    const retrying = (await json(['deliveries', 'list', '--status', 'retrying'])).deliveries;
+    const retrying = (await json(['deliveries', 'list', '--status', 'retrying'])).data;
     expect(retrying).toHaveLength(1);
     expect(retrying[0]).toMatchObject({ eventType: 'created', attempts: 1, lastResponseStatus: 500, lastError: 'http_status' });
 
@@ -63,7 +63,7 @@ describe('receiver', () => {
     await cli(['payments', 'create', '--callback-url', `${catcher.url}/x`]);
     await catcher.waitFor(/\n/);
     expect(jsonLines(catcher.stdout())[0].status).toBe(503);
-    const [delivery] = (await json(['deliveries', 'list'])).deliveries;
+    const [delivery] = (await json(['deliveries', 'list'])).data;
     expect(delivery).toMatchObject({ status: 'retrying', lastResponseStatus: 503 });
   });
 
@@ -86,14 +86,14 @@ describe('deliveries list, show, redeliver', () => {
   it('show prints the request exactly as sent (headers and body bytes) and each attempt with its response', async () => {
     const { cli, api, json } = account();
     const target = await useReceiver((_request, index) => (index === 0 ? { status: 500, body: 'try later' } : { status: 204, body: '' }));
-    const payment = await api.data('POST', '/api/v1/va-payments', { callbackUrl: `${target.url}/cb` });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${target.url}/cb` });
     await target.waitFor(1);
     await api.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
     const [sent] = await target.waitFor(2);
 
     const list = (await json(['deliveries', 'list', '--event-type', 'created']));
     expect(list.pagination.total).toBe(1);
-    const [delivery] = list.deliveries;
+    const [delivery] = list.data;
     expect(delivery).toMatchObject({ eventType: 'created', url: `${target.url}/cb`, status: 'delivered', attempts: 2, lastResponseStatus: 204 });
 
     const show = await cli(['deliveries', 'show', delivery.id]);
@@ -117,9 +117,9 @@ describe('deliveries list, show, redeliver', () => {
   it('redeliver makes a new delivery of the same event: same eventId, sent again', async () => {
     const { cli, api, json } = account();
     const target = await useReceiver();
-    await api.data('POST', '/api/v1/va-payments', { callbackUrl: `${target.url}/cb` });
+    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${target.url}/cb` });
     const [first] = await target.waitFor(1);
-    const [original] = (await json(['deliveries', 'list'])).deliveries;
+    const [original] = (await json(['deliveries', 'list'])).data;
 
     const run = await cli(['deliveries', 'redeliver', original.id, '--json']);
     expect(run.code).toBe(0);
@@ -136,7 +136,7 @@ describe('deliveries list, show, redeliver', () => {
 
   it('human list: a table of the deliveries; a dropped one says why', async () => {
     const { cli, api } = account();
-    await api.data('POST', '/api/v1/va-payments', { amount: 1 });
+    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const run = await cli(['deliveries', 'list']);
     const [header, row, footer] = run.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^id\s+status\s+eventType\s+attempts\s+lastResponseStatus\s+lastError\s+url\s+updatedAt$/);
@@ -148,8 +148,8 @@ describe('deliveries list, show, redeliver', () => {
     const { cli, api } = account();
     const unknown = await cli(['deliveries', 'show', '00000000-0000-4000-8000-000000000000']);
     expect(unknown).toMatchObject({ code: 1, stderr: 'va-sandbox: NOT_FOUND: Delivery 00000000-0000-4000-8000-000000000000 not found\n' });
-    await api.data('POST', '/api/v1/va-payments', { amount: 1 });
-    const [dropped] = (await api.data('GET', '/sandbox/v1/deliveries')).deliveries;
+    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
+    const [dropped] = (await api.list('/sandbox/v1/deliveries')).data;
     const redeliver = await cli(['deliveries', 'redeliver', dropped.id]);
     expect(redeliver.code).toBe(1);
     expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to\n$/);
@@ -165,7 +165,7 @@ describe('deliveries list --follow', () => {
     const target = await useReceiver();
     const follow = spawnCli(['deliveries', 'list', '--follow', '--json'], env);
     await follow.waitFor(/following delivery attempts/, 'stderr');
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 700, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 700, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
     await api.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 700 });
     await follow.waitFor(/(\n.*){3}/);
     const lines = jsonLines(follow.stdout());
@@ -186,7 +186,7 @@ describe('deliveries list --follow', () => {
     const follow = spawnCli(['deliveries', 'list', '--follow', '--event-type', 'created'], env);
     await follow.waitFor(/following/, 'stderr');
     expect(follow.stdout()).toBe('no deliveries\n');
-    await api.data('POST', '/api/v1/va-payments', { amount: 5, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
+    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
     await api.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 5 });
     await target.waitFor(3);
     await api.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { api, BIN, freePort, keyValues, runCli, useCliSandbox } from './helpers.js';
+import { api, BIN, freePort, keyValues, runCli, useCliSandbox, PAYMENT } from './helpers.js';
 
 const { server, account } = await useCliSandbox('sk_cli_payments');
 
@@ -19,7 +19,7 @@ describe('payments create', () => {
       '--amount', '2500.50', '--lock', 'amount_and_time', '--ttl', '15m', '--currency', 'ARS',
       '--client-id', '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f', '--client-tax-id', '20-12345678-3', '--client-name', 'Ana Pérez',
       '--success-url', 'https://shop.test/ok', '--failure-url', 'https://shop.test/ko',
-      '--external-reference', 'order-17', '--metadata', 'order=A-17', '--metadata', 'note=a=b', '--payment-hub-id', '1',
+      '--external-reference', 'order-17', '--metadata', 'order=A-17', '--metadata', 'note=a=b', '--hub', '1',
     ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
@@ -75,31 +75,31 @@ describe('payments create', () => {
 describe('payments list', () => {
   it('--json prints the page: vaPayments newest first and pagination; filters reach the API', async () => {
     const { api, json } = account();
-    const first = await api.data('POST', '/api/v1/va-payments', { amount: 100, externalReference: 'a', clientTaxId: '20-1' });
-    const second = await api.data('POST', '/api/v1/va-payments', { amount: 200, externalReference: 'b' });
-    const third = await api.data('POST', '/api/v1/va-payments', { amount: 300, externalReference: 'a' });
+    const first = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, externalReference: 'a', clientTaxId: '20-1' });
+    const second = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 200, externalReference: 'b' });
+    const third = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 300, externalReference: 'a' });
     await api.data('POST', `/api/v1/va-payments/${second.id}/cancel`);
 
     const all = (await json(['payments', 'list']));
-    expect(all.vaPayments.map((p: { id: string }) => p.id)).toEqual([third.id, second.id, first.id]);
+    expect(all.data.map((p: { id: string }) => p.id)).toEqual([third.id, second.id, first.id]);
     expect(all.pagination).toEqual({ page: 1, limit: 20, total: 3, totalPages: 1 });
 
     const byRef = (await json(['payments', 'list', '--external-reference', 'a', '--status', 'waiting']));
-    expect(byRef.vaPayments.map((p: { id: string }) => p.id)).toEqual([third.id, first.id]);
+    expect(byRef.data.map((p: { id: string }) => p.id)).toEqual([third.id, first.id]);
     const cancelled = (await json(['payments', 'list', '--status', 'cancelled,expired']));
-    expect(cancelled.vaPayments.map((p: { id: string }) => p.id)).toEqual([second.id]);
+    expect(cancelled.data.map((p: { id: string }) => p.id)).toEqual([second.id]);
     const byTaxId = (await json(['payments', 'list', '--client-tax-id', '20-1']));
-    expect(byTaxId.vaPayments.map((p: { id: string }) => p.id)).toEqual([first.id]);
+    expect(byTaxId.data.map((p: { id: string }) => p.id)).toEqual([first.id]);
     const paged = (await json(['payments', 'list', '--limit', '1', '--page', '2']));
-    expect(paged.vaPayments.map((p: { id: string }) => p.id)).toEqual([second.id]);
+    expect(paged.data.map((p: { id: string }) => p.id)).toEqual([second.id]);
     expect(paged.pagination).toEqual({ page: 2, limit: 1, total: 3, totalPages: 3 });
     const window = (await json(['payments', 'list', '--created-from', third.createdAt, '--created-to', third.createdAt]));
-    expect(window.vaPayments.map((p: { id: string }) => p.id)).toEqual([third.id]);
+    expect(window.data.map((p: { id: string }) => p.id)).toEqual([third.id]);
   });
 
   it('human mode: an aligned table with a header, amounts in ARS, and where the page stands', async () => {
     const { cli, api } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 1234.5, externalReference: 'inv-9' });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1234.5, externalReference: 'inv-9' });
     const run = await cli(['payments', 'list']);
     expect(run.code).toBe(0);
     const [header, row, footer] = run.stdout.trimEnd().split('\n');
@@ -125,7 +125,7 @@ describe('payments list', () => {
 describe('payments get and cancel', () => {
   it('get --json is the API object; human mode shows the cash-ins and the callback delivery summary', async () => {
     const { cli, api } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 5000, lockMode: 'amount_and_time' });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount_and_time' });
     const transfer = await api.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 5000, taxes: 30 });
 
     const json = await cli(['payments', 'get', payment.id, '--json']);
@@ -148,14 +148,14 @@ describe('payments get and cancel', () => {
 
   it('cancel --json is the cancelled payment; human mode leads with the API message; a second cancel is INVALID_STATE', async () => {
     const { cli, api } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 10 });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
     const json = await cli(['payments', 'cancel', payment.id, '--json']);
     expect(json.code).toBe(0);
     const cancelled = JSON.parse(json.stdout);
     expect(cancelled).toMatchObject({ id: payment.id, status: 'cancelled' });
     expect(cancelled.cancelledAt).not.toBeNull();
 
-    const other = await api.data('POST', '/api/v1/va-payments', { amount: 11 });
+    const other = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 11 });
     const human = await cli(['payments', 'cancel', other.id]);
     const [message, ...rest] = human.stdout.split('\n');
     expect(message).toBe('VA payment cancelled');
@@ -181,7 +181,7 @@ describe('errors', () => {
     const run = await cli(['payments', 'create', '--lock', 'amount']);
     expect(run.code).toBe(1);
     expect(oneLine(run.stderr)).toBe('va-sandbox: VALIDATION_ERROR: Invalid request body: amount: is required with lockMode "amount"');
-    const ttl = await cli(['payments', 'create', '--ttl', '30']);
+    const ttl = await cli(['payments', 'create', '--ttl', '0']);
     expect(ttl.code).toBe(1);
     expect(oneLine(ttl.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: .*ttlSeconds/);
     const currency = await cli(['payments', 'create', '--currency', 'USD']);
@@ -207,7 +207,7 @@ describe('errors', () => {
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(oneLine(run.stderr)).toMatch(message);
     }
-    expect((await api.data('GET', '/api/v1/va-payments')).pagination.total).toBe(0);
+    expect((await api.list('/api/v1/va-payments')).pagination.total).toBe(0);
   });
 
   it('no server at the URL: exit 1 with the hint to start one', async () => {
@@ -230,7 +230,7 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 describe('colour', () => {
   it.skipIf(!hasScript)('statuses are coloured on a terminal, and never with NO_COLOR', async () => {
     const { key, api } = account();
-    await api.data('POST', '/api/v1/va-payments', { amount: 5 });
+    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
     const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key };
     expect(await onTerminal(['payments', 'list'], { ...env, NO_COLOR: '' })).toContain('\x1b[33mwaiting\x1b[39m');
     const plain = await onTerminal(['payments', 'list'], { ...env, NO_COLOR: '1' });
@@ -242,13 +242,13 @@ describe('colour', () => {
 describe('global options', () => {
   it('--url and --api-key work before the command and after it, and win over the environment', async () => {
     const { key, api } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 77 });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 77 });
     const elsewhere = { VA_SANDBOX_URL: `http://127.0.0.1:${await freePort()}`, VA_SANDBOX_API_KEY: 'sk_someone_else' };
     const before = await runCli(['--url', server.url, '--api-key', key, '--json', 'payments', 'list'], elsewhere);
     const after = await runCli(['payments', 'list', '--url', server.url, '--api-key', key, '--json'], elsewhere);
     for (const run of [before, after]) {
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout).vaPayments.map((p: { id: string }) => p.id)).toEqual([payment.id]);
+      expect(JSON.parse(run.stdout).data.map((p: { id: string }) => p.id)).toEqual([payment.id]);
     }
   });
 
@@ -259,6 +259,6 @@ describe('global options', () => {
     const defaults = api(server.url, 'sk_sandbox');
     await defaults.data('POST', '/sandbox/v1/reset');
     await runCli(['payments', 'create', '--amount', '6'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: '' });
-    expect((await defaults.data('GET', '/api/v1/va-payments')).vaPayments.map((p: { amount: number }) => p.amount)).toEqual([6]);
+    expect((await defaults.list('/api/v1/va-payments')).data.map((p: { amount: number }) => p.amount)).toEqual([6]);
   });
 });

@@ -2,14 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { freePort, keyValues, runCli, spawnCli, spawnServer, useCliSandbox, useTmp } from './helpers.js';
+import { freePort, keyValues, runCli, spawnCli, spawnServer, useCliSandbox, useTmp, PAYMENT } from './helpers.js';
 
 const { account } = await useCliSandbox('sk_cli_sandbox');
 
 describe('transfer', () => {
   it('--json prints the transfer: gross total, taxes, net amount, payer, outcome and target', async () => {
     const { api, json } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 5000, lockMode: 'amount_and_time' });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount_and_time' });
     const transfer = await json(['transfer', '--to', payment.alias, '--amount', '5000', '--taxes', '30', '--from-name', 'Ana Pérez', '--from-tax-id', '20-12345678-3', '--from-cbu', '0110599520000001234567']);
     expect(transfer).toMatchObject({
       to: payment.alias,
@@ -27,7 +27,8 @@ describe('transfer', () => {
   });
 
   it('human mode: a returned transfer says so and why', async () => {
-    const { cli } = account();
+    const { cli, api } = account();
+    await api.data('GET', '/sandbox/v1/hubs/1'); // the hub whose collection alias the transfer goes to
     const run = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '99.90']);
     expect(run.code).toBe(0);
     expect(keyValues(run.stdout)).toMatchObject({
@@ -70,7 +71,7 @@ describe('clock', () => {
 
   it('advancing past expiresAt expires a waiting payment', async () => {
     const { api, json } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 10, ttlSeconds: 60 });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, ttlSeconds: 60 });
     expect((await json(['clock', 'advance', '2m'])).offsetSeconds).toBe(120);
     expect((await api.data('GET', `/api/v1/va-payments/${payment.id}`)).status).toBe('expired');
   });
@@ -87,9 +88,9 @@ describe('clock', () => {
 describe('events', () => {
   it('--json lists the events newest first with their deliveries; human mode shows type, delivery status and where it went', async () => {
     const { cli, api, json } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { amount: 300, lockMode: 'amount' });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 300, lockMode: 'amount' });
     await api.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 300 });
-    const { events, pagination } = await json(['events']);
+    const { data: events, pagination } = await json(['events']);
     expect(events.map((e: { eventType: string }) => e.eventType)).toEqual(['succeeded', 'cash_in_received', 'created']);
     expect(events.every((e: { vaPaymentId: string }) => e.vaPaymentId === payment.id)).toBe(true);
     expect(events[0].deliveries[0]).toMatchObject({ status: 'dropped' });
@@ -107,7 +108,7 @@ describe('hub', () => {
   it('hub show; hub set changes exactly the settings given', async () => {
     const { cli, json } = account();
     const hub = await json(['hub', 'show']);
-    expect(hub).toMatchObject({ id: 1, name: 'Sandbox Hub', brand: 'SANDBOX', dedicated_client_cvus_enabled: true, cvuProvisioning: 'inline' });
+    expect(hub).toMatchObject({ id: 1, name: 'Sandbox Hub 1', brand: 'SANDBOX', dedicated_client_cvus_enabled: true, cvuProvisioning: 'inline' });
     const changed = await json(['hub', 'set', '--cvu-provisioning', 'delayed', '--dedicated-client-cvus-enabled', 'false', '--name', 'Tienda']);
     expect(changed).toEqual({ ...hub, name: 'Tienda', dedicated_client_cvus_enabled: false, cvuProvisioning: 'delayed' });
     const human = await cli(['hub', 'show']);
@@ -129,13 +130,13 @@ describe('reset', () => {
   it('clears the account of the key, and only that account', async () => {
     const mine = account();
     const theirs = account();
-    await mine.api.data('POST', '/api/v1/va-payments', { amount: 1 });
-    await theirs.api.data('POST', '/api/v1/va-payments', { amount: 2 });
+    await mine.api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
+    await theirs.api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 2 });
     await mine.api.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
     expect(await mine.json(['reset'])).toEqual({ reset: true });
-    expect((await mine.api.data('GET', '/api/v1/va-payments')).pagination.total).toBe(0);
+    expect((await mine.api.list('/api/v1/va-payments')).pagination.total).toBe(0);
     expect((await mine.api.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(0);
-    expect((await theirs.api.data('GET', '/api/v1/va-payments')).pagination.total).toBe(1);
+    expect((await theirs.api.list('/api/v1/va-payments')).pagination.total).toBe(1);
     expect((await theirs.cli(['reset'])).stdout).toBe('account reset\n');
   });
 });

@@ -3,21 +3,21 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isValidCvu } from '../src/core/index.js';
 import { startServer } from '../src/sandbox/server.js';
-import { api, eventually, useReceiver, useServer, useTmp, type Api } from './helpers.js';
+import { api, eventually, useReceiver, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
 const account = () => api(server.url, `sk_cvu_${++keyN}`);
 
 const createClient = (a: Api, body: Record<string, unknown> = {}) =>
-  a.data('POST', '/api/v1/clients', { name: 'Ana Pérez', taxId: '20-12345678-3', ...body });
+  a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana Pérez', taxId: '20-12345678-3', ...body });
 const transfer = (a: Api, body: Record<string, unknown>) => a.data('POST', '/sandbox/v1/transfers', body);
 const entries = async (a: Api, clientId: string) => (await a.data('GET', `/api/v1/clients/${clientId}/transactions`)).pagination.total;
 
 describe('cvuProvisioning delayed', () => {
   it('creates the client provisioning with null cvu and alias; active 5 clock seconds later, then a transfer is credited', async () => {
     const a = account();
-    await a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed' });
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed' });
     const client = await createClient(a, { aliasPrefixHint: 'ana' });
     expect(client).toMatchObject({ cvuStatus: 'provisioning', cvu: null, alias: null });
 
@@ -37,7 +37,7 @@ describe('cvuProvisioning delayed', () => {
   it('is activated by the timer when its time comes, without any request', async () => {
     const key = `sk_cvu_${++keyN}`;
     const a = api(server.url, key);
-    await a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed' });
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed' });
     const client = await createClient(a);
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 4 });
     // No more requests: only the runtime's timer can make it active (within about a second of real time).
@@ -61,7 +61,7 @@ describe('POST /sandbox/v1/clients/{id}/cvu', () => {
       expect(returned.reason).toContain('disabled');
     }
     expect(await entries(a, client.id)).toBe(0);
-    expect((await a.data('GET', '/sandbox/v1/events')).pagination.total).toBe(0);
+    expect((await a.list('/sandbox/v1/events')).pagination.total).toBe(0);
     expect((await a.data('GET', `/api/v1/clients/${client.id}/balance`)).totalCashIn).toBe(0);
 
     const active = await a.data('POST', `/sandbox/v1/clients/${client.id}/cvu`, { cvuStatus: 'active' });
@@ -72,7 +72,7 @@ describe('POST /sandbox/v1/clients/{id}/cvu', () => {
 
   it('active provisions a CVU now for a client still provisioning (once); disabled leaves a client without CVU without one', async () => {
     const a = account();
-    await a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed' });
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed' });
     const provisioning = await createClient(a);
     const active = await a.data('POST', `/sandbox/v1/clients/${provisioning.id}/cvu`, { cvuStatus: 'active' });
     expect(active.cvuStatus).toBe('active');
@@ -107,7 +107,7 @@ describe('the client.cashin event', () => {
     const client = await createClient(a, { cashinCallbackUrl: `${receiver.url}/cashin` });
     const credited = await transfer(a, { to: client.cvu, total: 1000, taxes: 30.25 });
 
-    const { events } = await a.data('GET', '/sandbox/v1/events');
+    const { data: events } = await a.list('/sandbox/v1/events');
     expect(events).toHaveLength(1);
     const event = events[0];
     expect(event).toMatchObject({ id: credited.eventIds[0], eventType: 'client.cashin', clientId: client.id, vaPaymentId: null, url: `${receiver.url}/cashin` });
@@ -136,7 +136,7 @@ describe('the client.cashin event', () => {
     expect(request!.headers['x-service-event-id']).toBe(event.id);
     expect(request!.headers['x-service-event-type']).toBe('client.cashin');
     expect(request!.body).toEqual(event.body);
-    await eventually(async () => (await a.data('GET', '/sandbox/v1/events')).events[0].deliveries[0].status === 'delivered');
+    await eventually(async () => (await a.list('/sandbox/v1/events')).data[0].deliveries[0].status === 'delivered');
   });
 
   it('is raised for every credited transfer, in order, to the URL the client has at that moment', async () => {
@@ -163,7 +163,7 @@ describe('persistence', () => {
     let clientId: string;
     try {
       const a = api(first.url, key);
-      await a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed' });
+      await a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed' });
       clientId = (await createClient(a)).id;
     } finally {
       await first.close();
@@ -190,7 +190,7 @@ describe('persistence', () => {
     const first = await startServer({ port: 0, host: '127.0.0.1', data });
     let paymentId: string;
     try {
-      paymentId = (await api(first.url, key).data('POST', '/api/v1/va-payments', { amount: 10 })).id;
+      paymentId = (await api(first.url, key).data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 })).id;
     } finally {
       await first.close();
     }
@@ -201,7 +201,7 @@ describe('persistence', () => {
     const second = await useServer({ data });
     const a = api(second.url, key);
     expect((await a.data('GET', `/api/v1/va-payments/${paymentId}`)).id).toBe(paymentId);
-    expect((await a.data('GET', '/api/v1/clients')).pagination.total).toBe(0);
+    expect((await a.list('/api/v1/clients')).pagination.total).toBe(0);
     const client = await createClient(a);
     expect((await transfer(a, { to: client.cvu, total: 1 })).outcome).toBe('credited');
   });

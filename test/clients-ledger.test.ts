@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, useServer, type Api } from './helpers.js';
+import { api, useServer, type Api, PAYMENT, CLIENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -7,7 +7,7 @@ const account = () => api(server.url, `sk_ledger_${++keyN}`);
 
 let taxN = 0;
 const createClient = (a: Api, body: Record<string, unknown> = {}) =>
-  a.data('POST', '/api/v1/clients', { name: 'Ana Pérez', taxId: `20-${String(++taxN).padStart(8, '0')}-1`, ...body });
+  a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana Pérez', taxId: `20-${String(++taxN).padStart(8, '0')}-1`, ...body });
 const transfer = (a: Api, body: Record<string, unknown>) => a.data('POST', '/sandbox/v1/transfers', body);
 
 describe('transfers to a client CVU', () => {
@@ -32,7 +32,8 @@ describe('transfers to a client CVU', () => {
       operationId: byCvu.operationId,
       paymentId: null,
       invoiceId: null,
-      sourceType: 'transfer',
+      tempLinkId: null,
+      sourceType: 'manual_deposit',
       createdAt: byCvu.createdAt,
     });
     expect(transactions[0]).toMatchObject({ amount: 5, operationId: byAlias.operationId });
@@ -41,23 +42,23 @@ describe('transfers to a client CVU', () => {
   it('a transfer credited to a VA payment whose clientId is a registered client lands in its ledger with paymentId', async () => {
     const a = account();
     const client = await createClient(a);
-    const payment = await a.data('POST', '/api/v1/va-payments', { amount: 100, clientId: client.id });
+    const payment = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, clientId: client.id });
     const credited = await transfer(a, { to: payment.cvu, total: 100, taxes: 1.5 });
     expect(credited.target).toEqual({ type: 'va_payment', id: payment.id });
     const { transactions } = await a.data('GET', `/api/v1/clients/${client.id}/transactions`);
     expect(transactions).toEqual([
-      expect.objectContaining({ entryType: 'cash_in', amount: 98.5, paymentId: payment.id, operationId: credited.operationId, sourceType: 'va_payment' }),
+      expect.objectContaining({ entryType: 'cash_in', amount: 98.5, paymentId: payment.id, operationId: credited.operationId, sourceType: 'other' }),
     ]);
     expect((await a.data('GET', `/api/v1/clients/${client.id}/balance`)).totalCashIn).toBe(98.5);
     // The VA events cover it: no client.cashin event.
-    const { events } = await a.data('GET', '/sandbox/v1/events');
+    const { data: events } = await a.list('/sandbox/v1/events');
     expect(events.map((e: { eventType: string }) => e.eventType)).not.toContain('client.cashin');
   });
 
   it('a VA payment naming an unregistered clientId adds no entry anywhere', async () => {
     const a = account();
     const client = await createClient(a);
-    const payment = await a.data('POST', '/api/v1/va-payments', { clientId: '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f' });
+    const payment = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, clientId: '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f' });
     expect((await transfer(a, { to: payment.cvu, total: 10 })).outcome).toBe('credited');
     expect((await a.data('GET', `/api/v1/clients/${client.id}/transactions`)).pagination.total).toBe(0);
   });
@@ -192,7 +193,7 @@ describe('POST /sandbox/v1/clients/{id}/debits', () => {
     const client = await createClient(a);
     const response = await a.post(`/sandbox/v1/clients/${client.id}/debits`, { amount: 12.34, description: 'withdrawal' });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ clientId: client.id, entryType: 'debit', amount: -12.34, description: 'withdrawal', sourceType: 'sandbox', paymentId: null });
+    expect(response.body.data).toMatchObject({ clientId: client.id, entryType: 'debit', amount: -12.34, description: 'withdrawal', sourceType: 'other', paymentId: null });
     expect((await a.data('GET', `/api/v1/clients/${client.id}/transactions`)).transactions).toEqual([response.body.data]);
   });
 
@@ -238,12 +239,12 @@ describe('invoices', () => {
     const second = await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { total_amount: 1 });
     expect(second).toMatchObject({ status: 'issued', description: null, dueDate: null, externalReference: null });
 
-    const list = await a.data('GET', `/api/v1/clients/${client.id}/invoices?limit=1`);
-    expect(list.invoices).toEqual([second]);
+    const list = await a.list(`/api/v1/clients/${client.id}/invoices?limit=1`);
+    expect(list.data).toEqual([second]);
     expect(list.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
     // Another client's invoices are its own.
     const other = await createClient(a);
-    expect((await a.data('GET', `/api/v1/clients/${other.id}/invoices`)).invoices).toEqual([]);
+    expect((await a.list(`/api/v1/clients/${other.id}/invoices`)).data).toEqual([]);
   });
 
   it('name every bad field: total_amount required and money, dueDate a date, status one of issued/paid/cancelled', async () => {
@@ -257,6 +258,6 @@ describe('invoices', () => {
     const bad = await a.patch(`/api/v1/clients/${client.id}/invoices/${invoice.id}`, { total_amount: 0, status: null });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((detail: string) => detail.split(':')[0])).toEqual(expect.arrayContaining(['total_amount', 'status']));
-    expect((await a.data('GET', `/api/v1/clients/${client.id}/invoices`)).invoices).toEqual([invoice]);
+    expect((await a.list(`/api/v1/clients/${client.id}/invoices`)).data).toEqual([invoice]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isValidCvu } from '../src/core/index.js';
-import { api, spawnServer, useServer, type Api } from './helpers.js';
+import { api, spawnServer, useServer, type Api, CLIENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -8,7 +8,7 @@ let keyN = 0;
 const account = () => api(server.url, `sk_clients_${++keyN}`);
 
 const createClient = (a: Api, body: Record<string, unknown> = {}) =>
-  a.data('POST', '/api/v1/clients', { name: 'Ana Pérez', taxId: '20-12345678-3', ...body });
+  a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana Pérez', taxId: '20-12345678-3', ...body });
 
 const UNKNOWN_ID = '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
 
@@ -33,7 +33,7 @@ describe('POST /api/v1/clients', () => {
     expect(client).toEqual({
       ...body,
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
-      hubName: 'Sandbox Hub',
+      hubName: 'Sandbox Hub 1',
       cvu: expect.any(String),
       alias: 'ANA.PEREZ.SANDBOX',
       cvuStatus: 'active',
@@ -68,7 +68,7 @@ describe('POST /api/v1/clients', () => {
     const again = await createClient(a, { taxId: '3', aliasPrefixHint: 'Ñandú' });
     expect(again.alias).toBe('NANDU.SANDBOX-2');
     // The hub's collection alias belongs to the same account: a client never gets it.
-    await a.data('PATCH', '/sandbox/v1/hub', { brand: 'COBROS' });
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { brand: 'COBROS' });
     const clash = await createClient(a, { taxId: '4', aliasPrefixHint: 'sandbox', aliasSuffixHint: 'hub' });
     expect(clash.alias).toBe('SANDBOX.HUB.COBROS-2');
     const transfer = await a.data('POST', '/sandbox/v1/transfers', { to: 'sandbox.hub.cobros', total: 10 });
@@ -79,28 +79,28 @@ describe('POST /api/v1/clients', () => {
   it('refuses a taxId already used in the account, compared by its digits (409 TAX_ID_ALREADY_EXISTS)', async () => {
     const a = account();
     await createClient(a, { taxId: '20-12345678-3' });
-    const response = await a.post('/api/v1/clients', { name: 'Other', taxId: '20123456783' });
+    const response = await a.post('/api/v1/clients', { ...CLIENT, name: 'Other', taxId: '20123456783' });
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
     expect(response.body.error.details).toEqual([expect.stringMatching(/^taxId: /)]);
     // Another account may use the same taxId.
-    expect((await account().post('/api/v1/clients', { name: 'Other', taxId: '20123456783' })).status).toBe(201);
+    expect((await account().post('/api/v1/clients', { ...CLIENT, name: 'Other', taxId: '20123456783' })).status).toBe(201);
   });
 
   it('is refused with 422 DEDICATED_CVUS_DISABLED when the hub has dedicated client CVUs off', async () => {
     const a = account();
-    await a.data('PATCH', '/sandbox/v1/hub', { dedicated_client_cvus_enabled: false });
-    const response = await a.post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' });
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { dedicated_client_cvus_enabled: false });
+    const response = await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' });
     expect(response.status).toBe(422);
     expect(response.body.error.code).toBe('DEDICATED_CVUS_DISABLED');
-    expect((await a.data('GET', '/api/v1/clients')).pagination.total).toBe(0);
-    await a.data('PATCH', '/sandbox/v1/hub', { dedicated_client_cvus_enabled: true });
-    expect((await a.post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' })).status).toBe(201);
+    expect((await a.list('/api/v1/clients')).pagination.total).toBe(0);
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { dedicated_client_cvus_enabled: true });
+    expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' })).status).toBe(201);
   });
 
   it('gives provisioning_failed with no CVU when the hub provisions with "fail"; the sandbox switch activates it', async () => {
     const a = account();
-    await a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'fail' });
+    await a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'fail' });
     const client = await createClient(a);
     expect(client).toMatchObject({ cvuStatus: 'provisioning_failed', cvu: null, alias: null });
     const active = await a.data('POST', `/sandbox/v1/clients/${client.id}/cvu`, { cvuStatus: 'active' });
@@ -108,21 +108,22 @@ describe('POST /api/v1/clients', () => {
     expect(isValidCvu(active.cvu)).toBe(true);
   });
 
-  it('answers 404 for another paymentHubId', async () => {
-    const response = await account().post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3', paymentHubId: 2 });
+  it('answers 404 for a paymentHubId the sandbox was not started with (--hubs)', async () => {
+    const limited = await useServer({ hubIds: [1] }, 'test');
+    const response = await api(limited.url).post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3', paymentHubId: 2 });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('NOT_FOUND');
   });
 
   it('names every bad field in a 400 VALIDATION_ERROR', async () => {
     const a = account();
-    const empty = await a.post('/api/v1/clients', {});
+    const empty = await a.post('/api/v1/clients', { ...CLIENT });
     expect(empty.status).toBe(400);
     expect(empty.body.error.code).toBe('VALIDATION_ERROR');
     expect(empty.body.error.details).toEqual(expect.arrayContaining([expect.stringMatching(/^name: /), expect.stringMatching(/^taxId: /)]));
 
     const bad = await a.post('/api/v1/clients', {
-      name: 'x'.repeat(256),
+      ...CLIENT, name: 'x'.repeat(256),
       taxId: '20.123',
       cashinCallbackUrl: 'ftp://example.com',
       emails: ['not-an-email'],
@@ -137,7 +138,7 @@ describe('POST /api/v1/clients', () => {
     expect(fields).toEqual(
       expect.arrayContaining(['name', 'taxId', 'cashinCallbackUrl', 'emails.0', 'phones.0', 'aliasPrefixHint', 'aliasSuffixHint', 'metadata', 'nmae']),
     );
-    expect((await a.data('GET', '/api/v1/clients')).pagination.total).toBe(0);
+    expect((await a.list('/api/v1/clients')).pagination.total).toBe(0);
   });
 });
 
@@ -146,12 +147,12 @@ describe('GET /api/v1/clients and /api/v1/clients/{id}', () => {
     const a = account();
     const made: { id: string }[] = [];
     for (let i = 1; i <= 5; i++) made.push(await createClient(a, { taxId: `20-0000000${i}-1`, externalReference: i % 2 ? 'odd' : 'even' }));
-    const page = await a.data('GET', '/api/v1/clients?page=2&limit=2');
-    expect(page.clients.map((c: { id: string }) => c.id)).toEqual([made[2]!.id, made[1]!.id]);
+    const page = await a.list('/api/v1/clients?page=2&limit=2');
+    expect(page.data.map((c: { id: string }) => c.id)).toEqual([made[2]!.id, made[1]!.id]);
     expect(page.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3 });
-    const byTaxId = await a.data('GET', '/api/v1/clients?taxId=20000000031');
-    expect(byTaxId.clients.map((c: { id: string }) => c.id)).toEqual([made[2]!.id]);
-    const odd = await a.data('GET', '/api/v1/clients?externalReference=odd');
+    const byTaxId = await a.list('/api/v1/clients?taxId=20000000031');
+    expect(byTaxId.data.map((c: { id: string }) => c.id)).toEqual([made[2]!.id]);
+    const odd = await a.list('/api/v1/clients?externalReference=odd');
     expect(odd.pagination.total).toBe(3);
     const badLimit = await a.get('/api/v1/clients?limit=101');
     expect(badLimit.status).toBe(400);
@@ -214,7 +215,7 @@ describe('PATCH /api/v1/clients/{id}', () => {
     expect((await a.data('GET', `/api/v1/clients/${client.id}`)).cashinCallbackUrl).toBeNull();
     // A cash-in now has nowhere to go: its event is dropped, with why.
     await a.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 10 });
-    const { events } = await a.data('GET', '/sandbox/v1/events');
+    const { data: events } = await a.list('/sandbox/v1/events');
     expect(events[0]).toMatchObject({ eventType: 'client.cashin', url: null, droppedReason: 'the client has no cashinCallbackUrl' });
     expect(events[0].deliveries[0].status).toBe('dropped');
   });
@@ -230,7 +231,7 @@ describe('PATCH /api/v1/clients/{id}', () => {
     expect((await a.data('PATCH', `/api/v1/clients/${ana.id}`, { taxId: '20123456783' })).taxId).toBe('20123456783');
     // The old taxId is free again once changed.
     await a.data('PATCH', `/api/v1/clients/${beto.id}`, { taxId: '27-33333333-1' });
-    expect((await a.post('/api/v1/clients', { name: 'Carla', taxId: '23222222229' })).status).toBe(201);
+    expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Carla', taxId: '23222222229' })).status).toBe(201);
   });
 
   it('refuses paymentHubId, unknown fields, null name and bad values, naming each field', async () => {
@@ -246,18 +247,18 @@ describe('PATCH /api/v1/clients/{id}', () => {
 
 describe('--strict-tax-id', () => {
   it('is off by default: a taxId with a wrong CUIT check digit is accepted', async () => {
-    expect((await account().post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' })).status).toBe(201);
+    expect((await account().post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' })).status).toBe(201);
   });
 
   it('checks the CUIT check digit (weights 5,4,3,2,7,6,5,4,3,2 mod 11) on create and PATCH', async () => {
     const strict = await useServer({ strictTaxId: true });
     const a = api(strict.url, 'sk_strict');
-    const wrong = await a.post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' });
+    const wrong = await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe('VALIDATION_ERROR');
     expect(wrong.body.error.details).toEqual([expect.stringMatching(/^taxId: /)]);
-    expect((await a.post('/api/v1/clients', { name: 'Ana', taxId: '123' })).status).toBe(400);
-    const client = await a.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-12345678-6' });
+    expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '123' })).status).toBe(400);
+    const client = await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-6' });
     expect((await a.patch(`/api/v1/clients/${client.id}`, { taxId: '30-71234567-0' })).status).toBe(400);
     expect((await a.data('PATCH', `/api/v1/clients/${client.id}`, { taxId: '30-71234567-1' })).taxId).toBe('30-71234567-1');
   });
@@ -265,7 +266,7 @@ describe('--strict-tax-id', () => {
   it('is a flag of `va-sandbox start`', async () => {
     const spawned = await spawnServer(['--memory', '--strict-tax-id']);
     const a = api(spawned.url);
-    expect((await a.post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' })).status).toBe(400);
-    expect((await a.post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-6' })).status).toBe(201);
+    expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' })).status).toBe(400);
+    expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-6' })).status).toBe(201);
   });
 });

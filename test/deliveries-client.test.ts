@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, eventually, useReceiver, useServer } from './helpers.js';
+import { api, eventually, useReceiver, useServer, CLIENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -10,7 +10,7 @@ describe('client cash-in callbacks (spec 6.2)', () => {
     const receiver = await useReceiver();
     const client = account();
     const created = await client.data('POST', '/api/v1/clients', {
-      name: 'Ana Pérez',
+      ...CLIENT, name: 'Ana Pérez',
       taxId: '20-12345678-3',
       cashinCallbackUrl: `${receiver.url}/cashin`,
     });
@@ -42,7 +42,7 @@ describe('client cash-in callbacks (spec 6.2)', () => {
     });
 
     const delivered = await eventually(async () => {
-      const [found] = (await client.data('GET', '/sandbox/v1/deliveries?eventType=client.cashin')).deliveries;
+      const [found] = (await client.list('/sandbox/v1/deliveries?eventType=client.cashin')).data;
       return found?.status === 'delivered' && found;
     }, 10_000, 'the client.cashin delivery');
     expect(delivered).toMatchObject({ eventId: request!.body.eventId, url: `${receiver.url}/cashin`, attempts: 1 });
@@ -51,11 +51,11 @@ describe('client cash-in callbacks (spec 6.2)', () => {
   it('retries a failing client callback up to 3 attempts, with the same eventId, then marks it failed', async () => {
     const down = await useReceiver(() => ({ status: 500 }));
     const client = account();
-    const created = await client.data('POST', '/api/v1/clients', { name: 'Beto', taxId: '20-22222222-3', cashinCallbackUrl: down.url });
+    const created = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Beto', taxId: '20-22222222-3', cashinCallbackUrl: down.url });
     await client.data('POST', '/sandbox/v1/transfers', { to: created.cvu, total: 10 });
     const attempts = async (n: number) =>
       eventually(async () => {
-        const [found] = (await client.data('GET', '/sandbox/v1/deliveries?eventType=client.cashin')).deliveries;
+        const [found] = (await client.list('/sandbox/v1/deliveries?eventType=client.cashin')).data;
         return found?.attempts === n && found;
       }, 10_000, `attempt ${n}`);
     expect((await attempts(1)).status).toBe('retrying');
@@ -69,9 +69,9 @@ describe('client cash-in callbacks (spec 6.2)', () => {
 
   it('records a client.cashin as dropped when the client has no cashinCallbackUrl', async () => {
     const client = account();
-    const created = await client.data('POST', '/api/v1/clients', { name: 'Caro', taxId: '27-33333333-4' });
+    const created = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Caro', taxId: '27-33333333-4' });
     await client.data('POST', '/sandbox/v1/transfers', { to: created.cvu, total: 10 });
-    const [dropped] = (await client.data('GET', '/sandbox/v1/deliveries?status=dropped')).deliveries;
+    const [dropped] = (await client.list('/sandbox/v1/deliveries?status=dropped')).data;
     expect(dropped).toMatchObject({ eventType: 'client.cashin', status: 'dropped', url: null, reason: expect.stringContaining('cashinCallbackUrl') });
   });
 });

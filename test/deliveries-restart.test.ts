@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, eventually, spawnServer, useReceiver, useTmp } from './helpers.js';
+import { api, eventually, spawnServer, useReceiver, useTmp, PAYMENT } from './helpers.js';
 
 describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
   it('after a SIGKILL with deliveries in flight, pending and retrying, a restart sends every event at least once', async () => {
@@ -13,20 +13,20 @@ describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
 
     // Each payment's `created` hangs in flight; its later events wait behind it, stored but never attempted.
     for (let i = 0; i < 3; i++) {
-      const payment = await client.data('POST', '/api/v1/va-payments', { amount: 100 + i, callbackUrl: `${hanging.url}/p${i}` });
+      const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${hanging.url}/p${i}` });
       await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 100 + i });
     }
     // This one's `created` fails once and waits for its retry.
-    await client.data('POST', '/api/v1/va-payments', { amount: 7, callbackUrl: failing.url });
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 7, callbackUrl: failing.url });
     await hanging.waitFor(3);
     await eventually(
-      async () => (await client.data('GET', '/sandbox/v1/deliveries?status=retrying')).deliveries.length === 1,
+      async () => (await client.list('/sandbox/v1/deliveries?status=retrying')).data.length === 1,
       10_000,
       'the failing delivery to wait for its retry',
     );
-    const events: { id: string; url: string }[] = (await client.data('GET', '/sandbox/v1/events?limit=100')).events;
+    const events: { id: string; url: string }[] = (await client.list('/sandbox/v1/events?limit=100')).data;
     expect(events).toHaveLength(10);
-    const delivered = (await client.data('GET', '/sandbox/v1/deliveries?status=delivered')).deliveries;
+    const delivered = (await client.list('/sandbox/v1/deliveries?status=delivered')).data;
     expect(delivered).toEqual([]);
 
     first.child.kill('SIGKILL');
@@ -41,7 +41,7 @@ describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
     // ...and the retry is due by the sandbox clock, which the advance moves now instead of 5 s later.
     await again.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
     await eventually(
-      async () => (await again.data('GET', '/sandbox/v1/deliveries?status=delivered&limit=100')).deliveries.length === 10,
+      async () => (await again.list('/sandbox/v1/deliveries?status=delivered&limit=100')).data.length === 10,
       15_000,
       'every delivery to be delivered after the restart',
     );
@@ -58,10 +58,10 @@ describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
     const hanging = await useReceiver(() => 'hang');
     const server = await spawnServer(['--memory', '--retry-delays', '0,0', '--callback-timeout', '1']);
     const client = api(server.url, 'sk_flags');
-    await client.data('POST', '/api/v1/va-payments', { callbackUrl: hanging.url });
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: hanging.url });
     // Retries after 0 s need no clock advance; each attempt times out after 1 s.
     const failed = await eventually(async () => {
-      const [found] = (await client.data('GET', '/sandbox/v1/deliveries?status=failed')).deliveries;
+      const [found] = (await client.list('/sandbox/v1/deliveries?status=failed')).data;
       return found && (await client.data('GET', `/sandbox/v1/deliveries/${found.id}`));
     }, 15_000, 'the delivery to fail');
     expect(failed.attempts.map((a: { error: string }) => a.error)).toEqual(['timeout', 'timeout', 'timeout']);

@@ -3,7 +3,7 @@ import { createApp } from '../src/sandbox/app.js';
 import { memoryStore } from '../src/sandbox/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { startServer } from '../src/sandbox/server.js';
-import { api, eventually, freePort, useReceiver, useServer, useStream, type Api, type Received } from './helpers.js';
+import { api, eventually, freePort, useReceiver, useServer, useStream, type Api, type Received, PAYMENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -13,10 +13,10 @@ const account = () => api(server.url, `sk_deliveries_${++keyN}`);
 /** One receiver for the tests that only need 200s; each test tells its requests apart by VA payment. */
 const receiver = await useReceiver();
 
-const create = (client: Api, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', body);
+const create = (client: Api, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
 const transfer = (client: Api, to: string, total: number, taxes = 0) => client.data('POST', '/sandbox/v1/transfers', { to, total, taxes });
 const advance = (client: Api, seconds: number) => client.data('POST', '/sandbox/v1/clock/advance', { seconds });
-const deliveries = async (client: Api, query = '') => (await client.data('GET', `/sandbox/v1/deliveries${query}`)).deliveries;
+const deliveries = async (client: Api, query = '') => (await client.list(`/sandbox/v1/deliveries${query}`)).data;
 const delivery = (client: Api, id: string) => client.data('GET', `/sandbox/v1/deliveries/${id}`);
 const of = (paymentId: string) => (r: Received) => r.body?.vaPaymentId === paymentId;
 
@@ -53,7 +53,7 @@ describe('VA callbacks: bodies and headers', () => {
     expect(new Set(all.map((r) => r.body.eventType))).toEqual(
       new Set(['created', 'cash_in_received', 'succeeded', 'underpaid', 'overpaid', 'failed', 'cancelled']),
     );
-    const events = (await client.data('GET', '/sandbox/v1/events?limit=100')).events;
+    const events = (await client.list('/sandbox/v1/events?limit=100')).data;
     for (const request of all) {
       expect(request.method).toBe('POST');
       expect(request.url).toBe('/hooks/va');
@@ -184,8 +184,8 @@ describe('GET /sandbox/v1/deliveries', () => {
     await transfer(client, payment.cvu, 50);
     await receiver.waitFor(3, of(payment.id));
     await settled(client, 'succeeded', (d) => d.status === 'delivered');
-    const page = await client.data('GET', '/sandbox/v1/deliveries?limit=2');
-    expect(page.deliveries.map((d: any) => d.eventType)).toEqual(['succeeded', 'cash_in_received']);
+    const page = await client.list('/sandbox/v1/deliveries?limit=2');
+    expect(page.data.map((d: any) => d.eventType)).toEqual(['succeeded', 'cash_in_received']);
     expect(page.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2 });
     expect((await deliveries(client, '?eventType=created')).map((d: any) => d.eventType)).toEqual(['created']);
     expect(await deliveries(client, '?status=failed,retrying')).toEqual([]);
@@ -349,7 +349,7 @@ describe('POST /sandbox/v1/deliveries/{id}/redeliver', () => {
     expect(second!.raw).toBe(first!.raw);
     expect(second!.headers['x-service-event-id']).toBe(original.eventId);
     await eventually(async () => (await delivery(client, copy.id)).status === 'delivered', 10_000, 'the redelivery');
-    const events = (await client.data('GET', '/sandbox/v1/events')).events;
+    const events = (await client.list('/sandbox/v1/events')).data;
     expect(events[0].deliveries.map((d: any) => d.id).sort()).toEqual([original.id, copy.id].sort());
   });
 
@@ -504,7 +504,7 @@ describe('a hanging receiver never slows the API', () => {
     for (let i = 0; i < 100; i++) {
       const call =
         i % 4 === 0
-          ? client.post('/api/v1/va-payments', { amount: 100 + i, callbackUrl: hanging.url })
+          ? client.post('/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: hanging.url })
           : i % 4 === 1
             ? client.post('/sandbox/v1/transfers', { to: first.cvu, total: 1 })
             : i % 4 === 2

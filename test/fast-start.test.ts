@@ -13,7 +13,7 @@ import { isValidCvu } from '../src/core/cvu.js';
 import { FakeClock } from '../src/core/clock.js';
 import { mulberry32, seededIds, type IdSource } from '../src/core/ids.js';
 import { startServer, type RunningServer } from '../src/sandbox/server.js';
-import { api, eventually, useReceiver, useTmp, type Api, type ApiResponse } from './helpers.js';
+import { api, eventually, useReceiver, useTmp, type Api, type ApiResponse, PAYMENT, CLIENT } from './helpers.js';
 
 const KEY = 'sk_fast_start';
 /** Long enough that no retry falls due by real time during a test: only clock moves release them. */
@@ -142,15 +142,17 @@ async function pages(a: Api, path: string, limit: number): Promise<any[]> {
   const sep = path.includes('?') ? '&' : '?';
   const got: any[] = [];
   for (let page = 1; ; page++) {
-    const data = await a.data('GET', `${path}${sep}limit=${limit}&page=${page}`);
+    const body = (await a.call('GET', `${path}${sep}limit=${limit}&page=${page}`)).body;
+    // Every list answers `data` (the items) and `pagination` beside it, but a client's transactions (the real shape).
+    const data = Array.isArray(body.data) ? { items: body.data, pagination: body.pagination } : { items: body.data.transactions, pagination: body.data.pagination };
     got.push(data);
     if (page >= data.pagination.totalPages) return got;
   }
 }
 
 /** Every item of a list, newest first. */
-async function all(a: Api, path: string, items: string): Promise<any[]> {
-  return (await pages(a, path, 100)).flatMap((page) => page[items]);
+async function all(a: Api, path: string): Promise<any[]> {
+  return (await pages(a, path, 100)).flatMap((page) => page.items);
 }
 
 /**
@@ -159,34 +161,34 @@ async function all(a: Api, path: string, items: string): Promise<any[]> {
  */
 async function collectReads(a: Api) {
   const lists: Record<string, any[]> = {};
-  const list = async (path: string, items: string, limit = 100) => {
+  const list = async (path: string, limit = 100) => {
     const got = await pages(a, path, limit);
     lists[`GET ${path} (limit ${limit})`] = got;
-    return got.flatMap((page) => page[items]);
+    return got.flatMap((page) => page.items);
   };
-  const payments = await list('/api/v1/va-payments', 'vaPayments');
-  await list('/api/v1/va-payments', 'vaPayments', 7);
+  const payments = await list('/api/v1/va-payments');
+  await list('/api/v1/va-payments', 7);
   for (const status of ['waiting,underpaid', 'completed,overpaid', 'expired', 'cancelled']) {
-    await list(`/api/v1/va-payments?status=${status}`, 'vaPayments');
+    await list(`/api/v1/va-payments?status=${status}`);
   }
-  await list('/api/v1/va-payments?externalReference=wait-1', 'vaPayments');
-  const clients = await list('/api/v1/clients', 'clients');
-  await list('/api/v1/clients?externalReference=cli-ana', 'clients');
+  await list('/api/v1/va-payments?externalReference=wait-1');
+  const clients = await list('/api/v1/clients');
+  await list('/api/v1/clients?externalReference=cli-ana');
   for (const client of clients) {
-    await list(`/api/v1/va-payments?clientId=${client.id}`, 'vaPayments');
-    await list(`/api/v1/clients?taxId=${client.taxId.replaceAll('-', '')}`, 'clients');
-    await list(`/api/v1/clients/${client.id}/transactions`, 'transactions');
-    await list(`/api/v1/clients/${client.id}/transactions?entryType=cash_in`, 'transactions');
-    await list(`/api/v1/clients/${client.id}/invoices`, 'invoices');
+    await list(`/api/v1/va-payments?clientId=${client.id}`);
+    await list(`/api/v1/clients?taxId=${client.taxId.replaceAll('-', '')}`);
+    await list(`/api/v1/clients/${client.id}/transactions`);
+    await list(`/api/v1/clients/${client.id}/transactions?entryType=cash_in`);
+    await list(`/api/v1/clients/${client.id}/invoices`);
   }
-  const transfers = await list('/sandbox/v1/transfers', 'transfers');
-  await list('/sandbox/v1/transfers', 'transfers', 7);
-  const events = await list('/sandbox/v1/events', 'events');
-  await list('/sandbox/v1/events', 'events', 7);
-  const deliveries = await list('/sandbox/v1/deliveries', 'deliveries');
-  await list('/sandbox/v1/deliveries', 'deliveries', 7);
+  const transfers = await list('/sandbox/v1/transfers');
+  await list('/sandbox/v1/transfers', 7);
+  const events = await list('/sandbox/v1/events');
+  await list('/sandbox/v1/events', 7);
+  const deliveries = await list('/sandbox/v1/deliveries');
+  await list('/sandbox/v1/deliveries', 7);
   for (const filter of ['status=delivered', 'status=retrying,pending', 'status=dropped', 'eventType=created', 'eventType=client.cashin']) {
-    await list(`/sandbox/v1/deliveries?${filter}`, 'deliveries');
+    await list(`/sandbox/v1/deliveries?${filter}`);
   }
 
   const byId: Record<string, any> = {};
@@ -196,7 +198,7 @@ async function collectReads(a: Api) {
     ...clients.flatMap((c) => [one(`/api/v1/clients/${c.id}`), one(`/api/v1/clients/${c.id}/balance`)]),
     ...deliveries.map((d) => one(`/sandbox/v1/deliveries/${d.id}`)),
   ]);
-  const hub = await a.data('GET', '/sandbox/v1/hub');
+  const hub = await a.data('GET', '/sandbox/v1/hubs/1');
   const { offsetSeconds } = await a.data('GET', '/sandbox/v1/clock');
   const { exportedAt: _exportedAt, ...exported } = await a.data('GET', '/sandbox/v1/export');
   return { payments, clients, transfers, events, deliveries, lists, byId, hub, offsetSeconds, exported };
@@ -209,7 +211,7 @@ function expectSameReads(after: Reads, before: Reads): void {
   for (const [request, got] of Object.entries(after.lists)) expect(got, request).toEqual(before.lists[request]);
   expect(Object.keys(after.byId).sort()).toEqual(Object.keys(before.byId).sort());
   for (const [path, got] of Object.entries(after.byId)) expect(got, `GET ${path}`).toEqual(before.byId[path]);
-  expect(after.hub, 'GET /sandbox/v1/hub').toEqual(before.hub);
+  expect(after.hub, 'GET /sandbox/v1/hubs/1').toEqual(before.hub);
   expect(after.offsetSeconds, 'the clock offset').toBe(before.offsetSeconds);
   expect(after.exported, 'GET /sandbox/v1/export').toEqual(before.exported);
 }
@@ -217,12 +219,12 @@ function expectSameReads(after: Reads, before: Reads): void {
 /** Waits until every delivery's first attempt has finished, then makes one write, so those attempts are on disk too. */
 async function settle(a: Api): Promise<void> {
   await eventually(
-    async () => (await a.data('GET', '/sandbox/v1/deliveries?status=pending')).pagination.total === 0,
+    async () => (await a.list('/sandbox/v1/deliveries?status=pending')).pagination.total === 0,
     10_000,
     'every first callback attempt to finish',
   );
   // Writes land in order: once this one is answered, the attempts recorded before it are in the journal too.
-  await a.data('PATCH', '/sandbox/v1/hub', { name: 'Sandbox Hub' });
+  await a.data('PATCH', '/sandbox/v1/hubs/1', { name: 'Sandbox Hub' });
 }
 
 const countBy = (items: any[], field: string) =>
@@ -239,12 +241,12 @@ const countBy = (items: any[], field: string) =>
  */
 async function buildState(a: Api, receiver: string) {
   const post = (path: string, body?: unknown) => a.data('POST', path, body);
-  const pay = (body: Record<string, unknown>) => post('/api/v1/va-payments', body);
+  const pay = (body: Record<string, unknown>) => post('/api/v1/va-payments', { ...PAYMENT, ...body });
   const transfer = (to: string, total: number, taxes = 0) => post('/sandbox/v1/transfers', { to, total, taxes });
-  const hub = await a.data('GET', '/sandbox/v1/hub');
+  const hub = await a.data('GET', '/sandbox/v1/hubs/1');
 
   const ana = await post('/api/v1/clients', {
-    name: 'Ana Pérez',
+    ...CLIENT, name: 'Ana Pérez',
     taxId: '20-12345678-3',
     aliasPrefixHint: 'ana',
     aliasSuffixHint: 'perez',
@@ -253,8 +255,8 @@ async function buildState(a: Api, receiver: string) {
     externalReference: 'cli-ana',
     metadata: { tier: 'gold' },
   });
-  const beto = await post('/api/v1/clients', { name: 'Beto Gómez', taxId: '27-11111111-1' });
-  const carla = await post('/api/v1/clients', { name: 'Carla Núñez', taxId: '30-22222222-2', aliasPrefixHint: 'ana', aliasSuffixHint: 'perez' });
+  const beto = await post('/api/v1/clients', { ...CLIENT, name: 'Beto Gómez', taxId: '27-11111111-1' });
+  const carla = await post('/api/v1/clients', { ...CLIENT, name: 'Carla Núñez', taxId: '30-22222222-2', aliasPrefixHint: 'ana', aliasSuffixHint: 'perez' });
   expect([ana.alias, carla.alias]).toEqual(['ANA.PEREZ.SANDBOX', 'ANA.PEREZ.SANDBOX-2']);
   await a.data('PATCH', `/api/v1/clients/${carla.id}`, { taxId: '30-33333333-3' }); // frees 30-22222222-2
 
@@ -283,7 +285,7 @@ async function buildState(a: Api, receiver: string) {
   );
   const open = await pay({ externalReference: 'open' });
   const overpaid = await pay({ amount: 100 });
-  const idemBody = { amount: 4242, externalReference: 'idem-42', metadata: { cart: 'c-42' } };
+  const idemBody = { ...PAYMENT, amount: 4242, externalReference: 'idem-42', metadata: { cart: 'c-42' } };
   const idemResponse: ApiResponse = await a.post('/api/v1/va-payments', idemBody, { 'Idempotency-Key': 'order-42' });
   expect(idemResponse.status).toBe(201);
   const failing = await pay({ amount: 77, callbackUrl: `${receiver}/fail/f` });
@@ -334,21 +336,21 @@ type World = Awaited<ReturnType<typeof buildState>>;
 async function writeMore(a: Api, world: World, receiver: string, round: number) {
   const post = (path: string, body?: unknown) => a.data('POST', path, body);
   const payment = await post('/api/v1/va-payments', {
-    amount: 320 + round,
+    ...PAYMENT, amount: 320 + round,
     externalReference: `more-${round}`,
     clientId: world.beto.id,
     callbackUrl: `${receiver}/pay/more-${round}`,
   });
   expect((await post('/sandbox/v1/transfers', { to: mixedCase(payment.alias), total: 100 })).target.id).toBe(payment.id);
-  const open = await post('/api/v1/va-payments', { externalReference: `more-open-${round}` });
+  const open = await post('/api/v1/va-payments', { ...PAYMENT, externalReference: `more-open-${round}` });
   await post(`/api/v1/va-payments/${open.id}/cancel`);
-  const client = await post('/api/v1/clients', { name: `Eva ${round}`, taxId: `23-5555555${round}-9`, aliasPrefixHint: 'eva' });
+  const client = await post('/api/v1/clients', { ...CLIENT, name: `Eva ${round}`, taxId: `23-5555555${round}-9`, aliasPrefixHint: 'eva' });
   expect((await post('/sandbox/v1/transfers', { to: client.alias.toLowerCase(), total: 75.25, taxes: 0.25 })).target.id).toBe(client.id);
   const invoice = await post(`/api/v1/clients/${client.id}/invoices`, { total_amount: 50 });
   await a.data('PATCH', `/api/v1/clients/${client.id}/invoices/${invoice.id}`, { status: 'paid' });
   await post(`/sandbox/v1/clients/${world.ana.id}/debits`, { amount: round });
   await post('/sandbox/v1/clock/advance', { seconds: 10 });
-  const replayed = await a.post('/api/v1/va-payments', { amount: 900 + round }, { 'Idempotency-Key': `more-${round}` });
+  const replayed = await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 900 + round }, { 'Idempotency-Key': `more-${round}` });
   expect(replayed.status).toBe(201);
   await settle(a);
   return { payment, client };
@@ -390,10 +392,10 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     const sandbox = await openSandbox(variant);
     const world = await buildState(sandbox.a, receiver.url);
     // A client whose CVU is still being provisioned at the stop (5 clock seconds): it gets one after the restart.
-    await sandbox.a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'delayed' });
-    const dora = await sandbox.a.data('POST', '/api/v1/clients', { name: 'Dora', taxId: '20-44444444-4', aliasPrefixHint: 'dora' });
+    await sandbox.a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed' });
+    const dora = await sandbox.a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Dora', taxId: '20-44444444-4', aliasPrefixHint: 'dora' });
     expect(dora).toMatchObject({ cvuStatus: 'provisioning', cvu: null });
-    await sandbox.a.data('PATCH', '/sandbox/v1/hub', { cvuProvisioning: 'inline' });
+    await sandbox.a.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'inline' });
     const before = await collectReads(sandbox.a);
     await sandbox.restart();
     const a = sandbox.a;
@@ -420,28 +422,28 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     expect(returned).toMatchObject({ outcome: 'returned', reason: 'no active VA payment holds this CVU', cvu: world.cancelled[2].cvu });
 
     // (b) The active amount lock of 1500 still holds; the locks that ended before the stop are free.
-    const conflict = await a.post('/api/v1/va-payments', { lockMode: 'amount', amount: 1500 });
+    const conflict = await a.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 1500 });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error).toMatchObject({ code: 'AMOUNT_LOCK_CONFLICT', details: ['amount: already locked by an active VA payment'] });
     expect(conflict.body.error.message).toContain(world.amount.a1500.id);
-    for (const amount of [2500, 3500]) expect((await a.post('/api/v1/va-payments', { lockMode: 'amount', amount })).status).toBe(201);
+    for (const amount of [2500, 3500]) expect((await a.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount })).status).toBe(201);
     expect((await transfer(world.hub.collectionCvu, 1500)).target).toEqual({ type: 'va_payment', id: world.amount.a1500.id });
     expect((await a.data('GET', `/api/v1/va-payments/${world.amount.a1500.id}`)).status).toBe('completed');
     const viaAlias = await transfer(mixedCase(world.hub.collectionAlias), 4500, 45);
     expect(viaAlias.target).toEqual({ type: 'va_payment', id: world.amount.a4500.id });
     const betoEntries = (await a.data('GET', `/api/v1/clients/${world.beto.id}/transactions`)).transactions;
     expect(betoEntries[0]).toMatchObject({ entryType: 'cash_in', amount: 4455, paymentId: world.amount.a4500.id });
-    expect((await a.post('/api/v1/va-payments', { lockMode: 'amount', amount: 1500 })).status).toBe(201); // its lock ended
+    expect((await a.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 1500 })).status).toBe(201); // its lock ended
 
     // (c) A taxId in use, as given or by its digits, is refused; the one carla gave up before the stop is free.
     for (const taxId of ['20-12345678-3', '20123456783', '30-33333333-3']) {
-      const taken = await a.post('/api/v1/clients', { name: 'Copycat', taxId });
+      const taken = await a.post('/api/v1/clients', { ...CLIENT, name: 'Copycat', taxId });
       expect(taken.status).toBe(409);
       expect(taken.body.error).toMatchObject({ code: 'TAX_ID_ALREADY_EXISTS', details: ['taxId: already used by another client of this account'] });
     }
     const patched = await a.patch(`/api/v1/clients/${world.beto.id}`, { taxId: '20123456783' });
     expect([patched.status, patched.body.error.code]).toEqual([409, 'TAX_ID_ALREADY_EXISTS']);
-    expect((await a.post('/api/v1/clients', { name: 'Freed', taxId: '30-22222222-2' })).status).toBe(201);
+    expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Freed', taxId: '30-22222222-2' })).status).toBe(201);
 
     // (d) The Idempotency-Key'd create replays its first response; another body under the key is a conflict.
     const replay = await a.post('/api/v1/va-payments', world.idem.body, { 'Idempotency-Key': world.idem.key });
@@ -449,9 +451,9 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(world.idem.response.body);
     expect(replay.body.data.id).toBe(world.idem.response.body.data.id);
-    const reused = await a.post('/api/v1/va-payments', { ...world.idem.body, amount: 1 }, { 'Idempotency-Key': world.idem.key });
+    const reused = await a.post('/api/v1/va-payments', { ...PAYMENT, ...world.idem.body, amount: 1 }, { 'Idempotency-Key': world.idem.key });
     expect([reused.status, reused.body.error.code]).toEqual([409, 'IDEMPOTENCY_KEY_CONFLICT']);
-    expect((await a.data('GET', '/api/v1/va-payments?externalReference=idem-42')).pagination.total).toBe(1);
+    expect((await a.list('/api/v1/va-payments?externalReference=idem-42')).pagination.total).toBe(1);
 
     // (g) Every payment's callbackDelivery counts its deliveries, old and new.
     await settle(a);
@@ -468,15 +470,15 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
 
     // (e) Past the TTL every active payment expires; new time-locked payments then take the pool's CVUs, released
     // longest ago first (cancelled[0]'s before all), and each keeps its alias.
-    const active = (await all(a, '/api/v1/va-payments?status=waiting,underpaid', 'vaPayments'));
+    const active = (await all(a, '/api/v1/va-payments?status=waiting,underpaid'));
     expect(active.length).toBe(17); // 14 time-locked, 3 amount-locked made in (b)
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 3600 });
-    const ended = await all(a, '/api/v1/va-payments', 'vaPayments');
+    const ended = await all(a, '/api/v1/va-payments');
     for (const payment of active) {
       expect(ended.find((p) => p.id === payment.id)).toMatchObject({ status: 'expired', expiredAt: payment.expiresAt });
     }
     expect(ended.filter((p) => p.status === 'waiting' || p.status === 'underpaid')).toEqual([]);
-    const failedEvents = (await all(a, '/sandbox/v1/events', 'events')).filter((e) => e.eventType === 'failed');
+    const failedEvents = (await all(a, '/sandbox/v1/events')).filter((e) => e.eventType === 'failed');
     expect(failedEvents.map((e) => e.vaPaymentId).sort()).toEqual([...world.expiring, ...active].map((p) => p.id).sort());
 
     const pool = new Map<string, { alias: string; releasedAt: string }>(); // by CVU, from its latest holder
@@ -484,7 +486,7 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
       if (payment.lockMode !== 'amount' && !pool.has(payment.cvu)) pool.set(payment.cvu, { alias: payment.alias, releasedAt: payment.updatedAt });
     }
     expect(pool.size).toBe(34);
-    const fresh = await times(pool.size + 3, (i) => a.data('POST', '/api/v1/va-payments', { amount: 10 + i, externalReference: `after-${i}` }));
+    const fresh = await times(pool.size + 3, (i) => a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 + i, externalReference: `after-${i}` }));
     const lent = fresh.slice(0, pool.size);
     expect(lent[0]).toMatchObject({ cvu: world.cancelled[0].cvu, alias: world.cancelled[0].alias });
     expect(new Set(lent.map((p) => p.cvu))).toEqual(new Set(pool.keys()));
@@ -498,8 +500,8 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     expect(doraNow).toMatchObject({ cvuStatus: 'active', alias: 'DORA.SANDBOX' });
     expect(isValidCvu(doraNow.cvu)).toBe(true);
     const newOnes = fresh.slice(pool.size);
-    const clientsNow = await all(a, '/api/v1/clients', 'clients');
-    const paymentsNow = await all(a, '/api/v1/va-payments', 'vaPayments');
+    const clientsNow = await all(a, '/api/v1/clients');
+    const paymentsNow = await all(a, '/api/v1/va-payments');
     const cvuOwners = (cvu: string) => [
       ...paymentsNow.filter((p) => p.cvu === cvu).map((p) => p.id),
       ...clientsNow.filter((c) => c.cvu === cvu).map((c) => c.id),
@@ -529,16 +531,16 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     const world = await buildState(sandbox.a, receiver.url);
     // `held`'s first callback hangs at the receiver: its later two are stored, but wait behind it, unattempted.
     receiver.mode.hanging = true;
-    const held = await sandbox.a.data('POST', '/api/v1/va-payments', { amount: 900, callbackUrl: `${receiver.url}/hang/held` });
+    const held = await sandbox.a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 900, callbackUrl: `${receiver.url}/hang/held` });
     await sandbox.a.data('POST', '/sandbox/v1/transfers', { to: held.cvu, total: 900 });
     await receiver.waitFor(1, (r) => r.url === '/hang/held');
-    const heldEvents = (await all(sandbox.a, '/sandbox/v1/events', 'events')).filter((e) => e.vaPaymentId === held.id).reverse();
+    const heldEvents = (await all(sandbox.a, '/sandbox/v1/events')).filter((e) => e.vaPaymentId === held.id).reverse();
     expect(heldEvents.map((e) => [e.eventType, e.deliveries.map((d: any) => [d.status, d.attempts])])).toEqual([
       ['created', [['pending', 0]]],
       ['cash_in_received', [['pending', 0]]],
       ['succeeded', [['pending', 0]]],
     ]);
-    const [failingEvent] = (await all(sandbox.a, '/sandbox/v1/events', 'events')).filter((e) => e.vaPaymentId === world.failing.id);
+    const [failingEvent] = (await all(sandbox.a, '/sandbox/v1/events')).filter((e) => e.vaPaymentId === world.failing.id);
     const retrying = failingEvent.deliveries[0];
     expect(retrying).toMatchObject({ status: 'retrying', attempts: 1, lastResponseStatus: 500, lastError: 'http_status' });
     expect(receiver.received.filter((r) => r.url === '/fail/f')).toHaveLength(1);
@@ -573,7 +575,7 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     expect(delivered.nextAttemptAt).toBe(null);
 
     await settle(a);
-    const log = await all(a, '/sandbox/v1/deliveries', 'deliveries');
+    const log = await all(a, '/sandbox/v1/deliveries');
     expect(log.filter((d) => d.status === 'pending' || d.status === 'retrying' || d.status === 'failed')).toEqual([]);
     const heldLog = log.filter((d) => heldEvents.some((e) => e.id === d.eventId));
     expect(heldLog.map((d) => [d.eventType, d.status, d.attempts, d.lastResponseStatus])).toEqual([
@@ -589,7 +591,7 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
     const receiver = await openReceiver();
     const sandbox = await openSandbox(variant);
     const world = await buildState(sandbox.a, receiver.url);
-    const short = await sandbox.a.data('POST', '/api/v1/va-payments', { amount: 50, ttlSeconds: 60, callbackUrl: `${receiver.url}/pay/short` });
+    const short = await sandbox.a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 50, ttlSeconds: 60, callbackUrl: `${receiver.url}/pay/short` });
     await settle(sandbox.a);
     expect(receiver.received.filter((r) => r.url === '/fail/f')).toHaveLength(1);
 
@@ -658,12 +660,12 @@ describe('fast and full side by side', () => {
     const first = await startServer({ port: 0, host: '127.0.0.1', data, clock, ids: seededIds(7) });
     running.add(first);
     const a = steppingApi(first.url, clock);
-    const ana = await a.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3', aliasPrefixHint: 'ana' });
-    const beto = await a.data('POST', '/api/v1/clients', { name: 'Beto', taxId: '27-11111111-1' });
+    const ana = await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3', aliasPrefixHint: 'ana' });
+    const beto = await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Beto', taxId: '27-11111111-1' });
     const payments = await times(12, (i) =>
-      a.data('POST', '/api/v1/va-payments', { ...(i % 4 ? { amount: 100 + i } : {}), ...(i >= 10 ? { ttlSeconds: 60 } : {}), clientId: i % 3 ? null : ana.id }),
+      a.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...(i % 4 ? { amount: 100 + i } : {}), ...(i >= 10 ? { ttlSeconds: 60 } : {}), clientId: i % 3 ? null : ana.id }),
     );
-    const locked = await times(3, (i) => a.data('POST', '/api/v1/va-payments', { lockMode: 'amount', amount: 700 + i }));
+    const locked = await times(3, (i) => a.data('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 700 + i }));
     // Ends in an order unlike the order of creation.
     await a.data('POST', `/api/v1/va-payments/${payments[5]!.id}/cancel`);
     await a.data('POST', '/sandbox/v1/transfers', { to: mixedCase(payments[2]!.alias), total: 102 });
@@ -671,7 +673,7 @@ describe('fast and full side by side', () => {
     await a.data('POST', '/sandbox/v1/transfers', { to: payments[0]!.cvu, total: 55 });
     await a.data('POST', '/sandbox/v1/transfers', { to: payments[7]!.cvu, total: 7, taxes: 1 });
     await a.data('POST', '/sandbox/v1/transfers', { to: payments[3]!.alias.toLowerCase(), total: 500 });
-    await a.data('POST', '/sandbox/v1/transfers', { to: (await a.data('GET', '/sandbox/v1/hub')).collectionAlias, total: 701 });
+    await a.data('POST', '/sandbox/v1/transfers', { to: (await a.data('GET', '/sandbox/v1/hubs/1')).collectionAlias, total: 701 });
     await a.data('POST', `/api/v1/va-payments/${locked[2]!.id}/cancel`);
     // Two pool CVUs released at the same time, in an order unlike the payments' own: both starts lend them alike.
     const sameTime = api(first.url, KEY);
@@ -680,7 +682,7 @@ describe('fast and full side by side', () => {
     await a.data('POST', '/sandbox/v1/transfers', { to: mixedCase(beto.alias), total: 30 });
     await a.data('POST', `/api/v1/clients/${ana.id}/invoices`, { total_amount: 40 });
     await a.data('POST', `/sandbox/v1/clients/${ana.id}/debits`, { amount: 3 });
-    expect((await a.post('/api/v1/va-payments', { amount: 42 }, { 'Idempotency-Key': 'twin' })).status).toBe(201);
+    expect((await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 42 }, { 'Idempotency-Key': 'twin' })).status).toBe(201);
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 61 });
     running.delete(first);
     await first.close();
@@ -701,17 +703,17 @@ describe('fast and full side by side', () => {
         answers.push({ request: `${method} ${path}`, status: response.status, replayed: response.headers.get('idempotent-replayed'), body: response.body });
         return response.body.data;
       };
-      await send('POST', '/api/v1/va-payments', { amount: 42 }, { 'Idempotency-Key': 'twin' });
-      await send('POST', '/api/v1/va-payments', { lockMode: 'amount', amount: 700 });
-      await send('POST', '/api/v1/va-payments', { lockMode: 'amount', amount: 701 });
-      await send('POST', '/api/v1/clients', { name: 'Copy', taxId: '20123456783' });
-      await send('POST', '/api/v1/clients', { name: 'Ana 2', taxId: '20-99999999-9', aliasPrefixHint: 'ana' });
+      await send('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 42 }, { 'Idempotency-Key': 'twin' });
+      await send('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 700 });
+      await send('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 701 });
+      await send('POST', '/api/v1/clients', { ...CLIENT, name: 'Copy', taxId: '20123456783' });
+      await send('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana 2', taxId: '20-99999999-9', aliasPrefixHint: 'ana' });
       await send('POST', '/sandbox/v1/transfers', { to: mixedCase(payments[1]!.alias), total: 1 });
       await send('POST', '/sandbox/v1/transfers', { to: mixedCase(ana.alias), total: 10 });
       await send('POST', '/sandbox/v1/transfers', { to: payments[5]!.cvu, total: 10 });
       await send('POST', '/sandbox/v1/clock/advance', { seconds: 3600 });
       for (let i = 0; i < 16; i++) {
-        const made = await send('POST', '/api/v1/va-payments', { amount: 1 + i });
+        const made = await send('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 + i });
         await send('POST', '/sandbox/v1/transfers', { to: mixedCase(made.alias), total: 1 + i });
       }
       const reads = await collectReads(b);
@@ -730,8 +732,8 @@ describe('fast and full side by side', () => {
 
 /** Each payment's `callbackDelivery` is the count of its events' deliveries by status, its last event, its last attempt. */
 async function expectSummariesMatchDeliveries(a: Api): Promise<void> {
-  const events = await all(a, '/sandbox/v1/events', 'events'); // newest first
-  const payments = await all(a, '/api/v1/va-payments', 'vaPayments');
+  const events = await all(a, '/sandbox/v1/events'); // newest first
+  const payments = await all(a, '/api/v1/va-payments');
   for (const payment of payments) {
     const mine = events.filter((e) => e.vaPaymentId === payment.id);
     const deliveries = mine.flatMap((e) => e.deliveries);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, useServer, useTmp, type Api } from './helpers.js';
+import { api, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
 
 /**
  * Hardening (d): 50 transfers at once to one time-locked VA payment, on a file-backed server. Sums are exact to the
@@ -27,8 +27,8 @@ async function race(client: Api, cvu: string) {
 async function eventsOf(client: Api, paymentId: string): Promise<any[]> {
   const events: any[] = [];
   for (let page = 1; ; page++) {
-    const data = await client.data('GET', `/sandbox/v1/events?limit=100&page=${page}`);
-    events.push(...data.events.filter((e: any) => e.vaPaymentId === paymentId));
+    const data = await client.list(`/sandbox/v1/events?limit=100&page=${page}`);
+    events.push(...data.data.filter((e: any) => e.vaPaymentId === paymentId));
     if (page >= data.pagination.totalPages) return events;
   }
 }
@@ -38,9 +38,9 @@ const cents = (ars: number) => Math.round(ars * 100);
 describe('50 concurrent transfers to one time-locked VA payment', () => {
   it('summing exactly to the amount: all credited, exact sums, completed, exactly one succeeded', async () => {
     const client = account();
-    const owner = await client.data('POST', '/api/v1/clients', { name: 'Race SA', taxId: '20-30405060-7' });
+    const owner = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Race SA', taxId: '20-30405060-7' });
     const amount = sum(TOTALS);
-    const payment = await client.data('POST', '/api/v1/va-payments', { amount: amount / 100, lockMode: 'time', clientId: owner.id });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: amount / 100, lockMode: 'time', clientId: owner.id });
     const transfers = await race(client, payment.cvu);
 
     expect(transfers.every((t) => t.outcome === 'credited')).toBe(true);
@@ -72,7 +72,7 @@ describe('50 concurrent transfers to one time-locked VA payment', () => {
     const client = account();
     // Somewhere in the middle of the total, and not on a boundary any prefix sum would hit by design.
     const amount = Math.floor(sum(TOTALS) / 2) + 1;
-    const payment = await client.data('POST', '/api/v1/va-payments', { amount: amount / 100 });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: amount / 100 });
     const transfers = await race(client, payment.cvu);
 
     const credited = transfers.filter((t) => t.outcome === 'credited');

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 as rng } from '../src/core/ids.js';
-import { api, spawnServer, useTmp, type Api } from './helpers.js';
+import { api, spawnServer, useTmp, type Api, PAYMENT } from './helpers.js';
 
 /**
  * Hardening (b): the built server on a data file, 32 concurrent writers (VA payments and transfers to them), SIGKILL
@@ -20,12 +20,12 @@ interface Acked {
 }
 
 /** Every page of a list endpoint. */
-async function all(client: Api, path: string, items: string): Promise<any[]> {
+async function all(client: Api, path: string): Promise<any[]> {
   const out: any[] = [];
   for (let page = 1; ; page++) {
-    const data = await client.data('GET', `${path}?limit=100&page=${page}`);
-    out.push(...data[items]);
-    if (page >= data.pagination.totalPages) return out;
+    const { data, pagination } = await client.list(`${path}?limit=100&page=${page}`);
+    out.push(...data);
+    if (page >= pagination.totalPages) return out;
   }
 }
 
@@ -53,7 +53,7 @@ describe('crash safety: SIGKILL during concurrent writes', () => {
           try {
             const target = mine.length > 0 && random() < 0.5 ? mine[Math.floor(random() * mine.length)]! : null;
             if (target === null) {
-              const response = await client.post('/api/v1/va-payments', { amount: 1000, externalReference: `w${n}` });
+              const response = await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 1000, externalReference: `w${n}` });
               if (response.status === 201) {
                 acked.payments.set(response.body.data.id, { key, cvu: response.body.data.cvu, transfers: [] });
                 mine.push(response.body.data.id);
@@ -97,8 +97,8 @@ async function verify(url: string, acked: Acked, when: string): Promise<void> {
   const keys = new Set([...acked.payments.values()].map((p) => p.key));
   for (const key of keys) {
     const client = api(url, key);
-    const payments = new Map((await all(client, '/api/v1/va-payments', 'vaPayments')).map((p) => [p.id, p]));
-    const transfers = new Set((await all(client, '/sandbox/v1/transfers', 'transfers')).map((t) => t.id));
+    const payments = new Map((await all(client, '/api/v1/va-payments')).map((p) => [p.id, p]));
+    const transfers = new Set((await all(client, '/sandbox/v1/transfers')).map((t) => t.id));
     const missingPayments = [...acked.payments].filter(([id, p]) => p.key === key && !payments.has(id)).map(([id]) => id);
     const missingTransfers = [...acked.transfers].filter(([id, t]) => t.key === key && !transfers.has(id)).map(([id]) => id);
     expect(missingPayments, `${when}: acknowledged payments of ${key} missing`).toEqual([]);

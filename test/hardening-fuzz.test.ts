@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../src/core/errors.js';
 import { mulberry32 } from '../src/core/ids.js';
 import { startServer, type RunningServer } from '../src/sandbox/server.js';
-import { api, useServer, useTmp } from './helpers.js';
+import { api, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
 
 /**
  * Hardening (a): thousands of generated malformed or hostile requests, sent as raw bytes over loopback to a real
@@ -173,7 +173,7 @@ const ROUTES: Route[] = [
   { path: '/sandbox/v1/deliveries/{delivery}/redeliver', methods: ['POST'] },
   { path: '/sandbox/v1/clock', methods: ['GET'] },
   { path: '/sandbox/v1/clock/advance', methods: ['POST'], valid: (_, r) => ({ seconds: r.pick([1, 5, 25, 60, 3600]) }) },
-  { path: '/sandbox/v1/hub', methods: ['GET', 'PATCH'], valid: (_, r) => ({ cvuProvisioning: r.pick(['inline', 'delayed', 'fail']), dedicated_client_cvus_enabled: r.chance(0.8), brand: 'FUZZ' }) },
+  { path: '/sandbox/v1/hubs/1', methods: ['GET', 'PATCH'], valid: (_, r) => ({ cvuProvisioning: r.pick(['inline', 'delayed', 'fail']), dedicated_client_cvus_enabled: r.chance(0.8), brand: 'FUZZ' }) },
   { path: '/sandbox/v1/clients/{client}/cvu', methods: ['POST'], valid: (_, r) => ({ cvuStatus: r.pick(['active', 'disabled']) }) },
   { path: '/sandbox/v1/clients/{client}/debits', methods: ['POST'], valid: (_, r) => ({ amount: r.pick([0.01, 5, 12.34]), description: 'fuzz' }) },
   { path: '/sandbox/v1/export', methods: ['GET'] },
@@ -469,11 +469,11 @@ describe('fuzz: malformed and hostile requests', () => {
     const out: Record<string, unknown> = {};
     for (const key of ['sk_fuzz_a', 'sk_fuzz_b', 'sk_fuzz_c', 'sk_fuzz_after']) {
       const client = api(url, key);
-      for (const [path, items] of [['/api/v1/va-payments', 'vaPayments'], ['/api/v1/clients', 'clients'], ['/sandbox/v1/transfers', 'transfers']] as const) {
-        const data = await client.data('GET', `${path}?limit=100`);
-        out[`${key} ${path}`] = { total: data.pagination.total, ids: data[items].map((item: { id: string }) => item.id) };
+      for (const path of ['/api/v1/va-payments', '/api/v1/clients', '/sandbox/v1/transfers']) {
+        const { data, pagination } = await client.list(`${path}?limit=100`);
+        out[`${key} ${path}`] = { total: pagination.total, ids: data.map((item: { id: string }) => item.id) };
       }
-      out[`${key} hub`] = await client.data('GET', '/sandbox/v1/hub');
+      out[`${key} hub`] = await client.data('GET', '/sandbox/v1/hubs/1');
     }
     return out;
   }
@@ -483,18 +483,18 @@ describe('fuzz: malformed and hostile requests', () => {
     // Real records to aim at: the generator uses their ids in paths and their CVUs and aliases in transfers.
     for (const key of known.keys.slice(0, 2)) {
       const client = api(server.url, key);
-      const created = await client.data('POST', '/api/v1/va-payments', { amount: 100, callbackUrl: DEAD_URLS[0] });
-      const locked = await client.data('POST', '/api/v1/va-payments', { amount: 55.5, lockMode: 'amount', callbackUrl: DEAD_URLS[0] });
-      const owner = await client.data('POST', '/api/v1/clients', { name: 'Fuzz SA', taxId: key === 'sk_fuzz_a' ? '20-12345678-6' : '27-1111111-2', cashinCallbackUrl: DEAD_URLS[1] });
+      const created = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, callbackUrl: DEAD_URLS[0] });
+      const locked = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 55.5, lockMode: 'amount', callbackUrl: DEAD_URLS[0] });
+      const owner = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Fuzz SA', taxId: key === 'sk_fuzz_a' ? '20-12345678-6' : '27-1111111-2', cashinCallbackUrl: DEAD_URLS[1] });
       const invoice = await client.data('POST', `/api/v1/clients/${owner.id}/invoices`, { total_amount: 10 });
       await client.data('POST', '/sandbox/v1/transfers', { to: created.cvu, total: 40 });
       await client.data('POST', '/sandbox/v1/transfers', { to: owner.alias, total: 12.5, taxes: 0.5 });
-      const deliveries = await client.data('GET', '/sandbox/v1/deliveries?limit=100');
+      const deliveries = await client.list('/sandbox/v1/deliveries?limit=100');
       const own: Records = {
         payments: [created.id, locked.id],
         clients: [owner.id],
         invoices: [invoice.id],
-        deliveries: deliveries.deliveries.map((d: { id: string }) => d.id),
+        deliveries: deliveries.data.map((d: { id: string }) => d.id),
         addresses: [created.cvu, created.alias, owner.cvu, owner.alias, locked.cvu],
       };
       known.own[key] = own;
@@ -522,7 +522,7 @@ describe('fuzz: malformed and hostile requests', () => {
     expect(logged.filter((line) => /internal error|failed/i.test(line)), `seed ${SEED}: the server logged errors`).toEqual([]);
     // Still alive, and still taking valid writes.
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    const after = await api(server.url, 'sk_fuzz_after').post('/api/v1/va-payments', { amount: 10 });
+    const after = await api(server.url, 'sk_fuzz_after').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 });
     expect(after.status).toBe(201);
     expect(after.body).toMatchObject({ success: true, data: { status: 'waiting', amount: 10 } });
   }
@@ -550,7 +550,7 @@ describe('fuzz: malformed and hostile requests', () => {
       expect(response.status! >= 400 && response.status! < 500, `${what}: ${response.status}`).toBe(true);
     }
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    expect((await api(server.url, 'sk_refused').post('/api/v1/va-payments', { amount: 10 })).status).toBe(201);
+    expect((await api(server.url, 'sk_refused').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 })).status).toBe(201);
   });
 
   // Node's HTTP parser and @hono/node-server would answer these with a bare `400 Bad Request`; the server's
@@ -574,7 +574,7 @@ describe('hostile keys: API keys and Idempotency-Keys named like Object.prototyp
     const server = await useServer();
     const statuses: Record<string, number> = {};
     for (const key of ['toString', 'constructor', 'hasOwnProperty', 'valueOf', '__proto__']) {
-      const response = await api(server.url, 'sk_idem_proto').post('/api/v1/va-payments', { amount: 10 }, { 'Idempotency-Key': key });
+      const response = await api(server.url, 'sk_idem_proto').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 }, { 'Idempotency-Key': key });
       statuses[key] = response.status;
     }
     expect(statuses).toEqual({ toString: 201, constructor: 201, hasOwnProperty: 201, valueOf: 201, __proto__: 201 });
@@ -585,8 +585,8 @@ describe('hostile keys: API keys and Idempotency-Keys named like Object.prototyp
   it('writes of the API key "__proto__" survive a restart like any other key', async () => {
     const data = join(useTmp(), 'proto-key.json');
     const first = await startServer({ port: 0, host: '127.0.0.1', data });
-    const payment = await api(first.url, '__proto__').data('POST', '/api/v1/va-payments', { amount: 10 });
-    const other = await api(first.url, 'sk_plain').data('POST', '/api/v1/va-payments', { amount: 10 });
+    const payment = await api(first.url, '__proto__').data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
+    const other = await api(first.url, 'sk_plain').data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
     await first.close();
     const second = await useServer({ data }, 'test');
     expect((await api(second.url, 'sk_plain').get(`/api/v1/va-payments/${other.id}`)).status).toBe(200);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, eventually, useServer, useTmp, type Api } from './helpers.js';
+import { api, eventually, useServer, useTmp, type Api, PAYMENT } from './helpers.js';
 
 /**
  * Hardening (c): four hostile callback receivers at once — one never answers, one answers 1 GiB slowly, one resets the
@@ -77,11 +77,11 @@ describe('hostile callback receivers while the API keeps answering', () => {
 
     const payments: Record<string, string> = {};
     for (const [name, receiver] of Object.entries(receivers)) {
-      payments[name] = (await client.data('POST', '/api/v1/va-payments', { amount: 100, callbackUrl: receiver.url, externalReference: name })).id;
+      payments[name] = (await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, callbackUrl: receiver.url, externalReference: name })).id;
     }
 
     // While those deliveries misbehave: 100 API calls, ten at a time.
-    const target = await client.data('POST', '/api/v1/va-payments', { amount: 999_999 });
+    const target = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 999_999 });
     const busy = await hostile(() => {
       // Never answers either: the new payments' callbacks keep more attempts in flight.
     });
@@ -89,7 +89,7 @@ describe('hostile callback receivers while the API keeps answering', () => {
     for (let batch = 0; batch < 10; batch++) {
       const calls = Array.from({ length: 10 }, (_, i) => {
         const n = batch * 10 + i;
-        if (n % 4 === 0) return client.post('/api/v1/va-payments', { amount: 100 + n, callbackUrl: busy.url });
+        if (n % 4 === 0) return client.post('/api/v1/va-payments', { ...PAYMENT, amount: 100 + n, callbackUrl: busy.url });
         if (n % 4 === 1) return client.post('/sandbox/v1/transfers', { to: target.cvu, total: 1 });
         if (n % 4 === 2) return client.get('/sandbox/v1/deliveries');
         return client.get(`/api/v1/va-payments/${target.id}`);
@@ -102,7 +102,7 @@ describe('hostile callback receivers while the API keeps answering', () => {
     const finished = async (name: string) => {
       const summary = await eventually(
         async () => {
-          const list = (await client.data('GET', '/sandbox/v1/deliveries?eventType=created&limit=100')).deliveries;
+          const list = (await client.list('/sandbox/v1/deliveries?eventType=created&limit=100')).data;
           const found = list.find((d: any) => d.url === receivers[name as keyof typeof receivers].url && d.status !== 'pending' && d.status !== 'retrying');
           return found ?? null;
         },
@@ -138,7 +138,7 @@ describe('hostile callback receivers while the API keeps answering', () => {
     expect(rude.requests).toBe(3);
 
     // And the server still answers.
-    expect((await client.post('/api/v1/va-payments', { amount: 10 })).status).toBe(201);
+    expect((await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 10 })).status).toBe(201);
   });
 });
 

@@ -8,6 +8,11 @@ import { afterAll, afterEach } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/server.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
+
+/** What the API requires on every VA payment create (paymentHubId, currency, lockMode): spread first, then the test's fields. */
+export const PAYMENT = { paymentHubId: 1, currency: 'ARS', lockMode: 'time' } as const;
+/** What the API requires on every client create. */
+export const CLIENT = { paymentHubId: 1 } as const;
 export const BIN = join(ROOT, 'bin', 'va-sandbox.js');
 
 /** Cleanups run after the current test file (or test, with `each`). Helpers register their own. */
@@ -59,6 +64,12 @@ export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = 
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
   };
+  /** The body of a 2xx answer; throws with the envelope otherwise. */
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const response = await call(method, path, body);
+    if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
   return {
     key,
     call,
@@ -67,9 +78,12 @@ export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = 
     patch: (path: string, body?: unknown) => call('PATCH', path, body),
     /** `data` of a 2xx answer; throws with the envelope otherwise. */
     async data(method: string, path: string, body?: unknown) {
-      const response = await call(method, path, body);
-      if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body)}`);
-      return response.body.data;
+      return (await ok(method, path, body)).data;
+    },
+    /** A list's page as the API answers it: `data` (the items) and `pagination` beside it. */
+    async list(path: string): Promise<{ data: any; pagination: { page: number; limit: number; total: number; totalPages: number } }> {
+      const { data, pagination } = await ok('GET', path);
+      return { data, pagination };
     },
   };
 }

@@ -2,7 +2,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The package's msw entry, as a user's suite imports it (the built dist).
 import { sandboxHandlers, type Callback } from 'va-sandbox/msw';
-import { useReceiver } from './helpers.js';
+import { useReceiver, PAYMENT, CLIENT } from './helpers.js';
 
 const BASE = 'https://va-sandbox.test/base';
 const callbacks: Callback[] = [];
@@ -54,30 +54,50 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
   it('answers the API at the chosen base URL with the same envelopes as the server', async () => {
     const health = await fetch(`${BASE}/health`);
     expect(await health.json()).toMatchObject({ status: 'ok' });
-    const created = await call('POST', '/api/v1/va-payments', { amount: 1500, lockMode: 'amount', callbackUrl: 'https://app.test/hooks' });
+    const created = await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1500, lockMode: 'amount', callbackUrl: 'https://app.test/hooks' });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ success: true, data: { status: 'waiting', amount: 1500 } });
     const transfer = await call('POST', '/sandbox/v1/transfers', { to: created.body.data.cvu, total: 1500 });
     expect(transfer.body.data.outcome).toBe('credited');
     expect((await call('GET', `/api/v1/va-payments/${created.body.data.id}`)).body.data.status).toBe('completed');
-    const invalid = await call('POST', '/api/v1/va-payments', { amount: 1.234, colour: 'red' });
+    const invalid = await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1.234, colour: 'red' });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.details).toEqual(expect.arrayContaining(['colour: unknown field', 'amount: must have at most 2 decimals']));
     expect((await fetch(`${BASE}/api/v1/va-payments`)).status).toBe(401);
-    expect((await call('GET', '/sandbox/v1/hub')).body.data.name).toBe('Sandbox Hub');
+    expect((await call('GET', '/sandbox/v1/hubs/1')).body.data.name).toBe('Sandbox Hub 1');
     const doc = (await (await fetch(`${BASE}/openapi.json`)).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
   });
 
+  it('settle() resolves once every callback due so far is attempted: no polling in the test', async () => {
+    const seen = callbacks.length;
+    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 77, callbackUrl: 'https://app.test/settle' })).body.data;
+    await call('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 77 });
+    await inProcess.settle();
+    const mine = callbacks.slice(seen).filter((c) => c.body.vaPaymentId === payment.id);
+    expect(mine.map((c) => c.eventType)).toEqual(['created', 'cash_in_received', 'succeeded']);
+
+    // A failed attempt waits for its retry (5 s of sandbox clock): settle does not wait for it...
+    failNext = 1;
+    const retried = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 78, callbackUrl: 'https://app.test/settle' })).body.data;
+    await inProcess.settle();
+    const attempts = () => callbacks.filter((c) => c.body.vaPaymentId === retried.id).length;
+    expect(attempts()).toBe(1);
+    // ...until the clock makes it due.
+    await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
+    await inProcess.settle();
+    expect(attempts()).toBe(2);
+  });
+
   it('hands callbacks to onCallback, and retries the ones it fails', async () => {
     failNext = 1;
-    const payment = (await call('POST', '/api/v1/va-payments', { ttlSeconds: 60, callbackUrl: 'https://app.test/va' })).body.data;
+    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 60, callbackUrl: 'https://app.test/va' })).body.data;
     const mine = () => callbacks.filter((c) => c.body.vaPaymentId === payment.id);
     await until(() => mine().length === 1);
     expect(mine()[0]).toMatchObject({ url: 'https://app.test/va', eventType: 'created', body: { eventType: 'created', vaPaymentId: payment.id } });
     expect(mine()[0]!.headers['User-Agent']).toBe('Service-VA-Callback/1.0');
     const delivery = async () =>
-      (await call('GET', '/sandbox/v1/deliveries?eventType=created')).body.data.deliveries.find((d: any) => d.eventId === mine()[0]!.eventId);
+      (await call('GET', '/sandbox/v1/deliveries?eventType=created')).body.data.find((d: any) => d.eventId === mine()[0]!.eventId);
     await until(async () => (await delivery()).attempts === 1);
     expect(await delivery()).toMatchObject({ status: 'retrying', lastResponseStatus: 503, lastError: 'http_status' });
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
@@ -91,8 +111,8 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
   it('an onCallback that never settles is a timeout after callbackTimeoutMs, and the retry goes on', async () => {
     const base = 'https://hanging.test';
     hangNext = 1;
-    const payment = (await call('POST', '/api/v1/va-payments', { amount: 10, callbackUrl: 'https://app.test/slow' }, base)).body.data;
-    const delivery = async () => (await call('GET', '/sandbox/v1/deliveries?eventType=created', undefined, base)).body.data.deliveries[0];
+    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl: 'https://app.test/slow' }, base)).body.data;
+    const delivery = async () => (await call('GET', '/sandbox/v1/deliveries?eventType=created', undefined, base)).body.data[0];
     await until(async () => (await delivery())?.attempts === 1);
     expect(await delivery()).toMatchObject({ status: 'retrying', lastError: 'timeout', lastResponseStatus: null });
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 }, base);
@@ -102,7 +122,7 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
 
   it('without onCallback, sends callbacks over real HTTP (msw does not see them)', async () => {
     const base = 'http://sandbox.internal';
-    const client = (await call('POST', '/api/v1/clients', { name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` }, base)).body.data;
+    const client = (await call('POST', '/api/v1/clients', { ...CLIENT, name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` }, base)).body.data;
     await call('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 250, taxes: 2.5 }, base);
     const [cashIn] = await receiver.waitFor(1);
     expect(cashIn!.url).toBe('/cashin');

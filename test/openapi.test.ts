@@ -32,8 +32,9 @@ describe('GET /openapi.json', () => {
   it('describes request bodies with the schemas that validate them (input side: ARS numbers, defaults)', async () => {
     const { doc } = await fetchDoc();
     const create = doc.paths['/api/v1/va-payments'].post.requestBody.content['application/json'].schema;
-    expect(create.properties.lockMode).toMatchObject({ enum: ['time', 'amount', 'amount_and_time'], default: 'time' });
-    expect(create.properties.ttlSeconds).toMatchObject({ type: 'integer', minimum: 60, maximum: 28800 });
+    expect(create.properties.lockMode).toMatchObject({ enum: ['time', 'amount', 'amount_and_time'] });
+    expect(create.required).toEqual(expect.arrayContaining(['paymentHubId', 'currency', 'lockMode']));
+    expect(create.properties.ttlSeconds).toMatchObject({ type: 'integer', minimum: 1, maximum: 28800, default: 1800 });
     expect(create.additionalProperties).toBe(false);
     const list = doc.paths['/api/v1/va-payments'].get.parameters.map((p: any) => p.name);
     expect(list).toEqual(expect.arrayContaining(['page', 'limit', 'status', 'clientId', 'createdFrom', 'createdTo']));

@@ -1,13 +1,13 @@
 import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptyAccountState, seededIds } from '../src/core/index.js';
+import { emptyAccountState } from '../src/core/index.js';
 import { readIndexFile, tableEntries } from '../src/sandbox/index-file.js';
 import { fileStore, memoryStore, type Store } from '../src/sandbox/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { SnapshotFile } from '../src/sandbox/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
-import { api, eventually, runCli, spawnServer, useServer, useTmp } from './helpers.js';
+import { api, eventually, runCli, spawnServer, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
 
 /** Loads a copy of a data file and its journal, as they are on disk now (what a crash would leave). */
 async function loadCopy(data: string) {
@@ -24,7 +24,7 @@ describe('file-backed state', () => {
     const data = join(useTmp(), 'state.json');
     const server = await useServer({ data }, 'test');
     const client = api(server.url, 'sk_file');
-    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => client.data('POST', '/api/v1/va-payments', { amount: i + 1 })));
+    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i + 1 })));
     // The files as a crash would leave them right now, read by a new store.
     const state = await loadCopy(data);
     expect(Object.keys(state.accounts.sk_file!.vaPayments).sort()).toEqual(created.map((p) => p.id).sort());
@@ -34,9 +34,9 @@ describe('file-backed state', () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, data });
     const client = api(first.url, 'sk_journal');
-    await client.data('POST', '/api/v1/va-payments', { amount: 1 });
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const before = readFileSync(`${data}.journal`, 'utf8').split('\n').filter(Boolean);
-    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 2 });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 2 });
     const lines = readFileSync(`${data}.journal`, 'utf8').split('\n').filter(Boolean);
     expect(lines).toHaveLength(before.length + 1);
     const tables = JSON.parse(lines.at(-1)!).c.map((change: unknown[]) => `${change[1]}`);
@@ -50,7 +50,7 @@ describe('file-backed state', () => {
     const dir = useTmp();
     const data = join(dir, 'state.json');
     const first = await startServer({ port: 0, data });
-    const payment = await api(first.url, 'sk_torn').data('POST', '/api/v1/va-payments', { amount: 1 });
+    const payment = await api(first.url, 'sk_torn').data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const snapshot = readFileSync(data);
     const journal = readFileSync(`${data}.journal`);
     await first.close();
@@ -60,7 +60,7 @@ describe('file-backed state', () => {
     const second = await useServer({ data }, 'test');
     const client = api(second.url, 'sk_torn');
     expect((await client.data('GET', `/api/v1/va-payments/${payment.id}`)).amount).toBe(1);
-    const more = await client.data('POST', '/api/v1/va-payments', { amount: 3 });
+    const more = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 3 });
     const state = await loadCopy(data);
     expect(Object.keys(state.accounts.sk_torn!.vaPayments).sort()).toEqual([payment.id, more.id].sort());
   });
@@ -69,7 +69,7 @@ describe('file-backed state', () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, data });
     const client = api(first.url, 'sk_restart');
-    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 100, externalReference: 'keep-me' });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, externalReference: 'keep-me' });
     const transfer = await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 40 });
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
     const before = await client.data('GET', `/api/v1/va-payments/${payment.id}`);
@@ -79,8 +79,8 @@ describe('file-backed state', () => {
     const second = await useServer({ data }, 'test');
     const again = api(second.url, 'sk_restart');
     expect(await again.data('GET', `/api/v1/va-payments/${payment.id}`)).toEqual(before);
-    expect((await again.data('GET', '/sandbox/v1/transfers')).transfers[0].id).toBe(transfer.id);
-    expect((await again.data('GET', '/sandbox/v1/events')).pagination.total).toBe(3);
+    expect((await again.list('/sandbox/v1/transfers')).data[0].id).toBe(transfer.id);
+    expect((await again.list('/sandbox/v1/events')).pagination.total).toBe(3);
     expect((await again.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(60);
   });
 
@@ -88,7 +88,7 @@ describe('file-backed state', () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, data });
     const client = api(first.url, 'sk_gen');
-    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 1 });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const oldJournal = readFileSync(`${data}.journal`); // says the payment is waiting
     await client.data('POST', `/api/v1/va-payments/${payment.id}/cancel`);
     await first.close(); // the data file now holds the cancel, in a newer generation
@@ -101,7 +101,7 @@ describe('file-backed state', () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, data });
     const client = api(first.url, 'sk_down');
-    const payment = await client.data('POST', '/api/v1/va-payments', { amount: 10, ttlSeconds: 60 });
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, ttlSeconds: 60 });
     await first.close();
     // The clock runs on while the server is down: here, by moving the account's clock in the file.
     const state = JSON.parse(readFileSync(data, 'utf8'));
@@ -110,7 +110,7 @@ describe('file-backed state', () => {
     const second = await useServer({ data }, 'test');
     // Expired while starting, before any request could ask.
     expect(second.runtime.sandbox.state.accounts.sk_down!.vaPayments[payment.id]!.status).toBe('expired');
-    const events = (await api(second.url, 'sk_down').data('GET', '/sandbox/v1/events')).events;
+    const events = (await api(second.url, 'sk_down').list('/sandbox/v1/events')).data;
     expect(events[0]).toMatchObject({ eventType: 'failed', vaPaymentId: payment.id });
   });
 
@@ -131,7 +131,7 @@ describe('file-backed state', () => {
   it('--memory writes nothing', async () => {
     const dir = useTmp();
     const server = await useServer({ memory: true, data: join(dir, 'state.json') }, 'test');
-    await api(server.url).data('POST', '/api/v1/va-payments', { amount: 1 });
+    await api(server.url).data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     expect(existsSync(join(dir, 'state.json'))).toBe(false);
   });
 });
@@ -142,7 +142,7 @@ describe('va-sandbox start (the built server as a process)', () => {
     const server = await spawnServer(['--data', data]);
     expect(server.stdout()).toContain(`listening on ${server.url}`);
     expect(server.stdout()).toContain('API key: sk_sandbox');
-    const payment = await api(server.url, 'sk_sandbox').data('POST', '/api/v1/va-payments', { amount: 5 });
+    const payment = await api(server.url, 'sk_sandbox').data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
     expect(existsSync(`${data}.lock`)).toBe(true);
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -174,7 +174,7 @@ describe('va-sandbox start (the built server as a process)', () => {
     const acknowledged: { payments: string[]; transfers: string[] } = { payments: [], transfers: [] };
     const writers = Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; i < 10; i++) {
-        const payment = await client.data('POST', '/api/v1/va-payments', { amount: 100, externalReference: `w${w}-${i}` });
+        const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, externalReference: `w${w}-${i}` });
         acknowledged.payments.push(payment.id);
         const transfer = await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 30 });
         acknowledged.transfers.push(transfer.id);
@@ -187,8 +187,8 @@ describe('va-sandbox start (the built server as a process)', () => {
 
     const restarted = await spawnServer(['--data', data]);
     const again = api(restarted.url, 'sk_crash');
-    const payments = (await again.data('GET', '/api/v1/va-payments?limit=100')).vaPayments;
-    const transfers = (await again.data('GET', '/sandbox/v1/transfers?limit=100')).transfers;
+    const payments = (await again.list('/api/v1/va-payments?limit=100')).data;
+    const transfers = (await again.list('/sandbox/v1/transfers?limit=100')).data;
     expect(payments.map((p: { id: string }) => p.id).sort()).toEqual([...acknowledged.payments].sort());
     expect(transfers.map((t: { id: string }) => t.id).sort()).toEqual([...acknowledged.transfers].sort());
     expect(payments.every((p: { status: string; totalReceived: number }) => p.status === 'underpaid' && p.totalReceived === 30)).toBe(true);
@@ -202,7 +202,7 @@ describe('fileStore', () => {
     const before = store.writes;
     const saves: Promise<void>[] = [];
     for (let i = 0; i < 50; i++) {
-      state.accounts[`k${i}`] = emptyAccountState(seededIds(i));
+      state.accounts[`k${i}`] = emptyAccountState();
       store.changed(`k${i}`, { all: true });
       saves.push(store.save());
     }
@@ -216,10 +216,10 @@ describe('fileStore', () => {
     const store = fileStore(join(useTmp(), 'state.json'));
     const state = await store.load();
     const before = store.writes;
-    state.accounts.a = emptyAccountState(seededIds(1));
+    state.accounts.a = emptyAccountState();
     store.changed('a', { all: true });
     const later = store.save().then(() => {
-      state.accounts.b = emptyAccountState(seededIds(2));
+      state.accounts.b = emptyAccountState();
       store.changed('b', { all: true });
       return store.save();
     });
@@ -235,7 +235,7 @@ describe('snapshot layout and compaction', () => {
   async function openStore(path: string) {
     const store = fileStore(path);
     const state = await store.load();
-    state.accounts.k ??= emptyAccountState(seededIds(1));
+    state.accounts.k ??= emptyAccountState();
     store.changed('k', { all: true });
     const put = (id: string, value: unknown) => {
       state.accounts.k!.idempotency[id] = value as never;
@@ -320,11 +320,11 @@ describe('the index file: a quick start after a clean stop', () => {
   /** A state with what the indexes cover: a paid and a waiting time-locked payment, an amount lock, a client with a CVU. */
   async function fill(url: string) {
     const a = api(url, KEY);
-    const paid = await a.data('POST', '/api/v1/va-payments', { amount: 10 });
+    const paid = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
     await a.data('POST', '/sandbox/v1/transfers', { to: paid.alias.toLowerCase(), total: 10 });
-    const waiting = (await a.post('/api/v1/va-payments', { amount: 20 }, { 'idempotency-key': 'toString' })).body.data;
-    const locked = await a.data('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' });
-    const client = await a.data('POST', '/api/v1/clients', { name: 'Ana', taxId: '20-12345678-3' });
+    const waiting = (await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 20 }, { 'idempotency-key': 'toString' })).body.data;
+    const locked = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 15, lockMode: 'amount' });
+    const client = await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' });
     return { paid, waiting, locked, client };
   }
 
@@ -332,10 +332,10 @@ describe('the index file: a quick start after a clean stop', () => {
   async function reads(url: string, ids: Awaited<ReturnType<typeof fill>>) {
     const a = api(url, KEY);
     return Promise.all([
-      a.data('GET', '/api/v1/va-payments?limit=100'),
+      a.list('/api/v1/va-payments?limit=100'),
       a.data('GET', `/api/v1/va-payments/${ids.paid.id}`),
       a.data('GET', `/api/v1/clients/${ids.client.id}`),
-      a.data('GET', '/sandbox/v1/deliveries?limit=100'),
+      a.list('/sandbox/v1/deliveries?limit=100'),
     ]);
   }
 
@@ -362,9 +362,9 @@ describe('the index file: a quick start after a clean stop', () => {
     const a = api(second.url, KEY);
     // The indexes read back: the pool by alias, the amount lock, the tax id, the idempotency key.
     expect(await a.data('POST', '/sandbox/v1/transfers', { to: ids.waiting.alias, total: 20 })).toMatchObject({ outcome: 'credited' });
-    expect((await a.call('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
-    expect((await a.call('POST', '/api/v1/clients', { name: 'Bea', taxId: '20123456783' })).body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
-    const replayed = await a.post('/api/v1/va-payments', { amount: 20 }, { 'idempotency-key': 'toString' });
+    expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 15, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
+    expect((await a.call('POST', '/api/v1/clients', { ...CLIENT, name: 'Bea', taxId: '20123456783' })).body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
+    const replayed = await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 20 }, { 'idempotency-key': 'toString' });
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body.data.id).toBe(ids.waiting.id);
     expect((await a.data('GET', `/api/v1/va-payments/${ids.waiting.id}`)).status).toBe('completed');
@@ -382,7 +382,7 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(statSync(data).mtimeMs).toBe(stopped);
 
     const busy = await startServer({ port: 0, host: '127.0.0.1', data });
-    const added = await api(busy.url, KEY).data('POST', '/api/v1/va-payments', { amount: 30 });
+    const added = await api(busy.url, KEY).data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 30 });
     await busy.close();
     const last = await useServer({ data }, 'test');
     expect(last.runtime.store.quick).toBe(true);
@@ -398,7 +398,7 @@ describe('the index file: a quick start after a clean stop', () => {
     // A crash after a quick start and one more write: the files as they are while the server runs.
     const running = await startServer({ port: 0, host: '127.0.0.1', data });
     expect(running.runtime.store.quick).toBe(true);
-    const late = await api(running.url, KEY).data('POST', '/api/v1/va-payments', { amount: 40 });
+    const late = await api(running.url, KEY).data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 40 });
     const crashed = copy(data, true);
     await running.close();
     const afterCrash = await useServer({ data: crashed }, 'test');
@@ -418,8 +418,8 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(afterEdit.runtime.store.quick).toBe(false);
     const a = api(afterEdit.url, KEY);
     expect((await a.data('GET', `/api/v1/va-payments/${ids.locked.id}`)).amount).toBe(16);
-    expect((await a.call('POST', '/api/v1/va-payments', { amount: 16, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
-    expect((await a.call('POST', '/api/v1/va-payments', { amount: 15, lockMode: 'amount' })).status).toBe(201);
+    expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 16, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
+    expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 15, lockMode: 'amount' })).status).toBe(201);
 
     // Damaged: its header cut, its sections cut short (the header intact), or a header that is not one.
     const index = readFileSync(`${data}.index`);
@@ -460,7 +460,7 @@ describe('the index file: a quick start after a clean stop', () => {
     const data = join(useTmp(), 'state.json');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const a = api(server.url, KEY);
-    for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { amount: i, externalReference: `ref-ñ-${i}` });
+    for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i, externalReference: `ref-ñ-${i}` });
     await server.close();
     const generation = JSON.parse(readFileSync(`${data}.journal`, 'utf8').split('\n')[0]!).generation as number;
     const lazy = readIndexFile(`${data}.index`, data, generation, 2048)!;
@@ -479,7 +479,7 @@ describe('the index file: a quick start after a clean stop', () => {
     const data = join(useTmp(), 'state.json');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const a = api(server.url, KEY);
-    for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { amount: i, metadata: { note: `ñandú ${i}` } });
+    for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i, metadata: { note: `ñandú ${i}` } });
     await server.close();
     const generation = JSON.parse(readFileSync(`${data}.journal`, 'utf8').split('\n')[0]!).generation as number;
     const lazy = readIndexFile(`${data}.index`, data, generation, 2048)!;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadScenarioFile, runScenarios, ScenarioFileError, type RunEvent } from '../src/sandbox/scenario-runner.js';
-import { api, freePort, ROOT, useServer } from './helpers.js';
+import { api, freePort, ROOT, useServer, PAYMENT } from './helpers.js';
 
 const server = await useServer();
 const fixture = (name: string) => loadScenarioFile(join(ROOT, 'fixtures', name));
@@ -32,7 +32,7 @@ describe('the scenario runner', () => {
     const [first, second] = run.scenarios.map((s) => s.apiKey);
     expect(first).not.toBe(second);
     // The first account still holds its lock: the same scenario in it would conflict.
-    const left = await api(server.url, first).post('/api/v1/va-payments', { amount: 5000, lockMode: 'amount' });
+    const left = await api(server.url, first).post('/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount' });
     expect(left.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
   });
 
@@ -57,7 +57,7 @@ describe('the scenario runner', () => {
     const port = await freePort();
     const run = await runScenarios([await fixture('cancel.json')], { url: server.url, callbackUrl: `http://localhost:${port}` });
     expect(run.scenarios[0]!.status).toBe('passed');
-    const { deliveries } = (await api(server.url, run.scenarios[0]!.apiKey).get('/sandbox/v1/deliveries?limit=100')).body.data;
+    const { data: deliveries } = await api(server.url, run.scenarios[0]!.apiKey).list('/sandbox/v1/deliveries?limit=100');
     expect(deliveries.map((d: any) => d.url)).toContain(`http://localhost:${port}/s1/va`);
   });
 

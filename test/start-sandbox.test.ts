@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 // The package entry, as a user's suite imports it: package.json "exports" -> the built dist.
 import { SandboxApiError, startSandbox, type CreateVaPaymentBody, type StartedSandbox } from 'va-sandbox';
+import { PAYMENT, CLIENT } from './helpers.js';
 
 const sandbox: StartedSandbox = await startSandbox();
 afterAll(() => sandbox.stop());
@@ -11,7 +12,7 @@ describe("startSandbox() from 'va-sandbox'", () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.apiKey).toMatch(/^sk_test_/);
     expect((await sandbox.client.vaPayments.list()).pagination.total).toBe(0);
-    const body: CreateVaPaymentBody = { amount: 5000, lockMode: 'amount_and_time', callbackUrl: `${sandbox.receiver.url}/va` };
+    const body: CreateVaPaymentBody = { paymentHubId: 1, currency: 'ARS', amount: 5000, lockMode: 'amount_and_time', callbackUrl: `${sandbox.receiver.url}/va` };
     const payment = await sandbox.client.vaPayments.create(body);
     expect(payment.status).toBe('waiting');
     const transfer = await sandbox.client.transfers.create({ to: payment.cvu, total: 5000, taxes: 30 });
@@ -21,7 +22,7 @@ describe("startSandbox() from 'va-sandbox'", () => {
 
   it('has a receiver that gets the callbacks, and can fail them to show retries', async () => {
     sandbox.receiver.failNext(1, { path: '/retry' });
-    const payment = await sandbox.client.vaPayments.create({ ttlSeconds: 60, callbackUrl: `${sandbox.receiver.url}/retry` });
+    const payment = await sandbox.client.vaPayments.create({ ...PAYMENT, ttlSeconds: 60, callbackUrl: `${sandbox.receiver.url}/retry` });
     const [first] = await sandbox.receiver.waitFor(1, (r) => r.path === '/retry');
     expect(first).toMatchObject({ status: 500, body: { eventType: 'created', vaPaymentId: payment.id } });
     expect(first!.headers['user-agent']).toBe('Service-VA-Callback/1.0');
@@ -49,7 +50,7 @@ describe("startSandbox() from 'va-sandbox'", () => {
   it("keeps the state in a temp file with store: 'file', removed by stop()", async () => {
     const onFile = await startSandbox({ store: 'file' });
     expect(onFile.dataPath).not.toBeNull();
-    await onFile.client.clients.create({ name: 'Uno', taxId: '20-12345678-3' });
+    await onFile.client.clients.create({ ...CLIENT, name: 'Uno', taxId: '20-12345678-3' });
     await onFile.stop();
     expect(existsSync(onFile.dataPath!)).toBe(false);
     await expect(fetch(`${onFile.url}/health`)).rejects.toThrow();

@@ -2,7 +2,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type CallOptions, type Client } from '../src/cli/client.js';
 import { Dashboard } from '../src/cli/ui/dashboard.js';
-import { api, eventually, useReceiver, useServer } from './helpers.js';
+import { api, eventually, useReceiver, useServer, PAYMENT } from './helpers.js';
 import { KEY, keyboard, screenWith } from './ui-helpers.js';
 
 const server = await useServer();
@@ -46,7 +46,7 @@ describe('va-sandbox ui: the dashboard', () => {
     const { calls, screen, sandbox } = useDashboard();
     await screen(/live.*\n VA payments {2}0 of 0/);
     // Made through the API, not the dashboard: only the stream can tell it.
-    const payment = await sandbox.data('POST', '/api/v1/va-payments', { amount: 250, lockMode: 'amount', callbackUrl: `${receiver.url}/quiet` });
+    const payment = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 250, lockMode: 'amount', callbackUrl: `${receiver.url}/quiet` });
     const frame = await screen(/VA payments {2}1-1 of 1/);
     expect(frame).toMatch(/> waiting +ARS 250\.00 +ARS 0\.00 +ARS 250\.00 +30m00s/);
     await screen(/delivered created +attempt 1\/3 HTTP 200/);
@@ -104,8 +104,8 @@ describe('va-sandbox ui: the dashboard', () => {
     await keys(KEY.down, ...'1000', KEY.down, KEY.backspace, ...'25', KEY.enter);
     await screen(/> Ana +20-12345678-6 +active +ARS 975\.00/);
 
-    await sandbox.data('POST', '/api/v1/va-payments', { amount: 70, ttlSeconds: 60 });
-    await sandbox.data('POST', '/api/v1/va-payments', { amount: 80, ttlSeconds: 600 });
+    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 70, ttlSeconds: 60 });
+    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 80, ttlSeconds: 600 });
     await screen(/VA payments {2}1-2 of 2/);
     await keys(KEY.tab, KEY.tab, 'x');
     await screen(/Cancel VA payment[^]*waiting, ARS 80\.00/);
@@ -121,7 +121,7 @@ describe('va-sandbox ui: the dashboard', () => {
 
   it('opens a delivery to show its request and response in full, and redelivers it', async () => {
     const { keys, screen, sandbox } = useDashboard();
-    await sandbox.data('POST', '/api/v1/va-payments', { amount: 90, callbackUrl: `${receiver.url}/open` });
+    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 90, callbackUrl: `${receiver.url}/open` });
     await screen(/delivered created +attempt 1\/3 HTTP 200/);
     await keys(KEY.tab, KEY.tab);
     await screen(/> \d\d:\d\d:\d\d delivered created/);
@@ -149,7 +149,7 @@ describe('va-sandbox ui: the dashboard', () => {
     let made = 0;
     const make = async (): Promise<void> => {
       for (let i = made++; i < 1000; i = made++) {
-        await sandbox.data('POST', '/api/v1/va-payments', { ttlSeconds: 3600, callbackUrl: i % 2 === 0 ? `${receiver.url}/burst` : undefined });
+        await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 3600, callbackUrl: i % 2 === 0 ? `${receiver.url}/burst` : undefined });
       }
     };
     await Promise.all(Array.from({ length: 20 }, make));

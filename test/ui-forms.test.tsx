@@ -54,10 +54,10 @@ describe('forms validate with the API\'s own schemas', () => {
 describe('new VA payment form', () => {
   it('shows every bad field inline with the schema\'s words, and sends nothing', async () => {
     const form = await useForm(paymentForm());
-    // amount with 3 decimals; lockMode amount; ttlSeconds too short; callbackUrl not http(s).
-    await form.keys(...'1500.001', TAB, RIGHT, TAB, BACKSPACE, BACKSPACE, BACKSPACE, TAB, ...'ftp://shop.test/cb', ENTER);
+    // amount with 3 decimals; lockMode amount; ttlSeconds 0; callbackUrl not http(s).
+    await form.keys(...'1500.001', TAB, RIGHT, TAB, BACKSPACE, BACKSPACE, BACKSPACE, BACKSPACE, '0', TAB, ...'ftp://shop.test/cb', ENTER);
     await form.expectError('amount', 'must have at most 2 decimals');
-    await form.expectError('ttlSeconds', />=\s?60/);
+    await form.expectError('ttlSeconds', />=\s?1/);
     await form.expectError('callbackUrl', 'must be an http(s) URL');
     expect(form.errorOf('externalReference')).toBeUndefined();
     expect(form.sent).toEqual([]);
@@ -68,7 +68,7 @@ describe('new VA payment form', () => {
     await form.keys(TAB, RIGHT, ENTER);
     expect(form.frame()).toContain('[amount]');
     await form.expectError('amount', 'is required with lockMode "amount"');
-    await form.keys(TAB, TAB, TAB, TAB, ...'abc', ENTER);
+    await form.keys(TAB, TAB, TAB, TAB, TAB, TAB, ...'abc', ENTER);
     await form.expectError('amount', 'Invalid input: expected number, received string');
   });
 
@@ -76,7 +76,9 @@ describe('new VA payment form', () => {
     const form = await useForm(paymentForm(), async () => {}, { callbackUrl: 'http://127.0.0.1:9000/cb' });
     expect(form.frame()).toContain('http://127.0.0.1:9000/cb');
     await form.keys(...'99.9', TAB, RIGHT, RIGHT, TAB, TAB, TAB, ...'order-17', ENTER);
-    expect(await form.submitted()).toEqual([{ amount: 99.9, lockMode: 'amount_and_time', ttlSeconds: 1800, callbackUrl: 'http://127.0.0.1:9000/cb', externalReference: 'order-17' }]);
+    expect(await form.submitted()).toEqual([
+      { amount: 99.9, lockMode: 'amount_and_time', ttlSeconds: 1800, callbackUrl: 'http://127.0.0.1:9000/cb', externalReference: 'order-17', currency: 'ARS', paymentHubId: 1 },
+    ]);
   });
 
   it('shows what the API refused: by field when it names one, whole otherwise', async () => {
@@ -101,9 +103,9 @@ describe('new client form', () => {
     await form.expectError('name', /expected string/);
     await form.expectError('taxId', 'must be digits with optional hyphens');
     await form.expectError('cashinCallbackUrl', 'must be an http(s) URL');
-    await form.keys(TAB, ...'Ana Pérez', TAB, BACKSPACE, '6', TAB, CTRL_U, ENTER);
+    await form.keys(TAB, TAB, ...'Ana Pérez', TAB, BACKSPACE, '6', TAB, CTRL_U, ENTER);
     // Ctrl-U emptied cashinCallbackUrl: an empty field is left out of the body.
-    expect(await form.submitted()).toEqual([{ name: 'Ana Pérez', taxId: '20-12346' }]);
+    expect(await form.submitted()).toEqual([{ name: 'Ana Pérez', taxId: '20-12346', paymentHubId: 1 }]);
   });
 });
 

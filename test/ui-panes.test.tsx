@@ -12,21 +12,21 @@ import { PaymentsPane } from '../src/cli/ui/payments-pane.js';
 import { expiresIn, span } from '../src/cli/ui/time.js';
 import type { ClientView } from '../src/cli/ui/use-sandbox.js';
 import type { VaPaymentView } from '../src/core/views.js';
-import { api, eventually, useReceiver, useServer } from './helpers.js';
+import { api, eventually, useReceiver, useServer, PAYMENT, CLIENT } from './helpers.js';
 import { KEY, keyboard, screenWith } from './ui-helpers.js';
 
 /** Real objects of the API, so the panes are tested on what they will be given. */
 const server = await useServer();
 const receiver = await useReceiver((request) => ({ status: request.url.endsWith('/fail') ? 500 : 200 }));
 const sandbox = api(server.url, 'sk_ui_panes');
-const waiting: VaPaymentView = await sandbox.data('POST', '/api/v1/va-payments', { amount: 1500, lockMode: 'amount', ttlSeconds: 1800, callbackUrl: `${receiver.url}/va` });
-const open: VaPaymentView = await sandbox.data('POST', '/api/v1/va-payments', { ttlSeconds: 3600 });
+const waiting: VaPaymentView = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1500, lockMode: 'amount', ttlSeconds: 1800, callbackUrl: `${receiver.url}/va` });
+const open: VaPaymentView = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 3600 });
 await sandbox.data('POST', '/sandbox/v1/transfers', { to: open.cvu, total: 700, taxes: 30 });
 const completed: VaPaymentView = await sandbox.data('GET', `/api/v1/va-payments/${open.id}`);
-const ana = await sandbox.data('POST', '/api/v1/clients', { name: 'Ana Pérez', taxId: '20-12345678-6', cashinCallbackUrl: `${receiver.url}/fail` });
+const ana = await sandbox.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana Pérez', taxId: '20-12345678-6', cashinCallbackUrl: `${receiver.url}/fail` });
 const toAna = await sandbox.data('POST', '/sandbox/v1/transfers', { to: ana.alias, total: 1000, taxes: 25 });
 const clientRow: ClientView = { ...ana, balance: 975 };
-const created = (await sandbox.data('GET', '/sandbox/v1/deliveries?eventType=created')).deliveries.find((d: DeliveryDetail) => d.url !== null);
+const created = (await sandbox.list('/sandbox/v1/deliveries?eventType=created')).data.find((d: DeliveryDetail) => d.url !== null);
 const detail: DeliveryDetail = (await eventually(async () => {
   const found: DeliveryDetail = await sandbox.data('GET', `/sandbox/v1/deliveries/${created.id}`);
   return found.attempts.length > 0 ? found : null;

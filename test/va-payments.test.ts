@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { isValidCvu } from '../src/core/index.js';
-import { api, useServer } from './helpers.js';
+import { api, useServer, PAYMENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
 /** Each test gets its own account (a fresh API key), so tests never see each other's state. */
 const account = () => api(server.url, `sk_va_${++keyN}`);
 
-const create = (client: ReturnType<typeof account>, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', body);
+const create = (client: ReturnType<typeof account>, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
 const transfer = (client: ReturnType<typeof account>, body: Record<string, unknown>) => client.data('POST', '/sandbox/v1/transfers', body);
 
 describe('POST /api/v1/va-payments', () => {
   it('creates a waiting payment with defaults: ARS, lockMode time, ttl 1800, its own valid CVU and alias', async () => {
     const client = account();
-    const response = await client.post('/api/v1/va-payments', { amount: 1500 });
+    const response = await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 1500 });
     expect(response.status).toBe(201);
     expect(response.body.success).toBe(true);
     expect(response.body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -76,7 +76,7 @@ describe('POST /api/v1/va-payments', () => {
 
   it('amount locks share the hub collection CVU; time locks get CVUs of their own', async () => {
     const client = account();
-    const hub = await client.data('GET', '/sandbox/v1/hub');
+    const hub = await client.data('GET', '/sandbox/v1/hubs/1');
     const a = await create(client, { lockMode: 'amount', amount: 100 });
     const b = await create(client, { lockMode: 'amount', amount: 200 });
     const t1 = await create(client, { amount: 100 });
@@ -90,22 +90,23 @@ describe('POST /api/v1/va-payments', () => {
   it('a second active amount lock with the same amount is 409 AMOUNT_LOCK_CONFLICT; once the first ends it is free', async () => {
     const client = account();
     const first = await create(client, { lockMode: 'amount', amount: 777.77 });
-    const clash = await client.post('/api/v1/va-payments', { lockMode: 'amount', amount: 777.77 });
+    const clash = await client.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 777.77 });
     expect(clash.status).toBe(409);
     expect(clash.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     expect(clash.body.error.details).toEqual(['amount: already locked by an active VA payment']);
     await client.data('POST', `/api/v1/va-payments/${first.id}/cancel`);
-    expect((await client.post('/api/v1/va-payments', { lockMode: 'amount', amount: 777.77 })).status).toBe(201);
+    expect((await client.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 777.77 })).status).toBe(201);
   });
 
   it('rejects a currency other than ARS with 422 UNSUPPORTED_CURRENCY', async () => {
-    const response = await account().post('/api/v1/va-payments', { currency: 'USD', amount: 10 });
+    const response = await account().post('/api/v1/va-payments', { ...PAYMENT, currency: 'USD', amount: 10 });
     expect(response.status).toBe(422);
     expect(response.body.error).toMatchObject({ code: 'UNSUPPORTED_CURRENCY', details: ['currency: must be ARS'] });
   });
 
-  it('rejects a paymentHubId other than 1 with 404', async () => {
-    const response = await account().post('/api/v1/va-payments', { amount: 10, paymentHubId: 2 });
+  it('rejects a paymentHubId the sandbox was not started with (--hubs) with 404', async () => {
+    const limited = await useServer({ hubIds: [1] }, 'test');
+    const response = await api(limited.url).post('/api/v1/va-payments', { ...PAYMENT, amount: 10, paymentHubId: 2 });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('NOT_FOUND');
   });
@@ -122,7 +123,7 @@ describe('POST /api/v1/va-payments', () => {
     [{ amount: 0 }, 'amount: must be greater than 0'],
     [{ amount: 1e12 }, 'amount: must be at most 999999999.99'],
     [{ amount: '10' }, 'amount: Invalid input'],
-    [{ ttlSeconds: 59 }, 'ttlSeconds:'],
+    [{ ttlSeconds: 0 }, 'ttlSeconds:'],
     [{ ttlSeconds: 28801 }, 'ttlSeconds:'],
     [{ ttlSeconds: 60.5 }, 'ttlSeconds:'],
     [{ lockMode: 'both' }, 'lockMode:'],
@@ -135,7 +136,7 @@ describe('POST /api/v1/va-payments', () => {
     [{ metadata: [1, 2] }, 'metadata:'],
     [{ amount: 10, colour: 'red' }, 'colour: unknown field'],
   ])('rejects %j with 400 VALIDATION_ERROR naming the field', async (body, detail) => {
-    const response = await account().post('/api/v1/va-payments', body);
+    const response = await account().post('/api/v1/va-payments', { ...PAYMENT, ...body });
     expect(response.status).toBe(400);
     expect(response.body.success).toBe(false);
     expect(response.body.error.code).toBe('VALIDATION_ERROR');
@@ -144,7 +145,7 @@ describe('POST /api/v1/va-payments', () => {
   });
 
   it('names every bad field at once', async () => {
-    const response = await account().post('/api/v1/va-payments', { amount: 1.234, ttlSeconds: 5, oops: true, clientId: 'x' });
+    const response = await account().post('/api/v1/va-payments', { ...PAYMENT, amount: 1.234, ttlSeconds: 0, oops: true, clientId: 'x' });
     const fields = response.body.error.details.map((d: string) => d.split(':')[0]);
     expect(fields.sort()).toEqual(['amount', 'clientId', 'oops', 'ttlSeconds']);
   });
@@ -163,7 +164,7 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     expect(after.cashIns).toEqual([
       { operationId: result.operationId, transferId: result.id, total: 5000, taxes: 30, incomingAmount: 4970, totalWithoutTaxes: 4970, receivedAt: result.createdAt },
     ]);
-    const events = (await client.data('GET', '/sandbox/v1/events')).events;
+    const events = (await client.list('/sandbox/v1/events')).data;
     const types = events.map((e: { eventType: string }) => e.eventType).reverse();
     expect(types).toEqual(['created', 'cash_in_received', 'succeeded']);
     const succeeded = events[0].body;
@@ -190,7 +191,7 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     expect(last.outcome).toBe('credited');
     now = await client.data('GET', `/api/v1/va-payments/${payment.id}`);
     expect(now).toMatchObject({ status: 'overpaid', totalReceived: 1100.3, receivedAmount: 1092.3, remainingAmount: 0 });
-    const types = (await client.data('GET', '/sandbox/v1/events?limit=100')).events.map((e: { eventType: string }) => e.eventType).reverse();
+    const types = (await client.list('/sandbox/v1/events?limit=100')).data.map((e: { eventType: string }) => e.eventType).reverse();
     expect(types).toEqual(['created', 'cash_in_received', 'underpaid', 'cash_in_received', 'underpaid', 'cash_in_received', 'underpaid', 'cash_in_received', 'overpaid']);
   });
 
@@ -215,7 +216,7 @@ describe('transfers credit VA payments (contract 2.3)', () => {
 
   it('amount lock: a transfer to the collection CVU is matched by its gross total; others are returned', async () => {
     const client = account();
-    const hub = await client.data('GET', '/sandbox/v1/hub');
+    const hub = await client.data('GET', '/sandbox/v1/hubs/1');
     const a = await create(client, { lockMode: 'amount', amount: 100 });
     const b = await create(client, { lockMode: 'amount', amount: 200 });
     const miss = await transfer(client, { to: hub.collectionCvu, total: 150 });
@@ -267,9 +268,9 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     const payment = await create(client, { amount: 10 });
     const one = await transfer(client, { to: payment.cvu, total: 1 });
     const two = await transfer(client, { to: payment.cvu, total: 2, from: { name: 'Juan', taxId: '20-1', cbu: '0'.repeat(22) } });
-    const list = await client.data('GET', '/sandbox/v1/transfers');
-    expect(list.transfers.map((t: { id: string }) => t.id)).toEqual([two.id, one.id]);
-    expect(list.transfers[0].from).toEqual({ name: 'Juan', taxId: '20-1', cbu: '0'.repeat(22) });
+    const list = await client.list('/sandbox/v1/transfers');
+    expect(list.data.map((t: { id: string }) => t.id)).toEqual([two.id, one.id]);
+    expect(list.data[0].from).toEqual({ name: 'Juan', taxId: '20-1', cbu: '0'.repeat(22) });
     expect(list.pagination).toEqual({ page: 1, limit: 20, total: 2, totalPages: 1 });
   });
 });
@@ -283,7 +284,7 @@ describe('POST /api/v1/va-payments/{id}/cancel', () => {
     expect(response.body.message).toBe('VA payment cancelled');
     expect(response.body.data).toMatchObject({ id: payment.id, status: 'cancelled' });
     expect(response.body.data.cancelledAt).not.toBeNull();
-    const cancelled = (await client.data('GET', '/sandbox/v1/events')).events[0];
+    const cancelled = (await client.list('/sandbox/v1/events')).data[0];
     expect(cancelled.eventType).toBe('cancelled');
     expect(cancelled.body.payload).toMatchObject({ id: payment.id, status: 'cancelled', cancelledAt: response.body.data.cancelledAt });
     expect((await transfer(client, { to: payment.cvu, total: 10 })).outcome).toBe('returned');
@@ -330,13 +331,13 @@ describe('expiry', () => {
     expect(clock.offsetSeconds).toBe(59);
     expect((await client.data('GET', `/api/v1/va-payments/${waiting.id}`)).status).toBe('waiting');
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 1 });
-    const after = (await client.data('GET', '/api/v1/va-payments')).vaPayments;
+    const after = (await client.list('/api/v1/va-payments')).data;
     const byId = Object.fromEntries(after.map((p: { id: string }) => [p.id, p]));
     expect(byId[waiting.id]).toMatchObject({ status: 'expired', expiredAt: waiting.expiresAt });
     expect(byId[underpaid.id]).toMatchObject({ status: 'expired', totalReceived: 5 });
     expect(byId[done.id].status).toBe('completed');
     expect(byId[later.id].status).toBe('waiting');
-    const failed = (await client.data('GET', '/sandbox/v1/events?limit=100')).events.filter((e: { eventType: string }) => e.eventType === 'failed');
+    const failed = (await client.list('/sandbox/v1/events?limit=100')).data.filter((e: { eventType: string }) => e.eventType === 'failed');
     expect(failed.map((e: { vaPaymentId: string }) => e.vaPaymentId).sort()).toEqual([waiting.id, underpaid.id].sort());
     expect(failed[0].body).toMatchObject({ eventType: 'failed', status: 'expired', payload: { status: 'expired' } });
     // the expired payment's CVU is free again
@@ -382,7 +383,7 @@ describe('GET /api/v1/va-payments', () => {
     await client.data('POST', `/api/v1/va-payments/${made[0].id}/cancel`);
     await transfer(client, { to: made[1].cvu, total: 1 });
     const ids = async (query: string) =>
-      (await client.data('GET', `/api/v1/va-payments${query}`)).vaPayments.map((p: { id: string }) => p.id);
+      (await client.list(`/api/v1/va-payments${query}`)).data.map((p: { id: string }) => p.id);
     expect(await ids('')).toEqual(made.map((p) => p.id).reverse());
     expect(await ids('?status=cancelled,underpaid')).toEqual([made[1].id, made[0].id]);
     expect(await ids('?status=waiting')).toEqual([made[4].id, made[3].id, made[2].id]);
@@ -392,10 +393,10 @@ describe('GET /api/v1/va-payments', () => {
     expect(await ids(`?createdFrom=${made[2].createdAt}&createdTo=${made[3].createdAt}`)).toEqual(
       made.filter((p) => p.createdAt >= made[2].createdAt && p.createdAt <= made[3].createdAt).map((p) => p.id).reverse(),
     );
-    const page2 = await client.data('GET', '/api/v1/va-payments?page=2&limit=2');
+    const page2 = await client.list('/api/v1/va-payments?page=2&limit=2');
     expect(page2.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3 });
-    expect(page2.vaPayments.map((p: { id: string }) => p.id)).toEqual([made[2].id, made[1].id]);
-    expect((await client.data('GET', '/api/v1/va-payments?page=9')).vaPayments).toEqual([]);
+    expect(page2.data.map((p: { id: string }) => p.id)).toEqual([made[2].id, made[1].id]);
+    expect((await client.list('/api/v1/va-payments?page=9')).data).toEqual([]);
   });
 
   it.each(['page=0', 'page=x', 'limit=0', 'limit=101', 'limit=1.5', 'status=paid', 'createdFrom=yesterday'])('rejects ?%s with 400 naming the parameter', async (query) => {

@@ -67,11 +67,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
   const eventTypeOf = (request: Received) => String(request.headers['x-service-event-type']);
   let page: Page;
   let paymentId = '';
-  /** A list's total, as the API says it (the contract's shape, or the older `data: {<items>, pagination}`). */
-  const listTotal = async (path: string) => {
-    const { body } = await sandbox().get(path);
-    return (body.pagination ?? body.data.pagination).total as number;
-  };
+  const listTotal = async (path: string) => (await sandbox().get(path)).body.pagination.total as number;
   /** Whether this server's redeliver takes `{"url"}` (contract part 4): a made-up delivery is then 404, not a 400 on the body. */
   const redeliverTakesUrl = async () =>
     (await sandbox().post('/sandbox/v1/deliveries/00000000-0000-4000-8000-000000000000/redeliver', { url: 'http://127.0.0.1:9/' })).status === 404;
@@ -321,6 +317,38 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       })`);
       expect({ path, overflow: overflow > 0 ? overflow : 0, unlabelled }).toEqual({ path, overflow: 0, unlabelled: [] });
     }
+  });
+
+  it('shows the account: its hubs (changed from the page) and its clock, advanced from the page', async () => {
+    const account = await freshPage();
+    await openWithKey(account, '/ui/account', KEY);
+    await account.getByRole('heading', { name: '1 · Sandbox Hub 1' }).waitFor(SHOWN);
+    await account.getByLabel('CVU provisioning').selectOption('delayed');
+    await expect.poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN).toBe('delayed');
+    await account.getByLabel('CVU provisioning').selectOption('inline');
+    await expect.poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN).toBe('inline');
+
+    const before = (await sandbox().data('GET', '/sandbox/v1/clock')).offsetSeconds as number;
+    await account.getByLabel('Advance by (seconds)').fill('3600');
+    await account.getByRole('button', { name: 'Advance clock' }).click();
+    await account.getByText(`${(before + 3600).toLocaleString('en-US')} s`).waitFor(SHOWN);
+    expect((await sandbox().data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(before + 3600);
+    expect(problemsOf(account)).toEqual([]);
+  });
+
+  it('sets the clock from the account page', async (context) => {
+    if ((await sandbox().post('/sandbox/v1/clock/set', {})).status === 404) {
+      console.warn('set clock not exercised: this server has no POST /sandbox/v1/clock/set yet (branch callbacks adds it)');
+      return context.skip();
+    }
+    const account = await freshPage();
+    await openWithKey(account, '/ui/account', KEY);
+    const now = Date.parse((await sandbox().data('GET', '/sandbox/v1/clock')).now);
+    const at = new Date(now + 2 * 86_400_000).toISOString();
+    await account.getByLabel('Set to (ISO time, forward only)').fill(at);
+    await account.getByRole('button', { name: 'Set clock' }).click();
+    await account.getByText(at.replace('T', ' ').replace(/\.\d{3}Z$/, 'Z')).waitFor(SHOWN);
+    expect(Date.parse((await sandbox().data('GET', '/sandbox/v1/clock')).now)).toBeGreaterThanOrEqual(Date.parse(at));
   });
 
   it('takes the screenshots the README shows', () => {

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../core/errors.js';
+import type { Pagination } from '../core/pagination.js';
 import { SandboxApiError } from '../sandbox/api-client.js';
 
 /** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its data file). */
@@ -12,10 +13,11 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** A success envelope: `data`, and the `message` some endpoints (cancel) add. */
+/** A success envelope: `data`, the `message` some endpoints (cancel) add, and a list's `pagination`. */
 export interface Envelope<T> {
   data: T;
   message?: string;
+  pagination?: Pagination;
 }
 
 /** An answer: its status and its body as it streams in (a server-sent event stream never ends by itself). */

@@ -2,10 +2,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
 import { baseUrl, positiveInt } from './options.js';
-import { createOutput, type Output } from './render.js';
+import { createOutput, type Output, type Pagination } from './render.js';
 
 export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
+export const DEFAULT_HUB = 1;
 
 const GLOBAL = 'Global options:';
 
@@ -22,6 +23,25 @@ export function globalOptions(command: Command, which: 'api' | 'connection' | 'o
   // `connection`: an interactive command (`ui`) prints no JSON.
   if (which === 'connection') return command;
   return command.addOption(new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL));
+}
+
+/** `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. */
+export const hubOption = (command: Command): Command =>
+  command.addOption(
+    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
+  );
+
+/** The command's hub: `--hub`, then VA_SANDBOX_HUB_ID, then 1. */
+export function hubOf(command: Command): number {
+  const hub = given<number>(command, 'hub');
+  if (hub !== undefined) return hub;
+  const fromEnv = env('VA_SANDBOX_HUB_ID');
+  if (fromEnv === undefined) return DEFAULT_HUB;
+  try {
+    return positiveInt(fromEnv);
+  } catch (error) {
+    return command.error(`VA_SANDBOX_HUB_ID ${(error as InvalidArgumentError).message}`);
+  }
 }
 
 /** An option's value given on the command, else before it (on the program). */
@@ -71,12 +91,25 @@ export function apiAction<T>(call: (command: Command, ...args: string[]) => Call
   };
 }
 
+/**
+ * The action of a list command: one page as a table. With `--json` it prints `{data, pagination}`, the list as the
+ * API answers it (the page's items and where the page stands).
+ */
+export function listAction<T>(call: (command: Command, ...args: string[]) => Call, render: (items: T[], pagination: Pagination) => string) {
+  return async function action(this: Command): Promise<void> {
+    const { client, out } = contextOf(this);
+    const [method, path, options] = call(this, ...(this.processedArgs as string[]));
+    const { data, pagination } = await client.call<T[]>(method, path, options);
+    out.result({ data, pagination: pagination! }, (list) => render(list.data, list.pagination));
+  };
+}
+
 /** A path under `base` with each id escaped: `pathTo('/api/v1/clients', id, 'balance')`. */
 export const pathTo = (base: string, ...segments: string[]): string => [base, ...segments.map(encodeURIComponent)].join('/');
 
 /** The command's own options, without the global ones: what becomes a query or a body. */
 export function optionsOf(command: Command): Record<string, unknown> {
-  const { url: _url, apiKey: _apiKey, json: _json, ...own } = command.opts();
+  const { url: _url, apiKey: _apiKey, json: _json, hub: _hub, ...own } = command.opts();
   return own;
 }
 

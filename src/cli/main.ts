@@ -77,7 +77,8 @@ function testable(command: Command): void {
     .exitOverride()
     .configureOutput({
       writeErr: (text) => process.stderr.write(text),
-      outputError: (text, write) => write(`va-sandbox: ${text.trimEnd().replace(/^error: /, '')} (see ${name} --help)\n`),
+      // Commander puts its suggestion ("Did you mean …?") on a line of its own: the error stays one line.
+      outputError: (text, write) => write(`va-sandbox: ${text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see ${name} --help)\n`),
     });
   for (const sub of command.commands) testable(sub);
 }

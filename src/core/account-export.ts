@@ -11,7 +11,10 @@ import {
   ENTRY_TYPES,
   EVENT_TYPES,
   INVOICE_STATUSES,
+  LEGACY_SOURCE_TYPES,
+  SOURCE_TYPES,
   VA_PAYMENT_STATUSES,
+  type LegacySourceType,
   type AccountState,
   type Attempt,
   type Client,
@@ -33,7 +36,8 @@ import {
  */
 
 export const EXPORT_FORMAT = 'va-sandbox-account';
-export const EXPORT_VERSION = 1;
+/** Version 2 keeps every hub (`hubs`); a version 1 file's one `hub` is read as hub 1. */
+export const EXPORT_VERSION = 2;
 
 const id = z.string().regex(UUID_PATTERN, 'must be a lower-case UUID');
 const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC time' });
@@ -41,8 +45,10 @@ const cents = z.number().int().min(-MAX_CENTS).max(MAX_CENTS);
 const text = z.string();
 const json = z.record(z.string(), z.unknown());
 
+const hubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
 const hub = z.strictObject({
-  id: z.literal(1),
+  id: hubId,
   name: text,
   brand: text,
   dedicated_client_cvus_enabled: z.boolean(),
@@ -85,7 +91,7 @@ const vaPayment = z.strictObject({
   failureUrl: text.nullable(),
   externalReference: text.nullable(),
   metadata: json,
-  paymentHubId: z.literal(1),
+  paymentHubId: hubId,
   totalReceived: cents,
   receivedAmount: cents,
   cashIns: z.array(cashIn),
@@ -155,7 +161,7 @@ const idempotencyRecord = z.strictObject({
 
 const client = z.strictObject({
   id,
-  paymentHubId: z.literal(1),
+  paymentHubId: hubId,
   name: text,
   taxId: text,
   cashinCallbackUrl: text.nullable(),
@@ -183,7 +189,7 @@ const entry = z.strictObject({
   operationId: text.nullable(),
   paymentId: id.nullable(),
   invoiceId: id.nullable(),
-  sourceType: z.enum(['transfer', 'va_payment', 'sandbox']),
+  sourceType: z.enum([...SOURCE_TYPES, ...(Object.keys(LEGACY_SOURCE_TYPES) as LegacySourceType[])]),
   createdAt: time,
 }) satisfies z.ZodType<Entry>;
 
@@ -204,7 +210,7 @@ const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
 
 /** The account's records, without its clock offset (the export's `exportedAt` stands for it). */
 const exportedAccount = z.strictObject({
-  hub,
+  hubs: table(hub),
   pool: table(poolCvu),
   vaPayments: table(vaPayment),
   transfers: table(transfer),
@@ -216,17 +222,28 @@ const exportedAccount = z.strictObject({
   invoices: table(invoice),
 });
 
-export const accountExportSchema = z
-  .strictObject({
-    format: z.literal(EXPORT_FORMAT),
-    version: z.literal(EXPORT_VERSION),
-    /** The account's sandbox time when it was exported. */
-    exportedAt: time,
-    account: exportedAccount,
-  })
-  .superRefine((doc, ctx) => {
-    for (const problem of integrityProblems(doc.account)) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
-  });
+/** A version 1 file (one `hub`) as version 2 (its hub is hub 1), so incident files of earlier releases still load. */
+function upgrade(doc: unknown): unknown {
+  const old = doc as { version?: unknown; account?: { hub?: unknown } } | null;
+  if (old?.version !== 1 || typeof old.account !== 'object' || old.account === null || !('hub' in old.account)) return doc;
+  const { hub: first, ...account } = old.account;
+  return { ...old, version: 2, account: { hubs: { '1': first }, ...account } };
+}
+
+export const accountExportSchema = z.preprocess(
+  upgrade,
+  z
+    .strictObject({
+      format: z.literal(EXPORT_FORMAT),
+      version: z.literal(EXPORT_VERSION),
+      /** The account's sandbox time when it was exported. */
+      exportedAt: time,
+      account: exportedAccount,
+    })
+    .superRefine((doc, ctx) => {
+      for (const problem of integrityProblems(doc.account)) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+    }),
+);
 
 export type AccountExport = z.output<typeof accountExportSchema>;
 
@@ -241,6 +258,14 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
   for (const name of tables) {
     for (const [key, record] of Object.entries(account[name])) {
       if (record.id !== key) problems.push({ path: [name, key, 'id'], message: `must equal its key ${key}` });
+    }
+  }
+  for (const [key, hub] of Object.entries(account.hubs)) {
+    if (String(hub.id) !== key) problems.push({ path: ['hubs', key, 'id'], message: `must equal its key ${key}` });
+  }
+  for (const [name, records] of [['vaPayments', account.vaPayments], ['clients', account.clients]] as const) {
+    for (const [key, record] of Object.entries(records)) {
+      if (!account.hubs[record.paymentHubId]) missing([name, key, 'paymentHubId'], 'payment hub', String(record.paymentHubId));
     }
   }
   for (const [key, payment] of Object.entries(account.vaPayments)) {

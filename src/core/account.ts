@@ -16,6 +16,7 @@ import {
   createVaPaymentSchema,
   debitSchema,
   hubPatchSchema,
+  hubIdSchema,
   listClientsQuery,
   listDeliveriesQuery,
   listEventsQuery,
@@ -35,6 +36,7 @@ import type {
   Client,
   Delivery,
   Entry,
+  Hub,
   IndexSource,
   Invoice,
   PoolCvu,
@@ -72,24 +74,18 @@ export interface AccountDeps {
   notify: (event: LiveEvent) => void;
   /** `--strict-tax-id`: a client's taxId must pass the CUIT check digit. */
   strictTaxId?: boolean;
+  /** `--hubs`: the payment hub ids this sandbox accepts; any positive id when absent. */
+  hubIds?: readonly number[];
   /** Told of every change to the state (see `put`), so a store can persist just those. */
   changed: (account: string, change: StateChange) => void;
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
-export function emptyAccountState(ids: IdSource): AccountState {
+export function emptyAccountState(): AccountState {
   return {
     clockOffsetMs: 0,
-    hub: {
-      id: 1,
-      name: 'Sandbox Hub',
-      brand: 'SANDBOX',
-      dedicated_client_cvus_enabled: true,
-      cvuProvisioning: 'inline',
-      collectionCvu: generateCvu(ids),
-      collectionAlias: 'SANDBOX.HUB.COBROS',
-    },
+    hubs: {},
     pool: {},
     vaPayments: {},
     transfers: {},
@@ -123,8 +119,10 @@ export class Account {
   /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
   private poolByAddress!: LazyMap<string, string>;
   private freePool!: string[];
-  /** The active amount-locked payment waiting for each amount (cents): at most one, by AMOUNT_LOCK_CONFLICT. */
-  private amountLocks!: LazyMap<Cents, string>;
+  /** The active amount-locked payment waiting for each amount of each hub (`hubId:cents`): at most one, by AMOUNT_LOCK_CONFLICT. */
+  private amountLocks!: LazyMap<string, string>;
+  /** The hub whose collection CVU each CVU and upper-case alias is (hubs are few: always indexed from their records). */
+  private collections!: Map<string, Hub>;
 
   constructor(
     readonly key: string,
@@ -143,6 +141,8 @@ export class Account {
 
   private index(source?: IndexSource): void {
     normalizeAccount(this.state);
+    this.collections = new Map();
+    for (const hub of Object.values(this.state.hubs)) this.indexHub(hub);
     const map = <K extends string | number, V>(name: string) => new LazyMap<K, V>(source?.map(name) as BucketSource<K, V> | undefined);
     this.active = map('active');
     this.eventsBySource = map('eventsBySource');
@@ -221,7 +221,7 @@ export class Account {
   private trackActive(payment: VaPayment): void {
     this.active.set(payment.id, true);
     this.due.push(ms(payment.expiresAt), `expiry:${payment.id}`);
-    if (payment.lockMode === 'amount') this.amountLocks.set(payment.amount!, payment.id);
+    if (payment.lockMode === 'amount') this.amountLocks.set(amountLock(payment.paymentHubId, payment.amount!), payment.id);
   }
 
   private putPoolCvu(entry: PoolCvu): void {
@@ -306,19 +306,54 @@ export class Account {
 
   // --- hub -------------------------------------------------------------------------------------
 
-  hub() {
-    return hubView(this.state.hub);
+  listHubs(query: Record<string, string>) {
+    const q = parse(listQuery, query, 'query');
+    const hubs = Object.values(this.state.hubs).sort((a, b) => a.id - b.id);
+    return paginate(hubs, q, hubView);
   }
 
-  patchHub(body: unknown) {
-    const patch = parse(hubPatchSchema, body);
-    this.state.hub = { ...this.state.hub, ...patch };
-    this.deps.changed(this.key, { header: true });
-    return this.hub();
+  /** A hub by its id in a path, made if new and allowed (as a create naming it would). */
+  hub(id: string) {
+    return hubView(this.hubFor(parse(hubIdSchema, id, 'hub id')));
+  }
+
+  patchHub(id: string, body: unknown) {
+    const hub = this.hubFor(parse(hubIdSchema, id, 'hub id'));
+    const next = { ...hub, ...parse(hubPatchSchema, body) };
+    this.put('hubs', String(next.id), next);
+    return hubView(next);
+  }
+
+  /**
+   * The hub of a `paymentHubId`: integrators send their real hub ids, so any one is made on first use, with a
+   * collection CVU and alias of its own, unless `--hubs` leaves it out (then it is unknown, as in production).
+   */
+  private hubFor(id: number): Hub {
+    const known = this.state.hubs[id];
+    if (known) return known;
+    if (this.deps.hubIds && !this.deps.hubIds.includes(id)) throw notFound('Payment hub', String(id));
+    const hub: Hub = {
+      id,
+      name: `Sandbox Hub ${id}`,
+      brand: 'SANDBOX',
+      dedicated_client_cvus_enabled: true,
+      cvuProvisioning: 'inline',
+      collectionCvu: this.uniqueCvu(),
+      // Hub 1 keeps the alias it had when it was the only hub.
+      collectionAlias: id === 1 ? 'SANDBOX.HUB.COBROS' : `SANDBOX.HUB${id}.COBROS`,
+    };
+    this.put('hubs', String(id), hub);
+    this.indexHub(hub);
+    return hub;
+  }
+
+  private indexHub(hub: Hub): void {
+    this.collections.set(hub.collectionCvu, hub);
+    this.collections.set(hub.collectionAlias.toUpperCase(), hub);
   }
 
   reset(): void {
-    this.replace(emptyAccountState(this.deps.ids));
+    this.replace(emptyAccountState());
   }
 
   /** Swaps in a whole new state (reset, import) in place, since the sandbox's state holds this object, and re-indexes it. */
@@ -338,9 +373,9 @@ export class Account {
         'currency: must be ARS',
       ]);
     }
-    this.checkHub(input.paymentHubId);
+    const hub = this.hubFor(input.paymentHubId);
     if (input.lockMode === 'amount') {
-      const clash = this.lockedBy(input.amount!);
+      const clash = this.lockedBy(hub.id, input.amount!);
       if (clash) {
         throw new SandboxError(
           'AMOUNT_LOCK_CONFLICT',
@@ -353,7 +388,7 @@ export class Account {
     const id = this.deps.ids.uuid();
     const place =
       input.lockMode === 'amount'
-        ? { cvu: this.state.hub.collectionCvu, alias: this.state.hub.collectionAlias }
+        ? { cvu: hub.collectionCvu, alias: hub.collectionAlias }
         : this.reservePoolCvu(id);
     const transition = va.createVaPayment(input, {
       id,
@@ -382,7 +417,7 @@ export class Account {
         (from === null || ms(p.createdAt) >= from) &&
         (to === null || ms(p.createdAt) <= to),
     );
-    return paginate('vaPayments', matches, q, (p) => this.viewOf(p));
+    return paginate(matches, q, (p) => this.viewOf(p));
   }
 
   cancelVaPayment(id: string) {
@@ -393,10 +428,6 @@ export class Account {
     const payment = UUID_PATTERN.test(id) ? this.state.vaPayments[id] : undefined;
     if (!payment) throw notFound('VA payment', id);
     return payment;
-  }
-
-  private checkHub(paymentHubId: number): void {
-    if (paymentHubId !== 1) throw notFound('Payment hub', String(paymentHubId));
   }
 
   /** Lends the pool CVU released longest ago, or opens a new one. */
@@ -419,12 +450,12 @@ export class Account {
 
   /** Whether a CVU or alias (case-insensitive) is taken in this account: `accountFor` without reading its owner. */
   private aliasTaken(alias: string): boolean {
-    return this.clientIndex.at(alias) !== undefined || this.isCollection(alias) || this.poolCvuAt(alias) !== undefined;
+    return this.clientIndex.at(alias) !== undefined || this.collectionOf(alias) !== undefined || this.poolCvuAt(alias) !== undefined;
   }
 
-  /** Whether a CVU or alias (case-insensitive) is the hub's collection CVU. */
-  private isCollection(to: string): boolean {
-    return this.state.hub.collectionCvu === to || this.state.hub.collectionAlias.toUpperCase() === to.toUpperCase();
+  /** The hub whose collection CVU a CVU or alias (case-insensitive) is. */
+  private collectionOf(to: string): Hub | undefined {
+    return this.collections.get(to) ?? this.collections.get(to.toUpperCase());
   }
 
   /** The pool CVU a CVU or alias (case-insensitive) names. */
@@ -436,13 +467,14 @@ export class Account {
   private accountFor(
     to: string,
   ):
-    | { cvu: string; kind: 'collection' }
+    | { cvu: string; kind: 'collection'; hubId: number }
     | { cvu: string; kind: 'pool'; vaPaymentId: string | null }
     | { cvu: string; kind: 'client'; clientId: string }
     | null {
     const clientId = this.clientIndex.at(to);
     if (clientId !== undefined) return { cvu: this.state.clients[clientId]!.cvu!, kind: 'client', clientId };
-    if (this.isCollection(to)) return { cvu: this.state.hub.collectionCvu, kind: 'collection' };
+    const hub = this.collectionOf(to);
+    if (hub) return { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id };
     const cvu = this.poolCvuAt(to);
     const entry = cvu === undefined ? undefined : this.state.pool[cvu];
     return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
@@ -458,14 +490,14 @@ export class Account {
   }
 
   /** The active amount-locked payment waiting for exactly this gross total. */
-  private lockedBy(total: Cents): VaPayment | undefined {
-    const id = this.amountLocks.get(total);
+  private lockedBy(hubId: number, total: Cents): VaPayment | undefined {
+    const id = this.amountLocks.get(amountLock(hubId, total));
     return id === undefined ? undefined : this.state.vaPayments[id];
   }
 
   private releaseLock(payment: VaPayment): void {
     if (payment.lockMode === 'amount') {
-      this.amountLocks.delete(payment.amount!);
+      this.amountLocks.delete(amountLock(payment.paymentHubId, payment.amount!));
       return;
     }
     const entry = this.state.pool[payment.cvu];
@@ -567,7 +599,7 @@ export class Account {
     if (target.kind === 'client') return this.recordTransfer(this.creditClientCvu(this.state.clients[target.clientId]!, transfer));
     const payment =
       target.kind === 'collection'
-        ? this.lockedBy(input.total)
+        ? this.lockedBy(target.hubId, input.total)
         : target.vaPaymentId === null
           ? undefined
           : this.state.vaPayments[target.vaPaymentId];
@@ -625,7 +657,7 @@ export class Account {
 
   listTransfers(query: Record<string, string>) {
     const q = parse(listQuery, query, 'query');
-    return paginate('transfers', newestFirst(this.state.transfers), q, transferView);
+    return paginate(newestFirst(this.state.transfers), q, transferView);
   }
 
   // --- clients ---------------------------------------------------------------------------------
@@ -633,8 +665,7 @@ export class Account {
   createClient(body: unknown) {
     const input = parse(createClientSchema, body);
     if (this.deps.strictTaxId) clients.assertCuit(input.taxId);
-    this.checkHub(input.paymentHubId);
-    const hub = this.state.hub;
+    const hub = this.hubFor(input.paymentHubId);
     if (!hub.dedicated_client_cvus_enabled) {
       throw new SandboxError('DEDICATED_CVUS_DISABLED', `Payment hub ${hub.id} does not have dedicated client CVUs enabled`, [
         'paymentHubId: dedicated_client_cvus_enabled is false on this hub',
@@ -642,7 +673,7 @@ export class Account {
     }
     this.checkTaxIdFree(input.taxId, null);
     const now = this.nowMs();
-    const client = clients.createClient(input, { id: this.deps.ids.uuid(), now, provisioning: hub.cvuProvisioning });
+    const client = clients.createClient(input, { id: this.deps.ids.uuid(), now, hub });
     return this.clientViewOf(this.storeClient(hub.cvuProvisioning === 'inline' ? this.provisionCvu(client, iso(now)) : client));
   }
 
@@ -658,7 +689,7 @@ export class Account {
         (digits === undefined || clients.taxIdDigits(c.taxId) === digits) &&
         (q.externalReference === undefined || c.externalReference === q.externalReference),
     );
-    return paginate('clients', matches, q, (c) => this.clientViewOf(c));
+    return paginate(matches, q, (c) => this.clientViewOf(c));
   }
 
   updateClient(id: string, body: unknown) {
@@ -698,7 +729,8 @@ export class Account {
           (from === null || ms(e.createdAt) >= from) &&
           (to === null || ms(e.createdAt) <= to),
       );
-    return paginate('transactions', matches, q, entryView);
+    const { data, pagination } = paginate(matches, q, entryView);
+    return { transactions: data, pagination };
   }
 
   createDebit(id: string, body: unknown) {
@@ -726,7 +758,7 @@ export class Account {
   listInvoices(id: string, query: Record<string, string>) {
     const client = this.client(id);
     const q = parse(listQuery, query, 'query');
-    return paginate('invoices', this.invoicesOf(client.id).reverse(), q, invoiceView);
+    return paginate(this.invoicesOf(client.id).reverse(), q, invoiceView);
   }
 
   private client(id: string): Client {
@@ -769,7 +801,8 @@ export class Account {
 
   /** The client with a CVU and an alias from its hints (or a random one), both unique in the account. */
   private provisionCvu(client: Client, now: string): Client {
-    const alias = generateAlias(this.deps.ids, (candidate) => this.aliasTaken(candidate), clients.aliasBase(client, this.state.hub.brand));
+    const brand = this.state.hubs[client.paymentHubId]?.brand ?? 'SANDBOX';
+    const alias = generateAlias(this.deps.ids, (candidate) => this.aliasTaken(candidate), clients.aliasBase(client, brand));
     return clients.provision(client, { cvu: this.uniqueCvu(), alias }, now);
   }
 
@@ -780,7 +813,7 @@ export class Account {
   }
 
   private clientViewOf(client: Client) {
-    return clientView(client, this.state.hub);
+    return clientView(client, this.state.hubs[client.paymentHubId]);
   }
 
   // --- events and deliveries -------------------------------------------------------------------
@@ -795,7 +828,7 @@ export class Account {
             .map((id) => this.state.events[id]!)
             .filter((e) => q.clientId === undefined || e.clientId === q.clientId.toLowerCase())
             .reverse();
-    return paginate('events', events, q, (event) => eventView(event, this.deliveriesOf(event.id)));
+    return paginate(events, q, (event) => eventView(event, this.deliveriesOf(event.id)));
   }
 
   private deliveriesOf(eventId: string): Delivery[] {
@@ -807,7 +840,7 @@ export class Account {
     const matches = newestFirst(this.state.deliveries).filter(
       (d) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || q.eventType.includes(d.eventType)),
     );
-    return paginate('deliveries', matches, q, deliveryView);
+    return paginate(matches, q, deliveryView);
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
@@ -913,6 +946,9 @@ export class Account {
  */
 const lendingOrder = (a: PoolCvu, b: PoolCvu): number =>
   a.releasedAt! < b.releasedAt! ? -1 : a.releasedAt! > b.releasedAt! ? 1 : a.cvu < b.cvu ? -1 : a.cvu > b.cvu ? 1 : 0;
+
+/** The key of an amount lock: amounts are locked per hub. */
+const amountLock = (hubId: number, amount: Cents): string => `${hubId}:${amount}`;
 
 /** A due-queue key, `kind:id` (an idempotency key may itself hold colons). */
 function splitKey(key: string): [string, string] {

@@ -3,7 +3,7 @@ import { SandboxError } from './errors.js';
 import { LazyMap, type BucketSource } from './lazy-map.js';
 import { fromCents, type Cents } from './money.js';
 import type { CreateClientInput, CreateInvoiceInput, DebitInput, UpdateClientInput, UpdateInvoiceInput } from './schemas.js';
-import type { AccountState, Client, CvuProvisioning, CvuStatus, Entry, IndexSource, Invoice, SandboxEvent, Transfer } from './state.js';
+import type { AccountState, Client, CvuStatus, Hub, Entry, IndexSource, Invoice, SandboxEvent, Transfer } from './state.js';
 
 /** Clients (contract part 3) as pure rules: records in, records out. The account stores them and keeps the CVUs unique. */
 
@@ -45,12 +45,13 @@ export function aliasBase(client: Client, brand: string): string | undefined {
  * A new client. `inline` and `delayed` hubs start it `provisioning` with its CVU due at `cvuReadyAt`
  * (`inline`: right away, so the account provisions it before answering); `fail` leaves it `provisioning_failed`.
  */
-export function createClient(input: CreateClientInput, ctx: { id: string; now: number; provisioning: CvuProvisioning }): Client {
+export function createClient(input: CreateClientInput, ctx: { id: string; now: number; hub: Hub }): Client {
   const now = iso(ctx.now);
-  const failed = ctx.provisioning === 'fail';
+  const provisioning = ctx.hub.cvuProvisioning;
+  const failed = provisioning === 'fail';
   return {
     id: ctx.id,
-    paymentHubId: 1,
+    paymentHubId: ctx.hub.id,
     name: input.name,
     taxId: input.taxId,
     cashinCallbackUrl: input.cashinCallbackUrl ?? null,
@@ -63,7 +64,7 @@ export function createClient(input: CreateClientInput, ctx: { id: string; now: n
     cvu: null,
     alias: null,
     cvuStatus: failed ? 'provisioning_failed' : 'provisioning',
-    cvuReadyAt: failed ? null : iso(ctx.now + (ctx.provisioning === 'delayed' ? PROVISIONING_DELAY_MS : 0)),
+    cvuReadyAt: failed ? null : iso(ctx.now + (provisioning === 'delayed' ? PROVISIONING_DELAY_MS : 0)),
     createdAt: now,
     updatedAt: now,
   };
@@ -115,7 +116,7 @@ export function cashInEntry(
     operationId: credit.operationId,
     paymentId: credit.paymentId,
     invoiceId: null,
-    sourceType: credit.paymentId === null ? 'transfer' : 'va_payment',
+    sourceType: credit.paymentId === null ? 'manual_deposit' : 'other',
     createdAt: credit.now,
   };
 }
@@ -131,7 +132,7 @@ export function debitEntry(id: string, clientId: string, input: DebitInput, now:
     operationId: null,
     paymentId: null,
     invoiceId: null,
-    sourceType: 'sandbox',
+    sourceType: 'other',
     createdAt: now,
   };
 }

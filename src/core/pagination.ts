@@ -7,15 +7,19 @@ export interface Pagination {
   totalPages: number;
 }
 
-export type Page<K extends string, T> = { [P in K]: T[] } & { pagination: Pagination };
+/** A list as the contract answers it: `data` is the page's items, `pagination` sits beside it. */
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
 
 /** One page of `items` (already newest first) in the contract's list shape; only that page is rendered. */
-export function paginate<K extends string, T, U>(key: K, items: T[], query: ListQuery, render: (item: T) => U): Page<K, U> {
+export function paginate<T, U>(items: T[], query: ListQuery, render: (item: T) => U): Page<U> {
   const start = (query.page - 1) * query.limit;
   return {
-    [key]: items.slice(start, start + query.limit).map(render),
+    data: items.slice(start, start + query.limit).map(render),
     pagination: { page: query.page, limit: query.limit, total: items.length, totalPages: Math.ceil(items.length / query.limit) },
-  } as Page<K, U>;
+  };
 }
 
 /** The records of a table, newest first (tables keep insertion order). */

@@ -12,6 +12,8 @@ export interface SandboxOptions {
   policy?: DeliveryPolicy;
   /** `--strict-tax-id`: client taxIds must pass the CUIT check digit. */
   strictTaxId?: boolean;
+  /** `--hubs`: the payment hub ids accepted; any positive id when absent. */
+  hubIds?: readonly number[];
   /** Told of every change to the state, so a store can persist just those. */
   onChange?: (account: string, change: StateChange) => void;
 }
@@ -27,6 +29,7 @@ export function createSandbox(options: SandboxOptions) {
     ids: options.ids,
     policy: options.policy ?? defaultDeliveryPolicy,
     strictTaxId: options.strictTaxId ?? false,
+    ...(options.hubIds ? { hubIds: options.hubIds } : {}),
     changed: options.onChange ?? (() => {}),
     notify: (event: LiveEvent) => {
       for (const listener of listeners) listener(event);
@@ -42,7 +45,7 @@ export function createSandbox(options: SandboxOptions) {
     account(key: string): Account {
       let account = accounts.get(key);
       if (!account) {
-        state.accounts[key] = emptyAccountState(options.ids);
+        state.accounts[key] = emptyAccountState();
         deps.changed(key, { all: true });
         account = new Account(key, state.accounts[key], deps);
         accounts.set(key, account);

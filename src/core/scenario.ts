@@ -74,6 +74,8 @@ const action = {
   expectError: errorCode.optional(),
 };
 const expectation = { description: z.string().optional() };
+/** The payment hub a hub step reads or changes: 1 unless given. */
+const hubId = z.number().int().min(1).default(1);
 
 const callbackExpectation = z.strictObject({
   eventType: z.enum(EVENT_TYPES),
@@ -106,8 +108,8 @@ const step = z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('createDebit'), ...action, clientId: target, body: requestBody(debitSchema) }),
   z.strictObject({ do: z.literal('transfer'), ...action, body: requestBody(transferSchema) }),
   z.strictObject({ do: z.literal('advanceClock'), ...action, seconds: clockAdvanceSchema.shape.seconds }),
-  z.strictObject({ do: z.literal('getHub'), ...action }),
-  z.strictObject({ do: z.literal('updateHub'), ...action, body: requestBody(hubPatchSchema) }),
+  z.strictObject({ do: z.literal('getHub'), ...action, id: hubId }),
+  z.strictObject({ do: z.literal('updateHub'), ...action, id: hubId, body: requestBody(hubPatchSchema) }),
   z.strictObject({
     do: z.literal('failReceiver'),
     description: z.string().optional(),

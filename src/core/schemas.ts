@@ -57,12 +57,16 @@ const metadata = z
 /** Optional fields accept null as "absent", as JSON clients often send. */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
+/** A payment hub's id: any positive integer (contract part 1); required on every create, as in production. */
+const paymentHubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
 export const createVaPaymentSchema = z
   .strictObject({
-    currency: z.string().default('ARS'),
-    lockMode: z.enum(['time', 'amount', 'amount_and_time']).default('time'),
+    paymentHubId,
+    currency: z.string(),
+    lockMode: z.enum(['time', 'amount', 'amount_and_time']),
     amount: optional(money()),
-    ttlSeconds: z.number().int().min(60).max(28800).default(1800),
+    ttlSeconds: z.number().int().min(1).max(28800).default(1800),
     clientId: optional(uuid),
     clientTaxId: optional(taxId),
     clientName: optional(text(255)),
@@ -71,7 +75,6 @@ export const createVaPaymentSchema = z
     failureUrl: optional(httpUrl),
     externalReference: optional(text(255)),
     metadata: optional(metadata),
-    paymentHubId: z.number().int().default(1),
   })
   .superRefine((body, ctx) => {
     if (body.lockMode !== 'time' && body.amount == null) {
@@ -120,6 +123,13 @@ export const hubPatchSchema = z.strictObject({
   cvuProvisioning: z.enum(['inline', 'delayed', 'fail']).optional(),
 });
 export type HubPatch = z.output<typeof hubPatchSchema>;
+
+/** A hub id in a path: digits only, so `/hubs/1e3` or `/hubs/-1` is not a hub. */
+export const hubIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, 'must be a positive whole number')
+  .transform(Number)
+  .pipe(paymentHubId);
 
 const queryInt = (min: number, max: number, fallback: number) =>
   z
@@ -174,6 +184,7 @@ export const listDeliveriesQuery = z.object({
 export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
 
 export const createClientSchema = z.strictObject({
+  paymentHubId,
   name: text(255).min(1),
   taxId,
   cashinCallbackUrl: optional(httpUrl),
@@ -183,7 +194,6 @@ export const createClientSchema = z.strictObject({
   aliasSuffixHint: optional(text(20)),
   externalReference: optional(text(255)),
   metadata: optional(metadata),
-  paymentHubId: z.number().int().default(1),
 });
 export type CreateClientInput = z.output<typeof createClientSchema>;
 

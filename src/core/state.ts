@@ -13,7 +13,7 @@ export interface SandboxState {
 export type CvuProvisioning = 'inline' | 'delayed' | 'fail';
 
 export interface Hub {
-  id: 1;
+  id: number;
   name: string;
   brand: string;
   dedicated_client_cvus_enabled: boolean;
@@ -64,7 +64,7 @@ export interface VaPayment {
   failureUrl: string | null;
   externalReference: string | null;
   metadata: Record<string, unknown>;
-  paymentHubId: 1;
+  paymentHubId: number;
   totalReceived: Cents;
   receivedAmount: Cents;
   cashIns: CashIn[];
@@ -97,7 +97,7 @@ export const CVU_STATUSES: CvuStatus[] = ['not_provisioned', 'provisioning', 'ac
 
 export interface Client {
   id: string;
-  paymentHubId: 1;
+  paymentHubId: number;
   name: string;
   /** As given; compared by its digits. */
   taxId: string;
@@ -118,6 +118,13 @@ export interface Client {
   updatedAt: string;
 }
 
+/** The real API's values: a transfer to the client's CVU is `manual_deposit`; a VA payment's cash-in or a debit is `other`. */
+export type SourceType = 'payment_link' | 'manual_deposit' | 'other';
+export const SOURCE_TYPES: SourceType[] = ['payment_link', 'manual_deposit', 'other'];
+/** What entries said before the real values were adopted, and what each now reads as. */
+export const LEGACY_SOURCE_TYPES = { transfer: 'manual_deposit', va_payment: 'other', sandbox: 'other' } as const satisfies Record<string, SourceType>;
+export type LegacySourceType = keyof typeof LEGACY_SOURCE_TYPES;
+
 export type EntryType = 'cash_in' | 'debit' | 'credit' | 'adjustment' | 'reversal' | 'invoice_allocation';
 export const ENTRY_TYPES: EntryType[] = ['cash_in', 'debit', 'credit', 'adjustment', 'reversal', 'invoice_allocation'];
 
@@ -133,8 +140,8 @@ export interface Entry {
   /** The VA payment a cash-in was credited through, if any. */
   paymentId: string | null;
   invoiceId: string | null;
-  /** What produced the entry: a transfer to the client's CVU, a VA payment, or the sandbox. */
-  sourceType: 'transfer' | 'va_payment' | 'sandbox';
+  /** What produced the entry (see `SourceType`); files written before 0.2 hold the old values (`LEGACY_SOURCE_TYPES`). */
+  sourceType: SourceType | LegacySourceType;
   createdAt: string;
 }
 
@@ -213,7 +220,8 @@ export interface AccountState {
   [INDEXES]?: () => StoredIndexes;
   /** Milliseconds the account's sandbox clock runs ahead of real time. */
   clockOffsetMs: number;
-  hub: Hub;
+  /** Keyed by the hub's id: hubs are made on first use (contract part 1). */
+  hubs: Record<string, Hub>;
   /** Keyed by CVU. */
   pool: Record<string, PoolCvu>;
   vaPayments: Record<string, VaPayment>;
@@ -227,17 +235,17 @@ export interface AccountState {
 }
 
 /** The keyed tables of an account: every record in them is replaced whole, never changed in place. */
-export const TABLES = ['pool', 'vaPayments', 'transfers', 'events', 'deliveries', 'idempotency', 'clients', 'entries', 'invoices'] as const;
+export const TABLES = ['hubs', 'pool', 'vaPayments', 'transfers', 'events', 'deliveries', 'idempotency', 'clients', 'entries', 'invoices'] as const;
 export type TableName = (typeof TABLES)[number];
 
-/** An account's fields other than its tables (its clock offset and hub), as a store keeps them beside the tables. */
+/** An account's fields other than its tables (its clock offset), as a store keeps them beside the tables. */
 export function accountHead(account: AccountState): Record<string, unknown> {
   return Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name)));
 }
 
 /**
  * What a write changed, for a store that persists changes rather than the whole state: a record of a table
- * (its new value, or gone), the account's header (clock offset and hub), or the whole account.
+ * (its new value, or gone), the account's header (its clock offset), or the whole account.
  */
 export type StateChange = { table: TableName; id: string } | { header: true } | { all: true };
 
@@ -254,7 +262,7 @@ export interface IndexSource {
 }
 
 /** The shape of `StoredIndexes`, bumped whenever the Account's indexes change: stored ones of another shape are not used. */
-export const STORED_INDEXES_VERSION = 1;
+export const STORED_INDEXES_VERSION = 2;
 
 /**
  * On an AccountState a store read back with its indexes (taken by the Account, which then need not index every
@@ -270,9 +278,18 @@ export const INDEXES = Symbol('indexes');
  */
 export const keyedByCaller = <T>(entries: Record<string, T> = {}): Record<string, T> => Object.assign(Object.create(null), entries);
 
-/** Gives an account read from JSON its caller-keyed table (see `keyedByCaller`). */
+/**
+ * Gives an account read from JSON its caller-keyed table (see `keyedByCaller`), and brings one written by an
+ * earlier release up to date: its one `hub` becomes hub 1 of `hubs`, and tables added since are made empty.
+ */
 export function normalizeAccount(account: AccountState): AccountState {
   if (Object.getPrototypeOf(account.idempotency) !== null) account.idempotency = keyedByCaller(account.idempotency);
+  const legacy = account as AccountState & { hub?: Hub };
+  if (legacy.hub) {
+    account.hubs = { ...account.hubs, '1': legacy.hub };
+    delete legacy.hub;
+  }
+  for (const table of TABLES) account[table] ??= {};
   return account;
 }
 

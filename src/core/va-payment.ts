@@ -47,7 +47,7 @@ export function createVaPayment(
     failureUrl: input.failureUrl ?? null,
     externalReference: input.externalReference ?? null,
     metadata: input.metadata ?? {},
-    paymentHubId: 1,
+    paymentHubId: input.paymentHubId,
     totalReceived: 0,
     receivedAmount: 0,
     cashIns: [],

@@ -1,6 +1,6 @@
 import { fromCents } from './money.js';
 import type { Balance } from './clients.js';
-import type { Client, Delivery, Entry, Hub, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
+import { LEGACY_SOURCE_TYPES, type Client, type Delivery, type Entry, type Hub, type Invoice, type SandboxEvent, type SourceType, type Transfer, type VaPayment } from './state.js';
 import { remainingAmount } from './va-payment.js';
 
 /** What the API returns: the stored records with money as ARS numbers. */
@@ -134,11 +134,11 @@ export function eventView(event: SandboxEvent, deliveries: Delivery[]) {
   };
 }
 
-export function clientView(client: Client, hub: Hub) {
+export function clientView(client: Client, hub: Hub | undefined) {
   return {
     id: client.id,
     paymentHubId: client.paymentHubId,
-    hubName: hub.name,
+    hubName: hub?.name ?? `Sandbox Hub ${client.paymentHubId}`,
     name: client.name,
     taxId: client.taxId,
     cashinCallbackUrl: client.cashinCallbackUrl,
@@ -167,10 +167,16 @@ export function entryView(entry: Entry) {
     operationId: entry.operationId,
     paymentId: entry.paymentId,
     invoiceId: entry.invoiceId,
-    sourceType: entry.sourceType,
+    // The sandbox has no payment links.
+    tempLinkId: null,
+    sourceType: sourceTypeOf(entry),
     createdAt: entry.createdAt,
   };
 }
+
+/** An entry's `sourceType` in the real API's values, whatever release wrote it. */
+const sourceTypeOf = (entry: Entry): SourceType =>
+  entry.sourceType in LEGACY_SOURCE_TYPES ? LEGACY_SOURCE_TYPES[entry.sourceType as keyof typeof LEGACY_SOURCE_TYPES] : (entry.sourceType as SourceType);
 
 export function invoiceView(invoice: Invoice) {
   return {

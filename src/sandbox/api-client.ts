@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AccountExport } from '../core/account-export.js';
 import type { ErrorCode } from '../core/errors.js';
-import type { Pagination } from '../core/pagination.js';
+import type { Page } from '../core/pagination.js';
 import type {
   clientCvuSchema,
   createClientSchema,
@@ -49,7 +49,7 @@ export type DeliveryView = ReturnType<typeof deliveryView>;
 export type ClockView = { now: string; offsetSeconds: number };
 export type { AccountExport };
 
-export type Page<K extends string, T> = { [P in K]: T[] } & { pagination: Pagination };
+export type { Page };
 /** Query values; undefined ones are left out. */
 export type Query = Record<string, string | number | undefined>;
 
@@ -75,8 +75,8 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
   const base = baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
 
-  /** `data` of a 2xx answer; any other answer throws a SandboxApiError. */
-  async function request<T>(method: string, path: string, init: { body?: unknown; query?: Query } = {}): Promise<T> {
+  /** The envelope of a 2xx answer (`data`, and `pagination` beside it on lists); any other answer throws a SandboxApiError. */
+  async function send(method: string, path: string, init: { body?: unknown; query?: Query } = {}): Promise<{ data: unknown; pagination?: unknown }> {
     const url = new URL(base + path);
     for (const [name, value] of Object.entries(init.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const response = await doFetch(url, {
@@ -91,22 +91,26 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
     } catch {
       // Not JSON: reported below as not being the sandbox.
     }
-    if (envelope?.success === true) return envelope.data as T;
+    if (envelope?.success === true) return envelope;
     if (envelope?.error?.code) throw new SandboxApiError(response.status, envelope.error.code, envelope.error.message, envelope.error.details ?? []);
     throw new Error(`${method} ${url.href} answered HTTP ${response.status} without the sandbox's JSON envelope: ${text.slice(0, 200)}`);
   }
 
+  /** `data` of a 2xx answer. */
+  const request = async <T>(method: string, path: string, init?: { body?: unknown; query?: Query }): Promise<T> => (await send(method, path, init)).data as T;
   const get = <T>(path: string, query?: Query) => request<T>('GET', path, { query });
+  /** One page of a list: `data` and `pagination`, as the API answers it. */
+  const list = async <T>(path: string, query?: Query): Promise<Page<T>> => (await send('GET', path, { query })) as Page<T>;
   const post = <T>(path: string, body?: unknown) => request<T>('POST', path, { body });
   const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, { body });
   const at = (id: string) => encodeURIComponent(id);
 
   /** Every item of a list, page after page. */
-  async function all<K extends string, T>(path: string, key: K, query: Query = {}): Promise<T[]> {
+  async function all<T>(path: string, query: Query = {}): Promise<T[]> {
     const items: T[] = [];
     for (let page = 1; ; page++) {
-      const answer = await get<Page<K, T>>(path, { ...query, page, limit: 100 });
-      items.push(...answer[key]);
+      const answer = await list<T>(path, { ...query, page, limit: 100 });
+      items.push(...answer.data);
       if (page >= answer.pagination.totalPages) return items;
     }
   }
@@ -117,8 +121,8 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
   };
 
   const deliveries = {
-    list: (query?: Query) => get<Page<'deliveries', DeliveryView>>('/sandbox/v1/deliveries', query),
-    all: (query?: Query) => all<'deliveries', DeliveryView>('/sandbox/v1/deliveries', 'deliveries', query),
+    list: (query?: Query) => list<DeliveryView>('/sandbox/v1/deliveries', query),
+    all: (query?: Query) => all<DeliveryView>('/sandbox/v1/deliveries', query),
     get: (id: string) => get<DeliveryView & { attempts: unknown[] }>(`/sandbox/v1/deliveries/${at(id)}`),
     redeliver: (id: string) => post<DeliveryView>(`/sandbox/v1/deliveries/${at(id)}/redeliver`),
     /**
@@ -144,37 +148,41 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
     request,
     vaPayments: {
       create: (body: CreateVaPaymentBody) => post<VaPaymentView>('/api/v1/va-payments', body),
-      list: (query?: Query) => get<Page<'vaPayments', VaPaymentView>>('/api/v1/va-payments', query),
+      list: (query?: Query) => list<VaPaymentView>('/api/v1/va-payments', query),
       get: (id: string) => get<VaPaymentView>(`/api/v1/va-payments/${at(id)}`),
       cancel: (id: string) => post<VaPaymentView>(`/api/v1/va-payments/${at(id)}/cancel`),
     },
     clients: {
       create: (body: CreateClientBody) => post<ClientView>('/api/v1/clients', body),
-      list: (query?: Query) => get<Page<'clients', ClientView>>('/api/v1/clients', query),
+      list: (query?: Query) => list<ClientView>('/api/v1/clients', query),
       get: (id: string) => get<ClientView>(`/api/v1/clients/${at(id)}`),
       update: (id: string, body: UpdateClientBody) => patch<ClientView>(`/api/v1/clients/${at(id)}`, body),
       balance: (id: string) => get<BalanceView>(`/api/v1/clients/${at(id)}/balance`),
-      transactions: (id: string, query?: Query) => get<Page<'transactions', EntryView>>(`/api/v1/clients/${at(id)}/transactions`, query),
+      /** The one list whose real shape keeps its items inside `data`: `data.transactions`, `data.pagination`. */
+      transactions: (id: string, query?: Query) =>
+        get<{ transactions: EntryView[]; pagination: Page<EntryView>['pagination'] }>(`/api/v1/clients/${at(id)}/transactions`, query),
       createInvoice: (id: string, body: CreateInvoiceBody) => post<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, body),
       updateInvoice: (id: string, invoiceId: string, body: UpdateInvoiceBody) =>
         patch<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`, body),
-      invoices: (id: string, query?: Query) => get<Page<'invoices', InvoiceView>>(`/api/v1/clients/${at(id)}/invoices`, query),
+      invoices: (id: string, query?: Query) => list<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, query),
       setCvuStatus: (id: string, body: CvuStatusBody) => post<ClientView>(`/sandbox/v1/clients/${at(id)}/cvu`, body),
       createDebit: (id: string, body: DebitBody) => post<EntryView>(`/sandbox/v1/clients/${at(id)}/debits`, body),
     },
     transfers: {
       create: (body: TransferBody) => post<TransferView>('/sandbox/v1/transfers', body),
-      list: (query?: Query) => get<Page<'transfers', TransferView>>('/sandbox/v1/transfers', query),
+      list: (query?: Query) => list<TransferView>('/sandbox/v1/transfers', query),
     },
     events: {
-      list: (query?: Query) => get<Page<'events', EventView>>('/sandbox/v1/events', query),
-      all: () => all<'events', EventView>('/sandbox/v1/events', 'events'),
+      list: (query?: Query) => list<EventView>('/sandbox/v1/events', query),
+      all: () => all<EventView>('/sandbox/v1/events'),
     },
     deliveries,
     clock,
-    hub: {
-      get: () => get<HubView>('/sandbox/v1/hub'),
-      update: (body: HubPatchBody) => patch<HubView>('/sandbox/v1/hub', body),
+    hubs: {
+      list: (query?: Query) => list<HubView>('/sandbox/v1/hubs', query),
+      /** A hub by id, made on first use (unless the sandbox was started with `--hubs` leaving it out). */
+      get: (id: number) => get<HubView>(`/sandbox/v1/hubs/${id}`),
+      update: (id: number, body: HubPatchBody) => patch<HubView>(`/sandbox/v1/hubs/${id}`, body),
     },
     reset: () => post<{ reset: boolean }>('/sandbox/v1/reset'),
     export: () => get<AccountExport>('/sandbox/v1/export'),

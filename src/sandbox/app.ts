@@ -14,9 +14,12 @@ import { webUiRoutes } from './web-ui.js';
 export interface AppOptions {
   /** Accepted API keys; empty means any non-empty key (each one its own account). */
   apiKeys?: string[];
-  /** Requests per second per key; off when absent. */
+  /** `/api/v1` requests per minute per key (default `DEFAULT_RATE_LIMIT`); 0 turns the limit off. */
   rateLimit?: number;
 }
+
+/** The real API's limit is per minute; the sandbox's default is generous but on, so clients see its headers. */
+export const DEFAULT_RATE_LIMIT = 6000;
 
 const MIB = 1024 * 1024;
 /** The contract's body limit, and the larger one of an imported account (a whole incident, handed over). */
@@ -37,7 +40,8 @@ export const errorEnvelope = (error: SandboxError, path: string, timestamp: stri
 export function createApp(runtime: Runtime, options: AppOptions = {}) {
   const app = new Hono<Env>();
   const wallNow = () => runtime.sandbox.clock.now();
-  const limiter = options.rateLimit ? rateLimiter(options.rateLimit, wallNow) : null;
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const limiter = rateLimit > 0 ? rateLimiter(rateLimit, wallNow) : null;
 
   const timestamp = (c: Context<Env>) => {
     const account = c.get('account') as Account | undefined;
@@ -74,11 +78,13 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
       if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
       if (options.apiKeys?.length && !options.apiKeys.includes(key)) {
-        throw new SandboxError('UNAUTHORIZED', 'Unknown API key');
+        // Only the key's end is shown: enough to tell which one was sent, never the secret.
+        throw new SandboxError('UNAUTHORIZED', `Unknown API key …${key.slice(-4)}: this sandbox accepts only the keys it was started with (--api-key)`);
       }
-      const verdict = limiter?.(key);
+      // The limit is the production API's (`/api/v1`); the sandbox's own controls are not limited.
+      const verdict = prefix === '/api/v1/*' ? limiter?.(key) : undefined;
       if (verdict && !verdict.allowed) {
-        const error = new SandboxError('RATE_LIMIT_EXCEEDED', `More than ${options.rateLimit} requests per second for this API key`);
+        const error = new SandboxError('RATE_LIMIT_EXCEEDED', `More than ${rateLimit} requests per minute for this API key`);
         return fail(c, error, { ...verdict.headers, 'Retry-After': String(verdict.retryAfter) });
       }
       const account = runtime.sandbox.account(key);
@@ -156,22 +162,24 @@ function idempotency(runtime: Runtime) {
   };
 }
 
-/** A fixed one-second window per API key, on real time (rate limits are about the caller, not the sandbox clock). */
+/** A fixed one-minute window per API key, on real time (rate limits are about the caller, not the sandbox clock). */
 function rateLimiter(limit: number, now: () => number) {
+  const MINUTE = 60_000;
   const windows = new Map<string, { start: number; count: number }>();
   return (key: string) => {
-    const second = Math.floor(now() / 1000) * 1000;
+    const at = now();
+    const start = Math.floor(at / MINUTE) * MINUTE;
     let window = windows.get(key);
-    if (!window || window.start !== second) {
-      window = { start: second, count: 0 };
+    if (!window || window.start !== start) {
+      window = { start, count: 0 };
       windows.set(key, window);
     }
     window.count++;
     const headers = {
       'X-RateLimit-Limit': String(limit),
       'X-RateLimit-Remaining': String(Math.max(limit - window.count, 0)),
-      'X-RateLimit-Reset': String((second + 1000) / 1000),
+      'X-RateLimit-Reset': String((start + MINUTE) / 1000),
     };
-    return { allowed: window.count <= limit, retryAfter: 1, headers };
+    return { allowed: window.count <= limit, retryAfter: Math.max(Math.ceil((start + MINUTE - at) / 1000), 1), headers };
   };
 }

@@ -38,6 +38,8 @@ interface Operation {
   errors?: number[];
   /** The success answer is not the JSON envelope. */
   produces?: 'text/event-stream' | 'raw-json';
+  /** A list: `data` is the page's items and `pagination` sits beside it. */
+  list?: true;
   public?: true;
 }
 
@@ -52,34 +54,35 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/openapi.json', id: 'openapi', summary: 'This document', tag: SERVICE, produces: 'raw-json', public: true },
 
   { method: 'post', path: '/api/v1/va-payments', id: 'createVaPayment', summary: 'Create a VA payment', tag: PAYMENTS, body: createVaPaymentSchema, status: 201, errors: [404, 409, 422] },
-  { method: 'get', path: '/api/v1/va-payments', id: 'listVaPayments', summary: 'List VA payments, newest first: `data.vaPayments` and `data.pagination`', tag: PAYMENTS, query: listVaPaymentsQuery },
+  { method: 'get', path: '/api/v1/va-payments', id: 'listVaPayments', summary: 'List VA payments, newest first', tag: PAYMENTS, query: listVaPaymentsQuery, list: true },
   { method: 'get', path: '/api/v1/va-payments/{id}', id: 'getVaPayment', summary: 'One VA payment, with its instructions, callback delivery summary and cash-ins', tag: PAYMENTS },
   { method: 'post', path: '/api/v1/va-payments/{id}/cancel', id: 'cancelVaPayment', summary: 'Cancel a `waiting` or `underpaid` VA payment (the answer adds `message`)', tag: PAYMENTS, errors: [409] },
 
   { method: 'post', path: '/api/v1/clients', id: 'createClient', summary: 'Create a client with its dedicated CVU and alias', tag: CLIENTS, body: createClientSchema, status: 201, errors: [404, 409, 422] },
-  { method: 'get', path: '/api/v1/clients', id: 'listClients', summary: 'List clients: `data.clients` and `data.pagination`', tag: CLIENTS, query: listClientsQuery },
+  { method: 'get', path: '/api/v1/clients', id: 'listClients', summary: 'List clients, newest first', tag: CLIENTS, query: listClientsQuery, list: true },
   { method: 'get', path: '/api/v1/clients/{id}', id: 'getClient', summary: 'One client', tag: CLIENTS },
   { method: 'patch', path: '/api/v1/clients/{id}', id: 'updateClient', summary: 'Change a client (`cashinCallbackUrl: null` removes the callback)', tag: CLIENTS, body: updateClientSchema, errors: [409] },
   { method: 'get', path: '/api/v1/clients/{id}/balance', id: 'getClientBalance', summary: 'The balance summary: totalCashIn - totalCashOut - totalInvoiced', tag: CLIENTS },
-  { method: 'get', path: '/api/v1/clients/{id}/transactions', id: 'listClientTransactions', summary: "The client's ledger: `data.transactions` and `data.pagination`", tag: CLIENTS, query: listTransactionsQuery },
+  { method: 'get', path: '/api/v1/clients/{id}/transactions', id: 'listClientTransactions', summary: "The client's ledger: unlike the other lists, `data.transactions` and `data.pagination` (the real shape)", tag: CLIENTS, query: listTransactionsQuery },
   { method: 'post', path: '/api/v1/clients/{id}/invoices', id: 'createInvoice', summary: 'Create an invoice of the client', tag: CLIENTS, body: createInvoiceSchema, status: 201 },
-  { method: 'get', path: '/api/v1/clients/{id}/invoices', id: 'listInvoices', summary: "The client's invoices: `data.invoices` and `data.pagination`", tag: CLIENTS, query: listQuery },
+  { method: 'get', path: '/api/v1/clients/{id}/invoices', id: 'listInvoices', summary: "The client's invoices, newest first", tag: CLIENTS, query: listQuery, list: true },
   { method: 'patch', path: '/api/v1/clients/{id}/invoices/{invoiceId}', id: 'updateInvoice', summary: 'Change an invoice', tag: CLIENTS, body: updateInvoiceSchema },
 
   { method: 'post', path: '/sandbox/v1/transfers', id: 'createTransfer', summary: 'Simulate a bank transfer to a CVU or alias', tag: SANDBOX, body: transferSchema, status: 201, errors: [404] },
-  { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers: `data.transfers` and `data.pagination`', tag: SANDBOX, query: listQuery },
-  { method: 'get', path: '/sandbox/v1/events', id: 'listEvents', summary: 'Every event raised, with its routing and deliveries: `data.events`', tag: SANDBOX, query: listQuery },
+  { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers, newest first', tag: SANDBOX, query: listQuery, list: true },
+  { method: 'get', path: '/sandbox/v1/events', id: 'listEvents', summary: 'Every event raised, with its routing and deliveries, newest first', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX },
   { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs before the answer', tag: SANDBOX, body: clockAdvanceSchema },
-  { method: 'get', path: '/sandbox/v1/hub', id: 'getHub', summary: 'The payment hub', tag: SANDBOX },
-  { method: 'patch', path: '/sandbox/v1/hub', id: 'updateHub', summary: "Change the hub's settings", tag: SANDBOX, body: hubPatchSchema },
+  { method: 'get', path: '/sandbox/v1/hubs', id: 'listHubs', summary: 'The payment hubs of the account, by id (each is made on first use)', tag: SANDBOX, query: listQuery, list: true },
+  { method: 'get', path: '/sandbox/v1/hubs/{id}', id: 'getHub', summary: 'A payment hub (made if new and allowed by `--hubs`)', tag: SANDBOX },
+  { method: 'patch', path: '/sandbox/v1/hubs/{id}', id: 'updateHub', summary: "Change a hub's settings (made if new and allowed by `--hubs`)", tag: SANDBOX, body: hubPatchSchema },
   { method: 'post', path: '/sandbox/v1/clients/{id}/cvu', id: 'setClientCvuStatus', summary: "Switch a client's CVU on or off", tag: SANDBOX, body: clientCvuSchema },
   { method: 'post', path: '/sandbox/v1/clients/{id}/debits', id: 'createDebit', summary: 'A debit entry of -amount', tag: SANDBOX, body: debitSchema, status: 201 },
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX },
   { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX },
   { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export", tag: SANDBOX, body: accountExportSchema },
 
-  { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log: `data.deliveries` and `data.pagination`', tag: DELIVERIES, query: listDeliveriesQuery },
+  { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true },
   { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES },
   { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId)', tag: DELIVERIES, status: 201, errors: [409] },
   { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
@@ -124,6 +127,28 @@ function errorResponse(status: number) {
   };
 }
 
+const listEnvelope = {
+  type: 'object',
+  required: ['success', 'data', 'pagination', 'timestamp'],
+  properties: {
+    success: { const: true },
+    data: { type: 'array', description: "The page's items" },
+    pagination: {
+      type: 'object',
+      required: ['page', 'limit', 'total', 'totalPages'],
+      properties: Object.fromEntries(['page', 'limit', 'total', 'totalPages'].map((name) => [name, { type: 'integer' }])),
+    },
+    timestamp: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** On every `/api/v1` answer: the real API's per-minute rate limit. */
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: 'Requests allowed per minute for this API key', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the minute ends, in epoch seconds', schema: { type: 'integer' } },
+};
+
 const successEnvelope = {
   type: 'object',
   required: ['success', 'data', 'timestamp'],
@@ -138,7 +163,12 @@ const successEnvelope = {
 function operationObject(op: Operation) {
   const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
-    ...pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } })),
+    ...pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: op.path.startsWith('/sandbox/v1/hubs/') ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
+    })),
     ...Object.entries((op.query ? schemaOf(op.query).properties : {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({
       name,
       in: 'query',
@@ -154,7 +184,7 @@ function operationObject(op: Operation) {
   const success =
     op.produces === 'text/event-stream'
       ? { 'text/event-stream': { schema: { type: 'string' } } }
-      : { 'application/json': { schema: op.produces === 'raw-json' ? { type: 'object' } : { $ref: '#/components/schemas/Success' } } };
+      : { 'application/json': { schema: op.produces === 'raw-json' ? { type: 'object' } : { $ref: `#/components/schemas/${op.list ? 'List' : 'Success'}` } } };
   return {
     operationId: op.id,
     summary: op.summary,
@@ -163,7 +193,7 @@ function operationObject(op: Operation) {
     ...(parameters.length ? { parameters } : {}),
     ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
     responses: {
-      [String(op.status ?? 200)]: { description: 'Success', content: success },
+      [String(op.status ?? 200)]: { description: 'Success', ...(op.path.startsWith('/api/v1/') ? { headers: rateLimitHeaders } : {}), content: success },
       ...Object.fromEntries([...errors].sort().map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }])),
     },
   };
@@ -191,7 +221,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     }, {}),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Any non-empty key; each key is its own account' } },
-      schemas: { Success: successEnvelope },
+      schemas: { Success: successEnvelope, List: listEnvelope },
       responses: Object.fromEntries(
         [...new Set(Object.values(errorStatus))].sort().map((status) => [`Error${status}`, errorResponse(status)]),
       ),

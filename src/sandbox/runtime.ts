@@ -14,6 +14,7 @@ export interface RuntimeOptions {
   /** Callbacks go here instead of over HTTP (the msw handlers' `onCallback`). */
   transport?: Transport;
   strictTaxId?: boolean;
+  hubIds?: number[];
   log?: (line: string) => void;
   version?: string;
 }
@@ -41,6 +42,7 @@ export async function createRuntime(options: RuntimeOptions) {
     ids: options.ids ?? systemIds,
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
+    hubIds: options.hubIds,
     onChange: (account, change) => options.store.changed(account, change),
   });
   let timer: NodeJS.Timeout | null = null;

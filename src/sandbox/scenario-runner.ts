@@ -247,7 +247,7 @@ function targetOf(step: ScenarioStep): string {
     case 'expectCallbacks':
       return step.url;
     default:
-      return 'id' in step ? step.id : 'clientId' in step ? step.clientId : '';
+      return 'id' in step ? String(step.id) : 'clientId' in step ? step.clientId : '';
   }
 }
 
@@ -330,9 +330,9 @@ function call(step: Action, client: SandboxClient): Promise<unknown> {
     case 'advanceClock':
       return client.clock.advance(step.seconds);
     case 'getHub':
-      return client.hub.get();
+      return client.hubs.get(step.id);
     case 'updateHub':
-      return client.hub.update(step.body as HubPatchBody);
+      return client.hubs.update(step.id, step.body as HubPatchBody);
   }
 }
 

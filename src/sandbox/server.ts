@@ -19,6 +19,8 @@ export interface ServerOptions extends AppOptions {
   callbackTimeoutMs?: number;
   /** Client taxIds must pass the CUIT check digit. */
   strictTaxId?: boolean;
+  /** `--hubs`: the payment hub ids accepted (others are 404); any positive id when absent. */
+  hubIds?: number[];
   clock?: WallClock;
   ids?: IdSource;
   log?: (line: string) => void;
@@ -41,6 +43,7 @@ export async function startServer(options: ServerOptions = {}) {
     retryDelays: options.retryDelays,
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
+    hubIds: options.hubIds,
     log: options.log,
     version: options.version,
   });

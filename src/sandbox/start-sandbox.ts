@@ -16,6 +16,10 @@ export interface StartSandboxOptions {
   retryDelays?: number[];
   callbackTimeoutMs?: number;
   strictTaxId?: boolean;
+  /** The payment hub ids accepted (others are 404); any positive id when absent. */
+  hubIds?: number[];
+  /** `/api/v1` requests per minute per key (default 6000; 0 turns the limit off). */
+  rateLimit?: number;
 }
 
 /**
@@ -33,6 +37,8 @@ export async function startSandbox(options: StartSandboxOptions = {}) {
     retryDelays: options.retryDelays,
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
+    hubIds: options.hubIds,
+    rateLimit: options.rateLimit,
   });
   const receiver = await startReceiver().catch(async (error: unknown) => {
     await server.close();

@@ -81,16 +81,11 @@ export function createApi(key: string) {
     get: async <T>(path: string, query?: Query, signal?: AbortSignal) => (await call<{ data: T }>('GET', path, { query, signal })).data,
     post: async <T>(path: string, body?: unknown) => (await call<{ data: T }>('POST', path, { body })).data,
     patch: async <T>(path: string, body?: unknown) => (await call<{ data: T }>('PATCH', path, { body })).data,
-    /**
-     * A list page. The contract's shape is `data: [items]` with `pagination` beside it; a client's transactions keep
-     * `data: {transactions, pagination}`, and until main answers every list the contract's way the older
-     * `data: {<name>: [items], pagination}` is read here too (this one place).
-     */
+    /** A list page: `data` is the items and `pagination` sits beside it; a client's transactions (the one list the
+     * contract keeps in its real shape) answer `data: {transactions, pagination}`. */
     async list<T>(path: string, query?: Query, signal?: AbortSignal): Promise<ListPage<T>> {
-      const body = await call<{ data: unknown; pagination?: Pagination }>('GET', path, { query, signal });
-      if (Array.isArray(body.data)) return { items: body.data as T[], pagination: body.pagination! };
-      const { pagination, ...rest } = body.data as { pagination: Pagination } & Record<string, T[]>;
-      return { items: Object.values(rest)[0] ?? [], pagination };
+      const body = await call<{ data: T[] | { transactions: T[]; pagination: Pagination }; pagination?: Pagination }>('GET', path, { query, signal });
+      return Array.isArray(body.data) ? { items: body.data, pagination: body.pagination! } : { items: body.data.transactions, pagination: body.data.pagination };
     },
   };
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, FakeClock, seededIds } from '../../src/core/index.js';
+import { PAYMENT } from '../helpers.js';
 
 /** An account whose payments all call back to one URL, with a sandbox clock the test moves. */
 function setup() {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const sandbox = createSandbox({ clock, ids: seededIds(7) });
   const account = sandbox.account('sk_queue');
-  const create = (amount: number) => account.createVaPayment({ amount, callbackUrl: 'http://127.0.0.1:9/hook' });
+  const create = (amount: number) => account.createVaPayment({ ...PAYMENT, amount, callbackUrl: 'http://127.0.0.1:9/hook' });
   const due = (inFlight = new Set<string>()) => [...account.dueDeliveries(inFlight)].map(({ delivery }) => delivery);
   const fail = (id: string) =>
     account.recordAttempt(id, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });

@@ -39,11 +39,13 @@ describe('the scenario file format', () => {
   };
 
   it('checks request bodies with the API schemas, unless a field holds a reference', () => {
-    expect(parse([{ do: 'createVaPayment', body: { amount: 10.001, ttlSeconds: 5 } }])).toEqual([
+    expect(parse([{ do: 'createVaPayment', body: { lockMode: 'time', amount: 10.001, ttlSeconds: 0 } }])).toEqual([
+      'steps.0.body.paymentHubId: Invalid input: expected number, received undefined',
+      'steps.0.body.currency: Invalid input: expected string, received undefined',
       'steps.0.body.amount: must have at most 2 decimals',
-      'steps.0.body.ttlSeconds: Too small: expected number to be >=60',
+      'steps.0.body.ttlSeconds: Too small: expected number to be >=1',
     ]);
-    expect(parse([{ name: 'p', do: 'createVaPayment', body: {} }, { do: 'transfer', body: { to: '${p.cvu}', total: '${p.amount}' } }])).toEqual([]);
+    expect(parse([{ name: 'p', do: 'createVaPayment', body: { paymentHubId: 1, currency: 'ARS', lockMode: 'time' } }, { do: 'transfer', body: { to: '${p.cvu}', total: '${p.amount}' } }])).toEqual([]);
     expect(parse([{ do: 'transfer', body: { total: 1 } }])).toEqual(['steps.0.body.to: Invalid input: expected string, received undefined']);
   });
 

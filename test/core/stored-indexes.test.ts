@@ -11,6 +11,7 @@ import {
   type IndexSource,
   type SandboxState,
 } from '../../src/core/index.js';
+import { PAYMENT, CLIENT } from '../helpers.js';
 
 /** A bucket source over `entries` that counts its reads. */
 function source<K extends string | number, V>(entries: [K, V][], buckets: number) {
@@ -41,12 +42,12 @@ function busyAccount() {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const sandbox = createSandbox({ clock, ids: seededIds(11) });
   const account = sandbox.account('sk_indexes');
-  const paid = account.createVaPayment({ amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
+  const paid = account.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
   account.createTransfer({ to: paid.alias, total: 10 });
-  const waiting = Array.from({ length: 40 }, (_, i) => account.createVaPayment({ amount: 20 + i }));
+  const waiting = Array.from({ length: 40 }, (_, i) => account.createVaPayment({ ...PAYMENT, amount: 20 + i }));
   account.cancelVaPayment(waiting[3]!.id);
-  account.createVaPayment({ amount: 15, lockMode: 'amount' });
-  const client = account.createClient({ name: 'Ana', taxId: '20-12345678-3' });
+  account.createVaPayment({ ...PAYMENT, amount: 15, lockMode: 'amount' });
+  const client = account.createClient({ ...CLIENT, name: 'Ana', taxId: '20-12345678-3' });
   account.createTransfer({ to: client.alias, total: 5 });
   const [first] = account.dueDeliveries(new Set());
   account.recordAttempt(first!.delivery.id, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
@@ -84,9 +85,9 @@ describe('an account read back with its stored indexes', () => {
     const results = accounts.map((account) => [
       account.getVaPayment(waiting[5]!.id),
       account.createTransfer({ to: waiting[7]!.alias.toLowerCase(), total: 27 }).outcome,
-      account.createVaPayment({ amount: 99 }).cvu, // the CVU freed by the cancel, released longest ago
-      catching(() => account.createVaPayment({ amount: 15, lockMode: 'amount' })),
-      catching(() => account.createClient({ name: 'Bea', taxId: '20123456783' })),
+      account.createVaPayment({ ...PAYMENT, amount: 99 }).cvu, // the CVU freed by the cancel, released longest ago
+      catching(() => account.createVaPayment({ ...PAYMENT, amount: 15, lockMode: 'amount' })),
+      catching(() => account.createClient({ ...CLIENT, name: 'Bea', taxId: '20123456783' })),
       account.clientBalance(client.id),
       account.idempotent('key-1')?.body,
       account.nextDueAt(),

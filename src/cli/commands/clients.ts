@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { ENTRY_TYPES } from '../../core/state.js';
 import type { balanceView, clientView, entryView } from '../../core/views.js';
-import { apiAction, example, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
-import { collect, keyValue, positiveInt, url } from '../options.js';
+import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
+import { collect, keyValue, url } from '../options.js';
 import { ars, block, page, pairs, status, type Pagination } from '../render.js';
 
 type ClientView = ReturnType<typeof clientView>;
@@ -50,10 +50,9 @@ function createCommand(): Command {
       .requiredOption('--name <name>', 'name')
       .requiredOption('--tax-id <cuit>', 'taxId (CUIT), unique in the account'),
   )
-    .option('--payment-hub-id <id>', 'paymentHubId (default 1)', positiveInt)
-    .action(apiAction<ClientView>((cmd) => ['POST', PATH, { body: clientBody(cmd) }], clientBlock));
+    .action(apiAction<ClientView>((cmd) => ['POST', PATH, { body: { paymentHubId: hubOf(cmd), ...clientBody(cmd) } }], clientBlock));
   return example(
-    globalOptions(command),
+    hubOption(globalOptions(command)),
     'va-sandbox clients create --name "Ana Pérez" --tax-id 20-12345678-6 --cashin-callback-url http://127.0.0.1:9000/cashin',
   );
 }
@@ -83,10 +82,10 @@ function listCommand(): Command {
       .option('--external-reference <ref>', 'externalReference'),
   )
     .action(
-      apiAction<{ clients: ClientView[]; pagination: Pagination }>(
+      listAction<ClientView>(
         (cmd) => ['GET', PATH, { query: optionsOf(cmd) }],
-        ({ clients, pagination }) =>
-          page(clients, pagination, ['client', 'clients'], [
+        (items, pagination) =>
+          page(items, pagination, ['client', 'clients'], [
             ['id', (c) => c.id],
             ['name', (c) => c.name],
             ['taxId', (c) => c.taxId],
@@ -138,6 +137,7 @@ function transactionsCommand(): Command {
       .option('--to <iso>', 'created at or before this ISO 8601 time'),
   )
     .action(
+      // The real shape of this one list keeps its items inside `data`: `data.transactions`, `data.pagination`.
       apiAction<{ transactions: EntryView[]; pagination: Pagination }>(
         (cmd, id) => ['GET', pathTo(PATH, id, 'transactions'), { query: optionsOf(cmd) }],
         ({ transactions, pagination }) =>

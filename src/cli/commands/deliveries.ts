@@ -10,7 +10,7 @@ import { serverSentEvents } from '../sse.js';
 type DeliveryView = ReturnType<typeof deliveryView>;
 export type DeliveryDetail = ReturnType<Account['getDelivery']>;
 export type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
-type DeliveriesPage = { deliveries: DeliveryView[]; pagination: Pagination };
+type DeliveriesPage = { data: DeliveryView[]; pagination: Pagination };
 
 const PATH = '/sandbox/v1/deliveries';
 
@@ -47,8 +47,8 @@ function listCommand(): Command {
 
 const matches = (list: unknown, value: string) => typeof list !== 'string' || list.split(',').map((item) => item.trim()).includes(value);
 
-const deliveriesPage = ({ deliveries, pagination }: DeliveriesPage) =>
-  page(deliveries, pagination, ['delivery', 'deliveries'], [
+const deliveriesPage = ({ data, pagination }: DeliveriesPage) =>
+  page(data, pagination, ['delivery', 'deliveries'], [
     ['id', (d) => d.id],
     ['status', (d) => status(d.status)],
     ['eventType', (d) => d.eventType],
@@ -59,7 +59,10 @@ const deliveriesPage = ({ deliveries, pagination }: DeliveriesPage) =>
     ['updatedAt', (d) => d.updatedAt],
   ]);
 
-const listDeliveries = async (client: Client, query: Query) => (await client.call<DeliveriesPage>('GET', PATH, { query })).data;
+const listDeliveries = async (client: Client, query: Query): Promise<DeliveriesPage> => {
+  const { data, pagination } = await client.call<DeliveryView[]>('GET', PATH, { query });
+  return { data, pagination: pagination! };
+};
 
 /**
  * `--follow`: the list (people only), then each live delivery attempt (and queued redelivery) from the server's

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { eventView } from '../../core/views.js';
-import { apiAction, example, globalOptions, optionsOf, pageOptions } from '../context.js';
-import { page, status, type Pagination } from '../render.js';
+import { listAction, example, globalOptions, optionsOf, pageOptions } from '../context.js';
+import { page, status } from '../render.js';
 
 type EventView = ReturnType<typeof eventView>;
 
@@ -12,10 +12,10 @@ export function eventsCommand(): Command {
       .description('List the events raised (VA payment and client cash-in), newest first, with their routing and deliveries'),
   )
     .action(
-      apiAction<{ events: EventView[]; pagination: Pagination }>(
+      listAction<EventView>(
         (cmd) => ['GET', '/sandbox/v1/events', { query: optionsOf(cmd) }],
-        ({ events, pagination }) =>
-          page(events, pagination, ['event', 'events'], [
+        (items, pagination) =>
+          page(items, pagination, ['event', 'events'], [
             ['createdAt', (e) => e.createdAt],
             ['eventType', (e) => e.eventType],
             ['delivery', (e) => e.deliveries.map((d) => status(d.status)).join(', ')],
@@ -24,5 +24,5 @@ export function eventsCommand(): Command {
           ]),
       ),
     );
-  return example(globalOptions(command), 'va-sandbox events --limit 10', 'va-sandbox events --json | jq -r ".events[] | .eventType"');
+  return example(globalOptions(command), 'va-sandbox events --limit 10', 'va-sandbox events --json | jq -r ".data[] | .eventType"');
 }

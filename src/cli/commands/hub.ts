@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import type { hubView } from '../../core/views.js';
-import { apiAction, example, globalOptions, optionsOf, someOf } from '../context.js';
+import { apiAction, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, someOf } from '../context.js';
 import { boolean } from '../options.js';
-import { block } from '../render.js';
+import { block, page } from '../render.js';
 
 type HubView = ReturnType<typeof hubView>;
 
@@ -17,11 +17,27 @@ const hubBlock = (hub: HubView) =>
     ['collectionAlias', hub.collectionAlias],
   ]);
 
-/** `hub show|set`: the account's payment hub and its settings (contract part 1). */
+const pathOf = (command: Command) => `/sandbox/v1/hubs/${hubOf(command)}`;
+
+/** `hub list|show|set`: the account's payment hubs and their settings (contract part 1); `--hub` picks one. */
 export function hubCommand(): Command {
-  const show = new Command('show').description('Show the payment hub').action(apiAction<HubView>(() => ['GET', '/sandbox/v1/hub'], hubBlock));
+  const list = pageOptions(new Command('list').description('List the payment hubs of the account (each is made on first use)')).action(
+    listAction<HubView>(
+      (cmd) => ['GET', '/sandbox/v1/hubs', { query: optionsOf(cmd) }],
+      (items, pagination) =>
+        page(items, pagination, ['hub', 'hubs'], [
+          ['id', (h) => h.id, 'right'],
+          ['name', (h) => h.name],
+          ['brand', (h) => h.brand],
+          ['dedicated_client_cvus_enabled', (h) => String(h.dedicated_client_cvus_enabled)],
+          ['cvuProvisioning', (h) => h.cvuProvisioning],
+          ['collectionAlias', (h) => h.collectionAlias],
+        ]),
+    ),
+  );
+  const show = new Command('show').description('Show a payment hub (--hub, default 1)').action(apiAction<HubView>((cmd) => ['GET', pathOf(cmd)], hubBlock));
   const set = new Command('set')
-    .description('Change the payment hub: its name, brand, whether clients get dedicated CVUs, how their CVUs are provisioned')
+    .description('Change a payment hub (--hub, default 1): its name, brand, whether clients get dedicated CVUs, how their CVUs are provisioned')
     .option('--name <name>', 'name')
     .option('--brand <brand>', 'brand: 1 to 10 letters or digits')
     .option('--dedicated-client-cvus-enabled <bool>', 'dedicated_client_cvus_enabled: true or false', boolean)
@@ -29,13 +45,14 @@ export function hubCommand(): Command {
     .action(
       apiAction<HubView>((cmd) => {
         const { dedicatedClientCvusEnabled, ...rest } = optionsOf(cmd);
-        return ['PATCH', '/sandbox/v1/hub', { body: someOf(cmd, { ...rest, dedicated_client_cvus_enabled: dedicatedClientCvusEnabled }, 'set') }];
+        return ['PATCH', pathOf(cmd), { body: someOf(cmd, { ...rest, dedicated_client_cvus_enabled: dedicatedClientCvusEnabled }, 'set') }];
       }, hubBlock),
     );
-  const setExamples = ['va-sandbox hub set --cvu-provisioning delayed', 'va-sandbox hub set --dedicated-client-cvus-enabled false'];
+  const setExamples = ['va-sandbox hub set --cvu-provisioning delayed', 'va-sandbox hub set --hub 123 --dedicated-client-cvus-enabled false'];
   const command = new Command('hub')
-    .description('The payment hub of the account: show it, change its settings')
-    .addCommand(example(globalOptions(show), 'va-sandbox hub show'))
-    .addCommand(example(globalOptions(set), ...setExamples));
+    .description('The payment hubs of the account: list them, show one, change its settings')
+    .addCommand(example(globalOptions(list), 'va-sandbox hub list'))
+    .addCommand(example(hubOption(globalOptions(show)), 'va-sandbox hub show', 'va-sandbox hub show --hub 123'))
+    .addCommand(example(hubOption(globalOptions(set)), ...setExamples));
   return example(command, 'va-sandbox hub show', ...setExamples);
 }

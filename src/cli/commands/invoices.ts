@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
 import { INVOICE_STATUSES } from '../../core/state.js';
 import type { invoiceView } from '../../core/views.js';
-import { apiAction, example, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
+import { apiAction, listAction, example, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
 import { money } from '../options.js';
-import { ars, block, page, status, type Pagination } from '../render.js';
+import { ars, block, page, status } from '../render.js';
 
 type InvoiceView = ReturnType<typeof invoiceView>;
 
@@ -67,10 +67,10 @@ function listCommand(): Command {
       .argument('<client-id>', 'client id'),
   )
     .action(
-      apiAction<{ invoices: InvoiceView[]; pagination: Pagination }>(
+      listAction<InvoiceView>(
         (cmd, clientId) => ['GET', pathTo(PATH, clientId, 'invoices'), { query: optionsOf(cmd) }],
-        ({ invoices, pagination }) =>
-          page(invoices, pagination, ['invoice', 'invoices'], [
+        (items, pagination) =>
+          page(items, pagination, ['invoice', 'invoices'], [
             ['id', (i) => i.id],
             ['status', (i) => status(i.status)],
             ['total_amount', (i) => ars(i.total_amount), 'right'],

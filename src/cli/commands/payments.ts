@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
 import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
-import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
-import { duration, keyValue, money, positiveInt, url } from '../options.js';
-import { ars, block, count, page, pairs, paint, status, table, type Pagination } from '../render.js';
+import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo } from '../context.js';
+import { duration, keyValue, money, url } from '../options.js';
+import { ars, block, count, page, pairs, paint, status, table } from '../render.js';
 
 const PATH = '/api/v1/va-payments';
 
@@ -24,7 +24,7 @@ function createCommand(): Command {
     .option('--amount <ars>', 'amount in ARS; required with --lock amount or amount_and_time, open when absent', money)
     .addOption(new Option('--lock <mode>', 'lockMode (default time)').choices(['time', 'amount', 'amount_and_time']))
     .option('--ttl <duration>', 'ttlSeconds: seconds or 90s, 15m, 2h (default 1800)', duration)
-    .option('--currency <code>', 'currency (only ARS is supported)')
+    .option('--currency <code>', 'currency (default ARS, the only one supported)')
     .option('--client-id <uuid>', 'clientId of the payer')
     .option('--client-tax-id <cuit>', 'clientTaxId of the payer')
     .option('--client-name <name>', 'clientName of the payer')
@@ -33,17 +33,17 @@ function createCommand(): Command {
     .option('--failure-url <url>', 'failureUrl (with --success-url)', url)
     .option('--external-reference <ref>', 'externalReference for your reconciliation')
     .option('--metadata <key=value>', 'a metadata entry (repeatable)', keyValue)
-    .option('--payment-hub-id <id>', 'paymentHubId (default 1)', positiveInt)
     .action(async (_opts, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const { lock, ttl, ...fields } = optionsOf(cmd);
-      const body = { ...fields, lockMode: lock, ttlSeconds: ttl };
+      const { lock, ttl, currency, ...fields } = optionsOf(cmd);
+      // The API requires paymentHubId, currency and lockMode; the CLI fills them in for people.
+      const body = { paymentHubId: hubOf(cmd), currency: currency ?? 'ARS', lockMode: lock ?? 'time', ...fields, ttlSeconds: ttl };
       const { data } = await client.call<VaPaymentView>('POST', PATH, { body });
       out.result(data, paymentBlock);
       if (!out.json) out.note(`pay it: va-sandbox transfer --to ${data.alias} --amount ${data.amount ?? '<ars>'}`);
     });
   return example(
-    globalOptions(command),
+    hubOption(globalOptions(command)),
     'va-sandbox payments create --amount 1500 --lock amount --callback-url http://127.0.0.1:9000/callbacks',
     'va-sandbox payments create --amount 2500 --ttl 15m --success-url https://shop.test/ok --failure-url https://shop.test/ko --metadata order=A-17',
   );
@@ -61,10 +61,10 @@ function listCommand(): Command {
       .option('--created-to <iso>', 'created at or before this ISO 8601 time'),
   )
     .action(
-      apiAction<{ vaPayments: VaPaymentView[]; pagination: Pagination }>(
+      listAction<VaPaymentView>(
         (cmd) => ['GET', PATH, { query: optionsOf(cmd) }],
-        ({ vaPayments, pagination }) =>
-          page(vaPayments, pagination, ['VA payment', 'VA payments'], [
+        (items, pagination) =>
+          page(items, pagination, ['VA payment', 'VA payments'], [
             ['id', (p) => p.id],
             ['status', (p) => status(p.status)],
             ['lockMode', (p) => p.lockMode],
@@ -76,7 +76,7 @@ function listCommand(): Command {
           ]),
       ),
     );
-  return example(globalOptions(command), 'va-sandbox payments list --status waiting,underpaid --limit 5', 'va-sandbox payments list --json | jq -r ".vaPayments[].id"');
+  return example(globalOptions(command), 'va-sandbox payments list --status waiting,underpaid --limit 5', 'va-sandbox payments list --json | jq -r ".data[].id"');
 }
 
 function getCommand(): Command {

@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { RunEvent, RunResult, StepResult } from '../../sandbox/scenario-runner.js';
-import { example, given, globalOptions, outputOf } from '../context.js';
+import { createClient } from '../client.js';
+import { DEFAULT_API_KEY, example, given, globalOptions, outputOf } from '../context.js';
 import { baseUrl, url } from '../options.js';
 import { paint } from '../render.js';
 
@@ -39,6 +40,8 @@ export function runCommand(): Command {
       const envUrl = process.env.VA_SANDBOX_URL || undefined;
       const target = given<string>(cmd, 'url') ?? (envUrl === undefined ? undefined : baseUrl(envUrl));
       const apiKey = given<string>(cmd, 'apiKey') ?? (process.env.VA_SANDBOX_API_KEY || undefined);
+      // A sandbox that is not there is one line, as for every other command, not a list of skipped steps.
+      if (target) for await (const _ of (await createClient(target, apiKey ?? DEFAULT_API_KEY).send('GET', '/health')).body);
       const { loadScenarioFile, runScenarios } = await import('../../sandbox/scenario-runner.js');
       const scenarios = await Promise.all(files.map(loadScenarioFile));
       if (!out.json) out.note(target ? `running ${files.length} scenario(s) against ${target}` : `running ${files.length} scenario(s) on an embedded sandbox`);

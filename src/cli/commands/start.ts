@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
-import { collect, port, positiveInt } from '../options.js';
+import { collect, port, positiveInt, wholeNumber } from '../options.js';
 import { version } from '../version.js';
 
 const delays = (value: string): number[] => {
@@ -12,6 +12,12 @@ const delays = (value: string): number[] => {
   return list;
 };
 
+const hubList = (value: string): number[] => {
+  const ids = value.split(',').map((id) => id.trim());
+  if (ids.some((id) => !/^[1-9]\d{0,15}$/.test(id))) throw new InvalidArgumentError('must be positive whole numbers separated by commas, e.g. 123,4');
+  return ids.map(Number);
+};
+
 export function startCommand(): Command {
   const command = new Command('start')
     .description('Start the sandbox server (the only writer of its data file)')
@@ -20,7 +26,8 @@ export function startCommand(): Command {
     .option('--data <path>', 'state file', DEFAULT_DATA)
     .option('--memory', 'keep state in memory only (nothing written)')
     .option('--api-key <key>', 'accept only this API key (repeatable); default: any key, each its own account', collect)
-    .option('--rate-limit <n>', 'requests per second per API key (off by default)', positiveInt)
+    .option('--rate-limit <n>', '/api/v1 requests per minute per API key (0 turns it off)', wholeNumber, 6000)
+    .option('--hubs <ids>', 'accept only these paymentHubIds, comma-separated (default: any positive id, each made on first use)', hubList)
     .option('--retry-delays <seconds>', 'sandbox seconds before each callback retry', delays, [5, 25])
     .option('--callback-timeout <seconds>', 'seconds each callback attempt may take', positiveInt, 10)
     .option('--strict-tax-id', 'check the CUIT check digit of client taxIds (off: the real examples fail it)')
@@ -40,6 +47,7 @@ export function startCommand(): Command {
         retryDelays: opts.retryDelays,
         callbackTimeoutMs: opts.callbackTimeout * 1000,
         strictTaxId: opts.strictTaxId,
+        hubIds: opts.hubs,
         log: (line) => process.stderr.write(`${line}\n`),
         version,
         ownsProcess: true,
@@ -60,7 +68,7 @@ export function startCommand(): Command {
         process.once('SIGTERM', stop);
       });
       await server.close();
-      process.stdout.write('va-sandbox stopped; state saved\n');
+      process.stdout.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
   return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
 }

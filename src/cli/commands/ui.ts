@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { connectionOf, example, globalOptions } from '../context.js';
+import { connectionOf, example, globalOptions, hubOf, hubOption } from '../context.js';
 import { version } from '../version.js';
 
 /**
@@ -16,7 +16,7 @@ export function uiCommand(): Command {
       delete process.env.CI;
       delete process.env.CONTINUOUS_INTEGRATION;
       const { runUi } = await import('../ui/run.js');
-      await runUi({ ...connectionOf(cmd), version });
+      await runUi({ ...connectionOf(cmd), hubId: hubOf(cmd), version });
     });
-  return example(globalOptions(command, 'connection'), 'va-sandbox ui', 'va-sandbox ui --url http://127.0.0.1:4580 --api-key sk_ci_42');
+  return example(hubOption(globalOptions(command, 'connection')), 'va-sandbox ui', 'va-sandbox ui --url http://127.0.0.1:4580 --api-key sk_ci_42');
 }

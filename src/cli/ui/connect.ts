@@ -29,15 +29,23 @@ export async function connect(url: string, apiKey: string, options: { version: s
   const target = new URL(url);
   if (target.protocol !== 'http:' || !LOOPBACK.test(target.hostname) || target.pathname !== '/') throw new Error(`no sandbox at ${url} — start one with \`va-sandbox start\``);
   // Loaded only now, so connecting to a running sandbox never pays for the server's modules.
-  const { startServer } = await import('../../sandbox/server.js');
-  const server = await startServer({
-    host: target.hostname === 'localhost' ? DEFAULT_HOST : target.hostname.replace(/^\[|\]$/g, ''),
-    port: Number(target.port || 80),
-    data: DEFAULT_DATA,
-    version: options.version,
-    log: options.log,
-  });
-  return { client, url, apiKey, embedded: server };
+  const [{ startServer }, { StoreLockedError }] = await Promise.all([import('../../sandbox/server.js'), import('../../sandbox/persistence.js')]);
+  try {
+    const server = await startServer({
+      host: target.hostname === 'localhost' ? DEFAULT_HOST : target.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(target.port || 80),
+      data: DEFAULT_DATA,
+      version: options.version,
+      log: options.log,
+    });
+    return { client, url, apiKey, embedded: server };
+  } catch (error) {
+    // ui has no --data or --memory: the way out is the running server's address, or stopping it.
+    if (error instanceof StoreLockedError) {
+      throw new Error(`no sandbox at ${url}, and ${DEFAULT_DATA} is held by another va-sandbox server: give ui its address with --url, or stop it`);
+    }
+    throw error;
+  }
 }
 
 /** Where the embedded sandbox keeps its state, as short as it can be said from here. */

@@ -31,6 +31,8 @@ const REFRESH_MAX_WAIT_MS = 1000;
 
 export interface DashboardProps {
   connection: Connection;
+  /** The paymentHubId the create forms fill in (`--hub`). */
+  hubId?: number;
   /** Lines the embedded sandbox logs: shown on the status line, never printed over the screen. */
   logs?: EventEmitter;
 }
@@ -39,7 +41,7 @@ export interface DashboardProps {
  * The dashboard: VA payments, clients and the live feed, with a form for each action. The lists are windows of
  * the API's pages, asked again when the stream says something changed (debounced) and after each action.
  */
-export function Dashboard({ connection, logs }: DashboardProps) {
+export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
   const { client } = connection;
   const { exit } = useApp();
   const { columns, rows } = useTerminalSize();
@@ -164,8 +166,8 @@ export function Dashboard({ connection, logs }: DashboardProps) {
       else if (key.home || input === 'g') move(-Infinity);
       else if (key.end || input === 'G') move(Infinity);
       // What was just created is the newest: it gets selected, so the next key acts on it.
-      else if (input === 'n') setMode({ kind: 'form', spec: paymentForm(setCreated), then: () => setSelected((now) => ({ ...now, payments: 0 })) });
-      else if (input === 'c') setMode({ kind: 'form', spec: clientForm(), then: () => setSelected((now) => ({ ...now, clients: 0 })) });
+      else if (input === 'n') setMode({ kind: 'form', spec: paymentForm({ hubId, onCreated: setCreated }), then: () => setSelected((now) => ({ ...now, payments: 0 })) });
+      else if (input === 'c') setMode({ kind: 'form', spec: clientForm(hubId), then: () => setSelected((now) => ({ ...now, clients: 0 })) });
       else if (input === 't') setMode({ kind: 'form', spec: transferForm(transferTarget()) });
       else if (input === 'a') setMode({ kind: 'form', spec: clockForm() });
       else if (input === 'x') {

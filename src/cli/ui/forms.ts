@@ -16,8 +16,8 @@ const number = (text: string): unknown => {
 
 const PAYMENTS = '/api/v1/va-payments';
 
-/** `onCreated` hears of the payment made, before the list is read again. */
-export function paymentForm(onCreated?: (payment: VaPaymentView) => void): FormSpec {
+/** `hubId`: the paymentHubId filled in (`--hub`); `onCreated` hears of the payment made, before the list is read again. */
+export function paymentForm({ hubId = 1, onCreated }: { hubId?: number; onCreated?: (payment: VaPaymentView) => void } = {}): FormSpec {
   return {
     title: 'New VA payment',
     fields: [
@@ -26,8 +26,10 @@ export function paymentForm(onCreated?: (payment: VaPaymentView) => void): FormS
       { name: 'ttlSeconds', parse: number },
       { name: 'callbackUrl', hint: 'receives all seven events', sticky: true },
       { name: 'externalReference' },
+      { name: 'currency', hint: 'only ARS is supported' },
+      { name: 'paymentHubId', parse: number, hint: 'your hub id (--hub, VA_SANDBOX_HUB_ID)' },
     ],
-    initial: { ttlSeconds: '1800' },
+    initial: { lockMode: 'time', ttlSeconds: '1800', currency: 'ARS', paymentHubId: String(hubId) },
     schema: createVaPaymentSchema,
     verb: 'create',
     async submit(client, body) {
@@ -38,14 +40,16 @@ export function paymentForm(onCreated?: (payment: VaPaymentView) => void): FormS
   };
 }
 
-export function clientForm(): FormSpec {
+export function clientForm(hubId = 1): FormSpec {
   return {
     title: 'New client',
     fields: [
       { name: 'name' },
       { name: 'taxId', hint: 'CUIT, e.g. 20-12345678-6' },
       { name: 'cashinCallbackUrl', hint: 'receives a POST for each transfer to its CVU', sticky: true },
+      { name: 'paymentHubId', parse: number, hint: 'your hub id (--hub, VA_SANDBOX_HUB_ID)' },
     ],
+    initial: { paymentHubId: String(hubId) },
     schema: createClientSchema,
     verb: 'create',
     async submit(client, body) {

@@ -8,6 +8,7 @@ import { Dashboard } from './dashboard.js';
 export const uiOptionsSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
   apiKey: z.string().min(1, 'must not be empty'),
+  hubId: z.number().int().min(1).default(1),
   version: z.string(),
 });
 export type UiOptions = z.input<typeof uiOptionsSchema>;
@@ -23,12 +24,12 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export async function runUi(options: UiOptions, io: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } = process): Promise<void> {
   const parsed = uiOptionsSchema.safeParse(options);
   if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-  const { url, apiKey, version } = parsed.data;
+  const { url, apiKey, hubId, version } = parsed.data;
   if (!io.stdin.isTTY || !io.stdout.isTTY) throw new Error('ui is interactive: run it in a terminal (stdin and stdout must be one)');
   const logs = new EventEmitter();
   const connection = await connect(url, apiKey, { version, log: (line) => logs.emit('line', line) });
   io.stdout.write(ENTER_SCREEN);
-  const app = render(<Dashboard connection={connection} logs={logs} />, { stdin: io.stdin, stdout: io.stdout, patchConsole: false });
+  const app = render(<Dashboard connection={connection} hubId={hubId} logs={logs} />, { stdin: io.stdin, stdout: io.stdout, patchConsole: false });
   const stop = () => app.unmount();
   for (const signal of SIGNALS) process.once(signal, stop);
   try {

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { balanceView, clientView, deliveryView, VaPaymentView } from '../../core/views.js';
 import type { Client } from '../client.js';
 import { pathTo } from '../context.js';
-import type { Pagination } from '../render.js';
 import { appendToFeed, deliveryOf, type FeedEntry } from './feed.js';
 import { followStream, type LiveMessage, type StreamState } from './live.js';
 import type { ListWindow } from './pane.js';
@@ -45,17 +44,17 @@ export function useListWindow<T>(load: Load<T>, top: number, rows: number, versi
 export const paymentsLoader =
   (client: Client): Load<VaPaymentView> =>
   async (page, limit) => {
-    const { data } = await client.call<{ vaPayments: VaPaymentView[]; pagination: Pagination }>('GET', '/api/v1/va-payments', { query: { page, limit } });
-    return { items: data.vaPayments, total: data.pagination.total };
+    const { data, pagination } = await client.call<VaPaymentView[]>('GET', '/api/v1/va-payments', { query: { page, limit } });
+    return { items: data, total: pagination!.total };
   };
 
 /** Clients with the balance of each (one request per client shown: only the window's). */
 export const clientsLoader =
   (client: Client): Load<ClientView> =>
   async (page, limit) => {
-    const { data } = await client.call<{ clients: ReturnType<typeof clientView>[]; pagination: Pagination }>('GET', '/api/v1/clients', { query: { page, limit } });
-    const balances = await Promise.all(data.clients.map((c) => client.call<BalanceView>('GET', pathTo('/api/v1/clients', c.id, 'balance'))));
-    return { items: data.clients.map((c, i) => ({ ...c, balance: balances[i]!.data.balance })), total: data.pagination.total };
+    const { data, pagination } = await client.call<ReturnType<typeof clientView>[]>('GET', '/api/v1/clients', { query: { page, limit } });
+    const balances = await Promise.all(data.map((c) => client.call<BalanceView>('GET', pathTo('/api/v1/clients', c.id, 'balance'))));
+    return { items: data.map((c, i) => ({ ...c, balance: balances[i]!.data.balance })), total: pagination!.total };
   };
 
 /**
@@ -106,9 +105,9 @@ export function useLiveFeed(client: Client, onMessage: (message: LiveMessage | n
     const readHistory = async () => {
       history = 'reading';
       try {
-        const { data } = await client.call<{ deliveries: DeliveryView[] }>('GET', '/sandbox/v1/deliveries', { query: { limit: HISTORY } });
+        const { data } = await client.call<DeliveryView[]>('GET', '/sandbox/v1/deliveries', { query: { limit: HISTORY } });
         const live = new Set(pending.map((message) => deliveryOf(message)?.id));
-        const past = data.deliveries.filter((d) => !live.has(d.id)).reverse();
+        const past = data.filter((d) => !live.has(d.id)).reverse();
         pending = [...past.map((delivery): LiveMessage => ({ type: 'delivery', delivery, attempt: null })), ...pending];
       } catch {
         // The feed starts with the live messages only.

@@ -1,15 +1,15 @@
 import { param, type RouteKit } from './kit.js';
 
 /** Contract part 3: clients, their ledger, invoices and balance; and the sandbox's CVU switch and debits. */
-export function clientRoutes({ get, post, patch }: RouteKit): void {
+export function clientRoutes({ get, list, post, patch }: RouteKit): void {
   post('/api/v1/clients', (account, body) => account.createClient(body), { status: 201 });
-  get('/api/v1/clients', (account, c) => account.listClients(c.req.query()));
+  list('/api/v1/clients', (account, query) => account.listClients(query));
   get('/api/v1/clients/:id', (account, c) => account.getClient(param(c, 'id')));
   patch('/api/v1/clients/:id', (account, body, c) => account.updateClient(param(c, 'id'), body));
   get('/api/v1/clients/:id/balance', (account, c) => account.clientBalance(param(c, 'id')));
   get('/api/v1/clients/:id/transactions', (account, c) => account.listTransactions(param(c, 'id'), c.req.query()));
   post('/api/v1/clients/:id/invoices', (account, body, c) => account.createInvoice(param(c, 'id'), body), { status: 201 });
-  get('/api/v1/clients/:id/invoices', (account, c) => account.listInvoices(param(c, 'id'), c.req.query()));
+  list('/api/v1/clients/:id/invoices', (account, query, c) => account.listInvoices(param(c, 'id'), query));
   patch('/api/v1/clients/:id/invoices/:invoiceId', (account, body, c) =>
     account.updateInvoice(param(c, 'id'), param(c, 'invoiceId'), body),
   );

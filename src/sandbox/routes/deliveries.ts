@@ -2,8 +2,8 @@ import { liveStream } from '../stream.js';
 import { param, type RouteKit } from './kit.js';
 
 /** Contract part 5: the delivery log, manual redelivery and the live stream of an account. */
-export function deliveryRoutes({ app, runtime, get, post }: RouteKit): void {
-  get('/sandbox/v1/deliveries', (account, c) => account.listDeliveries(c.req.query()));
+export function deliveryRoutes({ app, runtime, get, list, post }: RouteKit): void {
+  list('/sandbox/v1/deliveries', (account, query) => account.listDeliveries(query));
   get('/sandbox/v1/deliveries/:id', (account, c) => account.getDelivery(param(c, 'id')));
   post('/sandbox/v1/deliveries/:id/redeliver', (account, _body, c) => account.redeliver(param(c, 'id')), { status: 201, body: 'none' });
   app.get('/sandbox/v1/stream', liveStream(runtime));

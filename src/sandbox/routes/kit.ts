@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { parse, SandboxError, type Account } from '../../core/index.js';
+import { parse, SandboxError, type Account, type Page } from '../../core/index.js';
 import type { Runtime } from '../runtime.js';
 
 /** `Bindings`: what the Node server passes beside the Request (absent in-process, under msw). */
@@ -33,8 +33,19 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
   return {
     app,
     runtime,
-    get: (path: string, handler: (account: Account, c: Context<Env>) => unknown) =>
-      app.get(path, (c) => ok(c, handler(c.get('account'), c))),
+    /** A read; `stores`: it may change the state too (a hub made on first use), so it waits for the disk like a write. */
+    get: (path: string, handler: (account: Account, c: Context<Env>) => unknown, options: { stores?: boolean } = {}) =>
+      app.get(path, async (c) => {
+        const data = handler(c.get('account'), c);
+        if (options.stores) await runtime.commit();
+        return ok(c, data);
+      }),
+    /** A list in the contract's shape: `data` is the page's items, `pagination` sits beside it. */
+    list: (path: string, handler: (account: Account, query: Record<string, string>, c: Context<Env>) => Page<unknown>) =>
+      app.get(path, (c) => {
+        const { data, pagination } = handler(c.get('account'), c.req.query(), c);
+        return ok(c, data, 200, { pagination });
+      }),
     post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.post(path, write(handler, options)),
     patch: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.patch(path, write(handler, options)),
   };

@@ -1,14 +1,16 @@
-import type { RouteKit } from './kit.js';
+import { param, type RouteKit } from './kit.js';
 
-/** Contract part 5: the sandbox's own controls (transfers, clock, hub, reset) and what it observed. */
-export function sandboxRoutes({ get, post, patch }: RouteKit): void {
+/** Contract parts 1 and 5: the sandbox's own controls (transfers, clock, hubs, reset) and what it observed. */
+export function sandboxRoutes({ get, list, post, patch }: RouteKit): void {
   post('/sandbox/v1/transfers', (account, body) => account.createTransfer(body), { status: 201 });
-  get('/sandbox/v1/transfers', (account, c) => account.listTransfers(c.req.query()));
-  get('/sandbox/v1/events', (account, c) => account.listEvents(c.req.query()));
+  list('/sandbox/v1/transfers', (account, query) => account.listTransfers(query));
+  list('/sandbox/v1/events', (account, query) => account.listEvents(query));
   get('/sandbox/v1/clock', (account) => account.clock());
   post('/sandbox/v1/clock/advance', (account, body) => account.advanceClock(body));
-  get('/sandbox/v1/hub', (account) => account.hub());
-  patch('/sandbox/v1/hub', (account, body) => account.patchHub(body));
+  list('/sandbox/v1/hubs', (account, query) => account.listHubs(query));
+  // Reading a hub that is new makes it (as a create naming it would), so the read is stored like a write.
+  get('/sandbox/v1/hubs/:id', (account, c) => account.hub(param(c, 'id')), { stores: true });
+  patch('/sandbox/v1/hubs/:id', (account, body, c) => account.patchHub(param(c, 'id'), body));
   post(
     '/sandbox/v1/reset',
     (account) => {

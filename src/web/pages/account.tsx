@@ -3,7 +3,7 @@ import type { hubView } from '../../core/views.js';
 import { DEFAULT_KEY } from '../api.js';
 import { ErrorNote, Facts, Field, SelectField, useAction, useApp, useLoad, When } from '../ui.js';
 
-type Hub = ReturnType<typeof hubView> & { id: number };
+type Hub = ReturnType<typeof hubView>;
 type Clock = { now: string; offsetSeconds: number };
 
 /** The API key form: the page uses only a key the user gives it (kept in this browser's storage). */
