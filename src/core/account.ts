@@ -1,4 +1,4 @@
-import { iso, ms, type WallClock } from './clock.js';
+import { checkClockMove, iso, ms, type WallClock } from './clock.js';
 import * as clients from './clients.js';
 import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
@@ -266,6 +266,7 @@ export class Account {
   /** Moves this account's clock forward and runs everything that became due, before answering. */
   advanceClock(body: unknown) {
     const { seconds } = parse(clockAdvanceSchema, body);
+    checkClockMove(this.nowMs() + seconds * 1000, 'seconds');
     this.state.clockOffsetMs += seconds * 1000;
     this.deps.changed(this.key, { header: true });
     this.runDue();

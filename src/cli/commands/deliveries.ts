@@ -70,6 +70,7 @@ const listDeliveries = async (client: Client, query: Query): Promise<DeliveriesP
  */
 async function followAttempts(client: Client, out: Output, query: Query): Promise<void> {
   const interrupted = new AbortController();
+  let lagged = false;
   const stop = () => interrupted.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -80,17 +81,26 @@ async function followAttempts(client: Client, out: Output, query: Query): Promis
     if (!out.json) out.result(list, deliveriesPage);
     out.note('following delivery attempts (Ctrl-C to stop)');
     for await (const message of serverSentEvents(response.body)) {
+      if (message.event === 'lagged') {
+        lagged = true;
+        break;
+      }
       if (message.event !== 'delivery') continue;
       const live = JSON.parse(message.data) as LiveDelivery;
       if (matches(query.status, live.delivery.status) && matches(query.eventType, live.delivery.eventType)) out.item(live, attemptLine);
     }
-    throw new Error(`the sandbox at ${client.url} closed the stream (did it stop?)`);
+    if (!lagged) throw new Error(`the sandbox at ${client.url} closed the stream (did it stop?)`);
   } catch (error) {
     if (!interrupted.signal.aborted) throw error;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     interrupted.abort(); // an open stream would keep the process alive
+  }
+  // Fell behind: the server closed the stream. Followed again, the list read again, so nothing is silently skipped.
+  if (lagged) {
+    out.note('fell behind the live stream: following again');
+    return followAttempts(client, out, query);
   }
 }
 
