@@ -281,6 +281,8 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await clientPage.getByRole('button', { name: 'Disable CVU' }).click();
     await clientPage.getByRole('button', { name: 'Activate CVU' }).waitFor(SHOWN);
     expect((await sandbox().data('GET', `/api/v1/clients/${clientId}`)).cvuStatus).toBe('disabled');
+    const cashIns = (await sandbox().data('GET', `/sandbox/v1/events?clientId=${clientId}`)) as { eventType: string; clientId: string }[];
+    expect(cashIns.map((event) => [event.eventType, event.clientId])).toEqual([['client.cashin', clientId], ['client.cashin', clientId]]);
     expect(problemsOf(clientPage)).toEqual([]);
   });
 
@@ -288,6 +290,10 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const keyboard = await freshPage();
     await openWithKey(keyboard, '/ui/payments', KEY);
     const second = await sandbox().data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 50 });
+    // The timeline reads only this payment's events (GET /sandbox/v1/events?vaPaymentId=), not the account's.
+    const timeline = (await sandbox().get(`/sandbox/v1/events?vaPaymentId=${second.id}`)).body;
+    expect(timeline.data.map((event: { eventType: string; vaPaymentId: string }) => [event.eventType, event.vaPaymentId])).toEqual([['created', second.id]]);
+    expect(await listTotal('/sandbox/v1/events')).toBeGreaterThan(timeline.pagination.total);
     await keyboard.goto(`${origin}/ui/payments/${second.id}`);
     await keyboard.getByRole('button', { name: 'Send transfer' }).waitFor(SHOWN);
     const reached = new Set<string>();
