@@ -45,14 +45,18 @@ function builtFiles(): Map<string, WebFile> {
   return found;
 }
 
+/** The page's routes: not the API, so not in the OpenAPI document. */
+export const WEB_UI_PATHS = ['/', '/ui', '/ui/*'] as const;
+
 /**
  * The web inspector: `/` sends the browser to `/ui/`; `/ui/assets/*` are the built files; any other `/ui/` path is
  * a page of the app (index.html), so every page is a link to share. No key here: the page asks for it and sends it.
  */
 export function webUiRoutes(app: Hono<Env>): void {
-  app.get('/', (c) => c.redirect('/ui/', 302));
-  app.get('/ui', (c) => c.redirect('/ui/', 302));
-  app.get('/ui/*', (c) => {
+  const [root, ui, pages] = WEB_UI_PATHS;
+  app.get(root, (c) => c.redirect('/ui/', 302));
+  app.get(ui, (c) => c.redirect('/ui/', 302));
+  app.get(pages, (c) => {
     const path = c.req.path.slice('/ui/'.length);
     const built = builtFiles();
     const file = path.startsWith('assets/') ? built.get(path) : built.get('index.html');

@@ -33,17 +33,21 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
       (error: unknown) => !aborted.signal.aborted && setState((old) => ({ data: old.data, error })),
     );
     return () => aborted.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is a new closure each render; what it reads is in `deps`.
   }, [...deps, version]);
   const reload = useCallback(() => setVersion((v) => v + 1), []);
   return { ...state, reload };
 }
 
+/** How long a list waits after a live message before reading its page again. */
+export const LIST_REFRESH_MS = 500;
+
 /**
- * Calls `refresh` when a live message matches (or after a reconnection), at most once per animation of the page:
- * a burst of messages (an event, then its delivery attempts) reads the data once more, not once per message.
+ * Calls `refresh` when a live message matches (or after a reconnection), `delayMs` after the first of a burst: a
+ * burst of messages (an event, then its delivery attempts) reads the data once more, not once per message. Lists
+ * wait longer: under load a list page re-read per burst would cost the server more than the page is worth.
  */
-export function useLiveRefresh(matches: (message: Parameters<LiveListener>[0]) => boolean, refresh: () => void) {
+export function useLiveRefresh(matches: (message: Parameters<LiveListener>[0]) => boolean, refresh: () => void, delayMs = 100) {
   const { live } = useApp();
   const latest = useRef({ matches, refresh });
   latest.current = { matches, refresh };
@@ -54,13 +58,13 @@ export function useLiveRefresh(matches: (message: Parameters<LiveListener>[0]) =
       timer ??= setTimeout(() => {
         timer = null;
         latest.current.refresh();
-      }, 100);
+      }, delayMs);
     });
     return () => {
       unsubscribe();
       if (timer) clearTimeout(timer);
     };
-  }, [live]);
+  }, [live, delayMs]);
 }
 
 const moneyFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -207,7 +211,7 @@ export const TextAreaField = ({ label, error, hint, ...area }: FieldProps & Text
   </FieldFrame>
 );
 
-export function Pager({ pagination, onPage, what }: { pagination: Pagination; onPage: (page: number) => void; what: string }) {
+function Pager({ pagination, onPage, what }: { pagination: Pagination; onPage: (page: number) => void; what: string }) {
   const { page, totalPages, total } = pagination;
   return (
     <nav className="pager" aria-label={`${what} pages`}>
@@ -239,7 +243,7 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
       setBusy(false);
     }
   };
-  return { busy, error, run, setError };
+  return { busy, error, run };
 }
 
 /** A column: its header, what a row shows in it, and an optional cell class (`num`, `mono`, `url`). */

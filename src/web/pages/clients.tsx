@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { balanceView, clientView, entryView, invoiceView } from '../../core/views.js';
 import { ApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
-import { DataTable, ErrorNote, Facts, Field, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { DataTable, ErrorNote, Facts, Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { EventItem, type EventView } from './payment.js';
 import { TransferForm } from './transfer-form.js';
 
@@ -44,7 +44,7 @@ export function ClientsPage({ where }: { where: Location }) {
   const page = Number(where.query.get('page') ?? 1) || 1;
   const [draft, setDraft] = useState(text);
   const list = useLoad((signal) => api.list<ClientView>('/api/v1/clients', { page, ...(text ? { [field]: text } : {}) }, signal), [field, text, page]);
-  useLiveRefresh((message) => message.type === 'event' && message.event.clientId !== null && message.event.vaPaymentId === null, list.reload);
+  useLiveRefresh((message) => message.type === 'event' && message.event.clientId !== null && message.event.vaPaymentId === null, list.reload, LIST_REFRESH_MS);
   const search = (event: FormEvent) => {
     event.preventDefault();
     setQuery(where, { q: draft.trim(), page: undefined });

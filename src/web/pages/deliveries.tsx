@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import { setQuery, type Location } from '../router.js';
-import { PagedList, SelectField, Status, TableHead, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 import { DeliveryCard, type DeliverySummary } from './delivery.js';
 
 const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];
@@ -14,7 +14,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
   const page = Number(where.query.get('page') ?? 1) || 1;
   const [open, setOpen] = useState<string | null>(null);
   const list = useLoad((signal) => api.list<DeliverySummary>('/sandbox/v1/deliveries', { status, eventType, page }, signal), [status, eventType, page]);
-  useLiveRefresh((message) => message.type === 'delivery', list.reload);
+  useLiveRefresh((message) => message.type === 'delivery', list.reload, LIST_REFRESH_MS);
   return (
     <main>
       <h1>Deliveries</h1>

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
 import { Link, navigate, setQuery, type Location } from '../router.js';
-import { Field, money, PagedList, SelectField, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 
 /** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
 const SEARCH_FIELDS: [string, string][] = [
@@ -44,7 +44,7 @@ export function PaymentsPage({ where }: { where: Location }) {
     [status, field, text, page],
   );
   // Only the first page changes when payments are created; statuses change anywhere, so any payment event reads it again.
-  useLiveRefresh((message) => message.type === 'event' && message.event.vaPaymentId !== null, list.reload);
+  useLiveRefresh((message) => message.type === 'event' && message.event.vaPaymentId !== null, list.reload, LIST_REFRESH_MS);
 
   const search = (event: FormEvent) => {
     event.preventDefault();
