@@ -16,6 +16,7 @@ export const errorStatus = {
   DEDICATED_CVUS_DISABLED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

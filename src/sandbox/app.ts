@@ -97,8 +97,9 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       }
       const account = runtime.sandbox.account(key);
       c.set('account', account);
-      // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer.
-      if (account.runDue()) await runtime.commit();
+      // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer. If it
+      // cannot be stored (a full disk) it is undone, and reads still answer; a write then fails on its own.
+      if (account.runDue()) await runtime.commit().catch(() => {});
       await next();
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) c.res.headers.set(name, value);
     });

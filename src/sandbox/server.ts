@@ -14,6 +14,8 @@ export interface ServerOptions extends AppOptions {
   /** The data file; ignored with `memory`. */
   data?: string;
   memory?: boolean;
+  /** Sync the journal (`fdatasync`) after each group of writes, before they are answered: they then survive a crash of the machine. */
+  fsync?: boolean;
   /** Sandbox seconds before each retry. */
   retryDelays?: number[];
   callbackTimeoutMs?: number;
@@ -35,7 +37,7 @@ export interface ServerOptions extends AppOptions {
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
-  const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA);
+  const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA, { fsync: options.fsync, log: options.log });
   const runtime = await createRuntime({
     store,
     clock: options.clock,

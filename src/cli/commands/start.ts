@@ -26,6 +26,7 @@ export function startCommand(): Command {
     .option('--allowed-host <name>', 'also serve requests whose Host is this name (repeatable); loopback names and --host always are', collect)
     .option('--data <path>', 'state file', DEFAULT_DATA)
     .option('--memory', 'keep state in memory only (nothing written)')
+    .option('--fsync', 'sync the journal to disk before answering each group of writes (survives a machine crash; slower)')
     .option('--api-key <key>', 'accept only this API key (repeatable); default: any key, each its own account', collect)
     .option('--rate-limit <n>', '/api/v1 requests per minute per API key (0 turns it off)', wholeNumber, 6000)
     .option('--hubs <ids>', 'accept only these paymentHubIds, comma-separated (default: any positive id, each made on first use)', hubList)
@@ -44,6 +45,7 @@ export function startCommand(): Command {
         allowedHosts: opts.allowedHost,
         data: opts.data,
         memory: opts.memory,
+        fsync: opts.fsync,
         apiKeys,
         rateLimit: opts.rateLimit,
         retryDelays: opts.retryDelays,
