@@ -11,6 +11,7 @@ import { newestFirst, paginate } from './pagination.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
+  clockSetSchema,
   createClientSchema,
   createInvoiceSchema,
   createVaPaymentSchema,
@@ -22,6 +23,7 @@ import {
   listQuery,
   listTransactionsQuery,
   listVaPaymentsQuery,
+  MAX_CLOCK_MOVE_SECONDS,
   parse,
   transferSchema,
   updateClientSchema,
@@ -65,6 +67,12 @@ export type LiveEvent =
   | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
   | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
   | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null };
+
+/** A clock move as `Account.clockMove` parsed it: walk to `until()` (read at each step), then `finish`. */
+export interface ClockMove {
+  until: () => number;
+  finish: () => void;
+}
 
 export interface AccountDeps {
   clock: WallClock;
@@ -115,6 +123,8 @@ export class Account {
   private retries!: DueQueue;
   private clientIndex!: clients.ClientIndex;
   private due!: DueQueue;
+  /** While a clock move walks through due instants, the account's time stands at the one being done (`standAt`). */
+  private standing: number | null = null;
   /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
   private poolByAddress!: LazyMap<string, string>;
   private freePool!: string[];
@@ -251,7 +261,7 @@ export class Account {
   // --- clock -------------------------------------------------------------------------------------
 
   nowMs(): number {
-    return this.deps.clock.now() + this.state.clockOffsetMs;
+    return this.standing ?? this.deps.clock.now() + this.state.clockOffsetMs;
   }
 
   now(): string {
@@ -262,13 +272,52 @@ export class Account {
     return { now: this.now(), offsetSeconds: this.state.clockOffsetMs / 1000 };
   }
 
-  /** Moves this account's clock forward and runs everything that became due, before answering. */
-  advanceClock(body: unknown) {
-    const { seconds } = parse(clockAdvanceSchema, body);
-    this.state.clockOffsetMs += seconds * 1000;
+  /**
+   * A move of this account's clock (contract part 5): `advance {seconds}` grows its offset by exactly that, `set {at}`
+   * goes to a time, forward only. The runtime walks to `until()`, standing at each due instant in turn (`standAt`)
+   * and doing its work there, then calls `finish`, from which the clock runs on with real time.
+   */
+  clockMove(kind: 'advance' | 'set', body: unknown): ClockMove {
+    if (kind === 'advance') {
+      const offset = this.state.clockOffsetMs + parse(clockAdvanceSchema, body).seconds * 1000;
+      return { until: () => this.deps.clock.now() + offset, finish: () => this.runOn(offset) };
+    }
+    const { at: text } = parse(clockSetSchema, body);
+    const at = ms(text);
+    const now = this.nowMs();
+    if (at < now) throw new SandboxError('INVALID_STATE', `The sandbox clock only moves forward: ${iso(at)} is before now (${iso(now)})`);
+    if (at - now > MAX_CLOCK_MOVE_SECONDS * 1000) {
+      throw new SandboxError('VALIDATION_ERROR', 'Invalid request body: at: must be at most 10 years after now', ['at: must be at most 10 years after now']);
+    }
+    return { until: () => at, finish: () => this.runOn(at - this.deps.clock.now()) };
+  }
+
+  /**
+   * The first instant, at or before `until`, when something falls due: an expiry, a delayed CVU, an old idempotency
+   * key, or (unless `inFlight` is null: retries left for later) a retry not under way.
+   */
+  nextInstant(until: number, inFlight: ReadonlySet<string> | null): number | null {
+    const retry = inFlight === null ? undefined : this.nextRetry(inFlight);
+    const at = Math.min(this.due.peek()?.at ?? Infinity, retry?.at ?? Infinity);
+    return at <= until ? at : null;
+  }
+
+  /**
+   * Stands the clock at an instant of a walk (never back: an overdue item is done now) and does what falls due then:
+   * events raised there carry it as `createdAt`, attempts started there carry it as their time.
+   */
+  standAt(at: number): void {
+    this.standing = Math.max(at, this.nowMs());
+    this.state.clockOffsetMs = this.standing - this.deps.clock.now();
     this.deps.changed(this.key, { header: true });
     this.runDue();
-    return this.clock();
+  }
+
+  /** Ends a walk: the clock runs on with real time, `offsetMs` ahead of it. */
+  private runOn(offsetMs: number): void {
+    this.standing = null;
+    this.state.clockOffsetMs = offsetMs;
+    this.deps.changed(this.key, { header: true });
   }
 
   /** Expires what is past its time, activates delayed client CVUs and forgets old idempotency keys. Returns whether anything changed. */

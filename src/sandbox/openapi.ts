@@ -4,6 +4,7 @@ import { errorStatus, type ErrorCode } from '../core/errors.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
+  clockSetSchema,
   createClientSchema,
   createInvoiceSchema,
   createVaPaymentSchema,
@@ -72,7 +73,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers, newest first', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/events', id: 'listEvents', summary: 'Every event raised, with its routing and deliveries, newest first', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX },
-  { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs before the answer', tag: SANDBOX, body: clockAdvanceSchema },
+  { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs in time order before the answer', tag: SANDBOX, body: clockAdvanceSchema },
+  { method: 'post', path: '/sandbox/v1/clock/set', id: 'setClock', summary: 'Set the clock to a later time (409 for an earlier one); what falls due runs in time order before the answer', tag: SANDBOX, body: clockSetSchema, errors: [409] },
   { method: 'get', path: '/sandbox/v1/hubs', id: 'listHubs', summary: 'The payment hubs of the account, by id (each is made on first use)', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/hubs/{id}', id: 'getHub', summary: 'A payment hub (made if new and allowed by `--hubs`)', tag: SANDBOX },
   { method: 'patch', path: '/sandbox/v1/hubs/{id}', id: 'updateHub', summary: "Change a hub's settings (made if new and allowed by `--hubs`)", tag: SANDBOX, body: hubPatchSchema },

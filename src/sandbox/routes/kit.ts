@@ -26,7 +26,7 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
     (handler: (account: Account, body: unknown, c: Context<Env>) => unknown, options: WriteOptions = {}) =>
     async (c: Context<Env>) => {
       const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, true);
-      const data = handler(c.get('account'), body, c);
+      const data = await handler(c.get('account'), body, c);
       await runtime.commit();
       return ok(c, data, options.status ?? 200, options.message ? { message: options.message } : {});
     };
