@@ -152,7 +152,7 @@ describe('deliveries list, show, redeliver', () => {
     const [dropped] = (await api.list('/sandbox/v1/deliveries')).data;
     const redeliver = await cli(['deliveries', 'redeliver', dropped.id]);
     expect(redeliver.code).toBe(1);
-    expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to\n$/);
+    expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to: give one as \{"url"\}\n$/);
     const filter = await cli(['deliveries', 'list', '--status', 'lost']);
     expect(filter.code).toBe(1);
     expect(filter.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: status/);

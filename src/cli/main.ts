@@ -7,6 +7,7 @@ import { exportCommand } from './commands/export.js';
 import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
 import { invoicesCommand } from './commands/invoices.js';
+import { listenCommand } from './commands/listen.js';
 import { paymentsCommand } from './commands/payments.js';
 import { receiverCommand } from './commands/receiver.js';
 import { resetCommand } from './commands/reset.js';
@@ -39,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(invoicesCommand())
     .addCommand(eventsCommand())
     .addCommand(deliveriesCommand())
+    .addCommand(listenCommand())
     .addCommand(clockCommand())
     .addCommand(hubCommand())
     .addCommand(resetCommand())

@@ -4,6 +4,7 @@ import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN, type IdSource } from './ids.js';
+import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { DueQueue, type StoredQueue } from './due-queue.js';
 import { LazyMap, type BucketSource } from './lazy-map.js';
 import { fromCents, type Cents } from './money.js';
@@ -37,6 +38,8 @@ import type {
   Client,
   Delivery,
   Entry,
+  Faults,
+  Forwarding,
   Hub,
   IndexSource,
   Invoice,
@@ -66,7 +69,19 @@ import {
 export type LiveEvent =
   | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
   | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
-  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null };
+  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
+  | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> };
+
+/** What a live delivery message says of its event: whose it is and the body sent. */
+export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
+
+/** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
+export interface DueDelivery {
+  delivery: Delivery;
+  event: SandboxEvent;
+  headers: Record<string, string>;
+  url: string;
+}
 
 /** A clock move as `Account.clockMove` parsed it: walk to `until()` (read at each step), then `finish`. */
 export interface ClockMove {
@@ -892,7 +907,12 @@ export class Account {
       ...deliveryView(delivery),
       event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
       request,
-      attempts: delivery.attempts.map((attempt) => ({ ...attempt, request })),
+      attempts: delivery.attempts.map((attempt) => ({
+        ...attempt,
+        forwardedTo: attempt.forwardedTo ?? null,
+        fault: attempt.fault ?? null,
+        request: { ...request, url: attempt.forwardedTo ?? delivery.url },
+      })),
     };
   }
 
@@ -902,17 +922,50 @@ export class Account {
     return delivery;
   }
 
-  /** A new delivery of the same event (same eventId), to the event's URL. */
-  redeliver(id: string) {
+  /** A new delivery of the same event (same eventId), to the event's URL or, for this one delivery, to `{"url"}`. */
+  redeliver(id: string, body: unknown) {
     const original = this.delivery(id);
+    const { url } = parse(redeliverSchema, body ?? {});
     const event = this.state.events[original.eventId]!;
-    if (event.url === null) {
-      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to`);
+    if (event.url === null && url === undefined) {
+      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`);
     }
-    const delivery = newDelivery(event, this.deps.ids.uuid(), this.now(), original.id);
+    const delivery = newDelivery(event, this.deps.ids.uuid(), this.now(), original.id, url ?? null);
     this.storeDelivery(delivery);
-    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(delivery), attempt: null });
+    this.notifyDelivery(delivery, null);
     return this.getDelivery(delivery.id);
+  }
+
+  // --- forwarding and faults (contract part 4) ---------------------------------------------------
+
+  forwarding() {
+    return forwardingView(this.state.forwarding);
+  }
+
+  setForwarding(body: unknown) {
+    const { url } = parse(forwardingSchema, body);
+    return this.storeForwarding({ url, since: this.now() });
+  }
+
+  deleteForwarding() {
+    return this.storeForwarding(null);
+  }
+
+  private storeForwarding(forwarding: Forwarding | null) {
+    this.state.forwarding = forwarding;
+    this.deps.changed(this.key, { header: true });
+    this.deps.notify({ type: 'forwarding', account: this.key, forwarding: this.forwarding() });
+    return this.forwarding();
+  }
+
+  faults(): Faults {
+    return faultsOf(this.state);
+  }
+
+  setFaults(body: unknown): Faults {
+    this.state.faults = parse(faultsSchema, body);
+    this.deps.changed(this.key, { header: true });
+    return this.faults();
   }
 
   /**
@@ -921,7 +974,7 @@ export class Account {
    * receivers see them in order. A generator: the deliverer stops reading once its slots are full, so a backlog to
    * a dead receiver costs nothing while every slot waits on it; a retry is taken off its queue once read past.
    */
-  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<{ delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }> {
+  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
     const blocked = new Set<string>();
     for (const id of this.firstAttempts) {
       const delivery = this.state.deliveries[id]!;
@@ -929,15 +982,18 @@ export class Account {
       const source = event.vaPaymentId ?? event.clientId ?? event.id;
       const waiting = blocked.has(source);
       blocked.add(source);
-      if (!waiting && !inFlight.has(id)) yield { delivery, event, headers: callbackHeaders(event) };
+      if (!waiting && !inFlight.has(id)) yield this.dueDelivery(delivery, event);
     }
     const now = this.nowMs();
     for (let item = this.nextRetry(inFlight); item && item.at <= now; item = this.nextRetry(inFlight)) {
       const delivery = this.state.deliveries[item.key]!;
-      const event = this.state.events[delivery.eventId]!;
-      yield { delivery, event, headers: callbackHeaders(event) };
+      yield this.dueDelivery(delivery, this.state.events[delivery.eventId]!);
       this.retries.pop();
     }
+  }
+
+  private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
+    return { delivery, event, headers: callbackHeaders(event), url: attemptUrl(delivery, this.state) ?? '' };
   }
 
   /** When the next retry is due (the account's clock), or null. */
@@ -963,8 +1019,13 @@ export class Account {
     const next = recordAttempt(this.deps.policy, delivery, full, this.now());
     this.put('deliveries', next.id, next);
     this.trackOpen(next);
-    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(next), attempt: full });
+    this.notifyDelivery(next, full);
     return next;
+  }
+
+  private notifyDelivery(delivery: Delivery, attempt: Attempt | null): void {
+    const { vaPaymentId, clientId, body } = this.state.events[delivery.eventId]!;
+    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } });
   }
 
   // --- idempotency -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ export * from './account.js';
 export * from './clock.js';
 export * from './cvu.js';
 export * from './deliveries.js';
+export * from './delivery-settings.js';
 export * from './errors.js';
 export * from './ids.js';
 export * from './lazy-map.js';

@@ -24,7 +24,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 're
   return result.data;
 }
 
-const httpUrl = z
+export const httpUrl = z
   .string()
   .max(2048)
   .refine((value) => {

@@ -1,7 +1,5 @@
 import type { Agent } from 'undici';
-import type { Account, Attempt, AttemptError } from '../core/index.js';
-
-type DueDelivery = ReturnType<Account['dueDeliveries']> extends Iterable<infer T> ? T : never;
+import type { Account, Attempt, AttemptError, DueDelivery } from '../core/index.js';
 
 export interface DelivererOptions {
   /** Per-attempt timeout, in milliseconds of real time. */
@@ -72,17 +70,23 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     flight.set(due.delivery.id, done);
   }
 
-  async function attempt(account: Account, { delivery, event, headers }: DueDelivery): Promise<void> {
-    const url = delivery.url!;
+  /** One send of an attempt's request: what it got and how long it took, from when it started (the account's clock). */
+  async function sendOnce(account: Account, url: string, headers: Record<string, string>, body: string) {
+    const startedAt = account.now();
+    const started = performance.now();
+    const result = options.transport
+      ? await withTimeout(options.transport({ url, headers, body }), options.timeoutMs)
+      : await send(await client(), url, headers, body, options.timeoutMs);
+    return { startedAt, durationMs: Math.round(performance.now() - started), ...result };
+  }
+
+  async function attempt(account: Account, { delivery, event, headers, url }: DueDelivery): Promise<void> {
     const body = JSON.stringify(event.body);
+    const forwardedTo = url === delivery.url ? null : url;
     try {
-      const startedAt = account.now();
-      const started = performance.now();
-      const result = options.transport
-        ? await withTimeout(options.transport({ url, headers, body }), options.timeoutMs)
-        : await send(await client(), url, headers, body, options.timeoutMs);
+      const sent = await sendOnce(account, url, headers, body);
       if (closed) return;
-      account.recordAttempt(delivery.id, { startedAt, durationMs: Math.round(performance.now() - started), ...result });
+      account.recordAttempt(delivery.id, { ...sent, forwardedTo });
     } catch (error) {
       options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accountExportSchema } from '../core/account-export.js';
+import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
 import { errorStatus, type ErrorCode } from '../core/errors.js';
 import {
   clientCvuSchema,
@@ -26,13 +27,15 @@ import {
  */
 
 interface Operation {
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI style: `{id}` for path parameters. */
   path: string;
   id: string;
   summary: string;
   tag: string;
   body?: z.ZodType;
+  /** The body may be left out. */
+  optionalBody?: true;
   query?: z.ZodObject;
   status?: 200 | 201;
   /** Statuses beyond those every operation of its kind can answer. */
@@ -86,7 +89,12 @@ export const OPERATIONS: Operation[] = [
 
   { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true },
   { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES },
-  { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId)', tag: DELIVERIES, status: 201, errors: [409] },
+  { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId); `{"url"}` sends this one delivery there instead', tag: DELIVERIES, body: redeliverSchema, optionalBody: true, status: 201, errors: [409] },
+  { method: 'get', path: '/sandbox/v1/forwarding', id: 'getForwarding', summary: "The account's forwarding URL (`url` null: off)", tag: DELIVERIES },
+  { method: 'put', path: '/sandbox/v1/forwarding', id: 'setForwarding', summary: 'Send every callback attempt of the account to `url` instead of its configured URL', tag: DELIVERIES, body: forwardingSchema },
+  { method: 'delete', path: '/sandbox/v1/forwarding', id: 'deleteForwarding', summary: 'Stop forwarding: callbacks go to their configured URLs again', tag: DELIVERIES },
+  { method: 'get', path: '/sandbox/v1/faults', id: 'getFaults', summary: "The account's delivery faults", tag: DELIVERIES },
+  { method: 'put', path: '/sandbox/v1/faults', id: 'setFaults', summary: 'Delivery faults: `duplicate` (each 2xx attempt sent once more), `delayMs` (each attempt waits first), `shuffle` (payments and clients not held to raise order); a field left out is off', tag: DELIVERIES, body: faultsSchema },
   { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
 ];
 
@@ -193,7 +201,7 @@ function operationObject(op: Operation) {
     tags: [op.tag],
     ...(op.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: !op.optionalBody, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: 'Success', ...(op.path.startsWith('/api/v1/') ? { headers: rateLimitHeaders } : {}), content: success },
       ...Object.fromEntries([...errors].sort().map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }])),
