@@ -4,6 +4,7 @@ import { clockCommand } from './commands/clock.js';
 import { deliveriesCommand } from './commands/deliveries.js';
 import { eventsCommand } from './commands/events.js';
 import { exportCommand } from './commands/export.js';
+import { faultsCommand } from './commands/faults.js';
 import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
 import { invoicesCommand } from './commands/invoices.js';
@@ -41,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(eventsCommand())
     .addCommand(deliveriesCommand())
     .addCommand(listenCommand())
+    .addCommand(faultsCommand())
     .addCommand(clockCommand())
     .addCommand(hubCommand())
     .addCommand(resetCommand())

@@ -19,6 +19,8 @@ export interface DelivererOptions {
 export type Transport = (request: { url: string; headers: Record<string, string>; body: string }) => Promise<AttemptResult>;
 
 const READ_LIMIT = 64 * 1024;
+/** With the `shuffle` fault, how long a first attempt may be held back, at most (ms of real time). */
+const SHUFFLE_HOLD_MS = 250;
 const KEEP_LIMIT = 2 * 1024;
 
 /**
@@ -80,13 +82,30 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     return { startedAt, durationMs: Math.round(performance.now() - started), ...result };
   }
 
+  /**
+   * One attempt, with the account's delivery faults: `delayMs` waits before each send, `shuffle` holds a first attempt
+   * back a random moment (so other payments' events overtake it), `duplicate` sends a 2xx attempt once more, logged
+   * as an attempt of its own marked `fault`.
+   */
   async function attempt(account: Account, { delivery, event, headers, url }: DueDelivery): Promise<void> {
     const body = JSON.stringify(event.body);
     const forwardedTo = url === delivery.url ? null : url;
+    const faults = account.faults();
+    const wait = async (ms: number) => {
+      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+    };
     try {
+      if (faults.shuffle && delivery.attempts.length === 0) await wait(Math.random() * SHUFFLE_HOLD_MS);
+      await wait(faults.delayMs);
       const sent = await sendOnce(account, url, headers, body);
+      let again = null;
+      if (faults.duplicate && sent.error === null) {
+        await wait(faults.delayMs);
+        again = await sendOnce(account, url, headers, body);
+      }
       if (closed) return;
       account.recordAttempt(delivery.id, { ...sent, forwardedTo });
+      if (again) account.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
     } catch (error) {
       options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
     }
