@@ -55,7 +55,7 @@ export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, attemp
 export const isOpen = (delivery: Delivery): boolean => delivery.status === 'pending' || delivery.status === 'retrying';
 
 /** The headers every attempt of an event carries (spec 6.2, and the contract's VA twin of it). */
-export function callbackHeaders(event: SandboxEvent): Record<string, string> {
+export function callbackHeaders(event: Pick<SandboxEvent, 'id' | 'eventType'>): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'User-Agent': event.eventType === 'client.cashin' ? 'Service-Client-Callback/1.0' : 'Service-VA-Callback/1.0',

@@ -1,4 +1,5 @@
 export * from './account.js';
+export * from './callbacks.js';
 export * from './clock.js';
 export * from './cvu.js';
 export * from './deliveries.js';

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { accountExportSchema } from '../core/account-export.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
+import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
+import { callbackHeaders } from '../core/deliveries.js';
 import { errorStatus, type ErrorCode } from '../core/errors.js';
+import { EVENT_TYPES } from '../core/state.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -209,6 +212,35 @@ function operationObject(op: Operation) {
   };
 }
 
+/**
+ * `webhooks`: each callback the sandbox sends (the seven VA events and `client.cashin`), its body's schema made from
+ * the zod schema the tests parse every received body with, its headers and an example.
+ */
+function webhooks() {
+  return Object.fromEntries(
+    EVENT_TYPES.map((eventType) => {
+      const { sent, routed } = CALLBACK_REFERENCE[eventType];
+      const example = CALLBACK_EXAMPLES[eventType] as { eventId: string };
+      const headers = Object.entries(callbackHeaders({ id: example.eventId, eventType }))
+        .filter(([name]) => name !== 'Content-Type')
+        .map(([name, value]) => ({ name, in: 'header', required: true, schema: name === 'X-Service-Event-Id' ? { type: 'string', format: 'uuid' } : { const: value }, example: value }));
+      const { $schema: _dialect, ...schema } = z.toJSONSchema(CALLBACK_SCHEMAS[eventType], { io: 'output' }) as Record<string, unknown>;
+      const operation = {
+        operationId: `callback_${eventType.replace('.', '_')}`,
+        summary: `${eventType}: sent when ${sent}`,
+        description:
+          `Sent when ${sent}. Goes to ${routed}. A POST with this JSON body; a 2xx answer confirms it, anything else is ` +
+          'retried (3 attempts, 5 s and 25 s apart by the sandbox clock) with the same eventId: deduplicate by it.',
+        tags: ['Callbacks'],
+        parameters: headers,
+        requestBody: { required: true, content: { 'application/json': { schema, example } } },
+        responses: { '200': { description: 'Any 2xx confirms the delivery; answer fast and do the work after' } },
+      };
+      return [eventType, { post: operation }];
+    }),
+  );
+}
+
 const built = new Map<string, Record<string, unknown>>();
 
 /** The document, built once per version: the schemas do not change while the process runs. */
@@ -224,11 +256,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    tags: [PAYMENTS, CLIENTS, SANDBOX, DELIVERIES, SERVICE].map((name) => ({ name })),
+    tags: [PAYMENTS, CLIENTS, SANDBOX, DELIVERIES, SERVICE, 'Callbacks'].map((name) => ({ name })),
     paths: OPERATIONS.reduce<Record<string, Record<string, unknown>>>((paths, op) => {
       (paths[op.path] ??= {})[op.method] = operationObject(op);
       return paths;
     }, {}),
+    webhooks: webhooks(),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Any non-empty key; each key is its own account' } },
       schemas: { Success: successEnvelope, List: listEnvelope },
