@@ -18,11 +18,14 @@ export async function followUntilInterrupted(client: Client, out: Output, handle
   // A sandbox that is not there at all (or refuses the key) is an error now, not a reconnection loop.
   await client.call('GET', '/sandbox/v1/clock');
   return new Promise<void>((resolve, reject) => {
+    // The stream's reconnection timer does not hold the process open (the dashboard's quit must not wait for it): this does.
+    const alive = setInterval(() => {}, 2 ** 30);
     let held: LiveMessage[] | null = [];
     let connected = false;
     let down = false;
     const finish = (error?: Error) => {
       stop();
+      clearInterval(alive);
       process.off('SIGINT', interrupted);
       process.off('SIGTERM', interrupted);
       if (error) reject(error);
