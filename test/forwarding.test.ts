@@ -15,6 +15,17 @@ const pay = async (client: Api, callbackUrl = PRODUCTION) => {
 };
 const deliveries = async (client: Api) => (await client.list('/sandbox/v1/deliveries')).data;
 
+/** A paid payment whose three callbacks reached `own`, another receiver, and the newest delivery (for redelivering). */
+async function paidToTwoReceivers() {
+  const own = await useReceiver();
+  const elsewhere = await useReceiver();
+  const client = account();
+  await pay(client, own.url);
+  await own.waitFor(3);
+  const [newest] = await deliveries(client);
+  return { own, elsewhere, client, newest };
+}
+
 describe('forwarding (contract part 4): every callback attempt of the account goes to one URL', () => {
   it('a payment whose callbackUrl is https://merchant.example/hook gets every callback at the local receiver; the log keeps both URLs', async () => {
     const laptop = await useReceiver();
@@ -57,12 +68,7 @@ describe('forwarding (contract part 4): every callback attempt of the account go
   });
 
   it('redeliver {"url"} sends that one delivery elsewhere; a dropped event can be redelivered to a URL', async () => {
-    const own = await useReceiver();
-    const elsewhere = await useReceiver();
-    const client = account();
-    await pay(client, own.url);
-    await own.waitFor(3);
-    const [succeeded] = await deliveries(client);
+    const { own, elsewhere, client, newest: succeeded } = await paidToTwoReceivers();
     const again = await client.post(`/sandbox/v1/deliveries/${succeeded.id}/redeliver`, { url: elsewhere.url });
     expect(again.status).toBe(201);
     expect(again.body.data).toMatchObject({ url: own.url, forwardedTo: elsewhere.url, redeliveryOf: succeeded.id });
@@ -112,12 +118,7 @@ describe('va-sandbox listen --forward-to', () => {
   });
 
   it('deliveries redeliver ID --to URL sends one delivery to another URL', async () => {
-    const own = await useReceiver();
-    const elsewhere = await useReceiver();
-    const client = account();
-    await pay(client, own.url);
-    await own.waitFor(3);
-    const [first] = await deliveries(client);
+    const { elsewhere, client, newest: first } = await paidToTwoReceivers();
     const run = await runCli(['deliveries', 'redeliver', first.id, '--to', elsewhere.url], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`forwardedTo +${elsewhere.url}`));
