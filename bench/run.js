@@ -55,6 +55,11 @@ let receivers = [];
 
 async function main() {
   const started = performance.now();
+  if (process.env.BENCH_ONLY === 'fsync') {
+    // `BENCH_ONLY=fsync node bench/run.js`: part 5 alone (a minute).
+    await fsyncRuns();
+    return print(((performance.now() - started) / 60_000).toFixed(1));
+  }
   log(`work folder ${work}; seeding ${fmt.int(RECORDS)} records`);
 
   // --- data sets ---------------------------------------------------------------------------------
@@ -96,6 +101,9 @@ async function main() {
 
   // --- 4. memory and size with payments and transfers --------------------------------------------
   await bigState();
+
+  // --- 5. what --fsync costs -------------------------------------------------------------------------
+  await fsyncRuns();
 
   // --- targets -------------------------------------------------------------------------------------
   for (const c of [1, 32]) {
@@ -349,6 +357,33 @@ async function backlogRun() {
   }
 }
 
+// --- 5. --fsync ---------------------------------------------------------------------------------------
+
+/** Creates on a new data file at 1 and 32 connections, with `--fsync` (one fdatasync per group of writes) and without. */
+async function fsyncRuns() {
+  const runs = {};
+  for (const fsync of [false, true]) {
+    const { child, origin } = await launch('ours', join(work, fsync ? 'fsync' : 'no-fsync'), fsync ? ['--fsync'] : []);
+    try {
+      const post = (bounds, concurrency) =>
+        load(origin, { concurrency, ...bounds, make: () => ({ method: 'POST', path: routes.ours.create, headers, body: BODY_TEXT }) });
+      await post(WARMUP, 1);
+      for (const c of [1, 32]) {
+        await sleep(500);
+        runs[`${fsync}:${c}`] = await post(c === 1 ? API_RUN.c1 : API_RUN.c32, c);
+        log(`--fsync ${fsync}: post${c} ${JSON.stringify(runs[`${fsync}:${c}`])}`);
+      }
+    } finally {
+      await stop(child);
+    }
+  }
+  for (const c of [1, 32]) {
+    const synced = runs[`true:${c}`];
+    const plain = runs[`false:${c}`];
+    row('5', `POST create with --fsync, 0 records, ${c} conn (beside: without it)`, runCell(synced), runCell(plain), fmt.ratio(synced.rps / plain.rps));
+  }
+}
+
 // --- 3. cold start ---------------------------------------------------------------------------------
 
 const targets = [];
@@ -480,6 +515,7 @@ function print(minutes) {
     `servers: va-sandbox (built CLI, \`start --data\`, file-backed) and json-server ${jsonServerVersion()} (\`json-server db.json --quiet\`: with --watch it reloads on its own writes and resets connections under write load), each a child process; json-server answers a write before it reaches the file, va-sandbox after; load from this process (undici Pool, keep-alive)`,
     `part 1: per run at most ${fmt.int(API_RUN.c1.count)} requests / ${API_RUN.c1.seconds} s at 1 conn, ${fmt.int(API_RUN.c32.count)} / ${API_RUN.c32.seconds} s at 32 conn, (POSTs with ${fmt.int(RECORDS)} records: ${SLOW_SECONDS} s), after ${WARMUP.count} warm-up requests; body ${BODY_TEXT}; "0 records": GETs read what the POST runs made`,
     `part 2: ${CALLBACKS.receivers} receivers answering 200; ${CALLBACKS.latencyTransfers} sequential transfers (≤ ${CALLBACKS.latencySeconds} s), then ${fmt.int(CALLBACKS.sustainedTransfers)} transfers at 32 conn (≤ ${CALLBACKS.sustainedSeconds} s); then a fresh server with ${fmt.int(BACKLOG.deliveries)} callbacks failing (--retry-delays 60,60) and ${fmt.int(BACKLOG.creates)} creates (≤ ${BACKLOG.seconds} s)`,
+    `part 5: creates on a new data file with --fsync and without, bounds as part 1, the data in the system's temp folder`,
     `seeding: va-sandbox through its core in a child process (bench/seed.js), json-server by writing db.json; total ${minutes} min`,
     '',
     table(['part', 'figure', 'va-sandbox', 'json-server / baseline', 'ratio', 'target', 'result'], rows),

@@ -38,7 +38,7 @@ describe('authentication and accounts', () => {
     expect((await api(strict.url, 'sk_one').get('/api/v1/va-payments')).status).toBe(200);
     const other = await api(strict.url, 'sk_three').get('/api/v1/va-payments');
     expect(other.status).toBe(401);
-    expect(other.body.error.message).toBe('Unknown API key');
+    expect(other.body.error.message).toBe('Unknown API key …hree: this sandbox accepts only the keys it was started with (--api-key)');
   });
 
   it('GET /health answers without a key', async () => {

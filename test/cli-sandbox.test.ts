@@ -148,7 +148,7 @@ describe('start and the two --api-key options', () => {
     const ok = await runCli(['payments', 'list', '--url', sandbox.url, '--api-key', 'sk_two', '--json']);
     expect(ok.code).toBe(0);
     const refused = await runCli(['payments', 'list', '--url', sandbox.url, '--api-key', 'sk_three']);
-    expect(refused).toMatchObject({ code: 1, stderr: 'va-sandbox: UNAUTHORIZED: Unknown API key\n' });
+    expect(refused).toMatchObject({ code: 1, stderr: 'va-sandbox: UNAUTHORIZED: Unknown API key …hree: this sandbox accepts only the keys it was started with (--api-key)\n' });
   });
 
   it('`va-sandbox --api-key K start` means `start --api-key K`; VA_SANDBOX_API_KEY does not restrict the server', async () => {

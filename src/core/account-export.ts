@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Account } from './account.js';
-import { ms } from './clock.js';
+import { iso, MAX_CLOCK_MS, ms } from './clock.js';
 import { SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
-import { MAX_CENTS } from './money.js';
+import { formatCents, MAX_CENTS } from './money.js';
 import { issuesToDetails } from './schemas.js';
 import {
   CVU_STATUSES,
@@ -41,7 +41,12 @@ export const EXPORT_VERSION = 2;
 
 const id = z.string().regex(UUID_PATTERN, 'must be a lower-case UUID');
 const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC time' });
-const cents = z.number().int().min(-MAX_CENTS).max(MAX_CENTS);
+const cents = z.number().int('must be whole cents').min(-MAX_CENTS).max(MAX_CENTS);
+/** Money as the API takes it: more than 0 (or 0 and more). */
+const positive = cents.min(1, 'must be greater than 0');
+const nonNegative = cents.min(0, 'must be 0 or more');
+/** A VA payment's sums: below its amount until one transfer (at most MAX_CENTS) ends it. */
+const received = z.number().int('must be whole cents').min(0, 'must be 0 or more').max(2 * MAX_CENTS);
 const text = z.string();
 const json = z.record(z.string(), z.unknown());
 
@@ -67,9 +72,9 @@ const poolCvu = z.strictObject({
 const cashIn = z.strictObject({
   operationId: text,
   transferId: id,
-  total: cents,
-  taxes: cents,
-  incomingAmount: cents,
+  total: positive,
+  taxes: nonNegative,
+  incomingAmount: positive,
   receivedAt: time,
 });
 
@@ -77,9 +82,9 @@ const vaPayment = z.strictObject({
   id,
   status: z.enum(VA_PAYMENT_STATUSES),
   lockMode: z.enum(['time', 'amount', 'amount_and_time']),
-  amount: cents.nullable(),
+  amount: positive.nullable(),
   currency: z.literal('ARS'),
-  ttlSeconds: z.number().int(),
+  ttlSeconds: z.number().int().min(1).max(28800),
   expiresAt: time,
   cvu: text,
   alias: text,
@@ -92,8 +97,8 @@ const vaPayment = z.strictObject({
   externalReference: text.nullable(),
   metadata: json,
   paymentHubId: hubId,
-  totalReceived: cents,
-  receivedAmount: cents,
+  totalReceived: received,
+  receivedAmount: received,
   cashIns: z.array(cashIn),
   createdAt: time,
   updatedAt: time,
@@ -107,8 +112,8 @@ const transfer = z.strictObject({
   operationId: text,
   to: text,
   cvu: text,
-  total: cents,
-  taxes: cents,
+  total: positive,
+  taxes: nonNegative,
   from: z.strictObject({ name: text.optional(), taxId: text.optional(), cbu: text.optional() }).nullable(),
   outcome: z.enum(['credited', 'returned']),
   reason: text.nullable(),
@@ -199,7 +204,7 @@ const entry = z.strictObject({
 const invoice = z.strictObject({
   id,
   clientId: id,
-  total_amount: cents,
+  total_amount: positive,
   currency: z.literal('ARS'),
   description: text.nullable(),
   dueDate: text.nullable(),
@@ -240,11 +245,11 @@ export const accountExportSchema = z.preprocess(
       format: z.literal(EXPORT_FORMAT),
       version: z.literal(EXPORT_VERSION),
       /** The account's sandbox time when it was exported. */
-      exportedAt: time,
+      exportedAt: time.refine((at) => ms(at) <= MAX_CLOCK_MS, `must be at most ${iso(MAX_CLOCK_MS)}`),
       account: exportedAccount,
     })
     .superRefine((doc, ctx) => {
-      for (const problem of integrityProblems(doc.account)) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+      for (const problem of [...integrityProblems(doc.account), ...moneyProblems(doc.account)]) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
     }),
 );
 
@@ -300,6 +305,68 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
     }
   }
   return problems;
+}
+
+type Problem = { path: (string | number)[]; message: string };
+
+/** The sign each kind of ledger entry has (contract part 3: positive credit, negative debit). */
+const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, credit: 1, debit: -1 };
+
+/**
+ * What the API's rules make true of amounts, checked as strictly: a VA payment's totals are the sums of its cash-ins
+ * and its status agrees with them, a transfer's taxes are less than its total, entries have their kind's sign. A
+ * file that breaks one would answer sums and statuses the API can never give.
+ */
+function moneyProblems(account: z.output<typeof exportedAccount>): Problem[] {
+  const problems: Problem[] = [];
+  const taxed = (path: (string | number)[], { total, taxes }: { total: number; taxes: number }) => {
+    if (taxes >= total) problems.push({ path: [...path, 'taxes'], message: `must be less than total (${formatCents(total)})` });
+  };
+  for (const [key, payment] of Object.entries(account.vaPayments)) {
+    const at = (...path: (string | number)[]) => ['vaPayments', key, ...path];
+    let gross = 0;
+    let net = 0;
+    payment.cashIns.forEach((c, i) => {
+      taxed(at('cashIns', i), c);
+      if (c.incomingAmount !== c.total - c.taxes) problems.push({ path: at('cashIns', i, 'incomingAmount'), message: 'must equal total - taxes' });
+      gross += c.total;
+      net += c.incomingAmount;
+    });
+    if (payment.totalReceived !== gross) problems.push({ path: at('totalReceived'), message: `must equal the sum of cashIns' total (${formatCents(gross)})` });
+    if (payment.receivedAmount !== net) {
+      problems.push({ path: at('receivedAmount'), message: `must equal the sum of cashIns' incomingAmount (${formatCents(net)})` });
+    }
+    if (!statusAgrees(payment.status, payment.amount, gross)) {
+      const of = payment.amount === null ? 'an open amount' : formatCents(payment.amount);
+      problems.push({ path: at('status'), message: `${payment.status} does not agree with ${formatCents(gross)} received of ${of}` });
+    }
+  }
+  for (const [key, transfer] of Object.entries(account.transfers)) taxed(['transfers', key], transfer);
+  for (const [key, entry] of Object.entries(account.entries)) {
+    const sign = ENTRY_SIGN[entry.entryType];
+    if (entry.amount === 0 || (sign !== undefined && Math.sign(entry.amount) !== sign)) {
+      problems.push({ path: ['entries', key, 'amount'], message: `a ${entry.entryType} entry must be ${sign === -1 ? 'negative' : sign === 1 ? 'positive' : 'other than 0'}` });
+    }
+  }
+  return problems;
+}
+
+/** Contract 2.3: the status a VA payment can have with `gross` received of its amount (null: open). */
+function statusAgrees(status: VaPayment['status'], amount: number | null, gross: number): boolean {
+  const paid = amount === null ? gross > 0 : gross >= amount;
+  switch (status) {
+    case 'waiting':
+      return gross === 0;
+    case 'underpaid':
+      return amount !== null && gross > 0 && gross < amount;
+    case 'completed':
+      return amount === null ? gross > 0 : gross === amount;
+    case 'overpaid':
+      return amount !== null && gross > amount;
+    case 'expired':
+    case 'cancelled':
+      return !paid;
+  }
 }
 
 /** The account as one JSON document. */

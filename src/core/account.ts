@@ -1,4 +1,4 @@
-import { iso, ms, type WallClock } from './clock.js';
+import { checkClockMove, iso, ms, type WallClock } from './clock.js';
 import * as clients from './clients.js';
 import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
@@ -83,10 +83,10 @@ export interface DueDelivery {
   url: string;
 }
 
-/** A clock move as `Account.clockMove` parsed it: walk to `until()` (read at each step), then `finish`. */
+/** A clock move as `Account.clockMove` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
 export interface ClockMove {
   until: () => number;
-  finish: () => void;
+  finish: () => { now: string; offsetSeconds: number };
 }
 
 export interface AccountDeps {
@@ -294,17 +294,20 @@ export class Account {
    */
   clockMove(kind: 'advance' | 'set', body: unknown): ClockMove {
     if (kind === 'advance') {
-      const offset = this.state.clockOffsetMs + parse(clockAdvanceSchema, body).seconds * 1000;
-      return { until: () => this.deps.clock.now() + offset, finish: () => this.runOn(offset) };
+      const { seconds } = parse(clockAdvanceSchema, body);
+      checkClockMove(this.nowMs() + seconds * 1000, 'seconds');
+      const offset = this.state.clockOffsetMs + seconds * 1000;
+      return { until: () => this.deps.clock.now() + offset, finish: () => this.runOn(() => offset) };
     }
     const { at: text } = parse(clockSetSchema, body);
     const at = ms(text);
     const now = this.nowMs();
     if (at < now) throw new SandboxError('INVALID_STATE', `The sandbox clock only moves forward: ${iso(at)} is before now (${iso(now)})`);
+    checkClockMove(at, 'at');
     if (at - now > MAX_CLOCK_MOVE_SECONDS * 1000) {
       throw new SandboxError('VALIDATION_ERROR', 'Invalid request body: at: must be at most 10 years after now', ['at: must be at most 10 years after now']);
     }
-    return { until: () => at, finish: () => this.runOn(at - this.deps.clock.now()) };
+    return { until: () => at, finish: () => this.runOn((wallNow) => at - wallNow) };
   }
 
   /**
@@ -328,11 +331,13 @@ export class Account {
     this.runDue();
   }
 
-  /** Ends a walk: the clock runs on with real time, `offsetMs` ahead of it. */
-  private runOn(offsetMs: number): void {
+  /** Ends a walk: the clock runs on with real time, the offset ahead of it; the clock as it reads at that moment. */
+  private runOn(offsetAt: (wallNow: number) => number): ReturnType<Account['clock']> {
+    const wallNow = this.deps.clock.now();
     this.standing = null;
-    this.state.clockOffsetMs = offsetMs;
+    this.state.clockOffsetMs = offsetAt(wallNow);
     this.deps.changed(this.key, { header: true });
+    return { now: iso(wallNow + this.state.clockOffsetMs), offsetSeconds: this.state.clockOffsetMs / 1000 };
   }
 
   /** Expires what is past its time, activates delayed client CVUs and forgets old idempotency keys. Returns whether anything changed. */

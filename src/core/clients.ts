@@ -173,15 +173,21 @@ export interface Balance {
 
 /** Spec 2.4 over every entry and every invoice, whatever its status; debit entries are the negative ones. */
 export function balance(entries: Iterable<Entry>, invoices: Iterable<Invoice>): Balance {
-  let totalCashIn = 0;
-  let totalCashOut = 0;
-  let totalInvoiced = 0;
+  // Summed in BigInt: past 2^53 cents (90 trillion ARS) numbers round, and a balance of huge totals would be off.
+  let totalCashIn = 0n;
+  let totalCashOut = 0n;
+  let totalInvoiced = 0n;
   for (const entry of entries) {
-    if (entry.entryType === 'cash_in') totalCashIn += entry.amount;
-    else if (entry.amount < 0) totalCashOut -= entry.amount;
+    if (entry.entryType === 'cash_in') totalCashIn += BigInt(entry.amount);
+    else if (entry.amount < 0) totalCashOut -= BigInt(entry.amount);
   }
-  for (const invoice of invoices) totalInvoiced += invoice.total_amount;
-  return { totalCashIn, totalCashOut, totalInvoiced, balance: totalCashIn - totalCashOut - totalInvoiced };
+  for (const invoice of invoices) totalInvoiced += BigInt(invoice.total_amount);
+  return {
+    totalCashIn: Number(totalCashIn),
+    totalCashOut: Number(totalCashOut),
+    totalInvoiced: Number(totalInvoiced),
+    balance: Number(totalCashIn - totalCashOut - totalInvoiced),
+  };
 }
 
 /** The `client.cashin` event of a transfer credited to an active client CVU: its body is spec 6.2, field for field. */

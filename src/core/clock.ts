@@ -1,3 +1,5 @@
+import { SandboxError } from './errors.js';
+
 /** The source of real time, injected so tests can pin and move it. */
 export interface WallClock {
   now(): number;
@@ -15,4 +17,17 @@ export class FakeClock implements WallClock {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * The latest a sandbox clock may read: times are ISO 8601 with 4-digit years, and a year is left for what falls due
+ * after it (expiries, retries, idempotency keys), all far inside Date's range.
+ */
+export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
+
+/** A clock move to `toMs` refused past MAX_CLOCK_MS, naming the field that asked for it. */
+export function checkClockMove(toMs: number, field: string): void {
+  if (toMs > MAX_CLOCK_MS) {
+    throw new SandboxError('VALIDATION_ERROR', `The sandbox clock cannot pass ${iso(MAX_CLOCK_MS)}`, [`${field}: would move the clock past ${iso(MAX_CLOCK_MS)}`]);
+  }
+}
 export const ms = (isoText: string): number => Date.parse(isoText);

@@ -3,6 +3,7 @@ export const errorStatus = {
   INVALID_JSON: 400,
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
+  HOST_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   INVALID_STATE: 409,
@@ -15,6 +16,7 @@ export const errorStatus = {
   DEDICATED_CVUS_DISABLED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -15,14 +15,20 @@ export interface AppOptions {
   apiKeys?: string[];
   /** `/api/v1` requests per minute per key (default `DEFAULT_RATE_LIMIT`); 0 turns the limit off. */
   rateLimit?: number;
+  /**
+   * Host names (or addresses) a request's `Host` may name besides loopback ones: the DNS-rebinding guard, on when
+   * this is given (the Node server always gives it); in-process handlers (msw) never see a browser's request.
+   */
+  allowedHosts?: string[];
 }
 
 /** The real API's limit is per minute; the sandbox's default is generous but on, so clients see its headers. */
 export const DEFAULT_RATE_LIMIT = 6000;
 
 const MIB = 1024 * 1024;
+const IMPORT_PATH = '/sandbox/v1/import';
 /** The contract's body limit, and the larger one of an imported account (a whole incident, handed over). */
-const bodyLimit = (path: string): number => (path === '/sandbox/v1/import' ? 512 * MIB : MIB);
+const bodyLimit = (path: string): number => (path === IMPORT_PATH ? 512 * MIB : MIB);
 
 /** The contract's error body: the one shape every failure takes, in the app or before a request reaches it. */
 export const errorEnvelope = (error: SandboxError, path: string, timestamp: string) => ({
@@ -41,6 +47,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   const wallNow = () => runtime.sandbox.clock.now();
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
   const limiter = rateLimit > 0 ? rateLimiter(rateLimit, wallNow) : null;
+  let importBusy = false;
 
   const timestamp = (c: Context<Env>) => {
     const account = c.get('account') as Account | undefined;
@@ -57,6 +64,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
     return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
   });
+  if (options.allowedHosts) app.use(hostGuard(options.allowedHosts));
   app.notFound((c) => fail(c, new SandboxError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)));
   app.use(
     methodNotAllowed({
@@ -88,14 +96,29 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       }
       const account = runtime.sandbox.account(key);
       c.set('account', account);
-      // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer.
-      if (account.runDue()) await runtime.commit();
+      // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer. If it
+      // cannot be stored (a full disk) it is undone, and reads still answer; a write then fails on its own.
+      if (account.runDue()) await runtime.commit().catch(() => {});
       await next();
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) c.res.headers.set(name, value);
     });
     app.use(prefix, async (c, next) => {
-      c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path), c.env?.incoming));
-      await next();
+      // An import holds its whole body, parsed, several times its size: one at a time per server, the next waits.
+      const importing = c.req.path === IMPORT_PATH && c.req.method === 'POST';
+      if (importing && importBusy) {
+        const error = new SandboxError('RATE_LIMIT_EXCEEDED', 'Another import is in progress on this server; imports run one at a time', [
+          '(request): another import is in progress',
+        ]);
+        // Its body is not read, so the connection cannot carry another request.
+        return fail(c, error, { 'Retry-After': '1', Connection: 'close' });
+      }
+      importBusy ||= importing;
+      try {
+        c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path), c.env?.incoming));
+        await next();
+      } finally {
+        if (importing) importBusy = false;
+      }
     });
     app.use(prefix, idempotency(runtime));
   }
@@ -111,6 +134,33 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** `localhost`, 127.0.0.0/8 and `[::1]`: names a web page cannot make its own by rebinding DNS. */
+const LOOPBACK = /^(localhost|127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[::1\])$/;
+
+/** The host name of a Host header, lower case, without its port or a trailing dot; IPv6 keeps its brackets. */
+const hostName = (host: string): string => {
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  return name.toLowerCase().replace(/\.$/, '');
+};
+
+/**
+ * The DNS-rebinding guard: a web page whose name was rebound to 127.0.0.1 reaches the sandbox with its own name in
+ * `Host`, so only loopback names and the given ones are served, on every route (`/health` too); the rest is 403.
+ */
+function hostGuard(allowedHosts: string[]) {
+  const allowed = new Set(allowedHosts.map((host) => hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)));
+  return async (c: Context<Env>, next: () => Promise<void>) => {
+    const host = c.req.header('host') ?? '';
+    const name = hostName(host);
+    if (!LOOPBACK.test(name) && !allowed.has(name)) {
+      throw new SandboxError('HOST_NOT_ALLOWED', `Host ${host || '(none)'} is not allowed: use a loopback address or start with --allowed-host`, [
+        `Host: ${name || '(none)'} is not a loopback name or address, the --host value or an --allowed-host`,
+      ]);
+    }
+    await next();
+  };
+}
 
 /**
  * The raw body as text, refused with 413 past the limit (by its Content-Length, or as it streams in). Under the
@@ -134,28 +184,43 @@ async function readBody(request: Request, limit: number, incoming?: AsyncIterabl
 
 /**
  * Idempotency-Key on a POST: the first response (status and body) is replayed for the same key and body,
- * with `Idempotent-Replayed: true`; the same key with another body is a 409.
+ * with `Idempotent-Replayed: true`; the same key with another body is a 409. The key is reserved before the
+ * handler runs: a request with it that arrives meanwhile waits for that answer (or, with another body, is a 409).
+ * A first request that fails is not remembered and releases the key, so the next one in line runs itself.
  */
 function idempotency(runtime: Runtime) {
+  const inFlight = new Map<string, { fingerprint: string; done: Promise<void> }>();
   return async (c: Context<Env>, next: () => Promise<void>) => {
     const key = c.req.header('idempotency-key');
     if (c.req.method !== 'POST' || !key) return next();
     const account = c.get('account');
     const fingerprint = `${c.req.method} ${c.req.path}\n${c.get('body')}`;
+    const conflict = () =>
+      new SandboxError('IDEMPOTENCY_KEY_CONFLICT', `Idempotency-Key ${key} was used with another request`, [
+        'Idempotency-Key: already used with a different body or path',
+      ]);
+    const slot = `${account.key}\n${key}`;
+    for (let first = inFlight.get(slot); first; first = inFlight.get(slot)) {
+      if (first.fingerprint !== fingerprint) throw conflict();
+      await first.done;
+    }
     const seen = account.idempotent(key);
     if (seen) {
-      if (seen.fingerprint !== fingerprint) {
-        throw new SandboxError('IDEMPOTENCY_KEY_CONFLICT', `Idempotency-Key ${key} was used with another request`, [
-          'Idempotency-Key: already used with a different body or path',
-        ]);
-      }
+      if (seen.fingerprint !== fingerprint) throw conflict();
       c.res = c.json(seen.body, seen.status as 200, { 'Idempotent-Replayed': 'true' });
       return;
     }
-    await next();
-    if (c.res.status >= 200 && c.res.status < 300) {
-      account.remember(key, fingerprint, c.res.status, await c.res.clone().json());
-      await runtime.commit();
+    let release = () => {};
+    inFlight.set(slot, { fingerprint, done: new Promise<void>((resolve) => (release = resolve)) });
+    try {
+      await next();
+      if (c.res.status >= 200 && c.res.status < 300) {
+        account.remember(key, fingerprint, c.res.status, await c.res.clone().json());
+        await runtime.commit();
+      }
+    } finally {
+      inFlight.delete(slot);
+      release();
     }
   };
 }

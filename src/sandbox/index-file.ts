@@ -11,23 +11,32 @@ import {
   type SandboxState,
   type StoredIndexes,
 } from '../core/index.js';
-import { addMembers, define, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
+import { crc32 } from 'node:zlib';
+import { checkedLine, readLine } from './checked-line.js';
+import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
  * every record: where each record's JSON sits in the snapshot, and each account's derived indexes (see
  * `StoredIndexes`). Its first line is a header; after it come sections of JSON, each read only when needed: a
  * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket. It describes one
- * snapshot (generation, size and mtime) and is only used when the journal after it holds no change.
+ * snapshot and is only used when the journal after it holds no change.
+ *
+ * The header line carries its own checksum and one of the sections (see `checkedLine`), so an index damaged in any way
+ * is not used: the start reads everything instead. The snapshot it describes is known by its generation, size and
+ * modification time, and by its CRC32: on the same file (same inode and change time, which no edit keeps) the times
+ * are trusted; on a copy that kept the times, or a file edited with its time put back, the snapshot is read once to
+ * check its CRC32 (a fraction of the cost of reading everything), and an edited one is read whole.
  */
 interface Header {
   /** `STORED_INDEXES_VERSION` when written. */
   version: number;
-  /** The bytes of sections after the header line (a shorter file was cut, and is not used). */
+  /** The bytes of sections after the header line (a shorter file was cut, and is not used), and their CRC32. */
   length: number;
+  sections: number;
   generation: number;
-  /** Its size and modification time (matched within a millisecond: what a copy that keeps times keeps). */
-  snapshot: { size: number; mtimeMs: number };
+  /** Its size and modification time (matched within a millisecond: what a copy that keeps times keeps), and more. */
+  snapshot: { size: number; mtimeMs: number; ino: number; ctimeMs: number; crc: number };
   accounts: [string, AccountIndex][];
 }
 
@@ -58,6 +67,8 @@ export function writeIndexFile(
   /** Each account's head and indexes, taken when the snapshot's records were. */
   accounts: [string, Record<string, unknown>, StoredIndexes][],
   placement: Placement,
+  /** The snapshot's CRC32, as its write computed it. */
+  checksum: number,
 ): void {
   const sections: string[] = [];
   let offset = 0;
@@ -77,8 +88,9 @@ export function writeIndexFile(
   const header: Header = {
     version: STORED_INDEXES_VERSION,
     length: 0,
+    sections: 0,
     generation,
-    snapshot: { size: stat.size, mtimeMs: stat.mtimeMs },
+    snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
     accounts: accounts.map(([key, head, indexes]) => {
       const placed = placement.get(key);
       const tables: AccountIndex['tables'] = {};
@@ -93,12 +105,14 @@ export function writeIndexFile(
       return [key, { head, tables, maps, values }];
     }),
   };
+  const body = Buffer.from(sections.join(''));
   header.length = offset;
+  header.sections = crc32(body);
   const temp = `${path}.tmp`;
   const fd = openSync(temp, 'w');
   try {
-    writeFileSync(fd, `${JSON.stringify(header)}\n`);
-    for (const text of sections) writeFileSync(fd, text);
+    writeFileSync(fd, checkedLine(header));
+    writeFileSync(fd, body);
   } finally {
     closeSync(fd);
   }
@@ -113,21 +127,20 @@ export function readIndexFile(path: string, snapshot: string, generation: number
   if (!existsSync(path) || !existsSync(snapshot)) return null;
   const bytes = readFileSync(path);
   const end = bytes.indexOf(10);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8', 0, end));
-  } catch {
-    return null;
-  }
-  const header = parsed as Header | null;
+  const line = readLine(bytes.subarray(0, end));
+  if (line.kind !== 'checked') return null;
+  const header = line.value as Header;
   const stat = statSync(snapshot);
-  // Its version and exact length say the rest is as written; the snapshot's generation, size and time, that it is this one's.
+  // Its version, exact length and checksum say the rest is as written; the snapshot's generation, size, times and
+  // checksum, that it is this one's.
   const matches =
-    header?.version === STORED_INDEXES_VERSION &&
+    header.version === STORED_INDEXES_VERSION &&
     bytes.length === end + 1 + header.length &&
     header.generation === generation &&
     header.snapshot?.size === stat.size &&
-    Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1;
+    Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1 &&
+    crc32(bytes.subarray(end + 1)) === header.sections &&
+    ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc);
   if (!matches) return null;
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
   const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });

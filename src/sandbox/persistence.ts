@@ -1,6 +1,9 @@
 import {
   closeSync,
   existsSync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
   ftruncateSync,
   mkdirSync,
   openSync,
@@ -9,11 +12,11 @@ import {
   rmSync,
   statSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
+import { checkedLine, readLine } from './checked-line.js';
 import { readIndexFile, tableEntries, writeIndexFile, type LazyState } from './index-file.js';
 import { SnapshotFile } from './snapshot-file.js';
 import {
@@ -22,6 +25,7 @@ import {
   INDEXES,
   normalizeAccount,
   normalizeState,
+  SandboxError,
   TABLES,
   type AccountState,
   type SandboxState,
@@ -35,8 +39,16 @@ export interface Store {
   load(): Promise<SandboxState>;
   /** A change to the state since the last save (the core reports every one). */
   changed(account: string, change: StateChange): void;
-  /** Resolves once the state as it is now is on disk. Calls made in one turn of the event loop, or during a write, share one. */
+  /**
+   * Resolves once the state as it is now is on disk. Calls made in one turn of the event loop, or during a write, share
+   * one. Rejects with `INSUFFICIENT_STORAGE` when the write could not be stored: its changes were undone (see `onUndo`).
+   */
   save(): Promise<void>;
+  /**
+   * How to put an account back as the files hold it (`null`: they do not hold it) and rebuild what is derived from
+   * it; the store calls it, muted, to undo the changes of a write that failed. Set by the owner of the state.
+   */
+  onUndo(restore: (account: string, state: AccountState | null) => void): void;
   close(): Promise<void>;
   /** How many times the files were written: concurrent saves share writes. */
   readonly writes: number;
@@ -44,6 +56,13 @@ export interface Store {
   readonly quick: boolean;
   /** After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments. */
   warming(): Iterable<void>;
+}
+
+export interface FileStoreOptions {
+  /** `fdatasync` the journal after each write, before it is acknowledged: the write then survives a crash of the machine. */
+  fsync?: boolean;
+  /** Told when writes start or stop being refused, and when a fold fails. */
+  log?: (line: string) => void;
 }
 
 export class StoreLockedError extends Error {}
@@ -55,35 +74,61 @@ type JournalChange = [string, string, string | null, unknown];
 const COMPACT_FLOOR = 8 * 1024 * 1024;
 /** A save of more records than this (a seed, an import) goes straight into a new snapshot, not the journal. */
 const LARGE_SAVE = 10_000;
+/** A fold that failed (a full disk) is tried again at a write after this long, twice as long after each failure in a row. */
+const FOLD_RETRY_MS = 10_000;
+const FOLD_RETRY_MAX_MS = 5 * 60_000;
 
 /**
  * The state as a snapshot (a JSON document read and written by lowdb through `SnapshotFile`) plus an append-only
  * journal beside it (`<file>.journal`): each save appends one line with just the records that changed, so a write
- * costs the size of the change, not of the whole state. A line cut short by a crash was never acknowledged and is
- * dropped. lowdb is safe with one writer only, so the server takes `<file>.lock` and a second server is refused.
+ * costs the size of the change, not of the whole state. lowdb is safe with one writer only, so the server takes
+ * `<file>.lock`, holds it open and checks before each write and fold that the file there is still its own: a server
+ * that lost it (the lock removed, perhaps for a second server) stops writing and refuses every write.
+ *
+ * Each journal line carries a CRC32 of its bytes (see `checkedLine`); what each kind of damage does on start is
+ * told at `readJournal`.
+ *
+ * A write that fails (a full disk) is not acknowledged and leaves no trace: the journal is cut back to its last good
+ * length, and the accounts the write changed are put back as the files hold them, read back from the snapshot and
+ * journals (`undo`, through the owner's `onUndo`, which re-indexes them). Reading back from the files rather than
+ * keeping each record's previous value costs a read of the state per failed write, but cannot miss a change however
+ * the core made it, and needs nothing of the core but its `replace`. Until the disk has room again every write
+ * fails the same way; reads go on. With `fsync`, each write is also synced before it is acknowledged.
  *
  * When the journal outgrows the snapshot it is folded into a new snapshot in the background: the snapshot of
  * generation g+1 is taken at once and written out while saves go on into a new journal (`<file>.journal.next`,
  * headed g+1), which then replaces the old one. On start, each journal is replayed if its generation is not older
- * than the snapshot's, so a crash at any step loses nothing that was acknowledged.
+ * than the snapshot's, so a crash at any step loses nothing that was acknowledged. A fold that fails leaves both
+ * journals whole (the new one stays the one written to) and is tried again later, taking a snapshot of that same
+ * generation g+1: the next journal replayed over it still gives the latest state, records being written whole and
+ * every change since it began being in it. A large save's changes are not (they go straight into a snapshot), so a
+ * large save while a failed fold waits takes generation g+2 and a new next journal (see `fold`).
  *
  * A clean stop also writes the index file (`<file>.index`, see `writeIndexFile`): the next start, finding the
  * journal without changes, reads records and indexes from it when first asked instead of reading everything. Any
- * other start (after a crash, or without an index file that matches the snapshot) reads the whole state.
+ * other start (after a crash, or without an index file that matches the snapshot) reads the whole state. A stop
+ * that cannot fold says so and fails; the journals keep everything for the next start.
  */
-export function fileStore(path: string): Store {
+export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const file = resolve(path);
-  const lock = `${file}.lock`;
+  const lockPath = `${file}.lock`;
   const journalPath = `${file}.journal`;
   const nextJournalPath = `${file}.journal.next`;
   const indexPath = `${file}.index`;
+  const log = options.log ?? (() => {});
   const snapshot = new SnapshotFile(file, undefined, tableEntries);
   const db = new Low<SandboxState>(snapshot, emptyState());
   const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
   let pendingRecords = 0;
+  let lock: Lock | null = null;
   let journal = -1;
   let journalBytes = 0;
   let snapshotBytes = 0;
+  /** Whether the journal written to is the next one: a fold began and has not finished (it may have failed). */
+  let folding = false;
+  /** A fold that failed is not tried again before this time. */
+  let foldAfter = 0;
+  let foldDelay = FOLD_RETRY_MS;
   let compacting: Promise<void> | null = null;
   let writing: Promise<void> | null = null;
   let next: Promise<void> | null = null;
@@ -95,9 +140,18 @@ export function fileStore(path: string): Store {
   /** The state as read through the index file, until a compaction has read it all. */
   let lazy: LazyState | null = null;
   let quick = false;
+  let restore: (account: string, state: AccountState | null) => void = () => {};
+  /** While `undo` puts accounts back: their `replace` is no change to store. */
+  let muted = false;
+  /** Why every write is refused for good (the lock was lost, or memory could not be put back), if it is. */
+  let broken: SandboxError | null = null;
+  /** Set when `undo` dropped changes whose saves wait for the next write: that write fails with it. */
+  let lost: SandboxError | null = null;
+  /** Whether the last write failed (so the next one that works says writes are stored again). */
+  let refusing = false;
 
   /** One line with every change since the last one, values read now (records are replaced whole, never edited). */
-  function drain(): string | null {
+  function drain(): Buffer | null {
     if (pending.size === 0) return null;
     const changes: JournalChange[] = [];
     for (const [key, change] of pending) {
@@ -113,63 +167,207 @@ export function fileStore(path: string): Store {
     }
     pending.clear();
     pendingRecords = 0;
-    return `${JSON.stringify({ c: changes })}\n`;
+    return checkedLine({ c: changes });
   }
 
   async function write(): Promise<void> {
     if (pendingRecords > LARGE_SAVE) {
       // A compaction already under way took its snapshot before these changes: they need one of their own.
-      if (compacting) await compacting;
-      return compact();
+      if (compacting) await compacting.catch(() => {});
+      return saveLarge();
     }
+    const accounts = [...pending.keys()];
     const line = drain();
-    if (line === null) return;
-    writes++;
-    const bytes = Buffer.from(line);
-    writeAll(journal, bytes);
-    journalBytes += bytes.length;
+    try {
+      if (lost) throw lost;
+      if (line === null) return;
+      writes++;
+      append(line);
+    } catch (error) {
+      undo(accounts, error);
+    } finally {
+      lost = null;
+    }
     journalChanges = true;
-    if (journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR)) void compact().catch(() => {});
+    if (refusing) log(`writes to ${file} are stored again`);
+    refusing = false;
+    const outgrown = journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR);
+    if ((outgrown || folding) && !compacting && Date.now() >= foldAfter) void compact().catch(() => {});
+  }
+
+  /** Appends bytes to the journal written to, synced with `fsync`; if that fails, cuts it back to where it was. */
+  function append(bytes: Buffer): void {
+    if (broken) throw broken;
+    checkLock();
+    try {
+      writeAll(journal, bytes, journalBytes);
+      if (options.fsync) fdatasyncSync(journal);
+    } catch (error) {
+      try {
+        ftruncateSync(journal, journalBytes);
+      } catch (cause) {
+        broken = storageError(cause, `${file}.journal could not be cut back after a failed write, so no more writes are taken`);
+      }
+      throw error;
+    }
+    journalBytes += bytes.length;
+  }
+
+  function checkLock(): void {
+    if (lock?.held()) return;
+    broken = new SandboxError(
+      'INSUFFICIENT_STORAGE',
+      `This server lost its lock on ${file} (${lockPath} was removed or replaced, perhaps for another server): it stopped ` +
+        'writing to it, and nothing of this write was kept. Stop this server, make sure no other one uses the file, and start again.',
+      ['(storage): lock lost'],
+    );
+    log(broken.message);
+    throw broken;
+  }
+
+  /**
+   * After a write that failed: the accounts it changed are put back as the files hold them (the last good state), so
+   * memory matches the files again, and whoever waits for the write is told it was not stored. Unless the store is
+   * broken: then it writes nothing more, and memory is left as it is.
+   */
+  function undo(accounts: Iterable<string>, error: unknown): never {
+    const refused = storageError(error);
+    if (!refusing && refused !== broken) log(refused.message); // a lost lock said so already
+    refusing = true;
+    if (broken) throw refused;
+    try {
+      const last = readState().state;
+      muted = true;
+      for (const key of accounts) {
+        pending.delete(key);
+        restore(key, last.accounts[key] ?? null);
+        // An account the files do not hold yet is written whole by the next save.
+        if (!last.accounts[key]) pending.set(key, { all: true, header: false, records: new Map() });
+      }
+    } catch (cause) {
+      broken = storageError(cause, `the state in memory could not be put back as ${file} holds it; no more writes are taken`);
+      log(broken.message);
+    } finally {
+      muted = false;
+      pendingRecords = [...pending.values()].reduce((sum, change) => sum + change.records.size, 0);
+    }
+    throw refused;
+  }
+
+  /**
+   * A save of many records goes into a new snapshot, not the journal. If that fails, its changes are undone with every
+   * change made while it was written (their saves wait behind it, and fail with it).
+   */
+  async function saveLarge(): Promise<void> {
+    const accounts = new Set(pending.keys());
+    try {
+      await compact(false, true);
+    } catch (error) {
+      for (const key of pending.keys()) accounts.add(key);
+      try {
+        undo(accounts, error);
+      } catch (refused) {
+        lost = refused as SandboxError;
+        throw refused;
+      }
+    }
   }
 
   /**
    * Folds everything into a new snapshot (the next generation), taken now and written out while later saves go
    * to the next journal. Resolves once the snapshot is on disk; one at a time. `withIndex`: the index file is
    * written for it too (on a clean stop, when no save can follow); otherwise the old one no longer applies.
+   * `large`: the snapshot carries the changes not yet saved (see `saveLarge`); any other fold leaves them to the journal.
    */
-  function compact(withIndex = false): Promise<void> {
-    compacting ??= (async () => {
-      try {
-        pending.clear(); // the snapshot taken below holds them; whoever saved them waits for it
-        pendingRecords = 0;
-        const generation = (db.data.generation ?? 0) + 1;
-        db.data.generation = generation;
-        const previous = journal;
-        journal = openSync(nextJournalPath, 'w');
-        journalBytes = 0;
-        writeHeader();
-        // The indexes are taken in the same turn as the snapshot's records (`db.write` lays them out at once).
-        const indexes = withIndex ? storedIndexes() : null;
-        snapshot.locate = indexes !== null;
-        // Tables still read through the index file: a last compaction copies their records not written since from
-        // the old snapshot; any other reads them whole first, as they are used after it.
-        if (!withIndex) lazy?.readWhole();
-        const written = db.write();
-        lazy?.release();
-        lazy = null;
-        await written;
-        snapshotBytes = statSync(file).size;
-        renameSync(nextJournalPath, journalPath);
-        closeSync(previous);
-        journalChanges = false;
-        if (indexes) writeIndexFile(indexPath, file, generation, indexes, snapshot.placement!);
-        else rmSync(indexPath, { force: true });
-        indexed = indexes !== null;
-      } finally {
-        compacting = null;
-      }
-    })();
+  function compact(withIndex = false, large = false): Promise<void> {
+    compacting ??= fold(withIndex, large).finally(() => {
+      compacting = null;
+    });
     return compacting;
+  }
+
+  async function fold(withIndex: boolean, large: boolean): Promise<void> {
+    if (broken) throw broken;
+    checkLock();
+    const generation = (db.data.generation ?? 0) + 1;
+    // A large save's changes go into no journal, so a next journal already written to (a fold that failed) must not
+    // be replayed over its snapshot: the snapshot takes a newer generation, and a new next journal replaces that one
+    // once the snapshot is on disk (no save reaches a journal meanwhile: saves wait behind a large one).
+    const renew = folding && large;
+    if (!folding) startFold(generation);
+    else if (renew) db.data.generation = generation;
+    if (large) {
+      pending.clear(); // the snapshot taken below holds them; whoever saved them waits for it
+      pendingRecords = 0;
+    }
+    // The indexes are taken in the same turn as the snapshot's records (`db.write` lays them out at once).
+    const indexes = withIndex ? storedIndexes() : null;
+    snapshot.locate = indexes !== null;
+    // Tables still read through the index file: a last compaction copies their records not written since from
+    // the old snapshot; any other reads them whole first, as they are used after it.
+    if (!withIndex) lazy?.readWhole();
+    const written = db.write();
+    lazy?.release();
+    lazy = null;
+    try {
+      await written;
+      if (options.fsync) syncFolder(file);
+    } catch (error) {
+      if (renew) db.data.generation = generation - 1;
+      throw foldFailed(error);
+    }
+    snapshotBytes = statSync(file).size;
+    if (renew) {
+      try {
+        startFold(generation);
+      } catch (error) {
+        broken = storageError(error, `a new journal could not be made beside ${file}, so no more writes are taken`);
+        throw broken;
+      }
+    }
+    try {
+      renameSync(nextJournalPath, journalPath);
+      if (options.fsync) syncFolder(file);
+    } catch (error) {
+      throw foldFailed(error);
+    }
+    folding = false;
+    foldDelay = FOLD_RETRY_MS;
+    if (indexes) writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
+    else rmSync(indexPath, { force: true });
+    indexed = indexes !== null;
+  }
+
+  /** A fold that failed: said, and tried again later (twice as late after each failure in a row). */
+  function foldFailed(error: unknown): SandboxError {
+    foldAfter = Date.now() + foldDelay;
+    const failed = storageError(error, `folding the journal into ${file} failed`);
+    log(`${failed.message}; both journals are kept whole, and the fold is tried again in ${foldDelay / 1000} s`);
+    foldDelay = Math.min(foldDelay * 2, FOLD_RETRY_MAX_MS);
+    return failed;
+  }
+
+  /** Opens the next journal, headed with `generation`, and writes to it from now on (the journal before it is whole). */
+  function startFold(generation: number): void {
+    const opened = openSync(nextJournalPath, 'w');
+    const header = checkedLine({ generation });
+    try {
+      writeAll(opened, header);
+      if (options.fsync) {
+        fdatasyncSync(opened);
+        syncFolder(file);
+      }
+    } catch (error) {
+      closeSync(opened);
+      rmSync(nextJournalPath, { force: true });
+      throw storageError(error, `folding the journal into ${file} failed`);
+    }
+    db.data.generation = generation;
+    if (journal >= 0) closeSync(journal);
+    journal = opened;
+    journalBytes = header.length;
+    journalChanges = false;
+    folding = true;
   }
 
   /** Every account's head and indexes as they are now, or null if an account has none (no Account was made for it). */
@@ -183,34 +381,32 @@ export function fileStore(path: string): Store {
     return accounts;
   }
 
-  /** The state through the index file, when the journal after the snapshot holds no change and the index file matches. */
-  function readIndexed(): LazyState | null {
+  /**
+   * The state through the index file, when the journal after the snapshot holds no change and the index file matches;
+   * with the length of the journal's header.
+   */
+  function readIndexed(): { lazy: LazyState; header: number } | null {
     if (existsSync(nextJournalPath) || !existsSync(journalPath) || statSync(journalPath).size > 1024) return null;
-    const bytes = readFileSync(journalPath);
-    const generation = journalGeneration(bytes);
-    return bytes.indexOf(10) !== bytes.length - 1 || generation === undefined ? null : readIndexFile(indexPath, file, generation);
+    const current = readJournal(journalPath);
+    if (current === null || current.lines.length > 0) return null;
+    const lazy = readIndexFile(indexPath, file, current.generation);
+    return lazy && { lazy, header: current.length };
   }
 
-  function writeHeader(): void {
-    const header = Buffer.from(`${JSON.stringify({ generation: db.data.generation ?? 0 })}\n`);
-    writeAll(journal, header);
-    journalBytes += header.length;
-  }
-
-  /** Applies a journal if it is not older than the snapshot; returns whether it was applied. */
-  function replay(at: string): boolean {
-    if (!existsSync(at)) return false;
-    const bytes = readFileSync(at);
-    const generation = journalGeneration(bytes);
-    if (generation === undefined || generation < (db.data.generation ?? 0)) return false;
-    let end = bytes.indexOf(10);
-    // A line cut short by a crash (no newline, or not JSON) was never acknowledged: it ends the journal.
-    for (let start = end + 1; (end = bytes.indexOf(10, start)) >= 0; start = end + 1) {
-      const line = parseLine(bytes.subarray(start, end)) as { c: JournalChange[] } | null;
-      if (!line) break;
-      for (const change of line.c) apply(db.data, change);
-    }
-    return true;
+  /**
+   * The state as the files hold it: the snapshot, then each journal not older than it (`current`, `upcoming`: the
+   * journals replayed, if they were).
+   */
+  function readState() {
+    const state = normalizeState(snapshot.readSync() ?? emptyState());
+    const replay = (journal: Journal | null) => {
+      if (journal === null || journal.generation < (state.generation ?? 0)) return null;
+      for (const line of journal.lines) for (const change of line) apply(state, change);
+      return journal;
+    };
+    // Both are read (and checked) before either is applied.
+    const [current, upcoming] = [readJournal(journalPath), readJournal(nextJournalPath)];
+    return { state, current: replay(current), upcoming: replay(upcoming) };
   }
 
   const run = (): Promise<void> => {
@@ -224,17 +420,21 @@ export function fileStore(path: string): Store {
   function saveNow(): Promise<void> {
     if (next) return next;
     if (!writing) return run();
-    next = writing.then(
-      () => {
-        next = null;
-        return run();
-      },
-      () => {
-        next = null;
-        return run();
-      },
-    );
+    const after = () => {
+      next = null;
+      return run();
+    };
+    next = writing.then(after, after);
     return next;
+  }
+
+  function release(): void {
+    lazy?.release();
+    lazy = null;
+    if (journal >= 0) closeSync(journal);
+    journal = -1;
+    lock?.release();
+    lock = null;
   }
 
   return {
@@ -246,45 +446,54 @@ export function fileStore(path: string): Store {
       return quick;
     },
     warming: () => lazy?.warming() ?? [],
+    onUndo(fn) {
+      restore = fn;
+    },
     async load() {
       mkdirSync(dirname(file), { recursive: true });
-      takeLock(lock, file);
+      lock = takeLock(lockPath, file);
       try {
-        lazy = readIndexed();
-        if (lazy) {
+        const indexedRead = readIndexed();
+        if (indexedRead) {
+          lazy = indexedRead.lazy;
           db.data = normalizeState(lazy.state);
           snapshotBytes = statSync(file).size;
           journal = openSync(journalPath, 'a');
-          journalBytes = statSync(journalPath).size;
+          ftruncateSync(journal, (journalBytes = indexedRead.header));
           indexed = quick = true;
           return db.data;
         }
-        await db.read();
-        normalizeState(db.data);
+        const { state, current, upcoming } = readState();
+        db.data = state;
         snapshotBytes = existsSync(file) ? statSync(file).size : 0;
-        const replayed = replay(journalPath);
-        const interrupted = replay(nextJournalPath);
-        // A new data file exists from the start, where the user was told it is; a compaction cut short by a crash
-        // is done again. Otherwise the journal goes on where it ended, cut back to its last whole line.
-        if (snapshotBytes === 0 || interrupted || !replayed) {
+        if (upcoming) {
+          // A fold cut short (by a crash, or for want of room) goes on: the next journal is written to, after its last
+          // whole line, and the fold is done again now.
+          db.data.generation = upcoming.generation;
+          journal = openSync(nextJournalPath, 'a');
+          ftruncateSync(journal, (journalBytes = upcoming.length));
+          folding = true;
+        } else if (snapshotBytes > 0 && current) {
+          // The journal goes on where it ended, cut back to its last whole line.
           journal = openSync(journalPath, 'a');
-          await compact();
-        } else {
-          journal = openSync(journalPath, 'a');
-          const bytes = readFileSync(journalPath);
-          journalBytes = lastWholeLine(bytes);
-          ftruncateSync(journal, journalBytes);
-          journalChanges = bytes.indexOf(10) + 1 < journalBytes;
+          ftruncateSync(journal, (journalBytes = current.length));
+          journalChanges = current.lines.length > 0;
+        }
+        // A new data file exists from the start, where the user was told it is. A fold that fails once its next
+        // journal is written to (a full disk) is tried again later: the journals hold everything.
+        if (journal < 0 || folding) {
+          await compact().catch((error: unknown) => {
+            if (!folding) throw error;
+          });
         }
       } catch (error) {
-        lazy?.release();
-        if (journal >= 0) closeSync(journal);
-        releaseLock(lock);
+        release();
         throw new Error(`cannot read ${file}: ${(error as Error).message}`);
       }
       return db.data;
     },
     changed(account, change) {
+      if (muted) return;
       let entry = pending.get(account);
       if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
       if ('all' in change) {
@@ -292,8 +501,7 @@ export function fileStore(path: string): Store {
         // A whole account (an import) counts by its records: a large one goes into a snapshot, not one journal line.
         const replaced = db.data.accounts[account];
         for (const table of TABLES) pendingRecords += replaced ? Object.keys(replaced[table]).length : 0;
-      }
-      else if ('header' in change) entry.header = true;
+      } else if ('header' in change) entry.header = true;
       else {
         entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
         pendingRecords++;
@@ -309,39 +517,71 @@ export function fileStore(path: string): Store {
       return batch;
     },
     async close() {
-      while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting);
-      // A clean stop leaves the whole state in the data file alone, with the index file for a quick start.
-      if (journalChanges || pending.size > 0 || !indexed) await compact(true);
-      closeSync(journal);
-      lazy?.release();
-      lazy = null;
-      journal = -1;
-      releaseLock(lock);
+      try {
+        while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting)!.catch(() => {});
+        // What changed and was never saved goes into the journal first, so a fold that fails loses nothing.
+        if (pending.size > 0) await saveNow();
+        // A clean stop leaves the whole state in the data file alone, with the index file for a quick start.
+        if (journalChanges || folding || !indexed) {
+          await compact(true).catch((error: Error) => {
+            throw new Error(`${error.message} at the stop: nothing is lost, the journals beside it keep every change for the next start`);
+          });
+        }
+      } finally {
+        release();
+      }
     },
   };
 }
 
-/** The length of a journal up to its last whole line (what a crash may have left after it was never acknowledged). */
-function lastWholeLine(bytes: Buffer): number {
-  let valid = 0;
-  for (let end = bytes.indexOf(10); end >= 0 && parseLine(bytes.subarray(valid, end)) !== null; end = bytes.indexOf(10, valid)) {
-    valid = end + 1;
-  }
-  return valid;
+/** A journal as read on start: the generation its header names, its changes line by line, and the length of its whole lines. */
+interface Journal {
+  generation: number;
+  lines: JournalChange[][];
+  length: number;
 }
 
-/** The generation a journal's header (its first line) names; undefined without a whole header. */
-function journalGeneration(bytes: Buffer): number | undefined {
-  const end = bytes.indexOf(10);
-  return end < 0 ? undefined : (parseLine(bytes.subarray(0, end)) as { generation?: number } | null)?.generation;
-}
-
-function parseLine(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return null;
+/**
+ * Reads a journal; null when there is none, or not even a whole header (a journal being opened when a crash came).
+ * What each kind of damage does on start:
+ * - the last line cut short (no newline, or failing its checksum with no good line after it): a write a crash
+ *   interrupted, never acknowledged. It is dropped, and the journal is cut back to its last whole line when written to.
+ * - a line failing its checksum with a good line after it: the file was damaged after it was written. The start is
+ *   refused, naming the file, the byte offset and how to recover, and nothing is changed.
+ * - lines without a checksum (the release before checksums wrote them) are read as JSON, but only before any checked line.
+ */
+function readJournal(path: string): Journal | null {
+  if (!existsSync(path)) return null;
+  const bytes = readFileSync(path);
+  const values: Record<string, unknown>[] = [];
+  let length = 0;
+  let checked = false;
+  let damage: { at: number; line: number } | null = null;
+  let n = 0;
+  for (let start = 0, end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start)) {
+    n++;
+    const line = readLine(bytes.subarray(start, end));
+    if (line.kind === 'damaged' || (line.kind === 'legacy' && checked)) {
+      damage ??= { at: start, line: n };
+      continue;
+    }
+    if (damage) {
+      throw new Error(
+        `${path} is damaged at byte ${damage.at} (line ${damage.line}): that line does not match its checksum, and good lines ` +
+          `follow it. Nothing was changed. Keep a copy of the file; to start with what comes before the damage (losing ` +
+          `the changes from that line on), cut it there: truncate -s ${damage.at} '${path}'`,
+      );
+    }
+    checked ||= line.kind === 'checked';
+    values.push(line.value as Record<string, unknown>);
+    length = end + 1;
   }
+  const [header, ...lines] = values;
+  if (header === undefined) return null;
+  if (typeof header.generation !== 'number' || lines.some((line) => !Array.isArray(line.c))) {
+    throw new Error(`${path} is not a journal va-sandbox wrote (its lines are JSON, but not the journal's); nothing was changed`);
+  }
+  return { generation: header.generation, lines: lines.map((line) => line.c as JournalChange[]), length };
 }
 
 function apply(state: SandboxState, [key, table, id, value]: JournalChange): void {
@@ -361,9 +601,33 @@ function apply(state: SandboxState, [key, table, id, value]: JournalChange): voi
   else records[id!] = value;
 }
 
-/** Writes every byte (a single write may take only part of a large buffer). */
-function writeAll(fd: number, bytes: Buffer): void {
-  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+/**
+ * Writes every byte at `position` (a single write may take only part of a large buffer). At a position, not at the
+ * descriptor's: after a failed write cut the file back, the next one goes where it now ends, leaving no gap.
+ */
+function writeAll(fd: number, bytes: Buffer, position = 0): void {
+  for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset, position + offset);
+}
+
+/** Syncs the folder of a file, so a file created or renamed there survives a crash of the machine. */
+function syncFolder(file: string): void {
+  const fd = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A failed write as the client is told it: `INSUFFICIENT_STORAGE` (507), naming why; `what` failed, if not a write. */
+function storageError(error: unknown, what?: string): SandboxError {
+  if (error instanceof SandboxError) return error;
+  const { code, message } = error as NodeJS.ErrnoException;
+  const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'no space left on the disk' : message;
+  const text = what
+    ? `${what} (${why})`
+    : `The write could not be stored (${why}): nothing of it was kept. Writes are taken again once they can be stored.`;
+  return new SandboxError('INSUFFICIENT_STORAGE', text, [`(storage): ${code ?? message}`]);
 }
 
 export function memoryStore(): Store {
@@ -379,30 +643,61 @@ export function memoryStore(): Store {
     },
     changed: () => {},
     save: () => db.write(),
+    onUndo: () => {},
     close: async () => {},
   };
+}
+
+/** The lock file, held open: `held` checks that the file at its path is still the one this server made. */
+interface Lock {
+  held(): boolean;
+  release(): void;
 }
 
 /** The locks this process holds, so a second server in the same process is refused too. */
 const held = new Set<string>();
 
-function takeLock(lock: string, file: string): void {
-  try {
-    writeFileSync(lock, String(process.pid), { flag: 'wx' });
-    held.add(lock);
-    return;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+function takeLock(lock: string, file: string): Lock {
+  let fd = create(lock);
+  if (fd < 0) {
+    const owner = Number(readFileSync(lock, 'utf8'));
+    if (held.has(lock) || (owner !== process.pid && isAlive(owner))) {
+      throw new StoreLockedError(
+        `${file} is in use by another va-sandbox server (pid ${owner}); stop it, or start with another --data or --memory`,
+      );
+    }
+    // The owner died without cleaning up (a crash or SIGKILL): the lock is stale, take it over (a file of our own).
+    rmSync(lock, { force: true });
+    fd = create(lock);
+    if (fd < 0) throw new StoreLockedError(`${file} was just taken by another va-sandbox server; stop it, or start with another --data`);
   }
-  const owner = Number(readFileSync(lock, 'utf8'));
-  if (held.has(lock) || (owner !== process.pid && isAlive(owner))) {
-    throw new StoreLockedError(
-      `${file} is in use by another va-sandbox server (pid ${owner}); stop it, or start with another --data or --memory`,
-    );
-  }
-  // The owner died without cleaning up (a crash or SIGKILL): the lock is stale, take it over.
-  writeFileSync(lock, String(process.pid));
   held.add(lock);
+  const { ino, dev } = fstatSync(fd);
+  const ours = () => {
+    const now = statSync(lock, { throwIfNoEntry: false });
+    return now?.ino === ino && now.dev === dev;
+  };
+  return {
+    held: ours,
+    release() {
+      held.delete(lock);
+      if (ours()) unlinkSync(lock);
+      closeSync(fd);
+    },
+  };
+}
+
+/** Creates the lock file with this process's id, held open; -1 if it exists. */
+function create(lock: string): number {
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return -1;
+    throw error;
+  }
+  writeAll(fd, Buffer.from(String(process.pid)));
+  return fd;
 }
 
 function isAlive(pid: number): boolean {
@@ -412,14 +707,5 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-function releaseLock(lock: string): void {
-  held.delete(lock);
-  try {
-    if (Number(readFileSync(lock, 'utf8')) === process.pid) unlinkSync(lock);
-  } catch {
-    // Already gone: nothing to release.
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID, randomInt } from 'node:crypto';
-import { createSandbox, defaultDeliveryPolicy, type Account, type IdSource, type WallClock } from '../core/index.js';
+import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type Account, type IdSource, type WallClock } from '../core/index.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import type { Store } from './persistence.js';
 
@@ -28,6 +28,9 @@ const WARM_SLICE_MS = 2;
 /** Real time a clock move waits for the callback attempts of its instants, at most (see `moveClock`). */
 const WALK_WAIT_MS = 10_000;
 
+/** After due work could not be stored, it is tried again this much later. */
+const STORE_RETRY_MS = 1000;
+
 /** The largest delay setTimeout accepts; a later deadline is simply re-checked when the timer fires. */
 const MAX_TIMER = 2 ** 31 - 1;
 
@@ -37,17 +40,20 @@ const MAX_TIMER = 2 ** 31 - 1;
  */
 export async function createRuntime(options: RuntimeOptions) {
   const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? systemIds;
   const log = options.log ?? (() => {});
   const state = await options.store.load();
   const sandbox = createSandbox({
     state,
     clock,
-    ids: options.ids ?? systemIds,
+    ids,
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
     onChange: (account, change) => options.store.changed(account, change),
   });
+  // A write the store could not keep is undone: the account as the files hold it, its lookups rebuilt.
+  options.store.onUndo((key, last) => sandbox.account(key).replace(last ?? emptyAccountState()));
   let timer: NodeJS.Timeout | null = null;
   let timerAt: number | null = null;
   let closed = false;
@@ -92,10 +98,13 @@ export async function createRuntime(options: RuntimeOptions) {
     timerAt = null;
     let changed = false;
     for (const account of sandbox.accounts()) changed = account.runDue() || changed;
-    if (changed) commit().catch((error: Error) => log(`saving state failed: ${error.message}`));
-    else {
-      schedule(deliverer.pump());
-    }
+    if (!changed) return schedule(deliverer.pump());
+    commit().catch(() => {
+      // Not stored (a full disk; the store said why) and undone: the same work falls due again, tried a second later.
+      if (closed || timer) return;
+      timer = setTimeout(tick, STORE_RETRY_MS);
+      timer.unref();
+    });
   }
 
   /** Each account's clock move under way: moves of one account run one after the other. */
@@ -121,7 +130,7 @@ export async function createRuntime(options: RuntimeOptions) {
   async function walkClock(account: Account, kind: 'advance' | 'set', body: unknown) {
     const move = account.clockMove(kind, body);
     const deadline = performance.now() + WALK_WAIT_MS;
-    await deliverer.walk(account, async () => {
+    const clock = await deliverer.walk(account, async () => {
       // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
       account.standAt(account.nowMs());
       for (;;) {
@@ -131,10 +140,10 @@ export async function createRuntime(options: RuntimeOptions) {
         if (at === null) break;
         account.standAt(at);
       }
-      move.finish();
+      return move.finish();
     });
     await commit();
-    return account.clock();
+    return clock;
   }
 
   /**
@@ -155,7 +164,7 @@ export async function createRuntime(options: RuntimeOptions) {
 
   // What fell due while the server was down (expiries, retries, unsent deliveries) happens now.
   tick();
-  await options.store.save();
+  await options.store.save().catch(() => {}); // if it could not be stored, `tick` tries again
   setImmediate(warm);
 
   return {

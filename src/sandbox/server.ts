@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
@@ -15,6 +15,8 @@ export interface ServerOptions extends AppOptions {
   /** The data file; ignored with `memory`. */
   data?: string;
   memory?: boolean;
+  /** Sync the journal (`fdatasync`) after each group of writes, before they are answered: they then survive a crash of the machine. */
+  fsync?: boolean;
   /** Sandbox seconds before each retry. */
   retryDelays?: number[];
   callbackTimeoutMs?: number;
@@ -38,7 +40,7 @@ export interface ServerOptions extends AppOptions {
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
-  const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA);
+  const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA, { fsync: options.fsync, log: options.log });
   const runtime = await createRuntime({
     store,
     clock: options.clock,
@@ -50,7 +52,9 @@ export async function startServer(options: ServerOptions = {}) {
     log: options.log,
     version: options.version,
   });
-  const app = createApp(runtime, options);
+  const host = options.host ?? DEFAULT_HOST;
+  // The address it binds is a name its callers use too; loopback ones are always allowed.
+  const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
   const now = () => iso(runtime.sandbox.clock.now());
   const onLog = options.onLog;
   let fetch: typeof app.fetch = app.fetch;
@@ -68,8 +72,7 @@ export async function startServer(options: ServerOptions = {}) {
       return response;
     };
   }
-  const server = httpServer(fetch, now, options.ownsProcess ?? false);
-  const host = options.host ?? DEFAULT_HOST;
+  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -109,14 +112,24 @@ export type RunningServer = Awaited<ReturnType<typeof startServer>>;
  * that cannot become a fetch Request (no Host, a target that is not a path), never reaches the app: it is
  * answered here, in the same error envelope, instead of Node's bare `400 Bad Request`.
  */
-function httpServer(fetch: (request: Request) => Response | Promise<Response>, now: () => string, overrideGlobalObjects: boolean) {
+function httpServer(
+  fetch: (request: Request) => Response | Promise<Response>,
+  now: () => string,
+  overrideGlobalObjects: boolean,
+  log: (line: string) => void,
+) {
   let current: IncomingMessage | null = null;
   const listener = getRequestListener(fetch, {
     overrideGlobalObjects,
-    // Called while `listener` still runs synchronously for `current`, when it cannot build the Request.
+    // Called while `listener` still runs synchronously for `current`: with a RequestError when it cannot build the
+    // Request (the client's fault), or with what the app threw past its own error handler (the sandbox's).
     errorHandler: (error) => {
-      const body = errorEnvelope(malformed((error as Error).message), pathOf(current?.url), now());
-      return new Response(JSON.stringify(body), { status: 400, headers: { 'content-type': 'application/json', connection: 'close' } });
+      const path = pathOf(current?.url);
+      const request = error instanceof RequestError;
+      if (!request) log(`internal error on ${current?.method ?? '?'} ${path}: ${(error as Error).stack ?? String(error)}`);
+      const fault = request ? malformed(error.message) : new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it');
+      const body = errorEnvelope(fault, path, now());
+      return new Response(JSON.stringify(body), { status: fault.status, headers: { 'content-type': 'application/json', connection: 'close' } });
     },
   });
   // Host is checked by the listener above (in the envelope), not by Node (bare 400).

@@ -1,5 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
-import { open, readFile, rename } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import type { Adapter } from 'lowdb';
 import { accountHead, TABLES, type SandboxState } from '../core/index.js';
 
@@ -24,6 +25,8 @@ export class SnapshotFile implements Adapter<SandboxState> {
   /** Set before a write that should say where it put each record: that write's `placement`. */
   locate = false;
   placement: Placement | null = null;
+  /** The CRC32 of the file the last write made (the index file keeps it, to know the snapshot it describes). */
+  checksum: number | null = null;
 
   /**
    * `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it.
@@ -36,13 +39,18 @@ export class SnapshotFile implements Adapter<SandboxState> {
   ) {}
 
   async read(): Promise<SandboxState | null> {
+    return this.readSync();
+  }
+
+  /** Read at once: on start, and to put accounts back as the file holds them after a failed write (nothing may run between). */
+  readSync(): SandboxState | null {
     if (!existsSync(this.file)) return null;
-    if (statSync(this.file).size < this.wholeBelow) return JSON.parse(await readFile(this.file, 'utf8')) as SandboxState;
+    if (statSync(this.file).size < this.wholeBelow) return JSON.parse(readFileSync(this.file, 'utf8')) as SandboxState;
     const reader = new LayoutReader();
     let n = 0;
-    for await (const line of lines(this.file)) {
+    for (const line of lines(this.file)) {
       n++;
-      if (n === 1 && !HEAD.test(line)) return JSON.parse(await readFile(this.file, 'utf8')) as SandboxState;
+      if (n === 1 && !HEAD.test(line)) return JSON.parse(readFileSync(this.file, 'utf8')) as SandboxState;
       if (!reader.take(line)) throw new Error(`the data file is damaged at line ${n}`);
     }
     return reader.result();
@@ -52,8 +60,15 @@ export class SnapshotFile implements Adapter<SandboxState> {
     const lines = layout(state, this.entriesOf); // taken now, before anything is awaited
     const placement: Placement | null = this.locate ? new Map() : null;
     this.placement = null;
+    this.checksum = null;
+    let checksum = 0;
     const temp = `${this.file}.tmp`;
     const handle = await open(temp, 'w');
+    const put = async (bytes: Buffer) => {
+      checksum = crc32(bytes, checksum);
+      // A write may take only part (a disk that just filled): the rest is written, or fails, by the next.
+      for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at)).bytesWritten;
+    };
     try {
       // Text is gathered as a string; a record copied as bytes (see `entriesOf`) goes in as it is.
       let text = '';
@@ -79,19 +94,24 @@ export class SnapshotFile implements Adapter<SandboxState> {
         }
         text += '\n';
         if (text.length + size >= CHUNK) {
-          await handle.write(Buffer.concat([...parts, Buffer.from(text)]));
+          await put(Buffer.concat([...parts, Buffer.from(text)]));
           text = '';
           parts = [];
           size = 0;
         }
       }
-      await handle.write(Buffer.concat([...parts, Buffer.from(text)]));
+      await put(Buffer.concat([...parts, Buffer.from(text)]));
       await handle.sync();
-    } finally {
+    } catch (error) {
+      // A full disk: the part written is removed, not left to take the room a retry needs.
       await handle.close();
+      await rm(temp, { force: true });
+      throw error;
     }
+    await handle.close();
     await rename(temp, this.file);
     this.placement = placement;
+    this.checksum = checksum;
   }
 }
 
@@ -241,13 +261,13 @@ export const define = (target: object, key: string, value: unknown) =>
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 
 /** The file's lines, read in large chunks and split on newline bytes (no line is ever the whole file). */
-async function* lines(file: string): AsyncGenerator<string> {
-  const handle = await open(file, 'r');
+function* lines(file: string): Generator<string> {
+  const fd = openSync(file, 'r');
   try {
     let carry = Buffer.alloc(0);
     const chunk = Buffer.alloc(16 * 1024 * 1024);
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       const bytes = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
       let start = 0;
@@ -259,6 +279,19 @@ async function* lines(file: string): AsyncGenerator<string> {
     }
     if (carry.length) yield carry.toString('utf8');
   } finally {
-    await handle.close();
+    closeSync(fd);
+  }
+}
+
+/** The CRC32 of a whole file, read in large chunks. */
+export function fileChecksum(file: string): number {
+  const fd = openSync(file, 'r');
+  try {
+    const chunk = Buffer.alloc(16 * 1024 * 1024);
+    let checksum = 0;
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) checksum = crc32(chunk.subarray(0, n), checksum);
+    return checksum;
+  } finally {
+    closeSync(fd);
   }
 }

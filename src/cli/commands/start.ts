@@ -24,8 +24,10 @@ export function startCommand(): Command {
     .description('Start the sandbox server (the only writer of its data file)')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', port, DEFAULT_PORT)
     .option('--host <host>', 'address to bind', DEFAULT_HOST)
+    .option('--allowed-host <name>', 'also serve requests whose Host is this name (repeatable); loopback names and --host always are', collect)
     .option('--data <path>', 'state file', DEFAULT_DATA)
     .option('--memory', 'keep state in memory only (nothing written)')
+    .option('--fsync', 'sync the journal to disk before answering each group of writes (survives a machine crash; slower)')
     .option('--api-key <key>', 'accept only this API key (repeatable); default: any key, each its own account', collect)
     .option('--rate-limit <n>', '/api/v1 requests per minute per API key (0 turns it off)', wholeNumber, 6000)
     .option('--hubs <ids>', 'accept only these paymentHubIds, comma-separated (default: any positive id, each made on first use)', hubList)
@@ -43,8 +45,10 @@ export function startCommand(): Command {
       const server = await startServer({
         port: opts.port,
         host: opts.host,
+        allowedHosts: opts.allowedHost,
         data: opts.data,
         memory: opts.memory,
+        fsync: opts.fsync,
         apiKeys,
         rateLimit: opts.rateLimit,
         retryDelays: opts.retryDelays,
@@ -68,6 +72,9 @@ export function startCommand(): Command {
           '',
         ].join('\n'),
       );
+      // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
+      // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
+      import('undici').catch(() => {});
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once('SIGINT', stop);

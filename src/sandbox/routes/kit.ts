@@ -1,11 +1,11 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { parse, SandboxError, type Account, type Page } from '../../core/index.js';
 import type { Runtime } from '../runtime.js';
 
 /** `Bindings`: what the Node server passes beside the Request (absent in-process, under msw). */
-export type Env = { Bindings: { incoming?: IncomingMessage } | undefined; Variables: { account: Account; body: string } };
+export type Env = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined; Variables: { account: Account; body: string } };
 
 type Ok = (c: Context<Env>, data: unknown, status?: 200 | 201, extra?: Record<string, unknown>) => Response;
 

@@ -1,0 +1,45 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * A line of JSON that carries the CRC32 of its own bytes, and stays JSON: `{"k":"<8 hex>",<rest>` where the
+ * checksum covers the bytes of <rest> (`"c":[…]}`). Journal lines and the index file's header are written so.
+ */
+const PREFIX = Buffer.from('{"k":"');
+/** The prefix, 8 hex digits and `",`. */
+const HEAD = PREFIX.length + 10;
+
+/** `value` (a JSON object) as a checked line, with its newline. */
+export function checkedLine(value: object): Buffer {
+  const rest = Buffer.from(`${JSON.stringify(value).slice(1)}\n`);
+  const body = rest.subarray(0, rest.length - 1);
+  return Buffer.concat([PREFIX, Buffer.from(`${hex(crc32(body))}",`), rest]);
+}
+
+/**
+ * What a line (without its newline) holds: `checked` when it carries a checksum that matches, `legacy` for plain JSON
+ * (as the release before checksums wrote), `damaged` for anything else (a wrong checksum, a line cut short).
+ */
+export type ReadLine = { kind: 'checked' | 'legacy'; value: unknown } | { kind: 'damaged' };
+
+export function readLine(bytes: Buffer): ReadLine {
+  if (bytes.length > HEAD && bytes.subarray(0, PREFIX.length).equals(PREFIX) && bytes[HEAD - 2] === 0x22 && bytes[HEAD - 1] === 0x2c) {
+    const rest = bytes.subarray(HEAD);
+    if (bytes.toString('latin1', PREFIX.length, HEAD - 2) !== hex(crc32(rest))) return { kind: 'damaged' };
+    const value = parse(Buffer.concat([Buffer.from('{'), rest]));
+    return value === undefined ? { kind: 'damaged' } : { kind: 'checked', value };
+  }
+  const value = parse(bytes);
+  return value === undefined ? { kind: 'damaged' } : { kind: 'legacy', value };
+}
+
+/** The CRC32 of some bytes, as the 8 hex digits lines carry. */
+export const hex = (crc: number): string => crc.toString(16).padStart(8, '0');
+
+function parse(bytes: Buffer): unknown {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

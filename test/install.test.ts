@@ -1,0 +1,111 @@
+import { execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { freePort, ROOT, useTmp } from './helpers.js';
+
+/**
+ * The package as a user gets it, outside this repository: packed, installed into a new ESM project from the
+ * tarball, a local folder and a git URL, and used there the way the README says (its snippets, taken from
+ * README.md itself, so the README cannot drift from what works). Slow by nature: it runs npm.
+ */
+
+const run = promisify(execFile);
+const TIMEOUT = 300_000;
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+/** npm in `cwd`, from the local cache when it can (CI runs right after `npm ci` filled it). */
+const npm = (cwd: string, ...args: string[]) =>
+  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: 'true' } });
+
+/** A new ESM project, as `npm init` plus `"type": "module"` makes it. */
+function consumer(): string {
+  const dir = useTmp();
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
+  return dir;
+}
+
+/** The README's code blocks marked `<!-- snippet: path -->`, by path. */
+function readmeSnippets(): Map<string, string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  return new Map([...readme.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((match) => [match[1]!, match[2]!]));
+}
+
+/**
+ * `npx va-sandbox --version`, then `npx va-sandbox start` until /health answers, and Ctrl-C stops it cleanly. npx
+ * does not pass a signal on to its child: like a terminal's Ctrl-C, the signal goes to the whole process group.
+ */
+async function startsThere(dir: string): Promise<void> {
+  const { stdout } = await run('npx', ['va-sandbox', '--version'], { cwd: dir });
+  expect(stdout).toBe(`${pkg.version}\n`);
+  const port = await freePort();
+  const server = spawn('npx', ['va-sandbox', 'start', '--memory', '--port', String(port)], { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  server.stdout.on('data', (chunk) => (output += chunk));
+  server.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((done) => server.once('exit', () => done()));
+  try {
+    for (let i = 0; !(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)); i++) {
+      if (i > 400) throw new Error(`npx va-sandbox start did not answer: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    process.kill(-server.pid!, 'SIGINT');
+    await exited;
+  }
+  expect(output).toContain(`listening on http://127.0.0.1:${port}`);
+  expect(output).toContain('va-sandbox stopped; it kept nothing (--memory)');
+}
+
+describe('installed outside this repository', () => {
+  const times: string[] = [];
+  const timed = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await work();
+    times.push(`${what} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return result;
+  };
+
+  it(
+    'from a packed tarball: npx va-sandbox works, and the README snippets pass under vitest in a new ESM project',
+    async () => {
+      const packed = useTmp();
+      await timed('pack', () => npm(ROOT, 'pack', '--pack-destination', packed));
+      const tarball = join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz'))!);
+      const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
+      // What a user needs and nothing else: the built code, the executable, the scenario fixtures.
+      expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE)$/.test(file))).toEqual([]);
+      expect(contents.some((file) => file.endsWith('.map'))).toBe(false);
+
+      const dir = consumer();
+      await timed('install tarball', () => npm(dir, 'install', tarball, `vitest@${pkg.devDependencies.vitest}`, `msw@${pkg.devDependencies.msw}`));
+      await timed('start', () => startsThere(dir));
+      const snippets = readmeSnippets();
+      expect([...snippets.keys()]).toEqual(['test/sandbox.test.ts', 'test/msw.test.ts']);
+      for (const [path, code] of snippets) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), code);
+      }
+      const tests = await timed('README snippets under vitest', () => run('npx', ['vitest', 'run', '--reporter=verbose'], { cwd: dir }));
+      expect(tests.stdout).toMatch(/2 passed/);
+      console.log(`pack and install: ${times.join(', ')}`);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'from a local folder and from a git URL (prepare builds it): npx va-sandbox works',
+    async () => {
+      const fromFolder = consumer();
+      await timed('install folder', () => npm(fromFolder, 'install', ROOT));
+      await startsThere(fromFolder);
+      // A git URL is cloned at its commit and built by `prepare`: the committed code, as a team would install it.
+      const fromGit = consumer();
+      await timed('install git URL', () => npm(fromGit, 'install', `git+file://${ROOT}`));
+      await startsThere(fromGit);
+      console.log(`folder and git installs: ${times.join(', ')}`);
+    },
+    TIMEOUT,
+  );
+});
