@@ -18,6 +18,14 @@ export interface DelivererOptions {
 /** One attempt's request: the event's JSON body, as text, and its callback headers. */
 export type Transport = (request: { url: string; headers: Record<string, string>; body: string }) => Promise<AttemptResult>;
 
+/**
+ * Fair shares: one account's attempts take at most half the slots, so other accounts (parallel CI jobs) always find
+ * room; and one receiver (its origin) gets at most as many attempts at once as it has connections, so none waits
+ * in the HTTP client's queue with its timeout running before it is even sent.
+ */
+const ACCOUNT_SHARE = 0.5;
+const PER_RECEIVER = 8;
+
 const READ_LIMIT = 64 * 1024;
 /** With the `shuffle` fault, how long a first attempt may be held back, at most (ms of real time). */
 const SHUFFLE_HOLD_MS = 250;
@@ -35,7 +43,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       request,
       // Each phase gets the attempt's timeout too: undici's own 10 s defaults would cut a longer --callback-timeout.
       agent: new Agent({
-        connections: 8,
+        connections: PER_RECEIVER,
         pipelining: 0,
         connectTimeout: options.timeoutMs,
         headersTimeout: options.timeoutMs,
@@ -49,6 +57,10 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
   /** Those waiting for a free slot (a walk whose attempts found every slot taken). */
   const slotWaiters: (() => void)[] = [];
   let running = 0;
+  /** Attempts under way per receiver origin. */
+  const perReceiver = new Map<string, number>();
+  /** Where the next pump starts among the accounts: each pump starts one further, round robin. */
+  let turn = 0;
   let closed = false;
 
   const flightOf = (account: Account) => {
@@ -60,12 +72,17 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
 
   function start(account: Account, due: DueDelivery): void {
     const flight = flightOf(account);
+    const receiver = originOf(due.url);
     running++;
+    perReceiver.set(receiver, (perReceiver.get(receiver) ?? 0) + 1);
     const done = attempt(account, due)
       .finally(() => {
         // Out of flight before anything looks for more work: a retry of a delivery in flight is not queued.
         flight.delete(due.delivery.id);
         running--;
+        const left = perReceiver.get(receiver)! - 1;
+        if (left === 0) perReceiver.delete(receiver);
+        else perReceiver.set(receiver, left);
         for (const resolve of slotWaiters.splice(0)) resolve();
       })
       .then(() => (closed ? undefined : options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`))));
@@ -111,13 +128,19 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     }
   }
 
-  /** Starts the account's due attempts while slots are free; false when one was left for want of a slot. */
-  function startDue(account: Account): boolean {
+  /**
+   * Starts the account's due attempts while slots are free, up to its share. `full`: one was left for want of a
+   * slot; `held`: one was left because the account has its share under way or its receiver is busy (the rest stay
+   * due, and a finishing attempt pumps again); `done`: nothing due is left.
+   */
+  function startDue(account: Account): 'full' | 'held' | 'done' {
+    const share = Math.max(1, Math.floor(options.concurrency * ACCOUNT_SHARE));
     for (const due of account.dueDeliveries(idsOf(account))) {
-      if (running >= options.concurrency) return false;
+      if (running >= options.concurrency) return 'full';
+      if (flightOf(account).size >= share || (perReceiver.get(originOf(due.url)) ?? 0) >= PER_RECEIVER) return 'held';
       start(account, due);
     }
-    return true;
+    return 'done';
   }
 
   return {
@@ -128,9 +151,13 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     pump(): number | null {
       if (closed) return null;
       let next: number | null = null;
-      for (const account of accounts()) {
+      const all = accounts();
+      turn = all.length === 0 ? 0 : (turn + 1) % all.length;
+      for (const account of [...all.slice(turn), ...all.slice(0, turn)]) {
         if (walking.has(account.key)) continue;
-        if (!startDue(account)) return null;
+        const started = startDue(account);
+        if (started === 'full') return null;
+        if (started === 'held') continue;
         const at = account.nextRetryAt(idsOf(account));
         if (at === null) continue;
         const wall = at - (account.nowMs() - options.now()); // the account's clock may run ahead of real time
@@ -157,11 +184,13 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')));
       try {
         while (!closed) {
-          const next = !startDue(account)
-            ? new Promise<void>((resolve) => slotWaiters.push(resolve))
-            : flight.size > 0
+          const started = startDue(account);
+          const next =
+            flight.size > 0
               ? Promise.race(flight.values())
-              : null;
+              : started !== 'done'
+                ? new Promise<void>((resolve) => slotWaiters.push(resolve))
+                : null;
           if (next === null || (await Promise.race([next, late])) === 'late') return;
         }
       } finally {
@@ -186,6 +215,15 @@ export type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'e
 interface Http {
   request: typeof import('undici').request;
   agent: Agent;
+}
+
+/** A callback URL's receiver, as the HTTP client pools connections: scheme, host and port. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 /** One POST: 2xx is success, a redirect is a failure (not followed), at most 64 KiB of the answer is read. */
