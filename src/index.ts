@@ -16,4 +16,11 @@ export {
 export { junitReport } from './sandbox/junit.js';
 export { scenarioSchema, SCENARIO_VERSION, type Scenario, type ScenarioStep } from './core/scenario.js';
 export { accountExportSchema, type AccountExport } from './core/account-export.js';
+export {
+  clientCashinCallbackSchema,
+  vaCallbackSchema,
+  vaPaymentObjectSchema,
+  type ClientCashinCallback,
+  type VaCallback,
+} from './core/callbacks.js';
 export { startServer, type RunningServer, type ServerOptions } from './sandbox/server.js';

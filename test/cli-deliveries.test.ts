@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, keyValues, runCli, spawnCli, useCliSandbox, useReceiver, PAYMENT } from './helpers.js';
+import { api, freePort, keyValues, runCli, spawnCli, useCliSandbox, useReceiver, useTmp, PAYMENT } from './helpers.js';
 
 const { account } = await useCliSandbox('sk_cli_deliveries');
 
@@ -152,7 +153,7 @@ describe('deliveries list, show, redeliver', () => {
     const [dropped] = (await api.list('/sandbox/v1/deliveries')).data;
     const redeliver = await cli(['deliveries', 'redeliver', dropped.id]);
     expect(redeliver.code).toBe(1);
-    expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to\n$/);
+    expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to: give one as \{"url"\}\n$/);
     const filter = await cli(['deliveries', 'list', '--status', 'lost']);
     expect(filter.code).toBe(1);
     expect(filter.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: status/);
@@ -212,4 +213,37 @@ describe('deliveries list --follow', () => {
     const run = await runCli(['deliveries', 'list', '--follow'], { VA_SANDBOX_URL: url });
     expect(run).toMatchObject({ code: 1, stdout: '', stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n` });
   });
+});
+
+describe('deliveries list --follow through a restart of the server', () => {
+  it('says on stderr that the sandbox went away, reconnects when it is back, and goes on printing attempts', async () => {
+    const receiver = await useReceiver();
+    const data = join(useTmp(), 'state.json');
+    const port = String(await freePort());
+    const start = async () => {
+      const server = spawnCli(['start', '--port', port, '--data', data, '--quiet']);
+      await server.waitFor(/listening on/);
+      return server;
+    };
+    const url = `http://127.0.0.1:${port}`;
+    const client = api(url, 'sk_follow_restart');
+    const env = { VA_SANDBOX_URL: url, VA_SANDBOX_API_KEY: client.key };
+    let server = await start();
+    const follow = spawnCli(['deliveries', 'list', '--follow'], env);
+    await follow.waitFor(/following/, 'stderr');
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1, callbackUrl: `${receiver.url}/before` });
+    await follow.waitFor(/delivered +created +attempt 1 +HTTP 200 +http:\/\/127\.0\.0\.1:\d+\/before/);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    await follow.waitFor(/went away; reconnecting/, 'stderr');
+    server = await start();
+    await follow.waitFor(/reconnected to the sandbox/, 'stderr', 15_000);
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 2, callbackUrl: `${receiver.url}/after` });
+    await follow.waitFor(/delivered +created +attempt 1 +HTTP 200 +http:\/\/127\.0\.0\.1:\d+\/after/);
+    expect(follow.child.exitCode).toBeNull();
+    follow.child.kill('SIGINT');
+    expect(await follow.exited).toBe(0);
+    expect(follow.stderr()).not.toMatch(/aborted/);
+  }, 30_000);
 });

@@ -56,21 +56,27 @@ describe('README quick tour', () => {
             ['succeeded', '200'],
           ]);
           await follow!.waitFor(/retrying +created +attempt 1/);
-        }
-        if (args[0] === 'clock') {
-          // "Terminal 2 gets created again, with the same X-Service-Event-Id, and answers 200."
+          // "About 5 seconds later terminal 2 gets created again, with the same X-Service-Event-Id, and answers 200":
+          // the sandbox clock runs with real time, nobody moves it.
           await eventually(() => callbacks().length >= 4, 10_000, 'the retry');
           const eventId = (text: string) => /X-Service-Event-Id: (\S+)/.exec(text)?.[1];
           expect(callbacks()[3]).toMatch(/answered 200[^]*X-Service-Event-Type: created/);
           expect(eventId(callbacks()[3]!)).toBe(eventId(callbacks()[0]!));
           await follow!.waitFor(/delivered +created +attempt 2 +HTTP 200/);
         }
+        if (args[0] === 'clock') {
+          // "Terminal 2 gets its created, and as soon as the advance answers, failed", dated the payment's expiresAt.
+          expect(callbacks().slice(4).map((text) => /X-Service-Event-Type: (\S+)/.exec(text)?.[1])).toEqual(['created', 'failed']);
+          const expired = (await runCli(['payments', 'list', '--status', 'expired', '--json'], env)).stdout;
+          const createdAt = [...callbacks()[5]!.matchAll(/"createdAt": ?"([^"]+)"/g)].at(-1)?.[1];
+          expect(createdAt).toBe(JSON.parse(expired).data[0].expiresAt);
+        }
         if (line.endsWith('payments list')) expect(run.stdout).toMatch(/completed\s+amount\s+ARS 1500\.00\s+ARS 1500\.00/);
-        if (line.endsWith('events')) expect(run.stdout).toMatch(/page 1 of 1 · 3 events/);
-        if (line.endsWith('deliveries list')) expect(run.stdout.match(/ delivered /g)).toHaveLength(3);
+        if (line.endsWith('events')) expect(run.stdout).toMatch(/page 1 of 1 · 5 events/);
+        if (line.endsWith('deliveries list')) expect(run.stdout.match(/ delivered /g)).toHaveLength(5);
       }
     }
-    expect(ran).toEqual(['start', 'receiver --port', 'deliveries list', 'payments create', 'transfer --to', 'clock advance', 'payments list', 'events', 'deliveries list', 'reset']);
+    expect(ran).toEqual(['start', 'receiver --port', 'deliveries list', 'payments create', 'transfer --to', 'payments create', 'clock advance', 'payments list', 'events', 'deliveries list', 'reset']);
     expect((await runCli(['payments', 'list'], env)).stdout).toBe('no VA payments\n');
     expect(readFileSync(join(dir, '.va-sandbox', 'state.json'), 'utf8')).toContain('"accounts"');
   });

@@ -353,7 +353,7 @@ describe('POST /sandbox/v1/deliveries/{id}/redeliver', () => {
     expect(events[0].deliveries.map((d: any) => d.id).sort()).toEqual([original.id, copy.id].sort());
   });
 
-  it('refuses a dropped delivery (409 INVALID_STATE), an unknown one (404) and a body (400)', async () => {
+  it('refuses a dropped delivery without a url (409 INVALID_STATE), an unknown one (404) and an unknown field (400)', async () => {
     const client = account();
     await create(client, { amount: 10 });
     const [dropped] = await deliveries(client, '?status=dropped');
@@ -362,9 +362,9 @@ describe('POST /sandbox/v1/deliveries/{id}/redeliver', () => {
     expect(refused.body.error.code).toBe('INVALID_STATE');
     const unknown = await client.post('/sandbox/v1/deliveries/3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f/redeliver');
     expect(unknown.status).toBe(404);
-    const withBody = await client.post(`/sandbox/v1/deliveries/${dropped.id}/redeliver`, { url: 'http://x' });
+    const withBody = await client.post(`/sandbox/v1/deliveries/${dropped.id}/redeliver`, { to: 'http://x' });
     expect(withBody.status).toBe(400);
-    expect(withBody.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: ['url: unknown field'] });
+    expect(withBody.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: ['to: unknown field'] });
   });
 });
 
@@ -433,7 +433,8 @@ describe('GET /sandbox/v1/stream', () => {
     expect(moved.data).toEqual({ type: 'transfer', transfer: paid });
     const attempt = await stream.waitFor((m) => m.event === 'delivery' && m.data.delivery.eventType === 'succeeded');
     expect(attempt.data).toMatchObject({ type: 'delivery', delivery: { status: 'delivered', attempts: 1 }, attempt: { n: 1, responseStatus: 200, error: null } });
-    expect(Object.keys(attempt.data).sort()).toEqual(['attempt', 'delivery', 'type']);
+    expect(Object.keys(attempt.data).sort()).toEqual(['attempt', 'delivery', 'event', 'type']);
+    expect(attempt.data.event).toEqual({ vaPaymentId: attempt.data.event.body.vaPaymentId, clientId: null, body: expect.objectContaining({ eventType: 'succeeded' }) });
 
     expect(stream.messages.every((m) => m.event === m.data.type && !('account' in m.data))).toBe(true);
     expect(stream.messages.some((m) => JSON.stringify(m.data).includes(other.key))).toBe(false);

@@ -182,6 +182,7 @@ const ROUTES: Route[] = [
   { path: '/sandbox/v1/stream', methods: ['GET'] },
   { path: '/health', methods: ['GET'] },
   { path: '/openapi.json', methods: ['GET'] },
+  { path: '/ui/payments/{payment}', methods: ['GET'] },
 ];
 
 const METHODS: (readonly [number, string])[] = [
@@ -413,6 +414,9 @@ function problemWith(request: RawRequest, response: RawResponse): string | null 
   if (response.status >= 500) return `answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`;
   if (request.method === 'HEAD') return null;
   const path = request.target.split('?')[0]!;
+  // The web inspector, not the API: `/` sends browsers to `/ui/`, whose paths answer its page and assets.
+  if (path === '/' && response.status === 302 && response.headers.location === '/ui/') return null;
+  if ((path === '/ui' || path.startsWith('/ui/')) && !/json/.test(response.headers['content-type'] ?? '')) return null;
   let body: any;
   try {
     body = JSON.parse(response.body.toString('utf8'));

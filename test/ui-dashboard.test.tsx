@@ -170,4 +170,17 @@ describe('va-sandbox ui: the dashboard', () => {
     expect(frame.split('\n').filter((line) => /^[> ] (waiting|completed)/.test(line))).toHaveLength(6);
     expect(paymentLists(calls).slice(-2)).toEqual(['GET /api/v1/va-payments?page=166&limit=6', 'GET /api/v1/va-payments?page=167&limit=6']);
   });
+
+  it('shows when forwarding is on (set by `listen` elsewhere), and where each forwarded attempt went', async () => {
+    const { app, screen, sandbox } = useDashboard();
+    await screen(/live.*\n VA payments {2}0 of 0/);
+    await sandbox.data('PUT', '/sandbox/v1/forwarding', { url: `${receiver.url}/laptop` });
+    // The header is cut at the terminal's width (100 here): the URL's start shows.
+    await screen(/^.*clock .* {2}forwarding => http:\/\/127\.0/);
+    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 320, callbackUrl: 'https://merchant.example/hook' });
+    await screen(/delivered created +attempt 1\/3 HTTP 200 +\d+ ms => http:\/\/127\.0/);
+    await sandbox.data('DELETE', '/sandbox/v1/forwarding');
+    await screen(/forward +off: callbacks go to their own URLs/);
+    await eventually(() => !app.lastFrame()!.split('\n')[0]!.includes('forwarding =>'), 5000, 'the header without forwarding');
+  });
 });

@@ -4,9 +4,11 @@ import { clockCommand } from './commands/clock.js';
 import { deliveriesCommand } from './commands/deliveries.js';
 import { eventsCommand } from './commands/events.js';
 import { exportCommand } from './commands/export.js';
+import { faultsCommand } from './commands/faults.js';
 import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
 import { invoicesCommand } from './commands/invoices.js';
+import { listenCommand } from './commands/listen.js';
 import { paymentsCommand } from './commands/payments.js';
 import { receiverCommand } from './commands/receiver.js';
 import { resetCommand } from './commands/reset.js';
@@ -39,6 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(invoicesCommand())
     .addCommand(eventsCommand())
     .addCommand(deliveriesCommand())
+    .addCommand(listenCommand())
+    .addCommand(faultsCommand())
     .addCommand(clockCommand())
     .addCommand(hubCommand())
     .addCommand(resetCommand())

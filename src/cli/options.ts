@@ -50,6 +50,21 @@ export const duration = (value: string): number => {
   return seconds;
 };
 
+/** Milliseconds, plain ("200"), or "200ms", "2s". */
+export const milliseconds = (value: string): number => {
+  const match = /^(\d+)(ms|s)?$/.exec(value);
+  if (!match) invalid('must be milliseconds, e.g. 200 or 200ms, or seconds like 2s');
+  return Number(match![1]) * (match![2] === 's' ? 1000 : 1);
+};
+
+/** A time in ISO 8601 with its zone ("2026-03-01T12:00:00Z", "2026-03-01T09:00:00-03:00"). */
+export const isoTime = (value: string): string => {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) || Number.isNaN(Date.parse(value))) {
+    invalid('must be an ISO 8601 time with its zone, e.g. 2026-03-01T12:00:00Z');
+  }
+  return value;
+};
+
 export const url = (value: string): string => {
   if (!URL.canParse(value)) invalid('must be a URL, e.g. http://127.0.0.1:9000/callbacks');
   return value;

@@ -141,6 +141,8 @@ const attempt = z.strictObject({
   responseBody: text.nullable(),
   error: z.enum(['timeout', 'connection_refused', 'connection_reset', 'redirect', 'http_status', 'network']).nullable(),
   errorMessage: text.nullable(),
+  forwardedTo: text.nullable().optional(),
+  fault: z.enum(['duplicate']).nullable().optional(),
 }) satisfies z.ZodType<Attempt>;
 
 const delivery = z.strictObject({
@@ -153,6 +155,7 @@ const delivery = z.strictObject({
   attempts: z.array(attempt),
   nextAttemptAt: time.nullable(),
   redeliveryOf: id.nullable(),
+  redeliverTo: text.nullable().optional(),
   createdAt: time,
   updatedAt: time,
 }) satisfies z.ZodType<Delivery>;
@@ -285,7 +288,7 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
   }
   for (const [key, d] of Object.entries(account.deliveries)) {
     if (!account.events[d.eventId]) missing(['deliveries', key, 'eventId'], 'event', d.eventId);
-    if ((d.status === 'pending' || d.status === 'retrying') && (d.url === null || d.nextAttemptAt === null)) {
+    if ((d.status === 'pending' || d.status === 'retrying') && ((d.url ?? d.redeliverTo ?? null) === null || d.nextAttemptAt === null)) {
       problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url and a nextAttemptAt` });
     }
   }
@@ -368,7 +371,8 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
 
 /** The account as one JSON document. */
 export function exportAccount(account: Account): AccountExport {
-  const { clockOffsetMs: _offset, ...records } = account.state;
+  // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
+  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.state;
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: records };
 }
 
@@ -381,7 +385,8 @@ export function importAccount(account: Account, body: unknown) {
   }
   const doc = result.data;
   const wallNow = account.nowMs() - account.state.clockOffsetMs;
-  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, ...doc.account };
+  const { forwarding, faults } = account.state;
+  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account };
   account.replace(state);
   const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
   return {

@@ -4,6 +4,7 @@ import { generateAlias, generateCvu } from './cvu.js';
 import { callbackHeaders, isOpen, newDelivery, recordAttempt, type DeliveryPolicy } from './deliveries.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN, type IdSource } from './ids.js';
+import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { DueQueue, type StoredQueue } from './due-queue.js';
 import { fromCents, type Cents } from './money.js';
 import { Lists, narrowest } from './lists.js';
@@ -11,6 +12,7 @@ import { newestFirst, pageNewestFirst, paginate } from './pagination.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
+  clockSetSchema,
   createClientSchema,
   createInvoiceSchema,
   createVaPaymentSchema,
@@ -19,10 +21,12 @@ import {
   hubIdSchema,
   listClientsQuery,
   listDeliveriesQuery,
+  listEventsQuery,
   listQuery,
   listTransactionsQuery,
   listVaPaymentsQuery,
   type ListQuery,
+  MAX_CLOCK_MOVE_SECONDS,
   parse,
   transferSchema,
   updateClientSchema,
@@ -37,6 +41,8 @@ import type {
   Client,
   Delivery,
   Entry,
+  Faults,
+  Forwarding,
   Hub,
   Invoice,
   PoolCvu,
@@ -64,7 +70,25 @@ import {
 export type LiveEvent =
   | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
   | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
-  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null };
+  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
+  | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> };
+
+/** What a live delivery message says of its event: whose it is and the body sent. */
+export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
+
+/** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
+export interface DueDelivery {
+  delivery: Delivery;
+  event: SandboxEvent;
+  headers: Record<string, string>;
+  url: string;
+}
+
+/** A clock move as `Account.clockMove` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
+export interface ClockMove {
+  until: () => number;
+  finish: () => { now: string; offsetSeconds: number };
+}
 
 export interface AccountDeps {
   clock: WallClock;
@@ -120,6 +144,8 @@ export class Account {
   private retries!: DueQueue;
   private clientIndex!: clients.ClientIndex;
   private due!: DueQueue;
+  /** While a clock move walks through due instants, the account's time stands at the one being done (`standAt`). */
+  private standing: number | null = null;
   /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
   private poolByAddress!: Index<string, string>;
   private freePool!: string[];
@@ -233,7 +259,7 @@ export class Account {
   // --- clock -------------------------------------------------------------------------------------
 
   nowMs(): number {
-    return this.deps.clock.now() + this.state.clockOffsetMs;
+    return this.standing ?? this.deps.clock.now() + this.state.clockOffsetMs;
   }
 
   now(): string {
@@ -244,14 +270,57 @@ export class Account {
     return { now: this.now(), offsetSeconds: this.state.clockOffsetMs / 1000 };
   }
 
-  /** Moves this account's clock forward and runs everything that became due, before answering. */
-  advanceClock(body: unknown) {
-    const { seconds } = parse(clockAdvanceSchema, body);
-    checkClockMove(this.nowMs() + seconds * 1000, 'seconds');
-    this.state.clockOffsetMs += seconds * 1000;
+  /**
+   * A move of this account's clock (contract part 5): `advance {seconds}` grows its offset by exactly that, `set {at}`
+   * goes to a time, forward only. The runtime walks to `until()`, standing at each due instant in turn (`standAt`)
+   * and doing its work there, then calls `finish`, from which the clock runs on with real time.
+   */
+  clockMove(kind: 'advance' | 'set', body: unknown): ClockMove {
+    if (kind === 'advance') {
+      const { seconds } = parse(clockAdvanceSchema, body);
+      checkClockMove(this.nowMs() + seconds * 1000, 'seconds');
+      const offset = this.state.clockOffsetMs + seconds * 1000;
+      return { until: () => this.deps.clock.now() + offset, finish: () => this.runOn(() => offset) };
+    }
+    const { at: text } = parse(clockSetSchema, body);
+    const at = ms(text);
+    const now = this.nowMs();
+    if (at < now) throw new SandboxError('INVALID_STATE', `The sandbox clock only moves forward: ${iso(at)} is before now (${iso(now)})`);
+    checkClockMove(at, 'at');
+    if (at - now > MAX_CLOCK_MOVE_SECONDS * 1000) {
+      throw new SandboxError('VALIDATION_ERROR', 'Invalid request body: at: must be at most 10 years after now', ['at: must be at most 10 years after now']);
+    }
+    return { until: () => at, finish: () => this.runOn((wallNow) => at - wallNow) };
+  }
+
+  /**
+   * The first instant, at or before `until`, when something falls due: an expiry, a delayed CVU, an old idempotency
+   * key, or (unless `inFlight` is null: retries left for later) a retry not under way.
+   */
+  nextInstant(until: number, inFlight: ReadonlySet<string> | null): number | null {
+    const retry = inFlight === null ? undefined : this.nextRetry(inFlight);
+    const at = Math.min(this.due.peek()?.at ?? Infinity, retry?.at ?? Infinity);
+    return at <= until ? at : null;
+  }
+
+  /**
+   * Stands the clock at an instant of a walk (never back: an overdue item is done now) and does what falls due then:
+   * events raised there carry it as `createdAt`, attempts started there carry it as their time.
+   */
+  standAt(at: number): void {
+    this.standing = Math.max(at, this.nowMs());
+    this.state.clockOffsetMs = this.standing - this.deps.clock.now();
     this.deps.changed(this.key, { header: true });
     this.runDue();
-    return this.clock();
+  }
+
+  /** Ends a walk: the clock runs on with real time, the offset ahead of it; the clock as it reads at that moment. */
+  private runOn(offsetAt: (wallNow: number) => number): ReturnType<Account['clock']> {
+    const wallNow = this.deps.clock.now();
+    this.standing = null;
+    this.state.clockOffsetMs = offsetAt(wallNow);
+    this.deps.changed(this.key, { header: true });
+    return { now: iso(wallNow + this.state.clockOffsetMs), offsetSeconds: this.state.clockOffsetMs / 1000 };
   }
 
   /** Expires what is past its time, activates delayed client CVUs and forgets old idempotency keys. Returns whether anything changed. */
@@ -823,8 +892,16 @@ export class Account {
   // --- events and deliveries -------------------------------------------------------------------
 
   listEvents(query: Record<string, string>) {
-    const q = parse(listQuery, query, 'query');
-    return paginate(newestFirst(this.state.events), q, (event) => eventView(event, this.deliveriesOf(event.id)));
+    const q = parse(listEventsQuery, query, 'query');
+    const source = (q.vaPaymentId ?? q.clientId)?.toLowerCase();
+    const events =
+      source === undefined
+        ? newestFirst(this.state.events)
+        : (this.eventsBySource.get(source) ?? [])
+            .map((id) => this.state.events[id]!)
+            .filter((e) => q.clientId === undefined || e.clientId === q.clientId.toLowerCase())
+            .reverse();
+    return paginate(events, q, (event) => eventView(event, this.deliveriesOf(event.id)));
   }
 
   private deliveriesOf(eventId: string): Delivery[] {
@@ -851,7 +928,12 @@ export class Account {
       ...deliveryView(delivery),
       event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
       request,
-      attempts: delivery.attempts.map((attempt) => ({ ...attempt, request })),
+      attempts: delivery.attempts.map((attempt) => ({
+        ...attempt,
+        forwardedTo: attempt.forwardedTo ?? null,
+        fault: attempt.fault ?? null,
+        request: { ...request, url: attempt.forwardedTo ?? delivery.url },
+      })),
     };
   }
 
@@ -861,17 +943,50 @@ export class Account {
     return delivery;
   }
 
-  /** A new delivery of the same event (same eventId), to the event's URL. */
-  redeliver(id: string) {
+  /** A new delivery of the same event (same eventId), to the event's URL or, for this one delivery, to `{"url"}`. */
+  redeliver(id: string, body: unknown) {
     const original = this.delivery(id);
+    const { url } = parse(redeliverSchema, body ?? {});
     const event = this.state.events[original.eventId]!;
-    if (event.url === null) {
-      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to`);
+    if (event.url === null && url === undefined) {
+      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`);
     }
-    const delivery = newDelivery(event, this.deps.ids.uuid(), this.now(), original.id);
+    const delivery = newDelivery(event, this.deps.ids.uuid(), this.now(), original.id, url ?? null);
     this.storeDelivery(delivery);
-    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(delivery), attempt: null });
+    this.notifyDelivery(delivery, null);
     return this.getDelivery(delivery.id);
+  }
+
+  // --- forwarding and faults (contract part 4) ---------------------------------------------------
+
+  forwarding() {
+    return forwardingView(this.state.forwarding);
+  }
+
+  setForwarding(body: unknown) {
+    const { url } = parse(forwardingSchema, body);
+    return this.storeForwarding({ url, since: this.now() });
+  }
+
+  deleteForwarding() {
+    return this.storeForwarding(null);
+  }
+
+  private storeForwarding(forwarding: Forwarding | null) {
+    this.state.forwarding = forwarding;
+    this.deps.changed(this.key, { header: true });
+    this.deps.notify({ type: 'forwarding', account: this.key, forwarding: this.forwarding() });
+    return this.forwarding();
+  }
+
+  faults(): Faults {
+    return faultsOf(this.state);
+  }
+
+  setFaults(body: unknown): Faults {
+    this.state.faults = parse(faultsSchema, body);
+    this.deps.changed(this.key, { header: true });
+    return this.faults();
   }
 
   /**
@@ -880,7 +995,7 @@ export class Account {
    * receivers see them in order. A generator: the deliverer stops reading once its slots are full, so a backlog to
    * a dead receiver costs nothing while every slot waits on it; a retry is taken off its queue once read past.
    */
-  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<{ delivery: Delivery; event: SandboxEvent; headers: Record<string, string> }> {
+  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
     const blocked = new Set<string>();
     for (const id of this.firstAttempts) {
       const delivery = this.state.deliveries[id]!;
@@ -888,15 +1003,18 @@ export class Account {
       const source = event.vaPaymentId ?? event.clientId ?? event.id;
       const waiting = blocked.has(source);
       blocked.add(source);
-      if (!waiting && !inFlight.has(id)) yield { delivery, event, headers: callbackHeaders(event) };
+      if (!waiting && !inFlight.has(id)) yield this.dueDelivery(delivery, event);
     }
     const now = this.nowMs();
     for (let item = this.nextRetry(inFlight); item && item.at <= now; item = this.nextRetry(inFlight)) {
       const delivery = this.state.deliveries[item.key]!;
-      const event = this.state.events[delivery.eventId]!;
-      yield { delivery, event, headers: callbackHeaders(event) };
+      yield this.dueDelivery(delivery, this.state.events[delivery.eventId]!);
       this.retries.pop();
     }
+  }
+
+  private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
+    return { delivery, event, headers: callbackHeaders(event), url: attemptUrl(delivery, this.state) ?? '' };
   }
 
   /** When the next retry is due (the account's clock), or null. */
@@ -923,8 +1041,13 @@ export class Account {
     this.listDelivery(next, delivery);
     this.put('deliveries', next.id, next);
     this.trackOpen(next);
-    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(next), attempt: full });
+    this.notifyDelivery(next, full);
     return next;
+  }
+
+  private notifyDelivery(delivery: Delivery, attempt: Attempt | null): void {
+    const { vaPaymentId, clientId, body } = this.state.events[delivery.eventId]!;
+    this.deps.notify({ type: 'delivery', account: this.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } });
   }
 
   // --- idempotency -------------------------------------------------------------------------------

@@ -9,18 +9,23 @@ export interface DeliveryPolicy {
 
 export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 3, retryDelays: [5, 25] };
 
-/** A delivery of an event, kept before its first attempt; an event with nowhere to go is `dropped`. */
-export function newDelivery(event: SandboxEvent, id: string, now: string, redeliveryOf: string | null = null): Delivery {
+/**
+ * A delivery of an event, kept before its first attempt; an event with nowhere to go is `dropped`. A redelivery may
+ * name another URL for itself (`redeliverTo`), which also gives a dropped event somewhere to go.
+ */
+export function newDelivery(event: SandboxEvent, id: string, now: string, redeliveryOf: string | null = null, redeliverTo: string | null = null): Delivery {
+  const dropped = event.url === null && redeliverTo === null;
   return {
     id,
     eventId: event.id,
     eventType: event.eventType,
     url: event.url,
-    status: event.url === null ? 'dropped' : 'pending',
-    reason: event.droppedReason,
+    status: dropped ? 'dropped' : 'pending',
+    reason: dropped ? event.droppedReason : null,
     attempts: [],
-    nextAttemptAt: event.url === null ? null : now,
+    nextAttemptAt: dropped ? null : now,
     redeliveryOf,
+    ...(redeliverTo === null ? {} : { redeliverTo }),
     createdAt: now,
     updatedAt: now,
   };
@@ -33,20 +38,24 @@ export function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, fa
   return iso(ms(failedAt) + delay * 1000);
 }
 
-/** Spec 3.3: pending -> delivered on 2xx; otherwise retrying, and failed once attempts are exhausted. */
+/**
+ * Spec 3.3: pending -> delivered on 2xx; otherwise retrying, and failed once attempts are exhausted. A fault's extra
+ * send (`duplicate`) is logged with the others and changes nothing else.
+ */
 export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, attempt: Attempt, now: string): Delivery {
   const attempts = [...delivery.attempts, attempt];
+  if (attempt.fault) return { ...delivery, attempts, updatedAt: now };
   if (attempt.error === null) {
     return { ...delivery, attempts, status: 'delivered', nextAttemptAt: null, updatedAt: now };
   }
-  const next = nextAttemptAt(policy, attempts.length, now);
+  const next = nextAttemptAt(policy, attempts.filter((a) => !a.fault).length, now);
   return { ...delivery, attempts, status: next === null ? 'failed' : 'retrying', nextAttemptAt: next, updatedAt: now };
 }
 
 export const isOpen = (delivery: Delivery): boolean => delivery.status === 'pending' || delivery.status === 'retrying';
 
 /** The headers every attempt of an event carries (spec 6.2, and the contract's VA twin of it). */
-export function callbackHeaders(event: SandboxEvent): Record<string, string> {
+export function callbackHeaders(event: Pick<SandboxEvent, 'id' | 'eventType'>): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'User-Agent': event.eventType === 'client.cashin' ? 'Service-Client-Callback/1.0' : 'Service-VA-Callback/1.0',

@@ -24,7 +24,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 're
   return result.data;
 }
 
-const httpUrl = z
+export const httpUrl = z
   .string()
   .max(2048)
   .refine((value) => {
@@ -112,9 +112,15 @@ export const transferSchema = z
   });
 export type TransferInput = z.output<typeof transferSchema>;
 
+/** The farthest a clock move may go: 10 years (contract part 5). */
+export const MAX_CLOCK_MOVE_SECONDS = 10 * 365 * 24 * 3600;
+
 export const clockAdvanceSchema = z.strictObject({
-  seconds: z.number().int().min(1).max(10 * 365 * 24 * 3600),
+  seconds: z.number().int().min(1).max(MAX_CLOCK_MOVE_SECONDS),
 });
+
+/** `clock/set`: an ISO time with its zone (forward only, checked against the account's clock). */
+export const clockSetSchema = z.strictObject({ at: z.iso.datetime({ offset: true }) });
 
 export const hubPatchSchema = z.strictObject({
   name: text(255).min(1).optional(),
@@ -168,6 +174,13 @@ export type ListVaPaymentsQuery = z.output<typeof listVaPaymentsQuery>;
 
 export const listQuery = z.object(pageQuery);
 export type ListQuery = z.output<typeof listQuery>;
+
+/** The events of one VA payment or client (each id filters when given), for a payment's or client's timeline. */
+export const listEventsQuery = z.object({
+  ...pageQuery,
+  vaPaymentId: z.string().optional(),
+  clientId: z.string().optional(),
+});
 
 export const listDeliveriesQuery = z.object({
   ...pageQuery,

@@ -191,6 +191,10 @@ export interface Attempt {
   responseBody: string | null;
   error: AttemptError | null;
   errorMessage: string | null;
+  /** Where the attempt went when not to the delivery's `url` (forwarding, or a redelivery to another URL). */
+  forwardedTo?: string | null;
+  /** An extra send asked for by the account's delivery faults (`duplicate`); it changes nothing of the delivery. */
+  fault?: 'duplicate' | null;
 }
 
 export interface Delivery {
@@ -203,8 +207,23 @@ export interface Delivery {
   attempts: Attempt[];
   nextAttemptAt: string | null;
   redeliveryOf: string | null;
+  /** The URL a redelivery was asked to go to instead of `url` (this delivery only). */
+  redeliverTo?: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** An account's forwarding (contract part 4): while set, every callback attempt goes to `url`. */
+export interface Forwarding {
+  url: string;
+  since: string;
+}
+
+/** An account's delivery faults (contract part 4), all off by default. */
+export interface Faults {
+  duplicate: boolean;
+  delayMs: number;
+  shuffle: boolean;
 }
 
 export interface IdempotencyRecord {
@@ -217,6 +236,10 @@ export interface IdempotencyRecord {
 export interface AccountState {
   /** Milliseconds the account's sandbox clock runs ahead of real time. */
   clockOffsetMs: number;
+  /** Where callbacks go while `va-sandbox listen` (or `PUT /sandbox/v1/forwarding`) says so; absent or null: off. */
+  forwarding?: Forwarding | null;
+  /** Delivery faults; absent: all off. */
+  faults?: Faults;
   /** Keyed by the hub's id: hubs are made on first use (contract part 1). */
   hubs: Record<string, Hub>;
   /** Keyed by CVU. */

@@ -108,6 +108,8 @@ export function deliveryView(delivery: Delivery) {
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     url: delivery.url,
+    /** Where the last attempt went instead of `url` (forwarding), or where a redelivery was asked to go. */
+    forwardedTo: last ? (last.forwardedTo ?? null) : (delivery.redeliverTo ?? null),
     status: delivery.status,
     reason: delivery.reason,
     attempts: delivery.attempts.length,

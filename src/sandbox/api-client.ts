@@ -118,6 +118,8 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
   const clock = {
     get: () => get<ClockView>('/sandbox/v1/clock'),
     advance: (seconds: number) => post<ClockView>('/sandbox/v1/clock/advance', { seconds }),
+    /** Forward only: an earlier time is 409 INVALID_STATE. */
+    set: (at: string) => post<ClockView>('/sandbox/v1/clock/set', { at }),
   };
 
   const deliveries = {

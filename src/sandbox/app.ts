@@ -9,6 +9,7 @@ import { deliveryRoutes } from './routes/deliveries.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
 import type { Runtime } from './runtime.js';
+import { webUiRoutes } from './web-ui.js';
 
 export interface AppOptions {
   /** Accepted API keys; empty means any non-empty key (each one its own account). */
@@ -129,6 +130,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   sandboxRoutes(routes);
   deliveryRoutes(routes);
   accountExportRoutes(routes);
+  webUiRoutes(app);
 
   return app;
 }

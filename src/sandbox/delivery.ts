@@ -1,5 +1,5 @@
 import type { Agent } from 'undici';
-import type { Account, Attempt, AttemptError } from '../core/index.js';
+import type { Account, Attempt, AttemptError, DueDelivery } from '../core/index.js';
 
 export interface DelivererOptions {
   /** Per-attempt timeout, in milliseconds of real time. */
@@ -18,7 +18,17 @@ export interface DelivererOptions {
 /** One attempt's request: the event's JSON body, as text, and its callback headers. */
 export type Transport = (request: { url: string; headers: Record<string, string>; body: string }) => Promise<AttemptResult>;
 
+/**
+ * Fair shares: one account's attempts take at most half the slots, so other accounts (parallel CI jobs) always find
+ * room; and one receiver (its origin) gets at most as many attempts at once as it has connections, so none waits
+ * in the HTTP client's queue with its timeout running before it is even sent.
+ */
+const ACCOUNT_SHARE = 0.5;
+const PER_RECEIVER = 8;
+
 const READ_LIMIT = 64 * 1024;
+/** With the `shuffle` fault, how long a first attempt may be held back, at most (ms of real time). */
+const SHUFFLE_HOLD_MS = 250;
 const KEEP_LIMIT = 2 * 1024;
 
 /**
@@ -33,68 +43,166 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       request,
       // Each phase gets the attempt's timeout too: undici's own 10 s defaults would cut a longer --callback-timeout.
       agent: new Agent({
-        connections: 8,
+        connections: PER_RECEIVER,
         pipelining: 0,
         connectTimeout: options.timeoutMs,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       }),
     })));
-  const inFlight = new Map<string, Set<string>>();
+  /** Each account's attempts under way, by delivery id. */
+  const inFlight = new Map<string, Map<string, Promise<void>>>();
+  /** Accounts whose clock is being walked: only the walk starts their attempts, an instant at a time. */
+  const walking = new Set<string>();
+  /** Those waiting for a free slot (a walk whose attempts found every slot taken). */
+  const slotWaiters: (() => void)[] = [];
   let running = 0;
+  /** Attempts under way per receiver origin. */
+  const perReceiver = new Map<string, number>();
+  /** Where the next pump starts among the accounts: each pump starts one further, round robin. */
+  let turn = 0;
   let closed = false;
 
   const flightOf = (account: Account) => {
-    let set = inFlight.get(account.key);
-    if (!set) inFlight.set(account.key, (set = new Set()));
-    return set;
+    let flight = inFlight.get(account.key);
+    if (!flight) inFlight.set(account.key, (flight = new Map()));
+    return flight;
   };
+  const idsOf = (account: Account): ReadonlySet<string> => new Set(flightOf(account).keys());
 
-  async function attempt(account: Account, deliveryId: string, url: string, headers: Record<string, string>, body: string) {
+  function start(account: Account, due: DueDelivery): void {
     const flight = flightOf(account);
-    flight.add(deliveryId);
+    const receiver = originOf(due.url);
     running++;
+    perReceiver.set(receiver, (perReceiver.get(receiver) ?? 0) + 1);
+    const done = attempt(account, due)
+      .finally(() => {
+        // Out of flight before anything looks for more work: a retry of a delivery in flight is not queued.
+        flight.delete(due.delivery.id);
+        running--;
+        const left = perReceiver.get(receiver)! - 1;
+        if (left === 0) perReceiver.delete(receiver);
+        else perReceiver.set(receiver, left);
+        for (const resolve of slotWaiters.splice(0)) resolve();
+      })
+      .then(() => (closed ? undefined : options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`))));
+    flight.set(due.delivery.id, done);
+  }
+
+  /** One send of an attempt's request: what it got and how long it took, from when it started (the account's clock). */
+  async function sendOnce(account: Account, url: string, headers: Record<string, string>, body: string) {
+    const startedAt = account.now();
+    const started = performance.now();
+    const result = options.transport
+      ? await withTimeout(options.transport({ url, headers, body }), options.timeoutMs)
+      : await send(await client(), url, headers, body, options.timeoutMs);
+    return { startedAt, durationMs: Math.round(performance.now() - started), ...result };
+  }
+
+  /**
+   * One attempt, with the account's delivery faults: `delayMs` waits before each send, `shuffle` holds a first attempt
+   * back a random moment (so other payments' events overtake it), `duplicate` sends a 2xx attempt once more, logged
+   * as an attempt of its own marked `fault`.
+   */
+  async function attempt(account: Account, { delivery, event, headers, url }: DueDelivery): Promise<void> {
+    const body = JSON.stringify(event.body);
+    const forwardedTo = url === delivery.url ? null : url;
+    const faults = account.faults();
+    const wait = async (ms: number) => {
+      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+    };
     try {
-      const startedAt = account.now();
-      const started = performance.now();
-      const result = options.transport
-        ? await withTimeout(options.transport({ url, headers, body }), options.timeoutMs)
-        : await send(await client(), url, headers, body, options.timeoutMs);
+      if (faults.shuffle && delivery.attempts.length === 0) await wait(Math.random() * SHUFFLE_HOLD_MS);
+      await wait(faults.delayMs);
+      const sent = await sendOnce(account, url, headers, body);
+      let again = null;
+      if (faults.duplicate && sent.error === null) {
+        await wait(faults.delayMs);
+        again = await sendOnce(account, url, headers, body);
+      }
       if (closed) return;
-      account.recordAttempt(deliveryId, { startedAt, durationMs: Math.round(performance.now() - started), ...result });
+      account.recordAttempt(delivery.id, { ...sent, forwardedTo });
+      if (again) account.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
     } catch (error) {
-      options.log(`delivery ${deliveryId} could not be recorded: ${(error as Error).message}`);
-    } finally {
-      flight.delete(deliveryId);
-      running--;
+      options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
     }
-    if (!closed) await options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`));
+  }
+
+  /**
+   * Starts the account's due attempts while slots are free, up to its share. `full`: one was left for want of a
+   * slot; `held`: one was left because the account has its share under way or its receiver is busy (the rest stay
+   * due, and a finishing attempt pumps again); `done`: nothing due is left.
+   */
+  function startDue(account: Account): 'full' | 'held' | 'done' {
+    const share = Math.max(1, Math.floor(options.concurrency * ACCOUNT_SHARE));
+    for (const due of account.dueDeliveries(idsOf(account))) {
+      if (running >= options.concurrency) return 'full';
+      if (flightOf(account).size >= share || (perReceiver.get(originOf(due.url)) ?? 0) >= PER_RECEIVER) return 'held';
+      start(account, due);
+    }
+    return 'done';
   }
 
   return {
     /**
      * Starts every due attempt there is room for, and tells the real time of the next retry (null when none, or
-     * when every slot is taken: a finishing attempt pumps again).
+     * when every slot is taken: a finishing attempt pumps again). Accounts being walked are left to their walk.
      */
     pump(): number | null {
       if (closed) return null;
       let next: number | null = null;
-      for (const account of accounts()) {
-        const flight = flightOf(account);
-        for (const { delivery, event, headers } of account.dueDeliveries(flight)) {
-          if (running >= options.concurrency) return null;
-          void attempt(account, delivery.id, delivery.url!, headers, JSON.stringify(event.body));
-        }
-        const at = account.nextRetryAt(flight);
+      const all = accounts();
+      turn = all.length === 0 ? 0 : (turn + 1) % all.length;
+      for (const account of [...all.slice(turn), ...all.slice(0, turn)]) {
+        if (walking.has(account.key)) continue;
+        const started = startDue(account);
+        if (started === 'full') return null;
+        if (started === 'held') continue;
+        const at = account.nextRetryAt(idsOf(account));
         if (at === null) continue;
         const wall = at - (account.nowMs() - options.now()); // the account's clock may run ahead of real time
         if (next === null || wall < next) next = wall;
       }
       return next;
     },
+    /** Runs `walk` with the account's attempts left to it (`deliverDue`), not to `pump`. */
+    async walk<T>(account: Account, walk: () => Promise<T>): Promise<T> {
+      walking.add(account.key);
+      try {
+        return await walk();
+      } finally {
+        walking.delete(account.key);
+      }
+    },
+    /**
+     * A walk's work at one instant: starts every attempt due in the account and waits for them and for those they let
+     * start (the next event of the same payment), until none is due or under way, or until `deadline` (performance.now()).
+     */
+    async deliverDue(account: Account, deadline: number): Promise<void> {
+      const flight = flightOf(account);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')));
+      try {
+        while (!closed) {
+          const started = startDue(account);
+          const next =
+            flight.size > 0
+              ? Promise.race(flight.values())
+              : started !== 'done'
+                ? new Promise<void>((resolve) => slotWaiters.push(resolve))
+                : null;
+          if (next === null || (await Promise.race([next, late])) === 'late') return;
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    /** The ids of the account's attempts under way. */
+    inFlightOf: idsOf,
     inFlight: () => running,
     async close(): Promise<void> {
       closed = true;
+      for (const resolve of slotWaiters.splice(0)) resolve();
       if (http) await (await http).agent.destroy();
     },
   };
@@ -107,6 +215,15 @@ export type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'e
 interface Http {
   request: typeof import('undici').request;
   agent: Agent;
+}
+
+/** A callback URL's receiver, as the HTTP client pools connections: scheme, host and port. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
 
 /** One POST: 2xx is success, a redirect is a failure (not followed), at most 64 KiB of the answer is read. */

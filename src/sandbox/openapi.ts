@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { accountExportSchema } from '../core/account-export.js';
+import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
+import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
+import { callbackHeaders } from '../core/deliveries.js';
 import { errorStatus, type ErrorCode } from '../core/errors.js';
+import { EVENT_TYPES } from '../core/state.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
+  clockSetSchema,
   createClientSchema,
   createInvoiceSchema,
   createVaPaymentSchema,
@@ -25,13 +30,15 @@ import {
  */
 
 interface Operation {
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** OpenAPI style: `{id}` for path parameters. */
   path: string;
   id: string;
   summary: string;
   tag: string;
   body?: z.ZodType;
+  /** The body may be left out. */
+  optionalBody?: true;
   query?: z.ZodObject;
   status?: 200 | 201;
   /** Statuses beyond those every operation of its kind can answer. */
@@ -72,7 +79,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers, newest first', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/events', id: 'listEvents', summary: 'Every event raised, with its routing and deliveries, newest first', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX },
-  { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs before the answer', tag: SANDBOX, body: clockAdvanceSchema },
+  { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs in time order before the answer', tag: SANDBOX, body: clockAdvanceSchema },
+  { method: 'post', path: '/sandbox/v1/clock/set', id: 'setClock', summary: 'Set the clock to a later time (409 for an earlier one); what falls due runs in time order before the answer', tag: SANDBOX, body: clockSetSchema, errors: [409] },
   { method: 'get', path: '/sandbox/v1/hubs', id: 'listHubs', summary: 'The payment hubs of the account, by id (each is made on first use)', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/hubs/{id}', id: 'getHub', summary: 'A payment hub (made if new and allowed by `--hubs`)', tag: SANDBOX },
   { method: 'patch', path: '/sandbox/v1/hubs/{id}', id: 'updateHub', summary: "Change a hub's settings (made if new and allowed by `--hubs`)", tag: SANDBOX, body: hubPatchSchema },
@@ -84,7 +92,12 @@ export const OPERATIONS: Operation[] = [
 
   { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true },
   { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES },
-  { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId)', tag: DELIVERIES, status: 201, errors: [409] },
+  { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId); `{"url"}` sends this one delivery there instead', tag: DELIVERIES, body: redeliverSchema, optionalBody: true, status: 201, errors: [409] },
+  { method: 'get', path: '/sandbox/v1/forwarding', id: 'getForwarding', summary: "The account's forwarding URL (`url` null: off)", tag: DELIVERIES },
+  { method: 'put', path: '/sandbox/v1/forwarding', id: 'setForwarding', summary: 'Send every callback attempt of the account to `url` instead of its configured URL', tag: DELIVERIES, body: forwardingSchema },
+  { method: 'delete', path: '/sandbox/v1/forwarding', id: 'deleteForwarding', summary: 'Stop forwarding: callbacks go to their configured URLs again', tag: DELIVERIES },
+  { method: 'get', path: '/sandbox/v1/faults', id: 'getFaults', summary: "The account's delivery faults", tag: DELIVERIES },
+  { method: 'put', path: '/sandbox/v1/faults', id: 'setFaults', summary: 'Delivery faults: `duplicate` (each 2xx attempt sent once more), `delayMs` (each attempt waits first), `shuffle` (payments and clients not held to raise order); a field left out is off', tag: DELIVERIES, body: faultsSchema },
   { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
 ];
 
@@ -191,12 +204,41 @@ function operationObject(op: Operation) {
     tags: [op.tag],
     ...(op.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: !op.optionalBody, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
     responses: {
       [String(op.status ?? 200)]: { description: 'Success', ...(op.path.startsWith('/api/v1/') ? { headers: rateLimitHeaders } : {}), content: success },
       ...Object.fromEntries([...errors].sort().map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }])),
     },
   };
+}
+
+/**
+ * `webhooks`: each callback the sandbox sends (the seven VA events and `client.cashin`), its body's schema made from
+ * the zod schema the tests parse every received body with, its headers and an example.
+ */
+function webhooks() {
+  return Object.fromEntries(
+    EVENT_TYPES.map((eventType) => {
+      const { sent, routed } = CALLBACK_REFERENCE[eventType];
+      const example = CALLBACK_EXAMPLES[eventType] as { eventId: string };
+      const headers = Object.entries(callbackHeaders({ id: example.eventId, eventType }))
+        .filter(([name]) => name !== 'Content-Type')
+        .map(([name, value]) => ({ name, in: 'header', required: true, schema: name === 'X-Service-Event-Id' ? { type: 'string', format: 'uuid' } : { const: value }, example: value }));
+      const { $schema: _dialect, ...schema } = z.toJSONSchema(CALLBACK_SCHEMAS[eventType], { io: 'output' }) as Record<string, unknown>;
+      const operation = {
+        operationId: `callback_${eventType.replace('.', '_')}`,
+        summary: `${eventType}: sent when ${sent}`,
+        description:
+          `Sent when ${sent}. Goes to ${routed}. A POST with this JSON body; a 2xx answer confirms it, anything else is ` +
+          'retried (3 attempts, 5 s and 25 s apart by the sandbox clock) with the same eventId: deduplicate by it.',
+        tags: ['Callbacks'],
+        parameters: headers,
+        requestBody: { required: true, content: { 'application/json': { schema, example } } },
+        responses: { '200': { description: 'Any 2xx confirms the delivery; answer fast and do the work after' } },
+      };
+      return [eventType, { post: operation }];
+    }),
+  );
 }
 
 const built = new Map<string, Record<string, unknown>>();
@@ -214,11 +256,12 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    tags: [PAYMENTS, CLIENTS, SANDBOX, DELIVERIES, SERVICE].map((name) => ({ name })),
+    tags: [PAYMENTS, CLIENTS, SANDBOX, DELIVERIES, SERVICE, 'Callbacks'].map((name) => ({ name })),
     paths: OPERATIONS.reduce<Record<string, Record<string, unknown>>>((paths, op) => {
       (paths[op.path] ??= {})[op.method] = operationObject(op);
       return paths;
     }, {}),
+    webhooks: webhooks(),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Any non-empty key; each key is its own account' } },
       schemas: { Success: successEnvelope, List: listEnvelope },

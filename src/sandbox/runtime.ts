@@ -1,5 +1,5 @@
 import { randomUUID, randomInt } from 'node:crypto';
-import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type IdSource, type WallClock } from '../core/index.js';
+import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type Account, type IdSource, type WallClock } from '../core/index.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import type { Store } from './store/persistence.js';
 
@@ -24,6 +24,9 @@ export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => ran
 
 /** Milliseconds of reading ahead (see `warm`) per turn of the event loop. */
 const WARM_SLICE_MS = 2;
+
+/** Real time a clock move waits for the callback attempts of its instants, at most (see `moveClock`). */
+const WALK_WAIT_MS = 10_000;
 
 /** After due work could not be stored, it is tried again this much later. */
 const STORE_RETRY_MS = 1000;
@@ -105,6 +108,45 @@ export async function createRuntime(options: RuntimeOptions) {
     });
   }
 
+  /** Each account's clock move under way: moves of one account run one after the other. */
+  const walks = new Map<string, Promise<unknown>>();
+
+  /**
+   * Moves an account's clock (contract part 4, time order) as if it lived through the time: it stands at each instant
+   * something falls due, in order (expiries, delayed CVUs, retries), does that work there and waits for the
+   * attempts it starts (and the next events of the same payments they let go) before the next instant. After
+   * `WALK_WAIT_MS` of it, attempts under way finish in the background, and the remaining instants' expiries and CVUs are still done in order, but no more attempts are
+   * made in the walk: what is left to send goes out after it, as the deliverer sends any due callback. So a jump of
+   * years over thousands of callbacks, or over a receiver that hangs, still answers in seconds.
+   */
+  function moveClock(account: Account, kind: 'advance' | 'set', body: unknown) {
+    const previous = walks.get(account.key) ?? Promise.resolve();
+    const walk = previous.catch(() => {}).then(() => walkClock(account, kind, body));
+    walks.set(account.key, walk);
+    return walk.finally(() => {
+      if (walks.get(account.key) === walk) walks.delete(account.key);
+    });
+  }
+
+  async function walkClock(account: Account, kind: 'advance' | 'set', body: unknown) {
+    const move = account.clockMove(kind, body);
+    const deadline = performance.now() + WALK_WAIT_MS;
+    const clock = await deliverer.walk(account, async () => {
+      // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
+      account.standAt(account.nowMs());
+      for (;;) {
+        const attempting = performance.now() < deadline;
+        if (attempting) await deliverer.deliverDue(account, deadline);
+        const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
+        if (at === null) break;
+        account.standAt(at);
+      }
+      return move.finish();
+    });
+    await commit();
+    return clock;
+  }
+
   /**
    * After a quick start the indexes and record places are read when first used; this reads them ahead, a slice per
    * turn of the event loop, so that within a second or so of start no request waits for one.
@@ -134,6 +176,7 @@ export async function createRuntime(options: RuntimeOptions) {
     version: options.version ?? '0.0.0',
     commit,
     deliverer,
+    moveClock,
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);

@@ -7,6 +7,7 @@ import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './store/persistence.js';
 import { createRuntime } from './runtime.js';
+import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 
 export interface ServerOptions extends AppOptions {
   port?: number;
@@ -26,6 +27,8 @@ export interface ServerOptions extends AppOptions {
   clock?: WallClock;
   ids?: IdSource;
   log?: (line: string) => void;
+  /** The server log (contract part 5): told of every request and every callback attempt. */
+  onLog?: (entry: LogEntry) => void;
   version?: string;
   /**
    * Let @hono/node-server put its lighter Request and Response in place of the global ones, so an answer is
@@ -52,7 +55,24 @@ export async function startServer(options: ServerOptions = {}) {
   const host = options.host ?? DEFAULT_HOST;
   // The address it binds is a name its callers use too; loopback ones are always allowed.
   const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
-  const server = httpServer(app.fetch, () => iso(runtime.sandbox.clock.now()), options.ownsProcess ?? false, runtime.log);
+  const now = () => iso(runtime.sandbox.clock.now());
+  const onLog = options.onLog;
+  let fetch: typeof app.fetch = app.fetch;
+  if (onLog) {
+    runtime.sandbox.on((live) => {
+      const entry = callbackEntry(live, now());
+      if (entry) onLog(entry);
+    });
+    fetch = async (request, ...rest) => {
+      const started = performance.now();
+      const response = await app.fetch(request, ...rest);
+      const { pathname } = new URL(request.url);
+      const key = requestKey(request.headers.get('authorization'));
+      onLog({ type: 'request', time: now(), method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started), key });
+      return response;
+    };
+  }
+  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

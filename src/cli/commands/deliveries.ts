@@ -4,8 +4,9 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import type { deliveryView } from '../../core/views.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
+import { url } from '../options.js';
 import { block, pad, page, paint, status, type Output, type Pagination } from '../render.js';
-import { serverSentEvents } from '../sse.js';
+import { followUntilInterrupted } from '../follow.js';
 
 type DeliveryView = ReturnType<typeof deliveryView>;
 export type DeliveryDetail = ReturnType<Account['getDelivery']>;
@@ -66,42 +67,21 @@ const listDeliveries = async (client: Client, query: Query): Promise<DeliveriesP
 
 /**
  * `--follow`: the list (people only), then each live delivery attempt (and queued redelivery) from the server's
- * event stream that passes the same filters, until Ctrl-C.
+ * event stream that passes the same filters, until Ctrl-C; through a restart of the server it reconnects.
  */
 async function followAttempts(client: Client, out: Output, query: Query): Promise<void> {
-  const interrupted = new AbortController();
-  let lagged = false;
-  const stop = () => interrupted.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
+  await followUntilInterrupted(client, out, {
     // Subscribed before the list is read, so no attempt falls between the two.
-    const response = await client.send('GET', '/sandbox/v1/stream', { signal: interrupted.signal });
-    const list = await listDeliveries(client, query);
-    if (!out.json) out.result(list, deliveriesPage);
-    out.note('following delivery attempts (Ctrl-C to stop)');
-    for await (const message of serverSentEvents(response.body)) {
-      if (message.event === 'lagged') {
-        lagged = true;
-        break;
-      }
-      if (message.event !== 'delivery') continue;
-      const live = JSON.parse(message.data) as LiveDelivery;
-      if (matches(query.status, live.delivery.status) && matches(query.eventType, live.delivery.eventType)) out.item(live, attemptLine);
-    }
-    if (!lagged) throw new Error(`the sandbox at ${client.url} closed the stream (did it stop?)`);
-  } catch (error) {
-    if (!interrupted.signal.aborted) throw error;
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    interrupted.abort(); // an open stream would keep the process alive
-  }
-  // Fell behind: the server closed the stream. Followed again, the list read again, so nothing is silently skipped.
-  if (lagged) {
-    out.note('fell behind the live stream: following again');
-    return followAttempts(client, out, query);
-  }
+    ready: async () => {
+      const list = await listDeliveries(client, query);
+      if (!out.json) out.result(list, deliveriesPage);
+      out.note('following delivery attempts (Ctrl-C to stop)');
+    },
+    onMessage: (message) => {
+      if (message.type !== 'delivery') return;
+      if (matches(query.status, message.delivery.status) && matches(query.eventType, message.delivery.eventType)) out.item(message, attemptLine);
+    },
+  });
 }
 
 type Attempt = NonNullable<LiveDelivery['attempt']>;
@@ -127,13 +107,18 @@ function redeliverCommand(): Command {
   const command = new Command('redeliver')
     .description('Send a delivery again: a new delivery of the same event, with the same eventId')
     .argument('<id>', 'delivery id')
+    .option('--to <url>', 'send this one delivery to another URL (e.g. your laptop) instead of its own', url)
     .action(
       apiAction<DeliveryDetail>(
-        (_cmd, id) => ['POST', pathTo(PATH, id, 'redeliver')],
+        (cmd, id) => ['POST', pathTo(PATH, id, 'redeliver'), cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } }],
         (d) => `redelivery ${d.id} of ${d.redeliveryOf} queued\n${deliveryDetail(d)}`,
       ),
     );
-  return example(globalOptions(command), 'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
+  return example(
+    globalOptions(command),
+    'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b',
+    'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
+  );
 }
 
 export function deliveryDetail(d: DeliveryDetail): string {
@@ -146,6 +131,7 @@ export function deliveryDetail(d: DeliveryDetail): string {
     ['vaPaymentId', d.event.vaPaymentId],
     ['clientId', d.event.clientId],
     ['url', d.url],
+    ['forwardedTo', d.forwardedTo],
     ['attempts', d.attempts.length],
     ['nextAttemptAt', d.nextAttemptAt],
     ['redeliveryOf', d.redeliveryOf],
@@ -161,7 +147,8 @@ export function deliveryDetail(d: DeliveryDetail): string {
   ].join('\n');
   const attempts = d.attempts.map((a) => {
     const got = paint(a.error === null ? 'green' : 'red', [outcome(a), a.responseStatus === null ? a.errorMessage : null].filter(Boolean).join(': '));
-    return `${paint('bold', `attempt ${a.n}`)}  ${a.startedAt}  ${got}  ${a.durationMs} ms${a.responseBody ? `\n${a.responseBody}` : ''}`;
+    const where = [a.forwardedTo ? `=> ${a.forwardedTo}` : null, a.fault ? paint('yellow', `fault: ${a.fault}`) : null].filter(Boolean).join('  ');
+    return `${paint('bold', `attempt ${a.n}`)}  ${a.startedAt}  ${got}  ${a.durationMs} ms${where ? `  ${where}` : ''}${a.responseBody ? `\n${a.responseBody}` : ''}`;
   });
   return [summary, '', paint('bold', 'request (as sent)'), request, ...attempts.flatMap((attempt) => ['', attempt])].join('\n');
 }

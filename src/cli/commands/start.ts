@@ -1,5 +1,6 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
+import { logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { collect, port, positiveInt, wholeNumber } from '../options.js';
 import { version } from '../version.js';
@@ -33,6 +34,8 @@ export function startCommand(): Command {
     .option('--retry-delays <seconds>', 'sandbox seconds before each callback retry', delays, [5, 25])
     .option('--callback-timeout <seconds>', 'seconds each callback attempt may take', positiveInt, 10)
     .option('--strict-tax-id', 'check the CUIT check digit of client taxIds (off: the real examples fail it)')
+    .option('--quiet', 'no log line per request and per callback attempt')
+    .addOption(new Option('--log <format>', 'the log of requests and callback attempts on stdout: text, or json (one object per line)').choices(['text', 'json']).default('text'))
     .action(async (opts, cmd: Command) => {
       // Loaded here, so the other commands never pay for the server's modules (hono, lowdb, undici).
       const { startServer } = await import('../../sandbox/server.js');
@@ -53,11 +56,14 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
         log: (line) => process.stderr.write(`${line}\n`),
+        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => process.stdout.write(`${opts.log === 'json' ? JSON.stringify(entry) : logLine(entry)}\n`) }),
         version,
         ownsProcess: true,
       });
       const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
-      process.stdout.write(
+      // With --log json, stdout holds only the log's JSON lines.
+      const banner = opts.log === 'json' && !opts.quiet ? process.stderr : process.stdout;
+      banner.write(
         [
           `va-sandbox ${version} listening on ${server.url}`,
           `  data:    ${server.dataPath ?? '(memory only)'}`,
@@ -75,7 +81,7 @@ export function startCommand(): Command {
         process.once('SIGTERM', stop);
       });
       await server.close();
-      process.stdout.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
+      banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
   return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
 }

@@ -17,7 +17,7 @@ import { layoutOf, scrolled, useTerminalSize } from './layout.js';
 import { Pane } from './pane.js';
 import { PaymentsPane } from './payments-pane.js';
 import { span } from './time.js';
-import { clientsLoader, paymentsLoader, useDebounced, useListWindow, useLiveFeed, useSandboxClock } from './use-sandbox.js';
+import { clientsLoader, paymentsLoader, useDebounced, useListWindow, useLiveFeed, useForwarding, useSandboxClock } from './use-sandbox.js';
 
 const PANES = ['payments', 'clients', 'feed'] as const;
 type PaneName = (typeof PANES)[number];
@@ -81,6 +81,7 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
   const clients = useListWindow(useMemo(() => clientsLoader(client), [client]), tops.current.clients, layout.clients, version, failed);
   known.current = { payments: payments?.total ?? 0, clients: clients?.total ?? 0 };
   const clock = useSandboxClock(client, version, failed);
+  const forwarding = useForwarding(client, version, failed);
 
   const [detail, setDetail] = useState<DeliveryDetail | null>(null);
   useEffect(() => {
@@ -197,6 +198,7 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
     stream === 'live' ? paint('green', 'live') : paint('yellow', `${stream}…`),
     `key ${connection.apiKey}`,
     `clock ${sandboxNow}${clock.offsetSeconds ? ` +${span(clock.offsetSeconds)}` : ''}`,
+    ...(forwarding === null ? [] : [paint('magenta', `forwarding => ${forwarding}`)]),
   ].join('  ');
 
   const body = (() => {

@@ -47,8 +47,13 @@ export function feedLine(message: LiveMessage): string {
       pad(what, 11),
       pad(n === 0 ? '' : outcome(got), 10),
       pad(attempt ? `${attempt.durationMs} ms` : '', 7, true),
-      delivery.url ?? delivery.reason,
+      // A forwarded attempt shows where it went; the configured URL is in the delivery's detail.
+      (attempt ? attempt.forwardedTo : delivery.forwardedTo) ? `=> ${attempt?.forwardedTo ?? delivery.forwardedTo}` : (delivery.url ?? delivery.reason),
     ].join(' ');
+  }
+  if (message.type === 'forwarding') {
+    const { url, since } = message.forwarding;
+    return [time(since ?? ''), pad(paint('cyan', 'forward'), 9), url === null ? 'off: callbacks go to their own URLs' : `every callback => ${url}`].join(' ');
   }
   if (message.type === 'event') {
     const { event } = message;

@@ -15,7 +15,13 @@ const RECONNECT_MS = 2000;
  * A stream that ends (the server restarted) is opened again after a pause, or at once after `lagged` (the server
  * closed it because this reader fell behind); only then, never on a timer, is anything asked again.
  */
-export function followStream(client: Client, onMessage: (message: LiveMessage) => void, onState: (state: StreamState) => void): () => void {
+export function followStream(
+  client: Client,
+  onMessage: (message: LiveMessage) => void,
+  onState: (state: StreamState) => void,
+  /** Told when the server ended the stream because this reader fell behind (`reconnecting` follows, at once). */
+  onLagged: () => void = () => {},
+): () => void {
   const stopped = new AbortController();
   (async () => {
     onState('connecting');
@@ -28,6 +34,7 @@ export function followStream(client: Client, onMessage: (message: LiveMessage) =
           // Fell behind: the server ends this stream. A new one at once, and 'live' has the views read again.
           if (message.event === 'lagged') {
             lagged = true;
+            onLagged();
             break;
           }
           onMessage(JSON.parse(message.data) as LiveMessage);

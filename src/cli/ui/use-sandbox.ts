@@ -57,6 +57,22 @@ export const clientsLoader =
     return { items: data.map((c, i) => ({ ...c, balance: balances[i]!.data.balance })), total: pagination!.total };
   };
 
+/** The account's forwarding URL (null: off), read again when `version` changes (the stream says when it does). */
+export function useForwarding(client: Client, version: number, onError: (error: Error) => void): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    client.call<{ url: string | null }>('GET', '/sandbox/v1/forwarding').then(
+      ({ data }) => current && setUrl(data.url),
+      (error: Error) => current && onError(error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [client, version]);
+  return url;
+}
+
 /**
  * The sandbox clock: read again when `version` changes, and between reads it runs on from the last one, so
  * countdowns tick every second without asking the server.

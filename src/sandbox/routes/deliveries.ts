@@ -5,6 +5,6 @@ import { param, type RouteKit } from './kit.js';
 export function deliveryRoutes({ app, runtime, get, list, post }: RouteKit): void {
   list('/sandbox/v1/deliveries', (account, query) => account.listDeliveries(query));
   get('/sandbox/v1/deliveries/:id', (account, c) => account.getDelivery(param(c, 'id')));
-  post('/sandbox/v1/deliveries/:id/redeliver', (account, _body, c) => account.redeliver(param(c, 'id')), { status: 201, body: 'none' });
+  post('/sandbox/v1/deliveries/:id/redeliver', (account, body, c) => account.redeliver(param(c, 'id'), body), { status: 201, body: 'optional' });
   app.get('/sandbox/v1/stream', liveStream(runtime));
 }

@@ -11,8 +11,8 @@ type Ok = (c: Context<Env>, data: unknown, status?: 200 | 201, extra?: Record<st
 
 interface WriteOptions {
   status?: 200 | 201;
-  /** `none`: the endpoint takes no body (an empty one or `{}`). */
-  body?: 'json' | 'none';
+  /** `none`: the endpoint takes no body (an empty one or `{}`); `optional`: a JSON body or none at all. */
+  body?: 'json' | 'none' | 'optional';
   /** Added beside `data` in the envelope, as the cancel response does. */
   message?: string;
 }
@@ -25,8 +25,8 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
   const write =
     (handler: (account: Account, body: unknown, c: Context<Env>) => unknown, options: WriteOptions = {}) =>
     async (c: Context<Env>) => {
-      const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, true);
-      const data = handler(c.get('account'), body, c);
+      const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, options.body !== 'optional');
+      const data = await handler(c.get('account'), body, c);
       await runtime.commit();
       return ok(c, data, options.status ?? 200, options.message ? { message: options.message } : {});
     };
@@ -48,6 +48,8 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
       }),
     post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.post(path, write(handler, options)),
     patch: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.patch(path, write(handler, options)),
+    put: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.put(path, write(handler, options)),
+    delete: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.delete(path, write(handler, options)),
   };
 }
 

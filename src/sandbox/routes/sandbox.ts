@@ -1,12 +1,18 @@
 import { param, type RouteKit } from './kit.js';
 
-/** Contract parts 1 and 5: the sandbox's own controls (transfers, clock, hubs, reset) and what it observed. */
-export function sandboxRoutes({ get, list, post, patch }: RouteKit): void {
+/** Contract parts 1, 4 and 5: the sandbox's own controls (transfers, clock, forwarding, faults, hubs, reset) and what it observed. */
+export function sandboxRoutes({ runtime, get, list, post, patch, put, delete: del }: RouteKit): void {
   post('/sandbox/v1/transfers', (account, body) => account.createTransfer(body), { status: 201 });
   list('/sandbox/v1/transfers', (account, query) => account.listTransfers(query));
   list('/sandbox/v1/events', (account, query) => account.listEvents(query));
   get('/sandbox/v1/clock', (account) => account.clock());
-  post('/sandbox/v1/clock/advance', (account, body) => account.advanceClock(body));
+  post('/sandbox/v1/clock/advance', (account, body) => runtime.moveClock(account, 'advance', body));
+  post('/sandbox/v1/clock/set', (account, body) => runtime.moveClock(account, 'set', body));
+  get('/sandbox/v1/forwarding', (account) => account.forwarding());
+  put('/sandbox/v1/forwarding', (account, body) => account.setForwarding(body));
+  del('/sandbox/v1/forwarding', (account) => account.deleteForwarding(), { body: 'none' });
+  get('/sandbox/v1/faults', (account) => account.faults());
+  put('/sandbox/v1/faults', (account, body) => account.setFaults(body));
   list('/sandbox/v1/hubs', (account, query) => account.listHubs(query));
   // Reading a hub that is new makes it (as a create naming it would), so the read is stored like a write.
   get('/sandbox/v1/hubs/:id', (account, c) => account.hub(param(c, 'id')), { stores: true });

@@ -1,0 +1,77 @@
+import { Command } from 'commander';
+import type { forwardingView } from '../../core/delivery-settings.js';
+import type { Client } from '../client.js';
+import { contextOf, example, globalOptions } from '../context.js';
+import { followUntilInterrupted } from '../follow.js';
+import { url } from '../options.js';
+import { pad, paint, type Output } from '../render.js';
+import type { LiveMessage } from '../ui/live.js';
+import { outcome } from './deliveries.js';
+
+type Forwarding = ReturnType<typeof forwardingView>;
+type DeliveryMessage = Extract<LiveMessage, { type: 'delivery' }>;
+
+const PATH = '/sandbox/v1/forwarding';
+
+/**
+ * `listen --forward-to URL` (after `stripe listen`): every callback of the account goes to URL while it runs, each
+ * printed as it is delivered; Ctrl-C turns forwarding off again. Payments keep their production-style URLs.
+ */
+export function listenCommand(): Command {
+  const command = new Command('listen')
+    .description("Forward every callback of the account to a local URL while this runs, printing each one; Ctrl-C stops forwarding")
+    .requiredOption('--forward-to <url>', 'where every callback attempt goes instead of its configured URL', url)
+    .option('--print-body', 'print each callback body too')
+    .action(async (opts: { forwardTo: string; printBody?: boolean }, cmd: Command) => {
+      const { client, out } = contextOf(cmd);
+      let mine = await forward(client, opts.forwardTo);
+      out.note(`forwarding every callback of this account to ${mine.url} (Ctrl-C to stop)`);
+      try {
+        await followUntilInterrupted(client, out, {
+          onMessage: (message) => {
+            if (message.type === 'delivery' && message.attempt) out.item(message, (m) => callbackLines(m, opts.printBody === true));
+          },
+          // A sandbox that restarted in memory forgot it: set it again.
+          reconnected: async () => {
+            mine = await forward(client, opts.forwardTo);
+          },
+        });
+      } finally {
+        await stopForwarding(client, out, mine);
+      }
+    });
+  return example(
+    globalOptions(command),
+    'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks',
+    'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks --print-body',
+  );
+}
+
+const forward = async (client: Client, to: string) => (await client.call<Forwarding>('PUT', PATH, { body: { url: to } })).data;
+
+/** Turns forwarding off, unless another `listen` has taken it over since (then it is theirs to end). */
+async function stopForwarding(client: Client, out: Output, mine: Forwarding): Promise<void> {
+  try {
+    const { data: now } = await client.call<Forwarding>('GET', PATH);
+    if (now.url !== mine.url || now.since !== mine.since) return out.note(`forwarding left to ${now.url ?? 'nobody'}: another listen set it`);
+    await client.call<Forwarding>('DELETE', PATH);
+    out.note('forwarding off: callbacks go to their own URLs again');
+  } catch (error) {
+    out.note(`va-sandbox: could not turn forwarding off: ${(error as Error).message}`);
+  }
+}
+
+/** One attempt: when, the event, whose it is, what the receiver answered and how fast; the body with --print-body. */
+function callbackLines({ delivery, attempt, event }: DeliveryMessage, printBody: boolean): string {
+  const got = paint(attempt!.error === null ? 'green' : 'red', outcome(attempt!));
+  const whose = event?.vaPaymentId ? `payment ${event.vaPaymentId}` : event?.clientId ? `client ${event.clientId}` : '';
+  const line = [
+    attempt!.startedAt,
+    pad(delivery.eventType, 16),
+    pad(whose, 44),
+    pad(got, 10),
+    pad(`${attempt!.durationMs} ms`, 7, true),
+    attempt!.fault ? paint('yellow', `fault: ${attempt!.fault}`) : `=> ${attempt!.forwardedTo ?? delivery.url}`,
+  ].join('  ');
+  return printBody && event ? `${line}\n${JSON.stringify(event.body, null, 2)}` : line;
+}

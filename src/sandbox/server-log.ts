@@ -1,0 +1,57 @@
+import type { LiveEvent } from '../core/index.js';
+
+/** The server log (contract part 5): one entry per request and one per callback attempt. */
+export type LogEntry =
+  | { type: 'request'; time: string; method: string; path: string; status: number; ms: number; key: string | null }
+  | {
+      type: 'callback';
+      time: string;
+      eventType: string;
+      eventId: string;
+      deliveryId: string;
+      attempt: number;
+      url: string | null;
+      forwardedTo: string | null;
+      status: number | null;
+      error: string | null;
+      ms: number;
+      fault: string | null;
+    };
+
+/** An API key as the log shows it: its last 4 characters only, never the secret. */
+export const maskedKey = (key: string): string => `…${key.slice(-4)}`;
+
+/** The Bearer key of a request's Authorization header, masked; null without one. */
+export function requestKey(authorization: string | null): string | null {
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  return key === undefined ? null : maskedKey(key);
+}
+
+/** The log entry of a callback attempt the core reported, or null for any other live event. */
+export function callbackEntry(live: LiveEvent, time: string): LogEntry | null {
+  if (live.type !== 'delivery' || live.attempt === null) return null;
+  const { delivery, attempt } = live;
+  return {
+    type: 'callback',
+    time,
+    eventType: delivery.eventType,
+    eventId: delivery.eventId,
+    deliveryId: delivery.id,
+    attempt: attempt.n,
+    url: delivery.url,
+    forwardedTo: attempt.forwardedTo ?? null,
+    status: attempt.responseStatus,
+    error: attempt.error,
+    ms: attempt.durationMs,
+    fault: attempt.fault ?? null,
+  };
+}
+
+/** One line of text: `method path status ms key` for a request; event, URL, status or error and ms for a callback. */
+export function logLine(entry: LogEntry): string {
+  const time = entry.time.slice(11, 23);
+  if (entry.type === 'request') return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms ${entry.key ?? '-'}`;
+  const where = entry.forwardedTo ? `${entry.url ?? '-'} => ${entry.forwardedTo}` : (entry.url ?? '-');
+  const got = entry.status === null ? (entry.error ?? '-') : String(entry.status);
+  return `${time} callback ${entry.eventType} ${where} ${got} ${entry.ms}ms${entry.fault ? ` fault:${entry.fault}` : ''}`;
+}

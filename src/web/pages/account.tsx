@@ -1,0 +1,217 @@
+import { useState, type DragEvent } from 'react';
+import type { hubView } from '../../core/views.js';
+import { DEFAULT_KEY } from '../api.js';
+import { ErrorNote, Facts, Field, SelectField, useAction, useApp, useLoad, When } from '../ui.js';
+
+type Hub = ReturnType<typeof hubView>;
+type Clock = { now: string; offsetSeconds: number };
+
+/** The API key form: the page uses only a key the user gives it (kept in this browser's storage). */
+export function KeyForm({ current, onKey }: { current: string | null; onKey: (key: string) => void }) {
+  const [key, setKey] = useState(current ?? DEFAULT_KEY);
+  return (
+    <form
+      className="card key-form"
+      aria-labelledby="key-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (key.trim()) onKey(key.trim());
+      }}
+    >
+      <h2 id="key-title">API key</h2>
+      <p className="muted">Each key is its own sandbox account. The page sends it as a Bearer token, like any client, and keeps it in this browser.</p>
+      <Field label="API key" value={key} onChange={(event) => setKey(event.target.value)} autoComplete="off" spellCheck={false} required />
+      <button type="submit">Use this key</button>
+    </form>
+  );
+}
+
+/** `/ui/account`: the key, the hubs, the clock, and the incident file (export and import). */
+export function AccountPage({ onKey }: { onKey: (key: string) => void }) {
+  const { api } = useApp();
+  return (
+    <main>
+      <h1>Account</h1>
+      <div className="columns">
+        <KeyForm current={api.key} onKey={onKey} />
+        <ClockCard />
+      </div>
+      <Hubs />
+      <IncidentFile />
+    </main>
+  );
+}
+
+function ClockCard() {
+  const { api } = useApp();
+  const clock = useLoad((signal) => api.get<Clock>('/sandbox/v1/clock', undefined, signal), []);
+  const [seconds, setSeconds] = useState('60');
+  const [at, setAt] = useState('');
+  const advance = useAction(async () => {
+    await api.post('/sandbox/v1/clock/advance', { seconds: Number(seconds) });
+    clock.reload();
+  });
+  const set = useAction(async () => {
+    await api.post('/sandbox/v1/clock/set', { at });
+    clock.reload();
+  });
+  return (
+    <section className="card" aria-labelledby="clock-title">
+      <h2 id="clock-title">Sandbox clock</h2>
+      <ErrorNote error={clock.error} />
+      {clock.data ? (
+        <Facts
+          items={[
+            ['Now', <When at={clock.data.now} />],
+            ['Ahead of real time', `${clock.data.offsetSeconds.toLocaleString('en-US')} s`],
+          ]}
+        />
+      ) : null}
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void advance.run();
+        }}
+      >
+        <Field label="Advance by (seconds)" inputMode="numeric" value={seconds} onChange={(event) => setSeconds(event.target.value)} />
+        <button type="submit" disabled={advance.busy}>
+          Advance clock
+        </button>
+      </form>
+      <ErrorNote error={advance.error} />
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void set.run();
+        }}
+      >
+        <Field label="Set to (ISO time, forward only)" value={at} placeholder={clock.data?.now ?? '2030-01-01T00:00:00.000Z'} onChange={(event) => setAt(event.target.value)} />
+        <button type="submit" disabled={set.busy || at === ''}>
+          Set clock
+        </button>
+      </form>
+      <ErrorNote error={set.error} />
+    </section>
+  );
+}
+
+function Hubs() {
+  const { api } = useApp();
+  const hubs = useLoad((signal) => api.list<Hub>('/sandbox/v1/hubs', { limit: 100 }, signal), []);
+  const patch = useAction(async (id: number, change: Partial<Hub>) => {
+    await api.patch(`/sandbox/v1/hubs/${id}`, change);
+    hubs.reload();
+  });
+  return (
+    <section aria-labelledby="hubs-title">
+      <h2 id="hubs-title">Payment hubs</h2>
+      <ErrorNote error={hubs.error ?? patch.error} />
+      <div className="columns">
+        {(hubs.data?.items ?? []).map((hub) => (
+          <div className="card" key={hub.id}>
+            <h3>
+              {hub.id} · {hub.name}
+            </h3>
+            <Facts
+              items={[
+                ['Brand', hub.brand],
+                ['Collection CVU', <span className="mono">{hub.collectionCvu}</span>],
+                ['Collection alias', <span className="mono">{hub.collectionAlias}</span>],
+              ]}
+            />
+            <SelectField
+              label="CVU provisioning"
+              value={hub.cvuProvisioning}
+              onChange={(event) => void patch.run(hub.id, { cvuProvisioning: event.target.value as Hub['cvuProvisioning'] })}
+              options={[['inline', 'inline'], ['delayed', 'delayed (5 s)'], ['fail', 'fail']]}
+            />
+            <label className="check">
+              <input
+                type="checkbox"
+                checked={hub.dedicated_client_cvus_enabled}
+                onChange={(event) => void patch.run(hub.id, { dedicated_client_cvus_enabled: event.target.checked })}
+              />
+              Dedicated client CVUs enabled
+            </label>
+          </div>
+        ))}
+      </div>
+      {hubs.data?.items.length === 0 ? <p className="muted">No hub yet: one is opened by the first create that names it.</p> : null}
+    </section>
+  );
+}
+
+/** The account's export, downloaded as a file; a file (picked or dropped) imported after a confirmation. */
+function IncidentFile() {
+  const { api } = useApp();
+  const [dragging, setDragging] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  const download = useAction(async () => {
+    const response = await api.send('GET', '/sandbox/v1/export');
+    if (!response.ok) throw new Error(`export answered ${response.status}`);
+    const doc = (await response.json()).data as { exportedAt: string };
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: 'application/json' }));
+    link.download = `va-sandbox-${api.key}-${doc.exportedAt.replace(/[:.]/g, '-')}.json`;
+    link.click();
+    URL.revokeObjectURL(link.href);
+  });
+  const load = useAction(async (file: File) => {
+    setResult(null);
+    const text = await file.text();
+    try {
+      JSON.parse(text);
+    } catch {
+      throw new Error(`${file.name} is not JSON: an incident file is what "Download export" (or va-sandbox export) writes`);
+    }
+    if (!confirm(`Replace everything in account "${api.key}" with ${file.name}? What the account holds now is lost.`)) return;
+    const imported = await api.post<{ counts: Record<string, number> }>('/sandbox/v1/import', text);
+    const counts = Object.entries(imported.counts)
+      .map(([name, count]) => `${count} ${name}`)
+      .join(', ');
+    setResult(`Imported ${file.name}: ${counts}`);
+  });
+  const drop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    const file = event.dataTransfer.files[0];
+    if (file) void load.run(file);
+  };
+  return (
+    <section className="card" aria-labelledby="incident-title">
+      <h2 id="incident-title">Incident file</h2>
+      <p className="muted">The account's whole state as one JSON file, as `va-sandbox export` writes it: send it with a bug report, load it to see the same story.</p>
+      <div className="actions">
+        <button type="button" onClick={() => void download.run()} disabled={download.busy}>
+          Download export
+        </button>
+      </div>
+      <ErrorNote error={download.error} />
+      <div
+        className={`drop-zone${dragging ? ' dragging' : ''}`}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={drop}
+      >
+        <label htmlFor="incident-file">Load an incident file (or drop it here)</label>
+        <input
+          id="incident-file"
+          type="file"
+          accept="application/json,.json"
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            if (file) void load.run(file);
+            event.target.value = '';
+          }}
+        />
+      </div>
+      {result ? <p role="status">{result}</p> : null}
+      <ErrorNote error={load.error} />
+    </section>
+  );
+}

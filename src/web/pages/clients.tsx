@@ -1,0 +1,180 @@
+import { useState, type FormEvent } from 'react';
+import type { balanceView, clientView, entryView, invoiceView } from '../../core/views.js';
+import { ApiError } from '../api.js';
+import { Link, setQuery, type Location } from '../router.js';
+import { DataTable, ErrorNote, Facts, Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { EventItem, type EventView } from './payment.js';
+import { TransferForm } from './transfer-form.js';
+
+type ClientView = ReturnType<typeof clientView>;
+
+type Entry = ReturnType<typeof entryView>;
+type Invoice = ReturnType<typeof invoiceView>;
+
+const CLIENT_COLUMNS: Column<ClientView>[] = [
+  ['Name', (c) => <Link to={`/clients/${c.id}`}>{c.name}</Link>],
+  ['Tax ID', (c) => c.taxId, 'mono'],
+  ['CVU status', (c) => <Status value={c.cvuStatus} />],
+  ['Alias', (c) => c.alias ?? '—', 'mono'],
+  ['Created', (c) => <When at={c.createdAt} />],
+];
+
+const ENTRY_COLUMNS: Column<Entry>[] = [
+  ['When', (e) => <When at={e.createdAt} />],
+  ['Type', (e) => e.entryType],
+  ['Amount', (e) => money(e.amount, e.currency), 'num'],
+  ['Description', (e) => e.description],
+  ['Source', (e) => e.sourceType],
+  ['VA payment', (e) => (e.paymentId ? <Link to={`/payments/${e.paymentId}`}>{e.paymentId.slice(0, 8)}</Link> : '—'), 'mono'],
+];
+
+const INVOICE_COLUMNS: Column<Invoice>[] = [
+  ['Created', (invoice) => <When at={invoice.createdAt} />],
+  ['Total', (invoice) => money(invoice.total_amount, invoice.currency), 'num'],
+  ['Status', (invoice) => <Status value={invoice.status} />],
+  ['Due', (invoice) => invoice.dueDate ?? '—'],
+  ['Description', (invoice) => invoice.description],
+];
+
+/** `/ui/clients`: the account's clients, newest first, filtered by tax ID or external reference. */
+export function ClientsPage({ where }: { where: Location }) {
+  const { api } = useApp();
+  const field = where.query.get('field') ?? 'taxId';
+  const text = where.query.get('q') ?? '';
+  const page = Number(where.query.get('page') ?? 1) || 1;
+  const [draft, setDraft] = useState(text);
+  const list = useLoad((signal) => api.list<ClientView>('/api/v1/clients', { page, ...(text ? { [field]: text } : {}) }, signal), [field, text, page]);
+  useLiveRefresh((message) => message.type === 'event' && message.event.clientId !== null && message.event.vaPaymentId === null, list.reload, LIST_REFRESH_MS);
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    setQuery(where, { q: draft.trim(), page: undefined });
+  };
+  return (
+    <main>
+      <header className="page-head">
+        <h1>Clients</h1>
+        <Link to="/create" className="button">
+          New client
+        </Link>
+      </header>
+      <form className="filters" role="search" onSubmit={search}>
+        <SelectField label="Search by" value={field} onChange={(event) => setQuery(where, { field: event.target.value })} options={[['taxId', 'Tax ID'], ['externalReference', 'External reference']]} />
+        <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
+        <button type="submit">Search</button>
+      </form>
+      <PagedList list={list} what="clients" onPage={(next) => setQuery(where, { page: next })} columns={CLIENT_COLUMNS} />
+    </main>
+  );
+}
+
+/** `/ui/clients/{id}`: a client's CVU, balance, ledger (paged), invoices and cash-in callbacks, live. */
+export function ClientPage({ id, where }: { id: string; where: Location }) {
+  const { api } = useApp();
+  const ledgerPage = Number(where.query.get('page') ?? 1) || 1;
+  const client = useLoad((signal) => api.get<ClientView>(`/api/v1/clients/${id}`, undefined, signal), [id]);
+  const balance = useLoad((signal) => api.get<ReturnType<typeof balanceView>>(`/api/v1/clients/${id}/balance`, undefined, signal), [id]);
+  const ledger = useLoad((signal) => api.list<Entry>(`/api/v1/clients/${id}/transactions`, { page: ledgerPage }, signal), [id, ledgerPage]);
+  const invoices = useLoad((signal) => api.list<Invoice>(`/api/v1/clients/${id}/invoices`, { limit: 100 }, signal), [id]);
+  const events = useLoad((signal) => api.list<EventView>('/sandbox/v1/events', { clientId: id, limit: 20 }, signal), [id]);
+  const refresh = () => [client, balance, ledger, invoices, events].forEach((load) => load.reload());
+  useLiveRefresh(
+    (message) =>
+      (message.type === 'transfer' && message.transfer.target?.id === id) ||
+      (message.type === 'event' && message.event.clientId === id) ||
+      (message.type === 'delivery' && (events.data?.items ?? []).some((event) => event.id === message.delivery.eventId)),
+    refresh,
+  );
+  const switchCvu = useAction(async (cvuStatus: 'active' | 'disabled') => {
+    await api.post(`/sandbox/v1/clients/${id}/cvu`, { cvuStatus });
+    refresh();
+  });
+
+  if (client.error instanceof ApiError && client.error.status === 404) {
+    return (
+      <main>
+        <h1>Client not found</h1>
+        <p>No client {id} in this account.</p>
+      </main>
+    );
+  }
+  const c = client.data;
+  return (
+    <main>
+      <p>
+        <Link to="/clients">← Clients</Link>
+      </p>
+      <ErrorNote error={client.error} />
+      {c ? (
+        <>
+          <header className="page-head">
+            <h1>{c.name}</h1>
+            <Status value={c.cvuStatus} />
+          </header>
+          <div className="columns">
+            <section className="card" aria-labelledby="cvu">
+              <h2 id="cvu">CVU</h2>
+              <Facts
+                items={[
+                  ['CVU', <span className="mono">{c.cvu}</span>],
+                  ['Alias', <span className="mono">{c.alias}</span>],
+                  ['CVU status', c.cvuStatus],
+                  ['Tax ID', c.taxId],
+                  ['Hub', `${c.paymentHubId} · ${c.hubName}`],
+                  ['Cash-in callback', c.cashinCallbackUrl ?? 'none'],
+                  ['Reference', c.externalReference],
+                ]}
+              />
+              <div className="actions">
+                {c.cvuStatus === 'active' ? (
+                  <button type="button" onClick={() => void switchCvu.run('disabled')} disabled={switchCvu.busy}>
+                    Disable CVU
+                  </button>
+                ) : (
+                  <button type="button" onClick={() => void switchCvu.run('active')} disabled={switchCvu.busy}>
+                    Activate CVU
+                  </button>
+                )}
+              </div>
+              <ErrorNote error={switchCvu.error} />
+            </section>
+            <section className="card" aria-labelledby="balance">
+              <h2 id="balance">Balance</h2>
+              <ErrorNote error={balance.error} />
+              {balance.data ? (
+                <Facts
+                  items={[
+                    ['Cash in', money(balance.data.totalCashIn)],
+                    ['Cash out', money(balance.data.totalCashOut)],
+                    ['Invoiced', money(balance.data.totalInvoiced)],
+                    ['Balance', <strong>{money(balance.data.balance)}</strong>],
+                  ]}
+                />
+              ) : null}
+            </section>
+          </div>
+          {c.cvu && c.alias ? <TransferForm key={c.id} addresses={[c.cvu, c.alias]} total={1000} onDone={refresh} /> : null}
+          <section aria-labelledby="ledger">
+            <h2 id="ledger">Ledger</h2>
+            <PagedList list={ledger} what="entries" onPage={(next) => setQuery(where, { page: next })} columns={ENTRY_COLUMNS} />
+          </section>
+          <section aria-labelledby="invoices">
+            <h2 id="invoices">Invoices</h2>
+            <ErrorNote error={invoices.error} />
+            {invoices.data && invoices.data.items.length > 0 ? <DataTable items={invoices.data.items} columns={INVOICE_COLUMNS} /> : <p className="muted">No invoice.</p>}
+          </section>
+          <section aria-labelledby="client-events">
+            <h2 id="client-events">Cash-in callbacks</h2>
+            <ErrorNote error={events.error} />
+            <ol className="timeline">
+              {(events.data?.items ?? []).map((event) => (
+                <EventItem key={event.id} event={event} onRedelivered={refresh} />
+              ))}
+            </ol>
+          </section>
+        </>
+      ) : client.error ? null : (
+        <p aria-busy="true">Loading…</p>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,80 @@
+import { useState } from 'react';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
+import { setQuery, type Location } from '../router.js';
+import { LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { DeliveryCard, type DeliverySummary } from './delivery.js';
+
+const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];
+
+/** `/ui/deliveries`: the account's delivery log, newest first, filtered by status and event type, live. */
+export function DeliveriesPage({ where }: { where: Location }) {
+  const { api } = useApp();
+  const status = where.query.get('status') ?? '';
+  const eventType = where.query.get('eventType') ?? '';
+  const page = Number(where.query.get('page') ?? 1) || 1;
+  const [open, setOpen] = useState<string | null>(null);
+  const list = useLoad((signal) => api.list<DeliverySummary>('/sandbox/v1/deliveries', { status, eventType, page }, signal), [status, eventType, page]);
+  useLiveRefresh((message) => message.type === 'delivery', list.reload, LIST_REFRESH_MS);
+  return (
+    <main>
+      <h1>Deliveries</h1>
+      <form className="filters" onSubmit={(event) => event.preventDefault()}>
+        <SelectField label="Status" value={status} onChange={(event) => setQuery(where, { status: event.target.value, page: undefined })} options={options(DELIVERY_STATUSES, 'Any status')} />
+        <SelectField
+          label="Event type"
+          value={eventType}
+          onChange={(event) => setQuery(where, { eventType: event.target.value, page: undefined })}
+          options={options(EVENT_TYPES, 'Any event type')}
+        />
+      </form>
+      <PagedList
+        list={list}
+        what="deliveries"
+        onPage={(next) => setQuery(where, { page: next })}
+        table={(items) => (
+          <div className="table-wrap">
+            <table className="deliveries">
+              <TableHead headers={['Created', 'Event', 'Status', 'Attempts', 'Last response', 'URL', 'Details']} />
+              <tbody>
+                {items.map((d) => (
+                  <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? null : d.id)} onRedelivered={list.reload} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      />
+    </main>
+  );
+}
+
+function DeliveryRow({ delivery: d, open, onToggle, onRedelivered }: { delivery: DeliverySummary; open: boolean; onToggle: () => void; onRedelivered: () => void }) {
+  return (
+    <>
+      <tr>
+        <td>
+          <When at={d.createdAt} />
+        </td>
+        <td>{d.eventType}</td>
+        <td>
+          <Status value={d.status} />
+        </td>
+        <td className="num">{d.attempts}</td>
+        <td>{d.lastResponseStatus !== null ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? d.reason ?? '—')}</td>
+        <td className="url">{d.url ?? <span className="muted">none</span>}</td>
+        <td>
+          <button type="button" className="small" aria-expanded={open} onClick={onToggle} aria-label={`${open ? 'Hide' : 'Show'} delivery ${d.id}`}>
+            {open ? 'Hide' : 'Show'}
+          </button>
+        </td>
+      </tr>
+      {open ? (
+        <tr className="expanded">
+          <td colSpan={7}>
+            <DeliveryCard summary={d} title={`Delivery ${d.id}`} onRedelivered={onRedelivered} showSource />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}

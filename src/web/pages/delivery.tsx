@@ -1,0 +1,133 @@
+import { useState } from 'react';
+import type { Account } from '../../core/account.js';
+import type { deliveryView } from '../../core/views.js';
+import { Link } from '../router.js';
+import { ErrorNote, Facts, JsonBlock, Status, useAction, useApp, useLoad, When } from '../ui.js';
+
+export type DeliverySummary = ReturnType<typeof deliveryView>;
+export type DeliveryDetail = ReturnType<Account['getDelivery']>;
+type AttemptDetail = DeliveryDetail['attempts'][number];
+
+/**
+ * One delivery with every attempt: the request as sent (headers, body), the response as received, how long it
+ * took and what failed; and a redeliver form. Read again whenever the summary changes (a live attempt).
+ */
+export function DeliveryCard({
+  summary,
+  title,
+  onRedelivered,
+  showSource = false,
+  redeliveryOf,
+}: {
+  summary: DeliverySummary;
+  title: string;
+  /** Given: the card has its own redeliver form (a timeline has one per event instead). */
+  onRedelivered?: () => void;
+  /** Link the VA payment or client the event is about (where the page is not already its own). */
+  showSource?: boolean;
+  /** How to name the delivery this one repeats, where the page names deliveries (else its id). */
+  redeliveryOf?: string | undefined;
+}) {
+  const { api } = useApp();
+  const { data, error } = useLoad(
+    (signal) => api.get<DeliveryDetail>(`/sandbox/v1/deliveries/${summary.id}`, undefined, signal),
+    [summary.id, summary.updatedAt, summary.attempts, summary.status],
+  );
+  return (
+    <section className="delivery" aria-label={title}>
+      <header>
+        <h4>{title}</h4>
+        <Status value={summary.status} />
+        <span className="muted">{summary.url ?? summary.reason}</span>
+      </header>
+      {summary.redeliveryOf ? <p className="muted">Redelivery of {redeliveryOf ?? summary.redeliveryOf}</p> : null}
+      {summary.nextAttemptAt ? (
+        <p className="muted">
+          Next attempt at <When at={summary.nextAttemptAt} />
+        </p>
+      ) : null}
+      <ErrorNote error={error} />
+      {data ? (
+        <>
+          {!showSource ? null : data.event.vaPaymentId ? (
+            <p>
+              VA payment <Link to={`/payments/${data.event.vaPaymentId}`}>{data.event.vaPaymentId}</Link>
+            </p>
+          ) : data.event.clientId ? (
+            <p>
+              Client <Link to={`/clients/${data.event.clientId}`}>{data.event.clientId}</Link>
+            </p>
+          ) : null}
+          {data.attempts.length === 0 ? <p className="muted">No attempt yet.</p> : null}
+          <ol className="attempts">
+            {data.attempts.map((attempt) => (
+              <AttemptView key={attempt.n} attempt={attempt} />
+            ))}
+          </ol>
+        </>
+      ) : null}
+      {onRedelivered && summary.status !== 'dropped' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} /> : null}
+    </section>
+  );
+}
+
+function AttemptView({ attempt }: { attempt: AttemptDetail }) {
+  const outcome = attempt.responseStatus !== null ? `HTTP ${attempt.responseStatus}` : (attempt.error ?? 'no response');
+  const ok = attempt.responseStatus !== null && attempt.responseStatus >= 200 && attempt.responseStatus < 300;
+  return (
+    <li className="attempt">
+      <h5>
+        Attempt {attempt.n} · <span className={ok ? 'good' : 'bad'}>{outcome}</span> · {attempt.durationMs} ms · <When at={attempt.startedAt} />
+      </h5>
+      {attempt.errorMessage ? <p className="bad">{attempt.errorMessage}</p> : null}
+      <Facts
+        items={[
+          ['Request', `${attempt.request.method} ${attempt.request.url ?? ''}`],
+          ...extraFacts(attempt),
+        ]}
+      />
+      <JsonBlock title="Request headers" value={attempt.request.headers} open={false} />
+      <JsonBlock title="Request body" value={attempt.request.body} open={false} />
+      {attempt.responseBody ? <JsonBlock title="Response body" value={attempt.responseBody} /> : <p className="muted">No response body.</p>}
+    </li>
+  );
+}
+
+/** Fields the attempt may carry beyond these (where a forwarded or redirected attempt went), shown as they come. */
+function extraFacts(attempt: AttemptDetail): [string, string][] {
+  const known = new Set(['n', 'startedAt', 'durationMs', 'responseStatus', 'responseBody', 'error', 'errorMessage', 'request']);
+  return Object.entries(attempt)
+    .filter(([name, value]) => !known.has(name) && value !== null && typeof value !== 'object')
+    .map(([name, value]) => [name, String(value)]);
+}
+
+/** `POST /sandbox/v1/deliveries/{id}/redeliver`: a new delivery of the same event, optionally to another URL. */
+export function RedeliverForm({ deliveryId, onDone }: { deliveryId: string; onDone: () => void }) {
+  const { api } = useApp();
+  const [url, setUrl] = useState('');
+  const action = useAction(async () => {
+    await api.post(`/sandbox/v1/deliveries/${deliveryId}/redeliver`, url.trim() ? { url: url.trim() } : undefined);
+    setUrl('');
+    onDone();
+  });
+  return (
+    <form
+      className="inline-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void action.run();
+      }}
+    >
+      <label>
+        <span>
+          Redeliver to <span className="muted">(empty: the same URL)</span>
+        </span>
+        <input type="url" value={url} onChange={(event) => setUrl(event.target.value)} placeholder="http://127.0.0.1:3000/hooks" />
+      </label>
+      <button type="submit" disabled={action.busy}>
+        Redeliver
+      </button>
+      <ErrorNote error={action.error} />
+    </form>
+  );
+}

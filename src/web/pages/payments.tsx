@@ -1,0 +1,76 @@
+import { useState, type FormEvent } from 'react';
+import { VA_PAYMENT_STATUSES } from '../../core/state.js';
+import type { VaPaymentView } from '../../core/views.js';
+import { Link, navigate, setQuery, type Location } from '../router.js';
+import { Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+
+/** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
+const SEARCH_FIELDS: [string, string][] = [
+  ['externalReference', 'External reference'],
+  ['clientTaxId', 'Client tax ID'],
+  ['clientId', 'Client ID'],
+  ['id', 'Payment ID'],
+];
+
+const COLUMNS: Column<VaPaymentView>[] = [
+  [
+    'VA payment',
+    // The id's first block tells rows apart; the whole id is in the link and on its page.
+    (p) => (
+      <Link to={`/payments/${p.id}`} title={p.id} aria-label={`VA payment ${p.id}`}>
+        {p.id.slice(0, 8)}
+      </Link>
+    ),
+    'mono',
+  ],
+  ['Status', (p) => <Status value={p.status} />],
+  ['Amount', (p) => money(p.amount, p.currency), 'num'],
+  ['Received', (p) => money(p.totalReceived, p.currency), 'num'],
+  ['Created', (p) => <When at={p.createdAt} />],
+  ['Lock', (p) => p.lockMode],
+  ['Reference', (p) => p.externalReference ?? <span className="muted">—</span>],
+];
+
+/** `/ui/payments`: the list, filtered and paged by the server; the filters live in the address, to share. */
+export function PaymentsPage({ where }: { where: Location }) {
+  const { api } = useApp();
+  const status = where.query.get('status') ?? '';
+  const field = where.query.get('field') ?? 'externalReference';
+  const text = where.query.get('q') ?? '';
+  const page = Number(where.query.get('page') ?? 1) || 1;
+  const [draft, setDraft] = useState(text);
+  const list = useLoad(
+    (signal) => api.list<VaPaymentView>('/api/v1/va-payments', { status, page, ...(text && field !== 'id' ? { [field]: text } : {}) }, signal),
+    [status, field, text, page],
+  );
+  // Only the first page changes when payments are created; statuses change anywhere, so any payment event reads it again.
+  useLiveRefresh((message) => message.type === 'event' && message.event.vaPaymentId !== null, list.reload, LIST_REFRESH_MS);
+
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    if (field === 'id' && draft.trim()) return navigate(`/payments/${draft.trim().toLowerCase()}`);
+    setQuery(where, { q: draft.trim(), page: undefined });
+  };
+  return (
+    <main>
+      <header className="page-head">
+        <h1>VA payments</h1>
+        <Link to="/create" className="button">
+          New VA payment
+        </Link>
+      </header>
+      <form className="filters" onSubmit={search} role="search">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(event) => setQuery(where, { status: event.target.value, page: undefined })}
+          options={[['', 'Any status'], ...VA_PAYMENT_STATUSES.map((s): [string, string] => [s, s])]}
+        />
+        <SelectField label="Search by" value={field} onChange={(event) => setQuery(where, { field: event.target.value })} options={SEARCH_FIELDS} />
+        <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
+        <button type="submit">Search</button>
+      </form>
+      <PagedList list={list} what="VA payments" onPage={(next) => setQuery(where, { page: next })} columns={COLUMNS} className="payments" />
+    </main>
+  );
+}

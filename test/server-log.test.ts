@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { api, PAYMENT, spawnServer, useReceiver } from './helpers.js';
+
+const KEY = 'sk_live_looking_secret_9x7Q';
+
+/** One payment that calls back once (its `created`), and one request that fails. */
+async function traffic(url: string, receiverUrl: string) {
+  const client = api(url, KEY);
+  const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl: `${receiverUrl}/hook` });
+  await client.get('/api/v1/va-payments/00000000-0000-4000-8000-000000000000');
+  return payment;
+}
+
+describe('the server log (contract part 5)', () => {
+  it('prints one line per request (method path status ms key, the key cut to its last 4 characters) and per callback attempt', async () => {
+    const receiver = await useReceiver((_, index) => ({ status: index === 0 ? 503 : 200 }));
+    const server = await spawnServer(['--memory']);
+    await traffic(server.url, receiver.url);
+    const out = await server.waitFor(/callback created/);
+    expect(out).toMatch(/^\d\d:\d\d:\d\d\.\d{3} POST \/api\/v1\/va-payments 201 \d+ms …9x7Q$/m);
+    expect(out).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/api\/v1\/va-payments\/00000000-0000-4000-8000-000000000000 404 \d+ms …9x7Q$/m);
+    expect(out).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} callback created ${receiver.url}/hook 503 \\d+ms$`, 'm'));
+    expect(out).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/health 200 \d+ms -$/m);
+    expect(out + server.stderr()).not.toContain(KEY);
+  });
+
+  it('--log json writes one JSON object per line on stdout (the banner goes to stderr); --quiet writes none', async () => {
+    const receiver = await useReceiver();
+    const json = await spawnServer(['--memory', '--log', 'json']);
+    const payment = await traffic(json.url, receiver.url);
+    await json.waitFor(/"type":"callback"/);
+    const entries = json.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    expect(json.stderr()).toMatch(/listening on/);
+    expect(entries).toContainEqual(expect.objectContaining({ type: 'request', method: 'POST', path: '/api/v1/va-payments', status: 201, key: '…9x7Q' }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ type: 'callback', eventType: 'created', url: `${receiver.url}/hook`, status: 200, error: null, attempt: 1, forwardedTo: null }),
+    );
+    expect(entries.find((e) => e.type === 'callback').eventId).toBe(receiver.received.find((r) => r.body.vaPaymentId === payment.id)!.body.eventId);
+
+    const quiet = await spawnServer(['--memory', '--quiet']);
+    await traffic(quiet.url, receiver.url);
+    await receiver.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The banner (listening, data, API key, try) and nothing more.
+    expect(quiet.stdout()).toMatch(/^va-sandbox .* listening on .*\n {2}data: .*\n {2}API key: .*\n {2}try: .*\n$/);
+  });
+});
