@@ -404,7 +404,9 @@ async function listRuns() {
   const seeded = await seed('L', { payments: RECORDS, mix: true, chunk: Math.min(PART4.chunk, RECORDS) });
   if (seeded.error) throw new Error(`seeding ${RECORDS} payments failed: ${seeded.error}`);
   const ids = readFileSync(join(work, 'L.ids'), 'utf8').split('\n').filter(Boolean);
-  const { child, origin } = await launch('ours', join(work, 'L'));
+  const size = dirSize(join(work, 'L'));
+  const { child, origin, readyMs } = await launch('ours', join(work, 'L'));
+  row('6', `server ready from those files (data file, journal, index file: ${fmt.mb(size)})`, `${fmt.ms(readyMs)} ms`);
   try {
     const get = (path) => () => ({ method: 'GET', path: path(), headers });
     let n = 0;

@@ -1,3 +1,5 @@
+import { newestFirst, pageNewestFirst, paginate } from './pagination.js';
+import type { ListQuery } from './schemas.js';
 import type { Index, Indexes } from './store.js';
 
 /**
@@ -64,8 +66,36 @@ export class Lists {
 }
 
 /** The narrowest of a list's candidate groups; null when there are none. */
-export function narrowest(groups: (readonly string[])[]): readonly string[] | null {
+function narrowest(groups: (readonly string[])[]): readonly string[] | null {
   let best: readonly string[] | null = null;
   for (const ids of groups) if (best === null || ids.length < best.length) best = ids;
   return best;
+}
+
+/** Moves a record between groups: `made` and grouped when new (`before` undefined), else out of the groups it left. */
+export function regroup(lists: Lists, id: string, groups: string[], before: string[] | undefined): void {
+  if (before === undefined) lists.made(id);
+  for (const group of before ?? []) if (!groups.includes(group)) lists.remove(group, id);
+  for (const group of groups) if (!before?.includes(group)) lists.add(group, id);
+}
+
+/**
+ * A filtered list: read from the narrowest group its filters name (each group is exactly the records one filter
+ * matches), checking the other filters on its records only; the table newest first when no filter has a group.
+ * `ranges` are the filters without a group (a created range): null when not asked.
+ */
+export function filtered<T, U>(
+  table: Record<string, T>,
+  groups: (readonly string[] | undefined)[],
+  ranges: (number | null)[],
+  matches: (record: T) => boolean,
+  query: ListQuery,
+  render: (record: T) => U,
+) {
+  const named = groups.filter((ids): ids is readonly string[] => ids !== undefined);
+  const narrow = narrowest(named);
+  if (narrow === null) return paginate(newestFirst(table).filter(matches), query, render);
+  const alone = named.length === 1 && ranges.every((bound) => bound === null);
+  const ids = alone ? narrow : narrow.filter((id) => matches(table[id]!));
+  return pageNewestFirst(ids, query, (id) => render(table[id]!));
 }

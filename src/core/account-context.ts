@@ -1,0 +1,86 @@
+import { iso, type WallClock } from './clock.js';
+import type { DeliveryPolicy } from './deliveries.js';
+import type { IdSource } from './ids.js';
+import type { Attempt, AccountState, SandboxEvent, StateChange, TableName } from './state.js';
+import type { Index, IndexesOf } from './store.js';
+import type { deliveryView, eventView, transferView } from './views.js';
+import type { forwardingView } from './delivery-settings.js';
+
+/** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
+export type LiveEvent =
+  | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
+  | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
+  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
+  | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> };
+
+/** What a live delivery message says of its event: whose it is and the body sent. */
+export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
+
+export interface AccountDeps {
+  clock: WallClock;
+  ids: IdSource;
+  policy: DeliveryPolicy;
+  notify: (event: LiveEvent) => void;
+  /** `--strict-tax-id`: a client's taxId must pass the CUIT check digit. */
+  strictTaxId?: boolean;
+  /** `--hubs`: the payment hub ids this sandbox accepts; any positive id when absent. */
+  hubIds?: readonly number[];
+  /** Told of every change to the state (see `put`), so a store can persist just those. */
+  changed: (account: string, change: StateChange) => void;
+  /** Where the account's indexes live (see `Indexes`). */
+  indexes: IndexesOf;
+}
+
+/** What every module of an account shares: its records, its clock and what it was given. */
+export class AccountContext {
+  /** While a clock move walks through due instants, the account's time stands at the one being done (`DueWork.standAt`). */
+  standing: number | null = null;
+
+  constructor(
+    readonly key: string,
+    readonly state: AccountState,
+    readonly deps: AccountDeps,
+  ) {}
+
+  nowMs(): number {
+    return this.standing ?? this.deps.clock.now() + this.state.clockOffsetMs;
+  }
+
+  now(): string {
+    return iso(this.nowMs());
+  }
+
+  /**
+   * Every write of a record goes through here (records are replaced whole, never edited in place), so the
+   * store hears of each change and can persist just that.
+   */
+  put<T extends TableName>(table: T, id: string, record: AccountState[T][string]): void {
+    (this.state[table] as Record<string, unknown>)[id] = record;
+    this.deps.changed(this.key, { table, id });
+  }
+
+  drop(table: TableName, id: string): void {
+    delete this.state[table][id];
+    this.deps.changed(this.key, { table, id });
+  }
+
+  /** A change to the account's fields other than its tables (its clock offset, forwarding, faults). */
+  changedHeader(): void {
+    this.deps.changed(this.key, { header: true });
+  }
+
+  notify(event: LiveEvent): void {
+    this.deps.notify(event);
+  }
+
+  uuid(): string {
+    return this.deps.ids.uuid();
+  }
+}
+
+/** Appends to the list an index keeps under `key`. */
+export function push<K extends string | number, V>(map: Index<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

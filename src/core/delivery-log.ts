@@ -1,0 +1,226 @@
+import { push, type AccountContext } from './account-context.js';
+import { ms } from './clock.js';
+import { callbackHeaders, isOpen, newDelivery, recordAttempt } from './deliveries.js';
+import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
+import { DueQueue, type StoredQueue } from './due-queue.js';
+import { notFound, SandboxError } from './errors.js';
+import { UUID_PATTERN } from './ids.js';
+import { filtered, Lists, regroup } from './lists.js';
+import { listDeliveriesQuery, parse } from './schemas.js';
+import type { Attempt, Delivery, Faults, Forwarding, SandboxEvent } from './state.js';
+import type { Index, Indexes } from './store.js';
+import { deliveryView, type CallbackDeliverySummary } from './views.js';
+
+/** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
+export interface DueDelivery {
+  delivery: Delivery;
+  event: SandboxEvent;
+  headers: Record<string, string>;
+  url: string;
+}
+
+/**
+ * The delivery log: every delivery of every event with its attempts, the order rule's queue of
+ * first attempts, the retry queue, forwarding and faults. What an attempt means is `deliveries.ts`'s policy.
+ */
+export class DeliveryLog {
+  private readonly byEvent: Index<string, string[]>;
+  /** Deliveries by what their list filters on (`deliveryGroups`). */
+  private readonly lists: Lists;
+  /** Open deliveries before their first attempt, in the order they were raised (the order rule's queue). */
+  private readonly firstAttempts: Set<string>;
+  /** Deliveries waiting to retry, by when (the account's clock), so a backlog is never scanned to find what is due. */
+  private readonly retries: DueQueue;
+
+  constructor(
+    private readonly ctx: AccountContext,
+    indexes: Indexes,
+  ) {
+    this.byEvent = indexes.index('deliveriesByEvent');
+    this.lists = new Lists(indexes, 'deliveries');
+    this.firstAttempts = indexes.value('firstAttempts', (kept) => new Set((kept ?? []) as string[]), (ids) => [...ids]);
+    this.retries = indexes.value('retries', (kept) => (kept === undefined ? new DueQueue() : DueQueue.from(kept as StoredQueue)), (retries) => retries.toJSON());
+  }
+
+  /** Indexes the deliveries of an account whose indexes were not kept. */
+  build(): void {
+    for (const delivery of Object.values(this.ctx.state.deliveries)) this.track(delivery);
+  }
+
+  /** Stores a new delivery (before any attempt, so a restart still sends it). */
+  store(delivery: Delivery): void {
+    this.ctx.put('deliveries', delivery.id, delivery);
+    this.track(delivery);
+  }
+
+  private track(delivery: Delivery, before?: Delivery): void {
+    regroup(this.lists, delivery.id, deliveryGroups(delivery), before && deliveryGroups(before));
+    if (!before) push(this.byEvent, delivery.eventId, delivery.id);
+    if (isOpen(delivery) && delivery.attempts.length === 0) this.firstAttempts.add(delivery.id);
+    else this.firstAttempts.delete(delivery.id);
+    if (delivery.status === 'retrying' && delivery.nextAttemptAt !== null) this.retries.push(ms(delivery.nextAttemptAt), delivery.id);
+  }
+
+  /** An event's deliveries, oldest first. */
+  of(eventId: string): Delivery[] {
+    return (this.byEvent.get(eventId) ?? []).map((id) => this.ctx.state.deliveries[id]!);
+  }
+
+  /** What a VA payment's `callbackDelivery` says: its events and where their deliveries stand. */
+  summary(eventIds: readonly string[]): CallbackDeliverySummary {
+    const summary: CallbackDeliverySummary = {
+      events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, lastEventType: null, lastAttemptAt: null,
+    };
+    for (const eventId of eventIds) {
+      summary.events++;
+      summary.lastEventType = this.ctx.state.events[eventId]!.eventType;
+      for (const delivery of this.of(eventId)) {
+        summary[delivery.status]++;
+        const startedAt = delivery.attempts.at(-1)?.startedAt;
+        if (startedAt && (summary.lastAttemptAt === null || startedAt > summary.lastAttemptAt)) summary.lastAttemptAt = startedAt;
+      }
+    }
+    return summary;
+  }
+
+  listDeliveries(query: Record<string, string>) {
+    const q = parse(listDeliveriesQuery, query, 'query');
+    const matches = (d: Delivery) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || q.eventType.includes(d.eventType));
+    const groups = [
+      q.status === undefined ? undefined : this.lists.anyOf(q.status.map((status) => `status:${status}`)),
+      q.eventType === undefined ? undefined : this.lists.anyOf(q.eventType.map((eventType) => `eventType:${eventType}`)),
+    ];
+    return filtered(this.ctx.state.deliveries, groups, [], matches, q, deliveryView);
+  }
+
+  /** One delivery with every attempt: the request as sent and the response as received. */
+  getDelivery(id: string) {
+    const delivery = this.delivery(id);
+    const event = this.ctx.state.events[delivery.eventId]!;
+    const request = { method: 'POST', url: delivery.url, headers: callbackHeaders(event), body: event.body };
+    return {
+      ...deliveryView(delivery),
+      event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
+      request,
+      attempts: delivery.attempts.map((attempt) => ({
+        ...attempt,
+        forwardedTo: attempt.forwardedTo ?? null,
+        fault: attempt.fault ?? null,
+        request: { ...request, url: attempt.forwardedTo ?? delivery.url },
+      })),
+    };
+  }
+
+  private delivery(id: string): Delivery {
+    const delivery = UUID_PATTERN.test(id) ? this.ctx.state.deliveries[id] : undefined;
+    if (!delivery) throw notFound('Delivery', id);
+    return delivery;
+  }
+
+  /** A new delivery of the same event (same eventId), to the event's URL or, for this one delivery, to `{"url"}`. */
+  redeliver(id: string, body: unknown) {
+    const original = this.delivery(id);
+    const { url } = parse(redeliverSchema, body ?? {});
+    const event = this.ctx.state.events[original.eventId]!;
+    if (event.url === null && url === undefined) {
+      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`);
+    }
+    const delivery = newDelivery(event, this.ctx.uuid(), this.ctx.now(), original.id, url ?? null);
+    this.store(delivery);
+    this.notify(delivery, null);
+    return this.getDelivery(delivery.id);
+  }
+
+  forwarding() {
+    return forwardingView(this.ctx.state.forwarding);
+  }
+
+  setForwarding(body: unknown) {
+    const { url } = parse(forwardingSchema, body);
+    return this.storeForwarding({ url, since: this.ctx.now() });
+  }
+
+  deleteForwarding() {
+    return this.storeForwarding(null);
+  }
+
+  private storeForwarding(forwarding: Forwarding | null) {
+    this.ctx.state.forwarding = forwarding;
+    this.ctx.changedHeader();
+    this.ctx.notify({ type: 'forwarding', account: this.ctx.key, forwarding: this.forwarding() });
+    return this.forwarding();
+  }
+
+  faults(): Faults {
+    return faultsOf(this.ctx.state);
+  }
+
+  setFaults(body: unknown): Faults {
+    this.ctx.state.faults = parse(faultsSchema, body);
+    this.ctx.changedHeader();
+    return this.faults();
+  }
+
+  /**
+   * The deliveries to attempt now: first attempts in the order they were raised, then retries whose time has come.
+   * A first attempt waits until every earlier event of the same VA payment or client has had its first attempt, so
+   * receivers see them in order. A generator: the deliverer stops reading once its slots are full, so a backlog to
+   * a dead receiver costs nothing while every slot waits on it; a retry is taken off its queue once read past.
+   */
+  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
+    const { state } = this.ctx;
+    const blocked = new Set<string>();
+    for (const id of this.firstAttempts) {
+      const delivery = state.deliveries[id]!;
+      const event = state.events[delivery.eventId]!;
+      const source = event.vaPaymentId ?? event.clientId ?? event.id;
+      const waiting = blocked.has(source);
+      blocked.add(source);
+      if (!waiting && !inFlight.has(id)) yield this.dueDelivery(delivery, event);
+    }
+    const now = this.ctx.nowMs();
+    for (let item = this.nextRetry(inFlight); item && item.at <= now; item = this.nextRetry(inFlight)) {
+      const delivery = state.deliveries[item.key]!;
+      yield this.dueDelivery(delivery, state.events[delivery.eventId]!);
+      this.retries.pop();
+    }
+  }
+
+  private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
+    return { delivery, event, headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.state) ?? '' };
+  }
+
+  /** When the next retry is due (the account's clock), or null. */
+  nextRetryAt(inFlight: ReadonlySet<string>): number | null {
+    return this.nextRetry(inFlight)?.at ?? null;
+  }
+
+  /** The queue's first retry still waiting as queued (entries left by a later attempt or a reset are dropped). */
+  private nextRetry(inFlight: ReadonlySet<string>): { at: number; key: string } | undefined {
+    for (let item = this.retries.peek(); item; item = this.retries.peek()) {
+      const delivery = this.ctx.state.deliveries[item.key];
+      const queued = delivery?.status === 'retrying' && delivery.nextAttemptAt !== null && ms(delivery.nextAttemptAt) === item.at;
+      if (queued && !inFlight.has(item.key)) return item;
+      this.retries.pop();
+    }
+    return undefined;
+  }
+
+  /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */
+  recordAttempt(deliveryId: string, attempt: Omit<Attempt, 'n'>) {
+    const delivery = this.delivery(deliveryId);
+    const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
+    const next = recordAttempt(this.ctx.deps.policy, delivery, full, this.ctx.now());
+    this.ctx.put('deliveries', next.id, next);
+    this.track(next, delivery);
+    this.notify(next, full);
+    return next;
+  }
+
+  private notify(delivery: Delivery, attempt: Attempt | null): void {
+    const { vaPaymentId, clientId, body } = this.ctx.state.events[delivery.eventId]!;
+    this.ctx.notify({ type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } });
+  }
+}
+
+const deliveryGroups = (delivery: Delivery): string[] => [`status:${delivery.status}`, `eventType:${delivery.eventType}`];

@@ -1,0 +1,130 @@
+import type { AccountContext } from './account-context.js';
+import type { ClientLedger } from './client-ledger.js';
+import * as clients from './clients.js';
+import { notFound } from './errors.js';
+import type { Events } from './events.js';
+import type { Hubs } from './hubs.js';
+import { fromCents } from './money.js';
+import { newestFirst, paginate } from './pagination.js';
+import { listQuery, parse, transferSchema } from './schemas.js';
+import type { CashIn, Client, Transfer } from './state.js';
+import * as va from './va-payment.js';
+import type { VaPayments } from './va-payments.js';
+import { transferView } from './views.js';
+
+/** What a CVU or alias belongs to in an account. */
+type Target =
+  | { cvu: string; kind: 'collection'; hubId: number }
+  | { cvu: string; kind: 'pool'; vaPaymentId: string | null }
+  | { cvu: string; kind: 'client'; clientId: string };
+
+/**
+ * Simulated bank transfers and their matching: to a hub's collection CVU (the amount-locked payment waiting for that
+ * total), to a pool CVU (the time-locked payment holding it) or to a client's CVU (its ledger); anything else is
+ * returned, with the reason.
+ */
+export class Transfers {
+  constructor(
+    private readonly ctx: AccountContext,
+    private readonly hubs: Hubs,
+    private readonly payments: VaPayments,
+    private readonly ledger: ClientLedger,
+    private readonly events: Events,
+  ) {}
+
+  createTransfer(body: unknown) {
+    const input = parse(transferSchema, body);
+    const target = this.accountFor(input.to);
+    if (target === null) throw notFound('Account (CVU or alias)', input.to);
+    const { state } = this.ctx;
+    const now = this.ctx.now();
+    const transfer: Transfer = {
+      id: this.ctx.uuid(),
+      operationId: `op_${this.ctx.uuid().replaceAll('-', '').slice(0, 24)}`,
+      to: input.to,
+      cvu: target.cvu,
+      total: input.total,
+      taxes: input.taxes,
+      from: input.from ? { name: input.from.name ?? undefined, taxId: input.from.taxId ?? undefined, cbu: input.from.cbu ?? undefined } : null,
+      outcome: 'returned',
+      reason: null,
+      target: null,
+      eventIds: [],
+      createdAt: now,
+    };
+    if (target.kind === 'client') return this.record(this.creditClientCvu(state.clients[target.clientId]!, transfer));
+    const payment =
+      target.kind === 'collection'
+        ? this.payments.lockedBy(target.hubId, input.total)
+        : target.vaPaymentId === null
+          ? undefined
+          : state.vaPayments[target.vaPaymentId];
+    if (!payment) {
+      transfer.reason =
+        target.kind === 'collection'
+          ? `no active amount-locked VA payment waits for ${fromCents(input.total)} ARS`
+          : 'no active VA payment holds this CVU';
+    } else if (!va.acceptsTotal(payment, input.total)) {
+      transfer.reason = `total ${fromCents(input.total)} does not match the locked amount ${fromCents(payment.amount!)} of VA payment ${payment.id}`;
+    } else {
+      const cashIn: CashIn = {
+        operationId: transfer.operationId,
+        transferId: transfer.id,
+        total: input.total,
+        taxes: input.taxes,
+        incomingAmount: input.total - input.taxes,
+        receivedAt: now,
+      };
+      const before = new Set(this.events.of(payment.id));
+      this.payments.apply(va.creditTransfer(payment, cashIn, now));
+      const client = payment.clientId === null ? undefined : state.clients[payment.clientId];
+      if (client) {
+        const credit = { amount: cashIn.incomingAmount, operationId: transfer.operationId, paymentId: payment.id, now };
+        this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
+      }
+      transfer.outcome = 'credited';
+      transfer.target = { type: 'va_payment', id: payment.id };
+      transfer.eventIds = this.events.of(payment.id).filter((id) => !before.has(id));
+    }
+    return this.record(transfer);
+  }
+
+  listTransfers(query: Record<string, string>) {
+    const q = parse(listQuery, query, 'query');
+    return paginate(newestFirst(this.ctx.state.transfers), q, transferView);
+  }
+
+  /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
+  private accountFor(to: string): Target | null {
+    const { state } = this.ctx;
+    const clientId = this.ledger.clientAt(to);
+    if (clientId !== undefined) return { cvu: state.clients[clientId]!.cvu!, kind: 'client', clientId };
+    const hub = this.hubs.collectionOf(to);
+    if (hub) return { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id };
+    const cvu = this.hubs.poolCvuAt(to);
+    const entry = cvu === undefined ? undefined : state.pool[cvu];
+    return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
+  }
+
+  private record(transfer: Transfer) {
+    this.ctx.put('transfers', transfer.id, transfer);
+    const view = transferView(transfer);
+    this.ctx.notify({ type: 'transfer', account: this.ctx.key, transfer: view });
+    return view;
+  }
+
+  /** A transfer to a client's CVU: a `cash_in` entry and a `client.cashin` event while the CVU is active, else returned. */
+  private creditClientCvu(client: Client, transfer: Transfer): Transfer {
+    if (client.cvuStatus !== 'active') {
+      transfer.reason = `the CVU of client ${client.id} is ${client.cvuStatus}`;
+      return transfer;
+    }
+    const credit = { amount: transfer.total - transfer.taxes, operationId: transfer.operationId, paymentId: null, now: transfer.createdAt };
+    this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
+    const event = this.events.raise(clients.cashInEvent(client, transfer, this.ctx.uuid(), transfer.createdAt));
+    transfer.outcome = 'credited';
+    transfer.target = { type: 'client', id: client.id };
+    transfer.eventIds = [event.id];
+    return transfer;
+  }
+}
