@@ -60,6 +60,11 @@ async function main() {
     await fsyncRuns();
     return print(((performance.now() - started) / 60_000).toFixed(1));
   }
+  if (process.env.BENCH_ONLY === 'lists') {
+    // `BENCH_ONLY=lists node bench/run.js`: part 6 alone (a few minutes, most of it seeding).
+    await listRuns();
+    return print(((performance.now() - started) / 60_000).toFixed(1));
+  }
   log(`work folder ${work}; seeding ${fmt.int(RECORDS)} records`);
 
   // --- data sets ---------------------------------------------------------------------------------
@@ -105,6 +110,9 @@ async function main() {
   // --- 5. what --fsync costs -------------------------------------------------------------------------
   await fsyncRuns();
 
+  // --- 6. filtered lists ---------------------------------------------------------------------------
+  await listRuns();
+
   // --- targets -------------------------------------------------------------------------------------
   for (const c of [1, 32]) {
     const ours = results[`ours:${RECORDS}`][`post${c}`].rps;
@@ -127,11 +135,12 @@ async function main() {
 // --- seeding -------------------------------------------------------------------------------------
 
 /** Seeds data set `name` (a folder of its own) through the sandbox core in a child process. */
-async function seed(name, { payments, pay, chunk }) {
+async function seed(name, { payments, pay, mix, chunk }) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   const args = [join(ROOT, 'bench', 'seed.js'), '--data', join(dir, 'state.json'), '--key', KEY, '--payments', String(payments), '--chunk', String(chunk), '--ids', join(work, `${name}.ids`), '--body', BODY_TEXT];
   if (pay) args.push('--pay');
+  if (mix) args.push('--mix');
   const t0 = performance.now();
   const run = await runTimed(args);
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1) || 'null') ?? { error: `seed exited with ${run.code}: ${run.stderr.slice(-500)}` };
@@ -384,6 +393,44 @@ async function fsyncRuns() {
   }
 }
 
+// --- 6. filtered lists ----------------------------------------------------------------------------------
+
+/**
+ * GET by id beside two filtered lists on `RECORDS` payments (half paid, 100 payers' tax ids), each at 1 conn on a
+ * server started from the seeded files: a filtered list should cost its page, not the table.
+ */
+async function listRuns() {
+  log(`part 6: filtered lists, ${fmt.int(RECORDS)} payments`);
+  const seeded = await seed('L', { payments: RECORDS, mix: true, chunk: Math.min(PART4.chunk, RECORDS) });
+  if (seeded.error) throw new Error(`seeding ${RECORDS} payments failed: ${seeded.error}`);
+  const ids = readFileSync(join(work, 'L.ids'), 'utf8').split('\n').filter(Boolean);
+  const { child, origin } = await launch('ours', join(work, 'L'));
+  try {
+    const get = (path) => () => ({ method: 'GET', path: path(), headers });
+    let n = 0;
+    const runs = [
+      ['GET /api/v1/va-payments/{id}', get(() => routes.ours.one(ids[(n = (n * 7919 + 1) % ids.length)]))],
+      ['GET /api/v1/va-payments?status=completed&limit=20', get(() => '/api/v1/va-payments?status=completed&limit=20')],
+      ['GET /api/v1/va-payments?clientTaxId=20100000420&limit=20', get(() => '/api/v1/va-payments?clientTaxId=20100000420&limit=20')],
+    ];
+    const results = [];
+    for (const [what, make] of runs) {
+      await load(origin, { concurrency: 1, ...WARMUP, make });
+      await sleep(500);
+      const run = await load(origin, { concurrency: 1, ...API_RUN.c1, make });
+      log(`${what}: ${JSON.stringify(run)}`);
+      results.push([what, run]);
+    }
+    const byId = results[0][1];
+    for (const [what, run] of results) {
+      const ratio = run.p50 / byId.p50;
+      row('6', `${what}, ${fmt.int(RECORDS)} payments, 1 conn (beside: by id)`, runCell(run), `p50 ${fmt.ms(byId.p50)} ms`, fmt.ratio(ratio), run === byId ? '' : 'p50 ≤ 2×', run === byId ? '' : verdict(ratio <= 2));
+    }
+  } finally {
+    await stop(child);
+  }
+}
+
 // --- 3. cold start ---------------------------------------------------------------------------------
 
 const targets = [];
@@ -516,6 +563,7 @@ function print(minutes) {
     `part 1: per run at most ${fmt.int(API_RUN.c1.count)} requests / ${API_RUN.c1.seconds} s at 1 conn, ${fmt.int(API_RUN.c32.count)} / ${API_RUN.c32.seconds} s at 32 conn, (POSTs with ${fmt.int(RECORDS)} records: ${SLOW_SECONDS} s), after ${WARMUP.count} warm-up requests; body ${BODY_TEXT}; "0 records": GETs read what the POST runs made`,
     `part 2: ${CALLBACKS.receivers} receivers answering 200; ${CALLBACKS.latencyTransfers} sequential transfers (≤ ${CALLBACKS.latencySeconds} s), then ${fmt.int(CALLBACKS.sustainedTransfers)} transfers at 32 conn (≤ ${CALLBACKS.sustainedSeconds} s); then a fresh server with ${fmt.int(BACKLOG.deliveries)} callbacks failing (--retry-delays 60,60) and ${fmt.int(BACKLOG.creates)} creates (≤ ${BACKLOG.seconds} s)`,
     `part 5: creates on a new data file with --fsync and without, bounds as part 1, the data in the system's temp folder`,
+    `part 6: ${fmt.int(RECORDS)} payments (every other one paid, 100 payers' tax ids: 1,000 payments each), the server started from them; each row at 1 conn, bounds as part 1`,
     `seeding: va-sandbox through its core in a child process (bench/seed.js), json-server by writing db.json; total ${minutes} min`,
     '',
     table(['part', 'figure', 'va-sandbox', 'json-server / baseline', 'ratio', 'target', 'result'], rows),

@@ -2,10 +2,10 @@ import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, write
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState } from '../src/core/index.js';
-import { readIndexFile, tableEntries } from '../src/sandbox/index-file.js';
-import { fileStore, memoryStore, type Store } from '../src/sandbox/persistence.js';
+import { readIndexFile, tableEntries } from '../src/sandbox/store/index-file.js';
+import { fileStore, memoryStore, type Store } from '../src/sandbox/store/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
-import { SnapshotFile } from '../src/sandbox/snapshot-file.js';
+import { SnapshotFile } from '../src/sandbox/store/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
 import { api, eventually, runCli, spawnServer, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
 

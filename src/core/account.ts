@@ -6,9 +6,9 @@ import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN, type IdSource } from './ids.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { DueQueue, type StoredQueue } from './due-queue.js';
-import { LazyMap, type BucketSource } from './lazy-map.js';
 import { fromCents, type Cents } from './money.js';
-import { newestFirst, paginate } from './pagination.js';
+import { Lists, narrowest } from './lists.js';
+import { newestFirst, pageNewestFirst, paginate } from './pagination.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -25,13 +25,15 @@ import {
   listQuery,
   listTransactionsQuery,
   listVaPaymentsQuery,
+  type ListQuery,
   MAX_CLOCK_MOVE_SECONDS,
   parse,
   transferSchema,
   updateClientSchema,
   updateInvoiceSchema,
 } from './schemas.js';
-import { INDEXES, keyedByCaller, normalizeAccount, STORED_INDEXES } from './state.js';
+import { keyedByCaller, normalizeAccount } from './state.js';
+import type { Index, Indexes, IndexesOf } from './store.js';
 import type {
   AccountState,
   Attempt,
@@ -42,12 +44,10 @@ import type {
   Faults,
   Forwarding,
   Hub,
-  IndexSource,
   Invoice,
   PoolCvu,
   SandboxEvent,
   StateChange,
-  StoredIndexes,
   TableName,
   Transfer,
   VaPayment,
@@ -101,6 +101,8 @@ export interface AccountDeps {
   hubIds?: readonly number[];
   /** Told of every change to the state (see `put`), so a store can persist just those. */
   changed: (account: string, change: StateChange) => void;
+  /** Where the account's indexes live (see `Indexes`). */
+  indexes: IndexesOf;
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -127,12 +129,15 @@ export function emptyAccountState(): AccountState {
  */
 export class Account {
   /**
-   * Indexes over `state`, built from its records on load, or read back from a store that kept them (see
-   * `STORED_INDEXES`), so a large account need not be read whole before it answers.
+   * Indexes over `state`, built from its records on load, or kept by the store from an earlier run (see `Indexes`),
+   * so a large account need not be read whole before it answers.
    */
-  private active!: LazyMap<string, true>;
-  private eventsBySource!: LazyMap<string, string[]>;
-  private deliveriesByEvent!: LazyMap<string, string[]>;
+  private active!: Index<string, true>;
+  private eventsBySource!: Index<string, string[]>;
+  private deliveriesByEvent!: Index<string, string[]>;
+  /** VA payments and deliveries by what their lists filter on (see `paymentGroups`, `deliveryGroups`). */
+  private paymentLists!: Lists;
+  private deliveryLists!: Lists;
   /** Open deliveries before their first attempt, in the order they were raised (the order rule's queue). */
   private firstAttempts!: Set<string>;
   /** Deliveries waiting to retry, by when (the account's clock), so a backlog is never scanned to find what is due. */
@@ -142,10 +147,10 @@ export class Account {
   /** While a clock move walks through due instants, the account's time stands at the one being done (`standAt`). */
   private standing: number | null = null;
   /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
-  private poolByAddress!: LazyMap<string, string>;
+  private poolByAddress!: Index<string, string>;
   private freePool!: string[];
   /** The active amount-locked payment waiting for each amount of each hub (`hubId:cents`): at most one, by AMOUNT_LOCK_CONFLICT. */
-  private amountLocks!: LazyMap<string, string>;
+  private amountLocks!: Index<string, string>;
   /** The hub whose collection CVU each CVU and upper-case alias is (hubs are few: always indexed from their records). */
   private collections!: Map<string, Hub>;
 
@@ -158,75 +163,43 @@ export class Account {
     state.clients ??= {};
     state.entries ??= {};
     state.invoices ??= {};
-    const stored = state[STORED_INDEXES];
-    delete state[STORED_INDEXES];
-    this.index(stored);
-    Object.defineProperty(state, INDEXES, { value: () => this.storedIndexes(), configurable: true });
+    this.index(deps.indexes(key, false));
   }
 
-  private index(source?: IndexSource): void {
+  private index(indexes: Indexes): void {
     normalizeAccount(this.state);
     this.collections = new Map();
     for (const hub of Object.values(this.state.hubs)) this.indexHub(hub);
-    const map = <K extends string | number, V>(name: string) => new LazyMap<K, V>(source?.map(name) as BucketSource<K, V> | undefined);
-    this.active = map('active');
-    this.eventsBySource = map('eventsBySource');
-    this.deliveriesByEvent = map('deliveriesByEvent');
-    this.poolByAddress = map('poolByAddress');
-    this.amountLocks = map('amountLocks');
-    this.clientIndex = new clients.ClientIndex(source);
-    if (source) {
-      this.firstAttempts = new Set(source.value('firstAttempts') as string[]);
-      this.retries = DueQueue.from(source.value('retries') as StoredQueue);
-      this.due = DueQueue.from(source.value('due') as StoredQueue);
-      this.freePool = source.value('freePool') as string[];
-      return;
+    this.active = indexes.index('active');
+    this.eventsBySource = indexes.index('eventsBySource');
+    this.deliveriesByEvent = indexes.index('deliveriesByEvent');
+    this.poolByAddress = indexes.index('poolByAddress');
+    this.amountLocks = indexes.index('amountLocks');
+    this.paymentLists = new Lists(indexes, 'vaPayments');
+    this.deliveryLists = new Lists(indexes, 'deliveries');
+    this.clientIndex = new clients.ClientIndex(indexes);
+    const queue = (kept: unknown) => (kept === undefined ? new DueQueue() : DueQueue.from(kept as StoredQueue));
+    this.firstAttempts = indexes.value('firstAttempts', (kept) => new Set((kept ?? []) as string[]), (ids) => [...ids]);
+    this.retries = indexes.value('retries', queue, (retries) => retries.toJSON());
+    this.due = indexes.value('due', queue, (due) => due.toJSON());
+    this.freePool = indexes.value('freePool', (kept) => (kept ?? []) as string[], (free) => [...free]);
+    if (indexes.kept) return;
+    for (const payment of Object.values(this.state.vaPayments)) {
+      this.listPayment(payment);
+      if (va.isActive(payment)) this.trackActive(payment);
     }
-    this.firstAttempts = new Set();
-    this.retries = new DueQueue();
-    this.due = new DueQueue();
-    for (const payment of Object.values(this.state.vaPayments)) if (va.isActive(payment)) this.trackActive(payment);
     for (const entry of Object.values(this.state.pool)) this.indexPoolCvu(entry);
-    this.freePool = Object.values(this.state.pool)
-      .filter((entry) => entry.vaPaymentId === null)
-      .sort(lendingOrder)
-      .map((entry) => entry.cvu);
+    const free = Object.values(this.state.pool).filter((entry) => entry.vaPaymentId === null);
+    for (const entry of free.sort(lendingOrder)) this.freePool.push(entry.cvu);
     for (const client of Object.values(this.state.clients)) this.trackProvisioning(client);
     for (const [key, record] of Object.entries(this.state.idempotency)) this.due.push(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, `idempotency:${key}`);
     for (const event of Object.values(this.state.events)) this.indexEvent(event);
     for (const delivery of Object.values(this.state.deliveries)) {
+      this.listDelivery(delivery);
       push(this.deliveriesByEvent, delivery.eventId, delivery.id);
       this.trackOpen(delivery);
     }
     this.clientIndex.build(this.state);
-  }
-
-  /**
-   * Reads the indexes a store gave back a bucket at a time, a step each, so they can be read ahead of use when the
-   * server is idle rather than bucket by bucket inside the first requests.
-   */
-  *warming(): Generator<void> {
-    for (const map of Object.values(this.lookups())) while (map.readNext()) yield;
-  }
-
-  /** The index maps by the names a store keeps them under (the names `index` reads them back by). */
-  private lookups(): Record<string, LazyMap<string | number, unknown>> {
-    return {
-      active: this.active,
-      eventsBySource: this.eventsBySource,
-      deliveriesByEvent: this.deliveriesByEvent,
-      poolByAddress: this.poolByAddress,
-      amountLocks: this.amountLocks,
-      ...this.clientIndex.lookups(),
-    };
-  }
-
-  /** The indexes as they are now, for a store that keeps them beside the records (read back through `index`). */
-  private storedIndexes(): StoredIndexes {
-    return {
-      maps: Object.fromEntries(Object.entries(this.lookups()).map(([name, map]) => [name, [...map.entries()]])),
-      values: { firstAttempts: [...this.firstAttempts], retries: this.retries.toJSON(), due: this.due.toJSON(), freePool: [...this.freePool] },
-    };
   }
 
   /**
@@ -241,6 +214,15 @@ export class Account {
   private drop(table: TableName, id: string): void {
     delete this.state[table][id];
     this.deps.changed(this.key, { table, id });
+  }
+
+  /** Groups a payment as stored now; `before` is the version it replaces. */
+  private listPayment(payment: VaPayment, before?: VaPayment): void {
+    regroup(this.paymentLists, payment.id, paymentGroups(payment), before && paymentGroups(before));
+  }
+
+  private listDelivery(delivery: Delivery, before?: Delivery): void {
+    regroup(this.deliveryLists, delivery.id, deliveryGroups(delivery), before && deliveryGroups(before));
   }
 
   private trackActive(payment: VaPayment): void {
@@ -430,7 +412,7 @@ export class Account {
     for (const key of Object.keys(this.state) as (keyof AccountState)[]) delete this.state[key];
     Object.assign(this.state, next);
     this.deps.changed(this.key, { all: true });
-    this.index();
+    this.index(this.deps.indexes(this.key, true));
   }
 
   // --- VA payments -----------------------------------------------------------------------------
@@ -477,16 +459,41 @@ export class Account {
     const q = parse(listVaPaymentsQuery, query, 'query');
     const from = q.createdFrom === undefined ? null : ms(q.createdFrom);
     const to = q.createdTo === undefined ? null : ms(q.createdTo);
-    const matches = newestFirst(this.state.vaPayments).filter(
-      (p) =>
-        (q.status === undefined || q.status.includes(p.status)) &&
-        (q.clientId === undefined || p.clientId === q.clientId.toLowerCase()) &&
-        (q.clientTaxId === undefined || p.clientTaxId === q.clientTaxId) &&
-        (q.externalReference === undefined || p.externalReference === q.externalReference) &&
-        (from === null || ms(p.createdAt) >= from) &&
-        (to === null || ms(p.createdAt) <= to),
-    );
-    return paginate(matches, q, (p) => this.viewOf(p));
+    const matches = (p: VaPayment) =>
+      (q.status === undefined || q.status.includes(p.status)) &&
+      (q.clientId === undefined || p.clientId === q.clientId.toLowerCase()) &&
+      (q.clientTaxId === undefined || p.clientTaxId === q.clientTaxId) &&
+      (q.externalReference === undefined || p.externalReference === q.externalReference) &&
+      (from === null || ms(p.createdAt) >= from) &&
+      (to === null || ms(p.createdAt) <= to);
+    const lists = this.paymentLists;
+    const groups = [
+      q.status === undefined ? undefined : lists.anyOf(q.status.map((status) => `status:${status}`)),
+      q.clientId === undefined ? undefined : lists.group(`clientId:${q.clientId.toLowerCase()}`),
+      q.clientTaxId === undefined ? undefined : lists.group(`clientTaxId:${q.clientTaxId}`),
+      q.externalReference === undefined ? undefined : lists.group(`externalReference:${q.externalReference}`),
+    ];
+    return this.filtered(this.state.vaPayments, groups, [from, to], matches, q, (p) => this.viewOf(p));
+  }
+
+  /**
+   * A filtered list: read from the narrowest group its filters name (each group is exactly the records one filter
+   * matches), checking the other filters on its records only; the table newest first when no filter has a group.
+   */
+  private filtered<T, U>(
+    table: Record<string, T>,
+    groups: (readonly string[] | undefined)[],
+    ranges: (number | null)[],
+    matches: (record: T) => boolean,
+    query: ListQuery,
+    render: (record: T) => U,
+  ) {
+    const named = groups.filter((ids): ids is readonly string[] => ids !== undefined);
+    const narrow = narrowest(named);
+    if (narrow === null) return paginate(newestFirst(table).filter(matches), query, render);
+    const alone = named.length === 1 && ranges.every((bound) => bound === null);
+    const ids = alone ? narrow : narrow.filter((id) => matches(table[id]!));
+    return pageNewestFirst(ids, query, (id) => render(table[id]!));
   }
 
   cancelVaPayment(id: string) {
@@ -552,6 +559,7 @@ export class Account {
   /** Stores a transition's payment, releases its lock when it ends, and raises its events. */
   private apply(transition: va.Transition): VaPayment {
     const payment = transition.payment;
+    this.listPayment(payment, this.state.vaPayments[payment.id]);
     this.put('vaPayments', payment.id, payment);
     if (!va.isActive(payment) && this.active.delete(payment.id)) this.releaseLock(payment);
     for (const draft of transition.events) this.raiseVaEvent(payment, draft);
@@ -639,6 +647,7 @@ export class Account {
   }
 
   private storeDelivery(delivery: Delivery): void {
+    this.listDelivery(delivery);
     this.put('deliveries', delivery.id, delivery);
     push(this.deliveriesByEvent, delivery.eventId, delivery.id);
     this.trackOpen(delivery);
@@ -790,15 +799,10 @@ export class Account {
     const q = parse(listTransactionsQuery, query, 'query');
     const from = q.from === undefined ? null : ms(q.from);
     const to = q.to === undefined ? null : ms(q.to);
-    const matches = this.entriesOf(client.id)
-      .reverse()
-      .filter(
-        (e) =>
-          (q.entryType === undefined || q.entryType.includes(e.entryType)) &&
-          (from === null || ms(e.createdAt) >= from) &&
-          (to === null || ms(e.createdAt) <= to),
-      );
-    const { data, pagination } = paginate(matches, q, entryView);
+    const entries = q.entryType === undefined ? this.clientIndex.entryIds(client.id) : this.clientIndex.entryIdsOfType(client.id, q.entryType);
+    const inRange = (e: Entry) => (from === null || ms(e.createdAt) >= from) && (to === null || ms(e.createdAt) <= to);
+    const ids = from === null && to === null ? entries : entries.filter((entryId) => inRange(this.state.entries[entryId]!));
+    const { data, pagination } = pageNewestFirst(ids, q, (entryId) => entryView(this.state.entries[entryId]!));
     return { transactions: data, pagination };
   }
 
@@ -906,10 +910,13 @@ export class Account {
 
   listDeliveries(query: Record<string, string>) {
     const q = parse(listDeliveriesQuery, query, 'query');
-    const matches = newestFirst(this.state.deliveries).filter(
-      (d) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || q.eventType.includes(d.eventType)),
-    );
-    return paginate(matches, q, deliveryView);
+    const matches = (d: Delivery) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || q.eventType.includes(d.eventType));
+    const lists = this.deliveryLists;
+    const groups = [
+      q.status === undefined ? undefined : lists.anyOf(q.status.map((status) => `status:${status}`)),
+      q.eventType === undefined ? undefined : lists.anyOf(q.eventType.map((eventType) => `eventType:${eventType}`)),
+    ];
+    return this.filtered(this.state.deliveries, groups, [], matches, q, deliveryView);
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
@@ -1031,6 +1038,7 @@ export class Account {
     const delivery = this.delivery(deliveryId);
     const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
     const next = recordAttempt(this.deps.policy, delivery, full, this.now());
+    this.listDelivery(next, delivery);
     this.put('deliveries', next.id, next);
     this.trackOpen(next);
     this.notifyDelivery(next, full);
@@ -1065,13 +1073,30 @@ const lendingOrder = (a: PoolCvu, b: PoolCvu): number =>
 /** The key of an amount lock: amounts are locked per hub. */
 const amountLock = (hubId: number, amount: Cents): string => `${hubId}:${amount}`;
 
+/** The groups a VA payment's list filters read (see `Lists`). */
+const paymentGroups = (payment: VaPayment): string[] => [
+  `status:${payment.status}`,
+  ...(payment.clientId === null ? [] : [`clientId:${payment.clientId}`]),
+  ...(payment.clientTaxId === null ? [] : [`clientTaxId:${payment.clientTaxId}`]),
+  ...(payment.externalReference === null ? [] : [`externalReference:${payment.externalReference}`]),
+];
+
+const deliveryGroups = (delivery: Delivery): string[] => [`status:${delivery.status}`, `eventType:${delivery.eventType}`];
+
+/** Moves a record between groups: `made` and grouped when new (`before` undefined), else out of the groups it left. */
+function regroup(lists: Lists, id: string, groups: string[], before: string[] | undefined): void {
+  if (before === undefined) lists.made(id);
+  for (const group of before ?? []) if (!groups.includes(group)) lists.remove(group, id);
+  for (const group of groups) if (!before?.includes(group)) lists.add(group, id);
+}
+
 /** A due-queue key, `kind:id` (an idempotency key may itself hold colons). */
 function splitKey(key: string): [string, string] {
   const at = key.indexOf(':');
   return [key.slice(0, at), key.slice(at + 1)];
 }
 
-function push<K extends string | number, V>(map: LazyMap<K, V[]>, key: K, value: V): void {
+function push<K extends string | number, V>(map: Index<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);

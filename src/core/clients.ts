@@ -1,9 +1,10 @@
 import { iso } from './clock.js';
 import { SandboxError } from './errors.js';
-import { LazyMap, type BucketSource } from './lazy-map.js';
 import { fromCents, type Cents } from './money.js';
 import type { CreateClientInput, CreateInvoiceInput, DebitInput, UpdateClientInput, UpdateInvoiceInput } from './schemas.js';
-import type { AccountState, Client, CvuStatus, Hub, Entry, IndexSource, Invoice, SandboxEvent, Transfer } from './state.js';
+import { Lists } from './lists.js';
+import type { Index, Indexes } from './store.js';
+import type { AccountState, Client, CvuStatus, Hub, Entry, Invoice, SandboxEvent, Transfer } from './state.js';
 
 /** Clients (contract part 3) as pure rules: records in, records out. The account stores them and keeps the CVUs unique. */
 
@@ -223,31 +224,28 @@ export function cashInEvent(client: Client, transfer: Transfer, eventId: string,
 
 /** Lookups over an account's clients, ledger and invoices: built from the records, or read back from a store. */
 export class ClientIndex {
-  private byTaxId: LazyMap<string, string>;
+  private byTaxId: Index<string, string>;
   /** CVUs and upper-case aliases of the clients that have one. */
-  private byAddress: LazyMap<string, string>;
-  private entries: LazyMap<string, string[]>;
-  private invoices: LazyMap<string, string[]>;
+  private byAddress: Index<string, string>;
+  private entries: Index<string, string[]>;
+  private invoices: Index<string, string[]>;
+  /** Entries by client and type (`entryType:<client>:<type>`). */
+  private entryTypes: Lists;
 
-  /** Without a source the index is empty until `build`. */
-  constructor(source?: IndexSource) {
-    const map = <V>(name: string) => new LazyMap<string, V>(source?.map(name) as BucketSource<string, V> | undefined);
-    this.byTaxId = map('clientsByTaxId');
-    this.byAddress = map('clientsByAddress');
-    this.entries = map('entriesByClient');
-    this.invoices = map('invoicesByClient');
+  /** Unless they were kept, the indexes are empty until `build`. */
+  constructor(indexes: Indexes) {
+    this.byTaxId = indexes.index('clientsByTaxId');
+    this.byAddress = indexes.index('clientsByAddress');
+    this.entries = indexes.index('entriesByClient');
+    this.invoices = indexes.index('invoicesByClient');
+    this.entryTypes = new Lists(indexes, 'entries');
   }
 
-  /** Indexes every client, entry and invoice of a state (into an index made without a source). */
+  /** Indexes every client, entry and invoice of a state (into indexes that were not kept). */
   build(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
     for (const client of Object.values(state.clients)) this.track(client);
     for (const entry of Object.values(state.entries)) this.addEntry(entry);
     for (const invoice of Object.values(state.invoices)) this.addInvoice(invoice);
-  }
-
-  /** The maps by the names a store keeps them under (see `Account.lookups`). */
-  lookups(): Record<string, LazyMap<string, unknown>> {
-    return { clientsByTaxId: this.byTaxId, clientsByAddress: this.byAddress, entriesByClient: this.entries, invoicesByClient: this.invoices };
   }
 
   /** Indexes a client as stored now; `before` is the version it replaces. */
@@ -271,6 +269,8 @@ export class ClientIndex {
 
   addEntry(entry: Entry): void {
     listOf(this.entries, entry.clientId).push(entry.id);
+    this.entryTypes.made(entry.id);
+    this.entryTypes.add(`entryType:${entry.clientId}:${entry.entryType}`, entry.id);
   }
 
   addInvoice(invoice: Invoice): void {
@@ -282,6 +282,11 @@ export class ClientIndex {
     return this.entries.get(clientId) ?? [];
   }
 
+  /** Ids of a client's entries of any of `types`, oldest first. */
+  entryIdsOfType(clientId: string, types: readonly string[]): readonly string[] {
+    return this.entryTypes.anyOf(types.map((type) => `entryType:${clientId}:${type}`));
+  }
+
   /** Ids of a client's invoices, oldest first. */
   invoiceIds(clientId: string): readonly string[] {
     return this.invoices.get(clientId) ?? [];
@@ -290,7 +295,7 @@ export class ClientIndex {
 
 const addresses = (client: Client): string[] => (client.cvu === null ? [] : [client.cvu, client.alias!.toUpperCase()]);
 
-function listOf(map: LazyMap<string, string[]>, key: string): string[] {
+function listOf(map: Index<string, string[]>, key: string): string[] {
   let list = map.get(key);
   if (!list) map.set(key, (list = []));
   return list;

@@ -3,6 +3,7 @@ import type { WallClock } from './clock.js';
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
 import { keyedByCaller, normalizeState, type SandboxState, type StateChange } from './state.js';
+import { memoryIndexes, type IndexesOf } from './store.js';
 
 export interface SandboxOptions {
   /** The state to work on (as loaded from the store); mutated in place. */
@@ -16,6 +17,8 @@ export interface SandboxOptions {
   hubIds?: readonly number[];
   /** Told of every change to the state, so a store can persist just those. */
   onChange?: (account: string, change: StateChange) => void;
+  /** Where each account's indexes live (the store's, when it keeps them); plain Maps by default. */
+  indexes?: IndexesOf;
 }
 
 export const emptyState = (): SandboxState => ({ version: 1, accounts: keyedByCaller() });
@@ -31,6 +34,7 @@ export function createSandbox(options: SandboxOptions) {
     strictTaxId: options.strictTaxId ?? false,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
     changed: options.onChange ?? (() => {}),
+    indexes: options.indexes ?? memoryIndexes,
     notify: (event: LiveEvent) => {
       for (const listener of listeners) listener(event);
     },

@@ -1,4 +1,3 @@
-import type { BucketSource } from './lazy-map.js';
 import type { Cents } from './money.js';
 
 /** Everything the sandbox keeps, as stored in the data file. Times are ISO strings, money is cents. */
@@ -235,8 +234,6 @@ export interface IdempotencyRecord {
 }
 
 export interface AccountState {
-  [STORED_INDEXES]?: IndexSource;
-  [INDEXES]?: () => StoredIndexes;
   /** Milliseconds the account's sandbox clock runs ahead of real time. */
   clockOffsetMs: number;
   /** Where callbacks go while `va-sandbox listen` (or `PUT /sandbox/v1/forwarding`) says so; absent or null: off. */
@@ -271,29 +268,6 @@ export function accountHead(account: AccountState): Record<string, unknown> {
  * (its new value, or gone), the account's header (its clock offset), or the whole account.
  */
 export type StateChange = { table: TableName; id: string } | { header: true } | { all: true };
-
-/** An account's derived indexes as a store can keep them beside its records: maps as entries, the rest as JSON. */
-export interface StoredIndexes {
-  maps: Record<string, [string | number, unknown][]>;
-  values: Record<string, unknown>;
-}
-
-/** Stored indexes read back by a store: each map's buckets are read when first used. */
-export interface IndexSource {
-  map(name: string): BucketSource<string | number, unknown> | undefined;
-  value(name: string): unknown;
-}
-
-/** The shape of `StoredIndexes`, bumped whenever the Account's indexes change: stored ones of another shape are not used. */
-export const STORED_INDEXES_VERSION = 2;
-
-/**
- * On an AccountState a store read back with its indexes (taken by the Account, which then need not index every
- * record): the `IndexSource`.
- */
-export const STORED_INDEXES = Symbol('stored indexes');
-/** On an AccountState with its Account: `() => StoredIndexes`, the indexes as they are now, for a store. */
-export const INDEXES = Symbol('indexes');
 
 /**
  * A table keyed by what callers send (API keys, Idempotency-Keys) has no prototype, so "__proto__" or

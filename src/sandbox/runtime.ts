@@ -1,7 +1,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type Account, type IdSource, type WallClock } from '../core/index.js';
 import { createDeliverer, type Transport } from './delivery.js';
-import type { Store } from './persistence.js';
+import type { Store } from './store/persistence.js';
 
 export interface RuntimeOptions {
   store: Store;
@@ -51,6 +51,7 @@ export async function createRuntime(options: RuntimeOptions) {
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
     onChange: (account, change) => options.store.changed(account, change),
+    indexes: options.store.indexes,
   });
   // A write the store could not keep is undone: the account as the files hold it, its lookups rebuilt.
   options.store.onUndo((key, last) => sandbox.account(key).replace(last ?? emptyAccountState()));
@@ -150,11 +151,12 @@ export async function createRuntime(options: RuntimeOptions) {
    * After a quick start the indexes and record places are read when first used; this reads them ahead, a slice per
    * turn of the event loop, so that within a second or so of start no request waits for one.
    */
-  const warming: Iterator<void>[] = [...sandbox.accounts().map((account) => account.warming()), options.store.warming()[Symbol.iterator]()];
+  const warming = options.store.warming()[Symbol.iterator]();
+  let warmed = false;
   function warm(): void {
     const until = performance.now() + WARM_SLICE_MS;
-    while (warming.length > 0 && !closed) {
-      if (warming[0]!.next().done) warming.shift();
+    while (!warmed && !closed) {
+      if (warming.next().done) warmed = true;
       else if (performance.now() >= until) {
         setImmediate(warm);
         return;

@@ -5,7 +5,7 @@ import type { IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
-import { fileStore, memoryStore } from './persistence.js';
+import { fileStore, memoryStore } from './store/persistence.js';
 import { createRuntime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 

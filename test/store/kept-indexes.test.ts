@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bucketOf,
-  createSandbox,
-  FakeClock,
-  INDEXES,
-  LazyMap,
-  seededIds,
-  STORED_INDEXES,
-  type AccountState,
-  type IndexSource,
-  type SandboxState,
-} from '../../src/core/index.js';
+import { createSandbox, FakeClock, seededIds, type SandboxState } from '../../src/core/index.js';
+import { KeptIndexes, type IndexSource, type StoredIndexes } from '../../src/sandbox/store/kept-indexes.js';
+import { bucketOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
 import { PAYMENT, CLIENT } from '../helpers.js';
 
 /** A bucket source over `entries` that counts its reads. */
@@ -40,7 +31,8 @@ describe('LazyMap', () => {
 /** An account with what every index covers: pool CVUs lent and free, an amount lock, a client with entries, a retry. */
 function busyAccount() {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
-  const sandbox = createSandbox({ clock, ids: seededIds(11) });
+  const indexes = new KeptIndexes();
+  const sandbox = createSandbox({ clock, ids: seededIds(11), indexes: () => indexes });
   const account = sandbox.account('sk_indexes');
   const paid = account.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
   account.createTransfer({ to: paid.alias, total: 10 });
@@ -52,13 +44,11 @@ function busyAccount() {
   const [first] = account.dueDeliveries(new Set());
   account.recordAttempt(first!.delivery.id, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
   account.remember('key-1', 'f', 201, { ok: true });
-  return { clock, state: sandbox.state, waiting, client };
+  return { clock, state: sandbox.state, stored: indexes.stored(), waiting, client };
 }
 
-/** The same state with the account's indexes handed back as a store would: bucketed, each read counted. */
-function readBack(state: SandboxState, clock: FakeClock) {
-  const account = state.accounts.sk_indexes!;
-  const stored = account[INDEXES]!();
+/** The same state with the account's indexes handed back as the file store would: bucketed, each read counted. */
+function readBack(state: SandboxState, stored: StoredIndexes, clock: FakeClock) {
   const reads = new Map<string, number[]>();
   const indexes: IndexSource = {
     map(name) {
@@ -68,15 +58,15 @@ function readBack(state: SandboxState, clock: FakeClock) {
     },
     value: (name) => JSON.parse(JSON.stringify(stored.values[name])),
   };
+  const kept = new KeptIndexes(indexes);
   const copy = JSON.parse(JSON.stringify(state)) as SandboxState;
-  (copy.accounts.sk_indexes as AccountState)[STORED_INDEXES] = indexes;
-  return { sandbox: createSandbox({ state: copy, clock, ids: seededIds(12) }), reads };
+  return { sandbox: createSandbox({ state: copy, clock, ids: seededIds(12), indexes: () => kept }), kept, reads };
 }
 
-describe('an account read back with its stored indexes', () => {
+describe('an account read back with its kept indexes', () => {
   it('answers and writes as the account it was taken from, reading index buckets only as used; warming reads the rest', () => {
-    const { clock, state, waiting, client } = busyAccount();
-    const { sandbox, reads } = readBack(state, clock);
+    const { clock, state, stored, waiting, client } = busyAccount();
+    const { sandbox, kept, reads } = readBack(state, stored, clock);
     const twin = createSandbox({ state: JSON.parse(JSON.stringify(state)) as SandboxState, clock, ids: seededIds(12) });
     const accounts = [sandbox.account('sk_indexes'), twin.account('sk_indexes')];
     const total = () => [...reads.values()].reduce((sum, r) => sum + r.length, 0);
@@ -98,14 +88,16 @@ describe('an account read back with its stored indexes', () => {
     const used = total();
     expect(used).toBeGreaterThan(0);
 
-    for (const _ of accounts[0]!.warming());
+    for (const _ of kept.warming());
     expect(total()).toBeGreaterThan(used);
-    expect(reads.size).toBe(9);
+    expect(reads.size).toBe(Object.keys(stored.maps).length);
     for (const [name, read] of reads) expect(new Set(read).size, `buckets of ${name} read`).toBe(4);
     const after = total();
     clock.advance(3600_000);
     expect(accounts[0]!.runDue()).toBe(accounts[1]!.runDue());
-    expect(accounts[0]!.listVaPayments({ limit: '100' })).toEqual(accounts[1]!.listVaPayments({ limit: '100' }));
+    for (const query of [{ limit: '100' }, { status: 'waiting,cancelled' }, { status: 'completed' }] as Record<string, string>[]) {
+      expect(accounts[0]!.listVaPayments(query)).toEqual(accounts[1]!.listVaPayments(query));
+    }
     expect(total()).toBe(after); // all read: nothing is read twice
   });
 });

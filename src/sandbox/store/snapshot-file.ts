@@ -2,7 +2,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { open, rename, rm } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { Adapter } from 'lowdb';
-import { accountHead, TABLES, type SandboxState } from '../core/index.js';
+import { accountHead, TABLES, type SandboxState } from '../../core/index.js';
 
 const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
 const HEAD = /^\{"version":(\d+),"generation":(\d+),"accounts":\{$/;

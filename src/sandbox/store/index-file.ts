@@ -1,18 +1,9 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import {
-  bucketOf,
-  keyedByCaller,
-  LazyMap,
-  STORED_INDEXES,
-  STORED_INDEXES_VERSION,
-  TABLES,
-  type AccountState,
-  type IndexSource,
-  type SandboxState,
-  type StoredIndexes,
-} from '../core/index.js';
+import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../../core/index.js';
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
+import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
+import { bucketOf, LazyMap } from './lazy-map.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
 
 /**
@@ -147,6 +138,7 @@ export function readIndexFile(path: string, snapshot: string, generation: number
   const fd = openSync(snapshot, 'r');
   const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
+  const indexes = new Map<string, IndexSource>();
   for (const [key, index] of header.accounts) {
     const account: Record<string, unknown> = { ...index.head };
     for (const table of TABLES) {
@@ -155,14 +147,15 @@ export function readIndexFile(path: string, snapshot: string, generation: number
       lazy.placeIn(account, table);
       tables.push(lazy);
     }
-    const indexes: IndexSource = {
+    indexes.set(key, {
       map: (name) => (index.maps[name] ? source(index.maps[name]) : undefined),
       value: (name) => read(index.values[name]!),
-    };
-    accounts[key] = Object.assign(account as unknown as AccountState, { [STORED_INDEXES]: indexes });
+    });
+    accounts[key] = account as unknown as AccountState;
   }
   return {
     state: { version: 1, generation, accounts },
+    indexes,
     readWhole: () => tables.forEach((table) => table.all()),
     *warming() {
       for (const table of tables) while (table.places.readNext()) yield;
@@ -173,6 +166,8 @@ export function readIndexFile(path: string, snapshot: string, generation: number
 
 export interface LazyState {
   state: SandboxState;
+  /** Each account's indexes, read when first used. */
+  indexes: Map<string, IndexSource>;
   /** Reads every table whole: they no longer need the snapshot (which a compaction replaces). */
   readWhole(): void;
   /** Reads where each record sits a bucket at a time, a step each (see `Store.warming`). */

@@ -1,3 +1,19 @@
+/**
+ * The file engine: where the server keeps its state, behind the core's storage port (`Indexes`, `StateChange`).
+ *
+ * On disk, beside the data file `<file>`:
+ * - `<file>`: the snapshot, a JSON document of every account, one record a line (`snapshot-file.ts`);
+ * - `<file>.journal` (and `<file>.journal.next` while a fold runs): the changes since the snapshot, one checked line
+ *   per save (`checked-line.ts`: a CRC32 before the JSON);
+ * - `<file>.index`: written on a clean stop, where each record sits in the snapshot and each account's indexes in
+ *   buckets (`index-file.ts`, `kept-indexes.ts`), read when first asked (`lazy-map.ts`);
+ * - `<file>.lock`: held while a server owns the files.
+ *
+ * What each kind of damage does on start: a journal's torn last line (a crash mid-write, never acknowledged) is
+ * dropped; a line failing its checksum with good lines after it stops the start with the byte to cut at, changing
+ * nothing (`readJournal`); an index file that does not match its snapshot, or is damaged, is not used: the start
+ * reads everything (`readIndexFile`). How writes, folds and a full disk behave is told at `fileStore`.
+ */
 import {
   closeSync,
   existsSync,
@@ -22,16 +38,17 @@ import { SnapshotFile } from './snapshot-file.js';
 import {
   accountHead,
   emptyState,
-  INDEXES,
+  memoryIndexes,
   normalizeAccount,
   normalizeState,
   SandboxError,
   TABLES,
   type AccountState,
   type SandboxState,
+  type IndexesOf,
   type StateChange,
-  type StoredIndexes,
-} from '../core/index.js';
+} from '../../core/index.js';
+import { KeptIndexes, type StoredIndexes } from './kept-indexes.js';
 
 /** Where the server keeps its state: `load` once, hear of each change, then `save` before every acknowledgement. */
 export interface Store {
@@ -56,6 +73,8 @@ export interface Store {
   readonly quick: boolean;
   /** After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments. */
   warming(): Iterable<void>;
+  /** Each account's indexes: the store keeps them (the file store, in its index file), so it hands them out. */
+  indexes: IndexesOf;
 }
 
 export interface FileStoreOptions {
@@ -139,6 +158,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   let indexed = false;
   /** The state as read through the index file, until a compaction has read it all. */
   let lazy: LazyState | null = null;
+  /** The indexes handed to each account (`indexes`), written to the index file on a clean stop. */
+  const accountIndexes = new Map<string, KeptIndexes>();
   let quick = false;
   let restore: (account: string, state: AccountState | null) => void = () => {};
   /** While `undo` puts accounts back: their `replace` is no change to store. */
@@ -374,9 +395,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   function storedIndexes(): [string, Record<string, unknown>, StoredIndexes][] | null {
     const accounts: [string, Record<string, unknown>, StoredIndexes][] = [];
     for (const [key, account] of Object.entries(db.data.accounts)) {
-      const indexes = account[INDEXES]?.();
+      const indexes = accountIndexes.get(key);
       if (!indexes) return null;
-      accounts.push([key, accountHead(account), indexes]);
+      accounts.push([key, accountHead(account), indexes.stored()]);
     }
     return accounts;
   }
@@ -445,7 +466,15 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     get quick() {
       return quick;
     },
-    warming: () => lazy?.warming() ?? [],
+    *warming() {
+      for (const indexes of accountIndexes.values()) yield* indexes.warming();
+      if (lazy) yield* lazy.warming();
+    },
+    indexes(account, fresh) {
+      const indexes = new KeptIndexes(fresh ? undefined : lazy?.indexes.get(account));
+      accountIndexes.set(account, indexes);
+      return indexes;
+    },
     onUndo(fn) {
       restore = fn;
     },
@@ -637,6 +666,7 @@ export function memoryStore(): Store {
     writes: 0,
     quick: false,
     warming: () => [],
+    indexes: memoryIndexes,
     async load() {
       await db.read();
       return db.data;

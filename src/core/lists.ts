@@ -1,0 +1,71 @@
+import type { Index, Indexes } from './store.js';
+
+/**
+ * The ids of a table's records in groups by what lists filter on (`status:completed`, `clientTaxId:...`), each
+ * group in the order the records were made, so a filtered list reads its group rather than the table. Kept by the
+ * code that owns the records: `made` when one is made, `add` and `remove` as its grouped fields change.
+ */
+export class Lists {
+  /** Each record's place in the order records were made. */
+  private readonly order: Index<string, number>;
+  private readonly count: { n: number };
+  private readonly groups: Index<string, string[]>;
+
+  constructor(indexes: Indexes, table: string) {
+    this.order = indexes.index(`${table}Order`);
+    this.groups = indexes.index(`${table}Groups`);
+    this.count = indexes.value(`${table}Made`, (kept) => ({ n: (kept ?? 0) as number }), (made) => made.n);
+  }
+
+  made(id: string): void {
+    this.order.set(id, this.count.n++);
+  }
+
+  add(group: string, id: string): void {
+    let list = this.groups.get(group);
+    if (!list) this.groups.set(group, (list = []));
+    // Records are mostly grouped as they are made: then they go at the end, with no search.
+    if (list.length === 0 || this.order.get(list.at(-1)!)! < this.order.get(id)!) list.push(id);
+    else list.splice(this.place(list, id), 0, id);
+  }
+
+  remove(group: string, id: string): void {
+    const list = this.groups.get(group) ?? [];
+    const at = this.place(list, id);
+    if (list[at] !== id) return;
+    if (list.length === 1) this.groups.delete(group);
+    else list.splice(at, 1);
+  }
+
+  /** The ids of a group, oldest first. */
+  group(group: string): readonly string[] {
+    return this.groups.get(group) ?? [];
+  }
+
+  /** The ids of any of `groups`, oldest first. */
+  anyOf(groups: readonly string[]): readonly string[] {
+    const unique = [...new Set(groups)];
+    if (unique.length === 1) return this.group(unique[0]!);
+    return unique.flatMap((group) => this.group(group)).sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+  }
+
+  /** Where `id` is or would go in an ordered list: a binary search by the order records were made. */
+  private place(list: readonly string[], id: string): number {
+    const n = this.order.get(id)!;
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.order.get(list[mid]!)! < n) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}
+
+/** The narrowest of a list's candidate groups; null when there are none. */
+export function narrowest(groups: (readonly string[])[]): readonly string[] | null {
+  let best: readonly string[] | null = null;
+  for (const ids of groups) if (best === null || ids.length < best.length) best = ids;
+  return best;
+}

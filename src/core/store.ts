@@ -1,0 +1,34 @@
+/**
+ * What the core sees of storage. An account's records live in its state's tables: read as `state[table][id]`,
+ * iterated in the order they were made, written whole through the account's `put`, which tells the store of the
+ * change (`StateChange`). A store may fill a table lazily behind that shape. An account's lookups live in its
+ * `Indexes`, which a store may keep between runs so a large account need not be read whole before it answers.
+ */
+
+/** An index by key: a plain Map in memory; a store's may read its entries from storage as keys are asked. */
+export interface Index<K extends string | number, V> {
+  get(key: K): V | undefined;
+  has(key: K): boolean;
+  set(key: K, value: V): unknown;
+  delete(key: K): boolean;
+  entries(): IterableIterator<[K, V]>;
+}
+
+/** An account's indexes, each by its name. */
+export interface Indexes {
+  /** Whether they were kept from an earlier run: else they start empty and the account builds them from its records. */
+  readonly kept: boolean;
+  index<K extends string | number, V>(name: string): Index<K, V>;
+  /** A value kept beside the indexes (a queue): made by `revive` from what was kept (undefined if nothing was), kept as `save(value)`. */
+  value<T>(name: string, revive: (kept: unknown) => T, save: (value: T) => unknown): T;
+}
+
+/** Where an account's indexes come from; `fresh` for an account to index from its records (new, reset, imported). */
+export type IndexesOf = (account: string, fresh: boolean) => Indexes;
+
+/** Indexes in plain Maps, kept nowhere. */
+export const memoryIndexes: IndexesOf = () => ({
+  kept: false,
+  index: () => new Map(),
+  value: (_, revive) => revive(undefined),
+});

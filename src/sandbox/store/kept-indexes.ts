@@ -1,0 +1,56 @@
+import type { Indexes } from '../../core/index.js';
+import { LazyMap, type BucketSource } from './lazy-map.js';
+
+/** An account's indexes as the index file keeps them: maps as entries, the rest as JSON. */
+export interface StoredIndexes {
+  maps: Record<string, [string | number, unknown][]>;
+  values: Record<string, unknown>;
+}
+
+/** An account's indexes read back from the index file: each map's buckets are read when first used. */
+export interface IndexSource {
+  map(name: string): BucketSource<string | number, unknown> | undefined;
+  value(name: string): unknown;
+}
+
+/** The shape of `StoredIndexes`, bumped whenever the core's indexes change: stored ones of another shape are not used. */
+export const STORED_INDEXES_VERSION = 3;
+
+/**
+ * The file engine's `Indexes`: LazyMaps over the index file's buckets (or empty, for an account the core indexes from
+ * its records), remembered by name with their values so a fold can write them all to the next index file.
+ */
+export class KeptIndexes implements Indexes {
+  readonly kept: boolean;
+  private readonly maps = new Map<string, LazyMap<string | number, unknown>>();
+  private readonly values = new Map<string, () => unknown>();
+
+  constructor(private readonly source?: IndexSource) {
+    this.kept = source !== undefined;
+  }
+
+  index<K extends string | number, V>(name: string): LazyMap<K, V> {
+    const map = new LazyMap(this.source?.map(name) as BucketSource<K, V> | undefined);
+    this.maps.set(name, map as LazyMap<string | number, unknown>);
+    return map;
+  }
+
+  value<T>(name: string, revive: (kept: unknown) => T, save: (value: T) => unknown): T {
+    const value = revive(this.source?.value(name));
+    this.values.set(name, () => save(value));
+    return value;
+  }
+
+  /** The indexes as they are now, for the index file (read back through an `IndexSource`). */
+  stored(): StoredIndexes {
+    return {
+      maps: Object.fromEntries([...this.maps].map(([name, map]) => [name, [...map.entries()]])),
+      values: Object.fromEntries([...this.values].map(([name, save]) => [name, save()])),
+    };
+  }
+
+  /** Reads the buckets not read yet, one a step, so they can be read ahead of use when the server is idle. */
+  *warming(): Generator<void> {
+    for (const map of this.maps.values()) while (map.readNext()) yield;
+  }
+}
