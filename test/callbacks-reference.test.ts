@@ -72,11 +72,13 @@ describe('the callback reference (contract part 4)', () => {
     }
   });
 
-  it("the README's example bodies parse with their schemas", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = /^### Callbacks\n([^]*?)^Every event gets a delivery/m.exec(readme)![1]!;
+  it.each([
+    ['README.md', /^## Point your own handler at it\n([^]*?)^## /m, ['succeeded', 'client.cashin']],
+    ['docs/callbacks.md', /^## What the sandbox POSTs\n([^]*?)^Every event gets a delivery/m, ['created', 'succeeded', 'client.cashin']],
+  ] as const)('the example bodies of %s parse with their schemas', (file, at, kinds) => {
+    const section = at.exec(readFileSync(join(ROOT, file), 'utf8'))![1]!;
     const bodies = [...section.matchAll(/^```json\n([^]*?)^```/gm)].map((match) => JSON.parse(match[1]!));
-    expect(bodies.map((body) => body.eventType)).toEqual(['created', 'succeeded', 'client.cashin']);
+    expect(bodies.map((body) => body.eventType)).toEqual(kinds);
     for (const body of bodies) expect(CALLBACK_SCHEMAS[body.eventType as 'created'].safeParse(body).error).toBeUndefined();
   });
 });
