@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import { UUID_PATTERN } from './ids.js';
+import { MAX_CENTS } from './money.js';
+import {
+  CVU_STATUSES,
+  DELIVERY_STATUSES,
+  ENTRY_TYPES,
+  EVENT_TYPES,
+  INVOICE_STATUSES,
+  LEGACY_SOURCE_TYPES,
+  SOURCE_TYPES,
+  VA_PAYMENT_STATUSES,
+  type Attempt,
+  type Client,
+  type Delivery,
+  type Entry,
+  type Hub,
+  type IdempotencyRecord,
+  type Invoice,
+  type LegacySourceType,
+  type PoolCvu,
+  type SandboxEvent,
+  type Transfer,
+  type VaPayment,
+} from './state.js';
+
+/** The records of an account export (`account-export.ts`), each as stored: one zod schema per table's records. */
+
+const id = z.string().regex(UUID_PATTERN, 'must be a lower-case UUID');
+export const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC time' });
+const cents = z.number().int('must be whole cents').min(-MAX_CENTS).max(MAX_CENTS);
+/** Money as the API takes it: more than 0 (or 0 and more). */
+const positive = cents.min(1, 'must be greater than 0');
+const nonNegative = cents.min(0, 'must be 0 or more');
+/** A VA payment's sums: below its amount until one transfer (at most MAX_CENTS) ends it. */
+const received = z.number().int('must be whole cents').min(0, 'must be 0 or more').max(2 * MAX_CENTS);
+const text = z.string();
+const json = z.record(z.string(), z.unknown());
+
+const hubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+const hub = z.strictObject({
+  id: hubId,
+  name: text,
+  brand: text,
+  dedicated_client_cvus_enabled: z.boolean(),
+  cvuProvisioning: z.enum(['inline', 'delayed', 'fail']),
+  collectionCvu: text,
+  collectionAlias: text,
+}) satisfies z.ZodType<Hub>;
+
+const poolCvu = z.strictObject({
+  cvu: text,
+  alias: text,
+  vaPaymentId: id.nullable(),
+  releasedAt: time.nullable(),
+}) satisfies z.ZodType<PoolCvu>;
+
+const cashIn = z.strictObject({
+  operationId: text,
+  transferId: id,
+  total: positive,
+  taxes: nonNegative,
+  incomingAmount: positive,
+  receivedAt: time,
+});
+
+const vaPayment = z.strictObject({
+  id,
+  status: z.enum(VA_PAYMENT_STATUSES),
+  lockMode: z.enum(['time', 'amount', 'amount_and_time']),
+  amount: positive.nullable(),
+  currency: z.literal('ARS'),
+  ttlSeconds: z.number().int().min(1).max(28800),
+  expiresAt: time,
+  cvu: text,
+  alias: text,
+  clientId: id.nullable(),
+  clientTaxId: text.nullable(),
+  clientName: text.nullable(),
+  callbackUrl: text.nullable(),
+  successUrl: text.nullable(),
+  failureUrl: text.nullable(),
+  externalReference: text.nullable(),
+  metadata: json,
+  paymentHubId: hubId,
+  totalReceived: received,
+  receivedAmount: received,
+  cashIns: z.array(cashIn),
+  createdAt: time,
+  updatedAt: time,
+  completedAt: time.nullable(),
+  cancelledAt: time.nullable(),
+  expiredAt: time.nullable(),
+}) satisfies z.ZodType<VaPayment>;
+
+const transfer = z.strictObject({
+  id,
+  operationId: text,
+  to: text,
+  cvu: text,
+  total: positive,
+  taxes: nonNegative,
+  from: z.strictObject({ name: text.optional(), taxId: text.optional(), cbu: text.optional() }).nullable(),
+  outcome: z.enum(['credited', 'returned']),
+  reason: text.nullable(),
+  target: z.strictObject({ type: z.enum(['va_payment', 'client']), id }).nullable(),
+  eventIds: z.array(id),
+  createdAt: time,
+}) satisfies z.ZodType<Transfer>;
+
+const event = z.strictObject({
+  id,
+  eventType: z.enum(EVENT_TYPES),
+  vaPaymentId: id.nullable(),
+  clientId: id.nullable(),
+  body: json,
+  url: text.nullable(),
+  droppedReason: text.nullable(),
+  createdAt: time,
+}) satisfies z.ZodType<SandboxEvent>;
+
+const attempt = z.strictObject({
+  n: z.number().int().min(1),
+  startedAt: time,
+  durationMs: z.number().min(0),
+  responseStatus: z.number().int().nullable(),
+  responseBody: text.nullable(),
+  error: z.enum(['timeout', 'connection_refused', 'connection_reset', 'redirect', 'http_status', 'network']).nullable(),
+  errorMessage: text.nullable(),
+  forwardedTo: text.nullable().optional(),
+  fault: z.enum(['duplicate']).nullable().optional(),
+}) satisfies z.ZodType<Attempt>;
+
+const delivery = z.strictObject({
+  id,
+  eventId: id,
+  eventType: z.enum(EVENT_TYPES),
+  url: text.nullable(),
+  status: z.enum(DELIVERY_STATUSES),
+  reason: text.nullable(),
+  attempts: z.array(attempt),
+  nextAttemptAt: time.nullable(),
+  redeliveryOf: id.nullable(),
+  redeliverTo: text.nullable().optional(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Delivery>;
+
+const idempotencyRecord = z.strictObject({
+  fingerprint: text,
+  status: z.number().int(),
+  body: z.unknown(),
+  createdAt: time,
+}) satisfies z.ZodType<IdempotencyRecord>;
+
+const client = z.strictObject({
+  id,
+  paymentHubId: hubId,
+  name: text,
+  taxId: text,
+  cashinCallbackUrl: text.nullable(),
+  emails: z.array(text),
+  phones: z.array(text),
+  aliasPrefixHint: text.nullable(),
+  aliasSuffixHint: text.nullable(),
+  externalReference: text.nullable(),
+  metadata: json,
+  cvu: text.nullable(),
+  alias: text.nullable(),
+  cvuStatus: z.enum(CVU_STATUSES),
+  cvuReadyAt: time.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Client>;
+
+const entry = z.strictObject({
+  id,
+  clientId: id,
+  entryType: z.enum(ENTRY_TYPES),
+  amount: cents,
+  currency: z.literal('ARS'),
+  description: text.nullable(),
+  operationId: text.nullable(),
+  paymentId: id.nullable(),
+  invoiceId: id.nullable(),
+  sourceType: z.enum([...SOURCE_TYPES, ...(Object.keys(LEGACY_SOURCE_TYPES) as LegacySourceType[])]),
+  createdAt: time,
+}) satisfies z.ZodType<Entry>;
+
+const invoice = z.strictObject({
+  id,
+  clientId: id,
+  total_amount: positive,
+  currency: z.literal('ARS'),
+  description: text.nullable(),
+  dueDate: text.nullable(),
+  status: z.enum(INVOICE_STATUSES),
+  externalReference: text.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Invoice>;
+
+const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
+
+/** The account's records, without its clock offset (the export's `exportedAt` stands for it). */
+export const exportedAccount = z.strictObject({
+  hubs: table(hub),
+  pool: table(poolCvu),
+  vaPayments: table(vaPayment),
+  transfers: table(transfer),
+  events: table(event),
+  deliveries: table(delivery),
+  idempotency: table(idempotencyRecord),
+  clients: table(client),
+  entries: table(entry),
+  invoices: table(invoice),
+});
