@@ -415,7 +415,9 @@ function problemWith(request: RawRequest, response: RawResponse): string | null 
   if (request.method === 'HEAD') return null;
   const path = request.target.split('?')[0]!;
   // The web inspector, not the API: `/` sends browsers to `/ui/`, whose paths answer its page and assets.
-  if (path === '/' && response.status === 302 && response.headers.location === '/ui/') return null;
+  // Resolved as the server resolves it (`//../%2e%2e/` is `/` too).
+  const resolved = URL.canParse(`http://127.0.0.1${path}`) ? new URL(`http://127.0.0.1${path}`).pathname : path;
+  if (resolved === '/' && response.status === 302 && response.headers.location === '/ui/') return null;
   if ((path === '/ui' || path.startsWith('/ui/')) && !/json/.test(response.headers['content-type'] ?? '')) return null;
   let body: any;
   try {
