@@ -5,8 +5,18 @@ import { DueWork } from './due-work.js';
 import { Events } from './events.js';
 import { Hubs } from './hubs.js';
 import { Idempotency } from './idempotency.js';
-import { keyedByCaller, normalizeAccount, type AccountState, type Attempt } from './state.js';
-import type { Indexes } from './store.js';
+import {
+  keyedByCaller,
+  normalizeAccount,
+  type AccountState,
+  type Attempt,
+  type Delivery,
+  type IdempotencyRecord,
+  type PoolCvu,
+  type SandboxEvent,
+  type VaPayment,
+} from './state.js';
+import type { Indexes, RecordChange } from './store.js';
 import { Transfers } from './transfers.js';
 import { VaPayments } from './va-payments.js';
 
@@ -72,7 +82,10 @@ export class Account {
     this.payments = new VaPayments(ctx, indexes, this.hubs, this.events, this.log, this.due);
     this.transfers = new Transfers(ctx, this.hubs, this.payments, this.ledger, this.events);
     this.idempotency = new Idempotency(ctx, this.due);
-    if (indexes.kept) return;
+    if (indexes.kept) {
+      for (const change of indexes.since) this.reindex(change);
+      return;
+    }
     // In this order, so what falls due at the same instant is done in the order it was before a restart.
     this.payments.build();
     this.hubs.build();
@@ -80,6 +93,30 @@ export class Account {
     this.idempotency.build();
     this.events.build();
     this.log.build();
+  }
+
+  /** Brings kept indexes up to a record that changed after they were taken: each module re-indexes its own. */
+  private reindex(change: RecordChange): void {
+    const { before, after } = change;
+    switch (change.table) {
+      case 'vaPayments':
+        return this.payments.reindex(before as VaPayment | undefined, after as VaPayment | undefined);
+      case 'pool':
+        return this.hubs.reindexPool(before as PoolCvu | undefined, after as PoolCvu | undefined);
+      case 'events':
+        return this.events.reindex(before as SandboxEvent | undefined, after as SandboxEvent | undefined);
+      case 'deliveries':
+        return this.log.reindex(before as Delivery | undefined, after as Delivery | undefined);
+      case 'clients':
+      case 'entries':
+      case 'invoices':
+        return this.ledger.reindex(change);
+      case 'idempotency':
+        return this.idempotency.reindex(change.id, after as IdempotencyRecord | undefined);
+      case 'hubs': // Hubs indexes its table whole when made
+      case 'transfers': // no lookups
+        return;
+    }
   }
 
   reset(): void {

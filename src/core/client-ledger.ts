@@ -20,7 +20,7 @@ import {
   updateInvoiceSchema,
 } from './schemas.js';
 import type { Client, Entry, Invoice } from './state.js';
-import type { Indexes } from './store.js';
+import type { Indexes, RecordChange } from './store.js';
 import { balanceView, clientView, entryView, invoiceView } from './views.js';
 
 /**
@@ -43,6 +43,16 @@ export class ClientLedger {
   build(): void {
     for (const client of Object.values(this.ctx.state.clients)) this.trackProvisioning(client);
     this.index.build(this.ctx.state);
+  }
+
+  /** Re-indexes a client, entry or invoice changed after the kept indexes were taken (see `Indexes.since`). */
+  reindex(change: Extract<RecordChange, { table: 'clients' | 'entries' | 'invoices' }>): void {
+    if (change.after === undefined) return;
+    if (change.table === 'clients') this.trackClient(change.after, change.before);
+    else if (change.before === undefined) {
+      if (change.table === 'entries') this.index.addEntry(change.after);
+      else this.index.addInvoice(change.after);
+    }
   }
 
   /** The client whose CVU or alias (case-insensitive) this is. */
@@ -192,9 +202,13 @@ export class ClientLedger {
 
   private storeClient(client: Client, before?: Client): Client {
     this.ctx.put('clients', client.id, client);
+    this.trackClient(client, before);
+    return client;
+  }
+
+  private trackClient(client: Client, before: Client | undefined): void {
     this.index.track(client, before);
     if (client.cvuReadyAt !== before?.cvuReadyAt) this.trackProvisioning(client);
-    return client;
   }
 
   private trackProvisioning(client: Client): void {

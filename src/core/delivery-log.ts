@@ -61,6 +61,11 @@ export class DeliveryLog {
     if (delivery.status === 'retrying' && delivery.nextAttemptAt !== null) this.retries.push(ms(delivery.nextAttemptAt), delivery.id);
   }
 
+  /** Re-indexes a delivery changed after the kept indexes were taken (see `Indexes.since`). */
+  reindex(before: Delivery | undefined, after: Delivery | undefined): void {
+    if (after) this.track(after, before);
+  }
+
   /** An event's deliveries, oldest first. */
   of(eventId: string): Delivery[] {
     return (this.byEvent.get(eventId) ?? []).map((id) => this.ctx.state.deliveries[id]!);

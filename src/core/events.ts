@@ -35,6 +35,11 @@ export class Events {
     if (source !== null) push(this.bySource, source, event.id);
   }
 
+  /** Re-indexes an event changed after the kept indexes were taken (see `Indexes.since`): a new one is indexed. */
+  reindex(before: SandboxEvent | undefined, after: SandboxEvent | undefined): void {
+    if (!before && after) this.index(after);
+  }
+
   /** The ids of a VA payment's or client's events, oldest first. */
   of(source: string): readonly string[] {
     return this.bySource.get(source) ?? [];

@@ -36,6 +36,16 @@ export class Hubs {
     for (const entry of pool.filter((entry) => entry.vaPaymentId === null).sort(lendingOrder)) this.freePool.push(entry.cvu);
   }
 
+  /** Re-indexes a pool CVU changed after the kept indexes were taken (see `Indexes.since`): lent, or free to lend. */
+  reindexPool(before: PoolCvu | undefined, after: PoolCvu | undefined): void {
+    if (!after) return;
+    if (!before) this.indexPoolCvu(after);
+    const wasFree = before?.vaPaymentId === null;
+    const at = this.freePool.indexOf(after.cvu);
+    if (wasFree && after.vaPaymentId !== null && at >= 0) this.freePool.splice(at, 1);
+    if (!wasFree && after.vaPaymentId === null) this.freePool.push(after.cvu);
+  }
+
   listHubs(query: Record<string, string>) {
     const q = parse(listQuery, query, 'query');
     const hubs = Object.values(this.ctx.state.hubs).sort((a, b) => a.id - b.id);

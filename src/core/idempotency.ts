@@ -1,6 +1,7 @@
 import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import type { DueWork } from './due-work.js';
+import type { IdempotencyRecord } from './state.js';
 
 /** How long an Idempotency-Key's answer is kept, by the account's clock. */
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -15,6 +16,11 @@ export class Idempotency {
   /** Schedules forgetting every key of records the account was given (its indexes were not kept). */
   build(): void {
     for (const [key, record] of Object.entries(this.ctx.state.idempotency)) this.due.schedule(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, 'idempotency', key);
+  }
+
+  /** Re-indexes a key's record changed after the kept indexes were taken (see `Indexes.since`): it is forgotten in time. */
+  reindex(key: string, after: IdempotencyRecord | undefined): void {
+    if (after) this.due.schedule(ms(after.createdAt) + IDEMPOTENCY_TTL_MS, 'idempotency', key);
   }
 
   idempotent(key: string) {

@@ -280,7 +280,7 @@ export const keyedByCaller = <T>(entries: Record<string, T> = {}): Record<string
  * earlier release up to date: its one `hub` becomes hub 1 of `hubs`, and tables added since are made empty.
  */
 export function normalizeAccount(account: AccountState): AccountState {
-  if (Object.getPrototypeOf(account.idempotency) !== null) account.idempotency = keyedByCaller(account.idempotency);
+  if (!account.idempotency || Object.getPrototypeOf(account.idempotency) !== null) account.idempotency = keyedByCaller(account.idempotency);
   const legacy = account as AccountState & { hub?: Hub };
   if (legacy.hub) {
     account.hubs = { ...account.hubs, '1': legacy.hub };

@@ -1,3 +1,5 @@
+import type { AccountState, TableName } from './state.js';
+
 /**
  * What the core sees of storage. An account's records live in its state's tables: read as `state[table][id]`,
  * iterated in the order they were made, written whole through the account's `put`, which tells the store of the
@@ -14,10 +16,20 @@ export interface Index<K extends string | number, V> {
   entries(): IterableIterator<[K, V]>;
 }
 
+/**
+ * A record that changed after an account's kept indexes were taken (the store replayed it from its journal): as
+ * they knew it (`before`, undefined when it is new) and as it is now (`after`, undefined when it is gone).
+ */
+export type RecordChange = {
+  [T in TableName]: { table: T; id: string; before: AccountState[T][string] | undefined; after: AccountState[T][string] | undefined };
+}[TableName];
+
 /** An account's indexes, each by its name. */
 export interface Indexes {
   /** Whether they were kept from an earlier run: else they start empty and the account builds them from its records. */
   readonly kept: boolean;
+  /** When kept: the records changed after they were taken, in the order they changed; the account re-indexes each. */
+  readonly since: readonly RecordChange[];
   index<K extends string | number, V>(name: string): Index<K, V>;
   /** A value kept beside the indexes (a queue): made by `revive` from what was kept (undefined if nothing was), kept as `save(value)`. */
   value<T>(name: string, revive: (kept: unknown) => T, save: (value: T) => unknown): T;
@@ -29,6 +41,7 @@ export type IndexesOf = (account: string, fresh: boolean) => Indexes;
 /** Indexes in plain Maps, kept nowhere. */
 export const memoryIndexes: IndexesOf = () => ({
   kept: false,
+  since: [],
   index: () => new Map(),
   value: (_, revive) => revive(undefined),
 });

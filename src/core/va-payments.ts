@@ -47,6 +47,20 @@ export class VaPayments {
     }
   }
 
+  /** Re-indexes a payment changed after the kept indexes were taken (see `Indexes.since`); payments are never removed. */
+  reindex(before: VaPayment | undefined, after: VaPayment | undefined): void {
+    if (!after) return;
+    regroup(this.lists, after.id, paymentGroups(after), before && paymentGroups(before));
+    const wasActive = before !== undefined && va.isActive(before);
+    if (va.isActive(after)) {
+      if (!wasActive) this.trackActive(after);
+    } else if (wasActive) {
+      this.active.delete(after.id);
+      // The pool CVU it held is re-indexed from its own record (`Hubs.reindexPool`).
+      if (after.lockMode === 'amount') this.amountLocks.delete(amountLock(after.paymentHubId, after.amount!));
+    }
+  }
+
   createVaPayment(body: unknown) {
     const input = parse(createVaPaymentSchema, body);
     if (input.currency !== 'ARS') {

@@ -11,7 +11,8 @@ import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement, type Tab
  * every record: where each record's JSON sits in the snapshot, and each account's derived indexes (see
  * `StoredIndexes`). Its first line is a header; after it come sections of JSON, each read only when needed: a
  * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket. It describes one
- * snapshot and is only used when the journal after it holds no change.
+ * snapshot, with the indexes as they were when that snapshot was taken: the journal's changes since are replayed over
+ * them on start (see `fileStore`).
  *
  * The header line carries its own checksum and one of the sections (see `checkedLine`), so an index damaged in any way
  * is not used: the start reads everything instead. The snapshot it describes is known by its generation, size and
@@ -51,12 +52,39 @@ interface AccountIndex {
 /** About how many entries share a bucket: a bucket is a fraction of a millisecond to read. */
 const BUCKET = 512;
 
+/** A map's entries as JSON, a string per bucket. */
+interface MapText {
+  buckets: number;
+  texts: string[];
+}
+
+/** Every account's head and indexes as JSON, taken in the same turn as the snapshot's records (later changes do not reach it). */
+export type IndexesText = [string, Record<string, unknown>, { maps: Record<string, MapText>; values: Record<string, string> }][];
+
+function mapText(entries: [string | number, unknown][]): MapText {
+  const buckets = 2 ** Math.ceil(Math.log2(Math.max(1, entries.length / BUCKET)));
+  const groups: [string | number, unknown][][] = Array.from({ length: buckets }, () => []);
+  for (const entry of entries) groups[bucketOf(entry[0], buckets)]!.push(entry);
+  return { buckets, texts: groups.map((group) => JSON.stringify(group)) };
+}
+
+/** The indexes as JSON now: each account's head and stored indexes. */
+export function indexesText(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesText {
+  return accounts.map(([key, head, indexes]) => [
+    key,
+    head,
+    {
+      maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, mapText(entries)])),
+      values: Object.fromEntries(Object.entries(indexes.values).map(([name, value]) => [name, JSON.stringify(value)])),
+    },
+  ]);
+}
+
 export function writeIndexFile(
   path: string,
   snapshot: string,
   generation: number,
-  /** Each account's head and indexes, taken when the snapshot's records were. */
-  accounts: [string, Record<string, unknown>, StoredIndexes][],
+  accounts: IndexesText,
   placement: Placement,
   /** The snapshot's CRC32, as its write computed it. */
   checksum: number,
@@ -69,12 +97,7 @@ export function writeIndexFile(
     offset += length;
     return [offset - length, length];
   };
-  const storeMap = (entries: [string | number, unknown][]): StoredMap => {
-    const buckets = 2 ** Math.ceil(Math.log2(Math.max(1, entries.length / BUCKET)));
-    const groups: [string | number, unknown][][] = Array.from({ length: buckets }, () => []);
-    for (const entry of entries) groups[bucketOf(entry[0], buckets)]!.push(entry);
-    return { buckets, sections: groups.map((group) => section(JSON.stringify(group))) };
-  };
+  const storeMap = ({ buckets, texts }: MapText): StoredMap => ({ buckets, sections: texts.map(section) });
   const stat = statSync(snapshot);
   const header: Header = {
     version: STORED_INDEXES_VERSION,
@@ -87,12 +110,12 @@ export function writeIndexFile(
       const tables: AccountIndex['tables'] = {};
       for (const table of TABLES) {
         const at: TablePlacement = placed?.get(table) ?? { start: 0, end: 0, records: [] };
-        tables[table] = { start: at.start, end: at.end, places: storeMap(at.records) };
+        tables[table] = { start: at.start, end: at.end, places: storeMap(mapText(at.records)) };
       }
       const maps: AccountIndex['maps'] = {};
-      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(entries);
+      for (const [name, text] of Object.entries(indexes.maps)) maps[name] = storeMap(text);
       const values: AccountIndex['values'] = {};
-      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(value));
+      for (const [name, text] of Object.entries(indexes.values)) values[name] = section(text);
       return [key, { head, tables, maps, values }];
     }),
   };
@@ -111,10 +134,10 @@ export function writeIndexFile(
 }
 
 /**
- * The state described by the index file, if it describes the snapshot at `snapshot` and `generation` (else null):
- * each account's tables read a record from the snapshot when first asked, its indexes a bucket when first used.
+ * The state described by the index file, if it describes the snapshot at `snapshot` (else null): each account's
+ * tables read a record from the snapshot when first asked, its indexes a bucket when first used.
  */
-export function readIndexFile(path: string, snapshot: string, generation: number, pieceBytes = TABLE_PARSE): LazyState | null {
+export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE_PARSE): LazyState | null {
   if (!existsSync(path) || !existsSync(snapshot)) return null;
   const bytes = readFileSync(path);
   const end = bytes.indexOf(10);
@@ -122,12 +145,11 @@ export function readIndexFile(path: string, snapshot: string, generation: number
   if (line.kind !== 'checked') return null;
   const header = line.value as Header;
   const stat = statSync(snapshot);
-  // Its version, exact length and checksum say the rest is as written; the snapshot's generation, size, times and
-  // checksum, that it is this one's.
+  // Its version, exact length and checksum say the rest is as written; the snapshot's size, times and checksum, that
+  // it is this one's.
   const matches =
     header.version === STORED_INDEXES_VERSION &&
     bytes.length === end + 1 + header.length &&
-    header.generation === generation &&
     header.snapshot?.size === stat.size &&
     Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1 &&
     crc32(bytes.subarray(end + 1)) === header.sections &&
@@ -135,7 +157,7 @@ export function readIndexFile(path: string, snapshot: string, generation: number
   if (!matches) return null;
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
   const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });
-  const fd = openSync(snapshot, 'r');
+  const fd = new SnapshotReader(snapshot);
   const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
   const indexes = new Map<string, IndexSource>();
@@ -154,29 +176,79 @@ export function readIndexFile(path: string, snapshot: string, generation: number
     accounts[key] = account as unknown as AccountState;
   }
   return {
-    state: { version: 1, generation, accounts },
+    state: { version: 1, generation: header.generation, accounts },
     indexes,
-    readWhole: () => tables.forEach((table) => table.all()),
     *warming() {
       for (const table of tables) while (table.places.readNext()) yield;
     },
-    release: () => closeSync(fd),
+    release: () => fd.close(),
   };
 }
+
+/**
+ * A snapshot held open for the tables that read from it: closed by `release` once a newer snapshot took over, or
+ * else once no table can read from it any more (the state of a stopped store may still be read).
+ */
+class SnapshotReader {
+  private static readonly unused = new FinalizationRegistry<number>((fd) => closeSync(fd));
+  readonly fd: number;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'r');
+    SnapshotReader.unused.register(this, this.fd, this);
+  }
+
+  close(): void {
+    SnapshotReader.unused.unregister(this);
+    closeSync(this.fd);
+  }
+}
+
 
 export interface LazyState {
   state: SandboxState;
   /** Each account's indexes, read when first used. */
   indexes: Map<string, IndexSource>;
-  /** Reads every table whole: they no longer need the snapshot (which a compaction replaces). */
-  readWhole(): void;
   /** Reads where each record sits a bucket at a time, a step each (see `Store.warming`). */
   warming(): Generator<void>;
-  /**
-   * Closes the snapshot the tables read from: once they were read whole, or when nothing will ask them again (a
-   * last compaction copies what it needs with a descriptor of its own, see `tableEntries`).
-   */
+  /** Closes the snapshot the tables read from, once nothing will ask them again (a newer snapshot took over). */
   release(): void;
+}
+
+/**
+ * After a fold wrote a new snapshot of `state` (laid out as `placement`): every table of the accounts it holds
+ * reads from that snapshot from now on, so the records it holds leave memory, but for the records changed since
+ * the fold took its entries (`since`: by account, `table\0id`), kept as they are now. An account replaced whole
+ * since (`replaced`) keeps its plain tables.
+ */
+export function rebase(
+  state: SandboxState,
+  snapshot: string,
+  placement: Placement,
+  since: Map<string, Set<string>>,
+  replaced: Set<string>,
+): LazyState {
+  const fd = new SnapshotReader(snapshot);
+  for (const [key, placed] of placement) {
+    const account = state.accounts[key] as unknown as Record<string, Record<string, unknown>> | undefined;
+    if (!account || replaced.has(key)) continue;
+    const changed = [...(since.get(key) ?? [])].map((entry) => entry.split('\u0000') as [string, string]);
+    for (const table of TABLES) {
+      const at = placed.get(table) ?? { start: 0, end: 0, records: [] };
+      const places = new LazyMap<string, [number, number]>();
+      for (const [id, place] of at.records) places.set(id, place);
+      const lazy = new LazyTable(snapshot, fd, at.start, at.end, places, TABLE_PARSE);
+      const before = account[table]!;
+      for (const [name, id] of changed) {
+        if (name !== table) continue;
+        const record = before[id];
+        if (record === undefined) lazy.delete(id);
+        else lazy.set(id, record);
+      }
+      lazy.placeIn(account, table);
+    }
+  }
+  return { state, indexes: new Map(), warming: function* () {}, release: () => fd.close() };
 }
 
 /** Up to `length` bytes of a file from `start` (fewer at its end). */
@@ -222,7 +294,7 @@ class LazyTable {
 
   constructor(
     private readonly file: string,
-    private readonly fd: number,
+    private readonly snapshot: SnapshotReader,
     private readonly start: number,
     private readonly end: number,
     readonly places: LazyMap<string, [number, number]>,
@@ -235,7 +307,7 @@ class LazyTable {
     if (record !== undefined || this.gone.has(id)) return record;
     const place = this.places.get(id);
     if (!place) return undefined;
-    const value: unknown = JSON.parse(readText(this.fd, place[0], place[0] + place[1]));
+    const value: unknown = JSON.parse(readText(this.snapshot.fd, place[0], place[0] + place[1]));
     this.records.set(id, value);
     return value;
   }
@@ -263,7 +335,7 @@ class LazyTable {
     let whole: Record<string, unknown> | null = null;
     for (let at = this.start; at < this.end; ) {
       let stop = Math.min(at + this.pieceBytes, this.end);
-      let text = readText(this.fd, at, stop);
+      let text = readText(this.snapshot.fd, at, stop);
       if (stop < this.end) {
         // Cut after the last whole line; the rest is read with the next piece.
         const cut = text.lastIndexOf('\n');

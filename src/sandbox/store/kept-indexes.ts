@@ -1,4 +1,4 @@
-import type { Indexes } from '../../core/index.js';
+import type { Indexes, RecordChange } from '../../core/index.js';
 import { LazyMap, type BucketSource } from './lazy-map.js';
 
 /** An account's indexes as the index file keeps them: maps as entries, the rest as JSON. */
@@ -25,7 +25,11 @@ export class KeptIndexes implements Indexes {
   private readonly maps = new Map<string, LazyMap<string | number, unknown>>();
   private readonly values = new Map<string, () => unknown>();
 
-  constructor(private readonly source?: IndexSource) {
+  /** `since`: the records changed after `source` was taken, replayed from the journal (see `Indexes.since`). */
+  constructor(
+    private readonly source?: IndexSource,
+    readonly since: readonly RecordChange[] = [],
+  ) {
     this.kept = source !== undefined;
   }
 

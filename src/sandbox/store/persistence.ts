@@ -33,7 +33,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
-import { readIndexFile, tableEntries, writeIndexFile, type LazyState } from './index-file.js';
+import { indexesText, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesText, type LazyState } from './index-file.js';
 import { SnapshotFile } from './snapshot-file.js';
 import {
   accountHead,
@@ -46,6 +46,7 @@ import {
   type AccountState,
   type SandboxState,
   type IndexesOf,
+  type RecordChange,
   type StateChange,
 } from '../../core/index.js';
 import { KeptIndexes, type StoredIndexes } from './kept-indexes.js';
@@ -82,17 +83,30 @@ export interface FileStoreOptions {
   fsync?: boolean;
   /** Told when writes start or stop being refused, and when a fold fails. */
   log?: (line: string) => void;
+  /**
+   * A clean stop folds the journal into the data file while they are smaller than this (bytes, default 32 MiB: a
+   * fraction of a second), so a small state is one file after a stop; a larger one's stop leaves the journal beside it.
+   */
+  foldAtStopBelow?: number;
 }
 
 export class StoreLockedError extends Error {}
 
-/** One journal line: the changes of one save, as `[account, table | "header" | "all", id, value | null]`. */
+/**
+ * A change in a journal line, as `[account, table | "header" | "all", id, value | null]`. `all` puts an account's
+ * head (its records follow as changes of their own) or, with null, removes it.
+ */
 type JournalChange = [string, string, string | null, unknown];
 
-/** The journal is compacted into the snapshot once it outgrows the snapshot (and this floor). */
+/**
+ * The journal is folded into a new snapshot once it outgrows a quarter of the snapshot (and this floor): a start
+ * replays the journal, so it stays a fraction of the snapshot, and each fold's cost is spread over the writes since.
+ */
 const COMPACT_FLOOR = 8 * 1024 * 1024;
-/** A save of more records than this (a seed, an import) goes straight into a new snapshot, not the journal. */
-const LARGE_SAVE = 10_000;
+/** A clean stop folds a state smaller than this (see `FileStoreOptions.foldAtStopBelow`). */
+const FOLD_AT_STOP_BELOW = 32 * 1024 * 1024;
+/** A save of more changes than this (an import, a seed) is written as several journal lines, read back as one. */
+const LINE_CHANGES = 2_000;
 /** A fold that failed (a full disk) is tried again at a write after this long, twice as long after each failure in a row. */
 const FOLD_RETRY_MS = 10_000;
 const FOLD_RETRY_MAX_MS = 5 * 60_000;
@@ -100,9 +114,10 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
 /**
  * The state as a snapshot (a JSON document read and written by lowdb through `SnapshotFile`) plus an append-only
  * journal beside it (`<file>.journal`): each save appends one line with just the records that changed, so a write
- * costs the size of the change, not of the whole state. lowdb is safe with one writer only, so the server takes
- * `<file>.lock`, holds it open and checks before each write and fold that the file there is still its own: a server
- * that lost it (the lock removed, perhaps for a second server) stops writing and refuses every write.
+ * costs the size of the change, not of the whole state (a save of many changes, an import, takes several lines,
+ * read back as one). lowdb is safe with one writer only, so the server takes `<file>.lock`, holds it open and checks
+ * before each write and fold that the file there is still its own: a server that lost it (the lock removed, perhaps
+ * for a second server) stops writing and refuses every write.
  *
  * Each journal line carries a CRC32 of its bytes (see `checkedLine`); what each kind of damage does on start is
  * told at `readJournal`.
@@ -114,19 +129,22 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
  * the core made it, and needs nothing of the core but its `replace`. Until the disk has room again every write
  * fails the same way; reads go on. With `fsync`, each write is also synced before it is acknowledged.
  *
- * When the journal outgrows the snapshot it is folded into a new snapshot in the background: the snapshot of
- * generation g+1 is taken at once and written out while saves go on into a new journal (`<file>.journal.next`,
- * headed g+1), which then replaces the old one. On start, each journal is replayed if its generation is not older
- * than the snapshot's, so a crash at any step loses nothing that was acknowledged. A fold that fails leaves both
- * journals whole (the new one stays the one written to) and is tried again later, taking a snapshot of that same
- * generation g+1: the next journal replayed over it still gives the latest state, records being written whole and
- * every change since it began being in it. A large save's changes are not (they go straight into a snapshot), so a
- * large save while a failed fold waits takes generation g+2 and a new next journal (see `fold`).
+ * When the journal outgrows a quarter of the snapshot it is folded into a new snapshot in the background: the
+ * snapshot of generation g+1 and every account's indexes are taken at once, and written out (the snapshot copying
+ * the bytes of records not written since, the index file beside it) while saves go on into a new journal
+ * (`<file>.journal.next`, headed g+1), which then replaces the old one. The tables then read from the new snapshot,
+ * so records nobody touches leave memory. On start, each journal is replayed if its generation is not older than the
+ * snapshot's, so a crash at any step loses nothing that was acknowledged. A fold that fails leaves both journals
+ * whole (the new one stays the one written to) and is tried again later, taking a snapshot of that same generation
+ * g+1: the next journal replayed over it still gives the latest state, records being written whole and every change
+ * since it began being in it.
  *
- * A clean stop also writes the index file (`<file>.index`, see `writeIndexFile`): the next start, finding the
- * journal without changes, reads records and indexes from it when first asked instead of reading everything. Any
- * other start (after a crash, or without an index file that matches the snapshot) reads the whole state. A stop
- * that cannot fold says so and fails; the journals keep everything for the next start.
+ * A start with an index file that matches the snapshot reads records and indexes from them when first asked, and
+ * replays the journal over them: the records it names are read, and handed to their accounts to re-index
+ * (`Indexes.since`). So a start after a crash is as quick as after a clean stop, and a clean stop writes nothing but
+ * what the journal does not hold yet; it folds only when the snapshot has no index file (a start that read
+ * everything) or a fold was cut short. Any other start reads the whole state. A stop that cannot fold says so and
+ * fails; the journals keep everything for the next start.
  */
 export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const file = resolve(path);
@@ -136,9 +154,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const indexPath = `${file}.index`;
   const log = options.log ?? (() => {});
   const snapshot = new SnapshotFile(file, undefined, tableEntries);
+  snapshot.locate = true;
   const db = new Low<SandboxState>(snapshot, emptyState());
   const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
-  let pendingRecords = 0;
   let lock: Lock | null = null;
   let journal = -1;
   let journalBytes = 0;
@@ -156,29 +174,36 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   /** Whether the journal holds changes after its header, and whether the index file describes the snapshot. */
   let journalChanges = false;
   let indexed = false;
-  /** The state as read through the index file, until a compaction has read it all. */
+  /** The snapshot the tables read from (through the index file, or after a fold), closed when a newer one takes over. */
   let lazy: LazyState | null = null;
-  /** The indexes handed to each account (`indexes`), written to the index file on a clean stop. */
+  /** While a fold writes: the records changed since it took the state (`table\0id` by account), and accounts replaced. */
+  let sinceFold: { records: Map<string, Set<string>>; replaced: Set<string> } | null = null;
+  /** The indexes handed to each account (`indexes`), written to the index file at each fold. */
   const accountIndexes = new Map<string, KeptIndexes>();
+  /** What a start replayed over kept indexes, by account (null: the account was replaced whole, its indexes are built). */
+  let replayed = new Map<string, RecordChange[] | null>();
   let quick = false;
   let restore: (account: string, state: AccountState | null) => void = () => {};
   /** While `undo` puts accounts back: their `replace` is no change to store. */
   let muted = false;
   /** Why every write is refused for good (the lock was lost, or memory could not be put back), if it is. */
   let broken: SandboxError | null = null;
-  /** Set when `undo` dropped changes whose saves wait for the next write: that write fails with it. */
-  let lost: SandboxError | null = null;
   /** Whether the last write failed (so the next one that works says writes are stored again). */
   let refusing = false;
 
-  /** One line with every change since the last one, values read now (records are replaced whole, never edited). */
+  /** The lines of every change since the last ones, values read now (records are replaced whole, never edited). */
   function drain(): Buffer | null {
     if (pending.size === 0) return null;
     const changes: JournalChange[] = [];
     for (const [key, change] of pending) {
       const account = db.data.accounts[key];
-      if (change.all || !account) {
-        changes.push([key, 'all', null, account ?? null]);
+      if (!account) {
+        changes.push([key, 'all', null, null]);
+        continue;
+      }
+      if (change.all) {
+        changes.push([key, 'all', null, accountHead(account)]);
+        for (const table of TABLES) for (const [id, record] of Object.entries(account[table])) changes.push([key, table, id, record]);
         continue;
       }
       if (change.header) changes.push([key, 'header', null, accountHead(account)]);
@@ -187,32 +212,28 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       }
     }
     pending.clear();
-    pendingRecords = 0;
-    return checkedLine({ c: changes });
+    const lines: Buffer[] = [];
+    for (let at = 0; at < changes.length; at += LINE_CHANGES) {
+      const c = changes.slice(at, at + LINE_CHANGES);
+      lines.push(checkedLine(at + LINE_CHANGES < changes.length ? { c, more: true } : { c }));
+    }
+    return Buffer.concat(lines);
   }
 
   async function write(): Promise<void> {
-    if (pendingRecords > LARGE_SAVE) {
-      // A compaction already under way took its snapshot before these changes: they need one of their own.
-      if (compacting) await compacting.catch(() => {});
-      return saveLarge();
-    }
     const accounts = [...pending.keys()];
-    const line = drain();
+    const lines = drain();
+    if (lines === null) return;
     try {
-      if (lost) throw lost;
-      if (line === null) return;
       writes++;
-      append(line);
+      append(lines);
     } catch (error) {
       undo(accounts, error);
-    } finally {
-      lost = null;
     }
     journalChanges = true;
     if (refusing) log(`writes to ${file} are stored again`);
     refusing = false;
-    const outgrown = journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR);
+    const outgrown = journalBytes > Math.max(snapshotBytes / 4, COMPACT_FLOOR);
     if ((outgrown || folding) && !compacting && Date.now() >= foldAfter) void compact().catch(() => {});
   }
 
@@ -270,82 +291,43 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       log(broken.message);
     } finally {
       muted = false;
-      pendingRecords = [...pending.values()].reduce((sum, change) => sum + change.records.size, 0);
     }
     throw refused;
   }
 
   /**
-   * A save of many records goes into a new snapshot, not the journal. If that fails, its changes are undone with every
-   * change made while it was written (their saves wait behind it, and fail with it).
+   * Folds everything into a new snapshot (the next generation) and its index file, taken now and written out while
+   * later saves go to the next journal. Resolves once both are on disk; one at a time.
    */
-  async function saveLarge(): Promise<void> {
-    const accounts = new Set(pending.keys());
-    try {
-      await compact(false, true);
-    } catch (error) {
-      for (const key of pending.keys()) accounts.add(key);
-      try {
-        undo(accounts, error);
-      } catch (refused) {
-        lost = refused as SandboxError;
-        throw refused;
-      }
-    }
-  }
-
-  /**
-   * Folds everything into a new snapshot (the next generation), taken now and written out while later saves go
-   * to the next journal. Resolves once the snapshot is on disk; one at a time. `withIndex`: the index file is
-   * written for it too (on a clean stop, when no save can follow); otherwise the old one no longer applies.
-   * `large`: the snapshot carries the changes not yet saved (see `saveLarge`); any other fold leaves them to the journal.
-   */
-  function compact(withIndex = false, large = false): Promise<void> {
-    compacting ??= fold(withIndex, large).finally(() => {
+  function compact(): Promise<void> {
+    compacting ??= fold().finally(() => {
       compacting = null;
     });
     return compacting;
   }
 
-  async function fold(withIndex: boolean, large: boolean): Promise<void> {
+  async function fold(): Promise<void> {
     if (broken) throw broken;
     checkLock();
-    const generation = (db.data.generation ?? 0) + 1;
-    // A large save's changes go into no journal, so a next journal already written to (a fold that failed) must not
-    // be replayed over its snapshot: the snapshot takes a newer generation, and a new next journal replaces that one
-    // once the snapshot is on disk (no save reaches a journal meanwhile: saves wait behind a large one).
-    const renew = folding && large;
-    if (!folding) startFold(generation);
-    else if (renew) db.data.generation = generation;
-    if (large) {
-      pending.clear(); // the snapshot taken below holds them; whoever saved them waits for it
-      pendingRecords = 0;
-    }
-    // The indexes are taken in the same turn as the snapshot's records (`db.write` lays them out at once).
-    const indexes = withIndex ? storedIndexes() : null;
-    snapshot.locate = indexes !== null;
-    // Tables still read through the index file: a last compaction copies their records not written since from
-    // the old snapshot; any other reads them whole first, as they are used after it.
-    if (!withIndex) lazy?.readWhole();
+    if (!folding) startFold((db.data.generation ?? 0) + 1);
+    indexed = false;
+    // The indexes as JSON and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
+    const stored = storedIndexes();
+    const indexes = stored && indexesText(stored);
     const written = db.write();
-    lazy?.release();
-    lazy = null;
+    sinceFold = { records: new Map(), replaced: new Set() };
     try {
       await written;
       if (options.fsync) syncFolder(file);
     } catch (error) {
-      if (renew) db.data.generation = generation - 1;
+      sinceFold = null;
       throw foldFailed(error);
     }
     snapshotBytes = statSync(file).size;
-    if (renew) {
-      try {
-        startFold(generation);
-      } catch (error) {
-        broken = storageError(error, `a new journal could not be made beside ${file}, so no more writes are taken`);
-        throw broken;
-      }
-    }
+    const before = lazy;
+    lazy = rebase(db.data, file, snapshot.placement!, sinceFold.records, sinceFold.replaced);
+    sinceFold = null;
+    before?.release();
     try {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
@@ -354,9 +336,19 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     folding = false;
     foldDelay = FOLD_RETRY_MS;
-    if (indexes) writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
-    else rmSync(indexPath, { force: true });
-    indexed = indexes !== null;
+    indexed = indexes !== null && writeIndex(indexes);
+  }
+
+  /** Writes the index file of the snapshot just written; if it cannot be (a full disk), there is none: a start reads everything. */
+  function writeIndex(indexes: IndexesText): boolean {
+    try {
+      writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
+      return true;
+    } catch (error) {
+      rmSync(indexPath, { force: true });
+      log(`${storageError(error, `writing ${indexPath} failed`).message}; the next start reads the whole state`);
+      return false;
+    }
   }
 
   /** A fold that failed: said, and tried again later (twice as late after each failure in a row). */
@@ -405,13 +397,16 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   /**
    * The state through the index file, when the journal after the snapshot holds no change and the index file matches;
    * with the length of the journal's header.
+
+  /**
+   * The state through the index file, if it matches the snapshot, with each journal not older than it replayed over
+   * it (what each replay changed kept in `replayed`, for the accounts to re-index).
    */
-  function readIndexed(): { lazy: LazyState; header: number } | null {
-    if (existsSync(nextJournalPath) || !existsSync(journalPath) || statSync(journalPath).size > 1024) return null;
-    const current = readJournal(journalPath);
-    if (current === null || current.lines.length > 0) return null;
-    const lazy = readIndexFile(indexPath, file, current.generation);
-    return lazy && { lazy, header: current.length };
+  function readIndexed() {
+    const kept = readIndexFile(indexPath, file);
+    if (!kept) return null;
+    const since = new Map<string, RecordChange[] | null>();
+    return { ...replayJournals(kept.state, since), lazy: kept, since };
   }
 
   /**
@@ -419,16 +414,20 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    * journals replayed, if they were).
    */
   function readState() {
-    const state = normalizeState(snapshot.readSync() ?? emptyState());
+    return replayJournals(normalizeState(snapshot.readSync() ?? emptyState()));
+  }
+
+  function replayJournals(state: SandboxState, since?: Map<string, RecordChange[] | null>) {
     const replay = (journal: Journal | null) => {
       if (journal === null || journal.generation < (state.generation ?? 0)) return null;
-      for (const line of journal.lines) for (const change of line) apply(state, change);
+      for (const save of journal.saves) for (const change of save) apply(state, change, since);
       return journal;
     };
     // Both are read (and checked) before either is applied.
     const [current, upcoming] = [readJournal(journalPath), readJournal(nextJournalPath)];
     return { state, current: replay(current), upcoming: replay(upcoming) };
   }
+
 
   const run = (): Promise<void> => {
     writing = write().finally(() => {
@@ -449,14 +448,14 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     return next;
   }
 
+  /** Lets the files go. The tables may still be read (they close the snapshot once nothing can read them). */
   function release(): void {
-    lazy?.release();
-    lazy = null;
     if (journal >= 0) closeSync(journal);
     journal = -1;
     lock?.release();
     lock = null;
   }
+
 
   return {
     path: file,
@@ -471,7 +470,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       if (lazy) yield* lazy.warming();
     },
     indexes(account, fresh) {
-      const indexes = new KeptIndexes(fresh ? undefined : lazy?.indexes.get(account));
+      const since = replayed.get(account);
+      replayed.delete(account);
+      const source = fresh || since === null ? undefined : lazy?.indexes.get(account);
+      const indexes = new KeptIndexes(source, since ?? []);
       accountIndexes.set(account, indexes);
       return indexes;
     },
@@ -482,18 +484,14 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       mkdirSync(dirname(file), { recursive: true });
       lock = takeLock(lockPath, file);
       try {
-        const indexedRead = readIndexed();
-        if (indexedRead) {
-          lazy = indexedRead.lazy;
-          db.data = normalizeState(lazy.state);
-          snapshotBytes = statSync(file).size;
-          journal = openSync(journalPath, 'a');
-          ftruncateSync(journal, (journalBytes = indexedRead.header));
+        const kept = readIndexed();
+        const { state, current, upcoming } = kept ?? readState();
+        if (kept) {
+          lazy = kept.lazy;
+          replayed = kept.since;
           indexed = quick = true;
-          return db.data;
         }
-        const { state, current, upcoming } = readState();
-        db.data = state;
+        db.data = normalizeState(state);
         snapshotBytes = existsSync(file) ? statSync(file).size : 0;
         if (upcoming) {
           // A fold cut short (by a crash, or for want of room) goes on: the next journal is written to, after its last
@@ -503,10 +501,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
           ftruncateSync(journal, (journalBytes = upcoming.length));
           folding = true;
         } else if (snapshotBytes > 0 && current) {
-          // The journal goes on where it ended, cut back to its last whole line.
+          // The journal goes on where it ended, cut back to its last whole save.
           journal = openSync(journalPath, 'a');
           ftruncateSync(journal, (journalBytes = current.length));
-          journalChanges = current.lines.length > 0;
+          journalChanges = current.saves.length > 0;
         }
         // A new data file exists from the start, where the user was told it is. A fold that fails once its next
         // journal is written to (a full disk) is tried again later: the journals hold everything.
@@ -523,18 +521,19 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     },
     changed(account, change) {
       if (muted) return;
+      if (sinceFold) {
+        if ('all' in change) sinceFold.replaced.add(account);
+        else if ('table' in change) {
+          let records = sinceFold.records.get(account);
+          if (!records) sinceFold.records.set(account, (records = new Set()));
+          records.add(`${change.table}\u0000${change.id}`);
+        }
+      }
       let entry = pending.get(account);
       if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
-      if ('all' in change) {
-        entry.all = true;
-        // A whole account (an import) counts by its records: a large one goes into a snapshot, not one journal line.
-        const replaced = db.data.accounts[account];
-        for (const table of TABLES) pendingRecords += replaced ? Object.keys(replaced[table]).length : 0;
-      } else if ('header' in change) entry.header = true;
-      else {
-        entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
-        pendingRecords++;
-      }
+      if ('all' in change) entry.all = true;
+      else if ('header' in change) entry.header = true;
+      else entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
     },
     save() {
       // Group commit: every save asked for in this turn of the event loop (the requests read together) shares one
@@ -550,9 +549,11 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting)!.catch(() => {});
         // What changed and was never saved goes into the journal first, so a fold that fails loses nothing.
         if (pending.size > 0) await saveNow();
-        // A clean stop leaves the whole state in the data file alone, with the index file for a quick start.
-        if (journalChanges || folding || !indexed) {
-          await compact(true).catch((error: Error) => {
+        // The journal holds every change since the snapshot: a stop folds it only if the next start could not replay
+        // it over an index file (none matches the snapshot), a fold was cut short, or it is quick (a small state).
+        const small = snapshotBytes + journalBytes < (options.foldAtStopBelow ?? FOLD_AT_STOP_BELOW);
+        if (folding || !indexed || (journalChanges && small)) {
+          await compact().catch((error: Error) => {
             throw new Error(`${error.message} at the stop: nothing is lost, the journals beside it keep every change for the next start`);
           });
         }
@@ -563,10 +564,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   };
 }
 
-/** A journal as read on start: the generation its header names, its changes line by line, and the length of its whole lines. */
+/** A journal as read on start: the generation its header names, its changes save by save, and the length of its whole saves. */
 interface Journal {
   generation: number;
-  lines: JournalChange[][];
+  saves: JournalChange[][];
   length: number;
 }
 
@@ -575,6 +576,7 @@ interface Journal {
  * What each kind of damage does on start:
  * - the last line cut short (no newline, or failing its checksum with no good line after it): a write a crash
  *   interrupted, never acknowledged. It is dropped, and the journal is cut back to its last whole line when written to.
+ *   So are the lines of a save of several lines (marked `more` but the last) whose last line is missing.
  * - a line failing its checksum with a good line after it: the file was damaged after it was written. The start is
  *   refused, naming the file, the byte offset and how to recover, and nothing is changed.
  * - lines without a checksum (the release before checksums wrote them) are read as JSON, but only before any checked line.
@@ -602,21 +604,36 @@ function readJournal(path: string): Journal | null {
       );
     }
     checked ||= line.kind === 'checked';
-    values.push(line.value as Record<string, unknown>);
-    length = end + 1;
+    const value = line.value as Record<string, unknown>;
+    if (values.length > 0 && !Array.isArray(value.c)) {
+      throw new Error(`${path} is not a journal va-sandbox wrote (its lines are JSON, but not the journal's); nothing was changed`);
+    }
+    values.push(value);
+    // A save ends with a line not marked `more`: the journal is whole up to there.
+    if (value.more !== true) length = end + 1;
   }
   const [header, ...lines] = values;
   if (header === undefined) return null;
-  if (typeof header.generation !== 'number' || lines.some((line) => !Array.isArray(line.c))) {
+  if (typeof header.generation !== 'number') {
     throw new Error(`${path} is not a journal va-sandbox wrote (its lines are JSON, but not the journal's); nothing was changed`);
   }
-  return { generation: header.generation, lines: lines.map((line) => line.c as JournalChange[]), length };
+  const saves: JournalChange[][] = [];
+  let save: JournalChange[] = [];
+  for (const line of lines) {
+    save.push(...(line.c as JournalChange[]));
+    if (line.more === true) continue;
+    saves.push(save);
+    save = [];
+  }
+  return { generation: header.generation, saves, length };
 }
 
-function apply(state: SandboxState, [key, table, id, value]: JournalChange): void {
+/** Applies a journal change to a state; with `since`, notes each record's change there, by account (null: replaced whole). */
+function apply(state: SandboxState, [key, table, id, value]: JournalChange, since?: Map<string, RecordChange[] | null>): void {
   if (table === 'all') {
     if (value === null) delete state.accounts[key];
     else state.accounts[key] = normalizeAccount(value as AccountState);
+    since?.set(key, null);
     return;
   }
   const account = state.accounts[key];
@@ -626,6 +643,11 @@ function apply(state: SandboxState, [key, table, id, value]: JournalChange): voi
     return;
   }
   const records = account[table as keyof AccountState] as Record<string, unknown>;
+  if (since && since.get(key) !== null) {
+    let changes = since.get(key);
+    if (!changes) since.set(key, (changes = []));
+    changes.push({ table, id, before: records[id!], after: value ?? undefined } as RecordChange);
+  }
   if (value === null) delete records[id!];
   else records[id!] = value;
 }
