@@ -14,6 +14,8 @@ export interface Index<K extends string | number, V> {
   set(key: K, value: V): unknown;
   delete(key: K): boolean;
   entries(): IterableIterator<[K, V]>;
+  /** Appends to the list kept under `key` (made if none); a store's may do so without reading the list first. */
+  append?(key: K, item: unknown): void;
 }
 
 /**

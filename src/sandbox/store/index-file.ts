@@ -277,6 +277,12 @@ export function tableEntries(table: object): Iterable<[string, unknown]> | null 
   return lazyTables.get(table)?.entries() ?? null;
 }
 
+/** Whether a record is new since the snapshot a table reads from: false when it may be there (a plain table). */
+export function newSinceSnapshot(table: object, id: string): boolean {
+  const lazy = lazyTables.get(table);
+  return lazy !== undefined && !lazy.places.has(id);
+}
+
 /**
  * A table whose records stay in the snapshot until asked: a record is read and parsed on first use; asking for
  * every id (`Object.keys`, `Object.values`) reads the whole table once, in its order, and from then on it is a

@@ -15,12 +15,14 @@ export function bucketOf(key: string | number, buckets: number): number {
 /**
  * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
  * an index of 100,000 entries costs nothing until it is asked, and then only the bucket asked. Without a source
- * it is a plain Map. Every use of a key reads its bucket first, so a bucket's entries never clash with newer ones.
- * Iterating reads every bucket.
+ * it is a plain Map. Reading or deleting a key reads its bucket first; setting one does not (a start replaying a
+ * journal sets many keys), so a bucket read later leaves out the keys set since. Iterating reads every bucket.
  */
 export class LazyMap<K extends string | number, V> {
   private readonly map = new Map<K, V>();
   private unread: Set<number>;
+  /** Items appended to lists whose bucket was unread, by bucket: they go after what the bucket holds. */
+  private readonly appended = new Map<number, Map<K, unknown[]>>();
 
   constructor(private source?: BucketSource<K, V>) {
     this.unread = new Set(source ? Array.from({ length: source.buckets }, (_, i) => i) : []);
@@ -34,7 +36,12 @@ export class LazyMap<K extends string | number, V> {
 
   private read(bucket: number): void {
     this.unread.delete(bucket);
-    for (const [k, v] of this.source!.read(bucket)) this.map.set(k, v);
+    for (const [k, v] of this.source!.read(bucket)) if (!this.map.has(k)) this.map.set(k, v);
+    for (const [k, items] of this.appended.get(bucket) ?? []) {
+      const list = this.map.get(k) as unknown[] | undefined;
+      this.map.set(k, (list ? list.concat(items) : items) as V);
+    }
+    this.appended.delete(bucket);
     if (this.unread.size === 0) this.source = undefined; // all read: the storage can go
   }
 
@@ -49,9 +56,24 @@ export class LazyMap<K extends string | number, V> {
   }
 
   set(key: K, value: V): this {
-    this.need(key);
     this.map.set(key, value);
+    if (this.appended.size > 0) this.appended.get(bucketOf(key, this.source!.buckets))?.delete(key); // replaced whole
     return this;
+  }
+
+  /** Appends to the list under `key` (a list index), leaving its bucket unread if it is. */
+  append(key: K, item: unknown): void {
+    const list = this.map.get(key) as unknown[] | undefined;
+    if (list) list.push(item);
+    else if (this.unread.size === 0 || !this.unread.has(bucketOf(key, this.source!.buckets))) this.map.set(key, [item] as V);
+    else {
+      const bucket = bucketOf(key, this.source!.buckets);
+      let lists = this.appended.get(bucket);
+      if (!lists) this.appended.set(bucket, (lists = new Map()));
+      const pending = lists.get(key);
+      if (pending) pending.push(item);
+      else lists.set(key, [item]);
+    }
   }
 
   delete(key: K): boolean {

@@ -33,7 +33,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
-import { indexesText, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesText, type LazyState } from './index-file.js';
+import { indexesText, newSinceSnapshot, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesText, type LazyState } from './index-file.js';
 import { SnapshotFile } from './snapshot-file.js';
 import {
   accountHead,
@@ -93,10 +93,11 @@ export interface FileStoreOptions {
 export class StoreLockedError extends Error {}
 
 /**
- * A change in a journal line, as `[account, table | "header" | "all", id, value | null]`. `all` puts an account's
- * head (its records follow as changes of their own) or, with null, removes it.
+ * A change in a journal line, as `[account, table | "header" | "all", id, value | null, new?]`. `all` puts an
+ * account's head (its records follow as changes of their own) or, with null, removes it. `new` (1) marks a record the
+ * snapshot does not hold, so a start replaying it need not look for it there.
  */
-type JournalChange = [string, string, string | null, unknown];
+type JournalChange = [string, string, string | null, unknown, 1?];
 
 /**
  * The journal is folded into a new snapshot once it outgrows a quarter of the snapshot (and this floor): a start
@@ -208,7 +209,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       }
       if (change.header) changes.push([key, 'header', null, accountHead(account)]);
       for (const [table, id] of change.records.values()) {
-        changes.push([key, table, id, (account[table as keyof AccountState] as Record<string, unknown>)[id] ?? null]);
+        const records = account[table as keyof AccountState] as Record<string, unknown>;
+        changes.push(newSinceSnapshot(records, id) ? [key, table, id, records[id] ?? null, 1] : [key, table, id, records[id] ?? null]);
       }
     }
     pending.clear();
@@ -418,9 +420,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   }
 
   function replayJournals(state: SandboxState, since?: Map<string, RecordChange[] | null>) {
+    const replayed = new Set<string>();
     const replay = (journal: Journal | null) => {
       if (journal === null || journal.generation < (state.generation ?? 0)) return null;
-      for (const save of journal.saves) for (const change of save) apply(state, change, since);
+      for (const save of journal.saves) for (const change of save) apply(state, change, since, replayed);
       return journal;
     };
     // Both are read (and checked) before either is applied.
@@ -628,8 +631,16 @@ function readJournal(path: string): Journal | null {
   return { generation: header.generation, saves, length };
 }
 
-/** Applies a journal change to a state; with `since`, notes each record's change there, by account (null: replaced whole). */
-function apply(state: SandboxState, [key, table, id, value]: JournalChange, since?: Map<string, RecordChange[] | null>): void {
+/**
+ * Applies a journal change to a state; with `since`, notes each record's change there, by account (null: replaced
+ * whole), and in `replayed` the records it put (a new record's first change replaced nothing).
+ */
+function apply(
+  state: SandboxState,
+  [key, table, id, value, created]: JournalChange,
+  since?: Map<string, RecordChange[] | null>,
+  replayed?: Set<string>,
+): void {
   if (table === 'all') {
     if (value === null) delete state.accounts[key];
     else state.accounts[key] = normalizeAccount(value as AccountState);
@@ -646,7 +657,10 @@ function apply(state: SandboxState, [key, table, id, value]: JournalChange, sinc
   if (since && since.get(key) !== null) {
     let changes = since.get(key);
     if (!changes) since.set(key, (changes = []));
-    changes.push({ table, id, before: records[id!], after: value ?? undefined } as RecordChange);
+    const replayedKey = `${key}\u0000${table}\u0000${id}`;
+    const before = created === 1 && !replayed!.has(replayedKey) ? undefined : records[id!];
+    replayed!.add(replayedKey);
+    changes.push({ table, id, before, after: value ?? undefined } as RecordChange);
   }
   if (value === null) delete records[id!];
   else records[id!] = value;
