@@ -237,6 +237,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     refusing = false;
     const outgrown = journalBytes > Math.max(snapshotBytes / 4, COMPACT_FLOOR);
     if ((outgrown || folding) && !compacting && Date.now() >= foldAfter) void compact().catch(() => {});
+    // A fold that fell behind (writes that give it few turns, as a seed does) holds the writes back until it is done,
+    // so the journal a start replays stays a fraction of the snapshot.
+    else if (compacting && journalBytes > Math.max(snapshotBytes, COMPACT_FLOOR)) await compacting.catch(() => {});
   }
 
   /** Appends bytes to the journal written to, synced with `fsync`; if that fails, cuts it back to where it was. */
