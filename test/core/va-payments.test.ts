@@ -213,7 +213,7 @@ describe('reindex', () => {
       if (change.table === 'vaPayments') restarted.payments.reindex(change.before, change.after);
     }
     const lookups = ({ payments }: Modules) => [
-      ...[{}, { status: 'waiting' }, { status: 'cancelled,completed,expired' }, { externalReference: 'r1' }, { clientTaxId: '20-1', status: 'waiting' }].map((query) =>
+      ...([{}, { status: 'waiting' }, { status: 'cancelled,completed,expired' }, { externalReference: 'r1' }, { clientTaxId: '20-1', status: 'waiting' }] as Record<string, string>[]).map((query) =>
         listed(payments.listVaPayments(query)),
       ),
       ...[2100, 2300, 2500, 2700, 2900].map((cents) => payments.lockedBy(1, cents)?.id),
