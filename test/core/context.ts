@@ -25,9 +25,9 @@ type Written = { table: TableName; id: string; after: unknown };
 
 /**
  * An account's context for one module tested on its own: a fake clock, seeded ids, memory indexes (or `indexes`),
- * and what it told. `state` starts it over records already made.
+ * and what it told. `state` starts it over records already made; `seed` gives other ids than another context's.
  */
-export function moduleContext(options: { hubIds?: number[]; state?: AccountState; indexes?: Indexes } = {}) {
+export function moduleContext(options: { hubIds?: number[]; state?: AccountState; indexes?: Indexes; seed?: number } = {}) {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const state = options.state ?? emptyAccountState();
   const indexes = options.indexes ?? memoryIndexes('sk_module', true);
@@ -36,7 +36,7 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
   const live: LiveEvent[] = [];
   const ctx = new AccountContext('sk_module', state, {
     clock,
-    ids: seededIds(5),
+    ids: seededIds(options.seed ?? 5),
     policy: defaultDeliveryPolicy,
     notify: (event) => live.push(event),
     changed: (_, change) => {
