@@ -43,7 +43,7 @@ export class Hubs {
     const wasFree = before?.vaPaymentId === null;
     const at = this.freePool.indexOf(after.cvu);
     if (wasFree && after.vaPaymentId !== null && at >= 0) this.freePool.splice(at, 1);
-    if (!wasFree && after.vaPaymentId === null) this.freePool.push(after.cvu);
+    if (!wasFree && after.vaPaymentId === null) this.lendLater(after);
   }
 
   listHubs(query: Record<string, string>) {
@@ -110,10 +110,15 @@ export class Hubs {
     if (entry?.vaPaymentId !== payment.id) return;
     const released = { ...entry, vaPaymentId: null, releasedAt: payment.updatedAt };
     this.putPoolCvu(released);
+    this.lendLater(released);
+  }
+
+  /** Puts a free pool CVU in its place to be lent (`lendingOrder`), as released while running or replayed since kept. */
+  private lendLater(free: PoolCvu): void {
     // Releases come in time order, so this is (nearly always) the end: only ties are placed by CVU.
     let at = this.freePool.length;
-    while (at > 0 && lendingOrder(this.ctx.state.pool[this.freePool[at - 1]!]!, released) > 0) at--;
-    this.freePool.splice(at, 0, released.cvu);
+    while (at > 0 && lendingOrder(this.ctx.state.pool[this.freePool[at - 1]!]!, free) > 0) at--;
+    this.freePool.splice(at, 0, free.cvu);
   }
 
   private putPoolCvu(entry: PoolCvu): void {

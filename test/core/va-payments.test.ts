@@ -190,6 +190,20 @@ describe('get and cancel', () => {
 });
 
 describe('reindex', () => {
+  it('pool CVUs released in the same instant are lent again in the same order after a restart from kept indexes as before it', () => {
+    const kept = keptIndexes();
+    const m = accountModules({ indexes: kept.indexes });
+    const made = Array.from({ length: 6 }, () => m.payments.createVaPayment({ ...PAYMENT }));
+    const handBack = kept.take(m.ctx.state, m.written);
+    m.clock.advance(1000);
+    for (const { id } of [...made].sort((a, b) => b.cvu.localeCompare(a.cvu))) m.payments.cancelVaPayment(id); // highest CVU first
+    const indexes = handBack();
+    const restarted = accountModules({ state: structuredClone(m.ctx.state), indexes, seed: 9 });
+    for (const change of indexes.since) if (change.table === 'pool') restarted.hubs.reindexPool(change.before, change.after);
+    const lend = ({ payments }: Modules) => made.map(() => payments.createVaPayment({ ...PAYMENT }).cvu);
+    expect(lend(restarted)).toEqual(lend(m));
+  });
+
   it('kept indexes brought up to the payments written since they were taken answer as indexes built from the records', () => {
     const kept = keptIndexes();
     const m = accountModules({ indexes: kept.indexes });
