@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ClientLedger } from '../../src/core/client-ledger.js';
 import { DueWork } from '../../src/core/due-work.js';
 import { Hubs } from '../../src/core/hubs.js';
-import { clients, SandboxError, type Entry } from '../../src/core/index.js';
+import { clients, type Entry } from '../../src/core/index.js';
 import { CLIENT } from '../helpers.js';
-import { keptIndexes, moduleContext } from './context.js';
+import { codeOf, keptIndexes, moduleContext } from './context.js';
 
 /** The client ledger with what it needs: hubs (whose CVUs its clients' must not repeat) and due work (delayed CVUs). */
 function ledgerModules(options: Parameters<typeof moduleContext>[0] = {}) {
@@ -22,16 +22,6 @@ type Modules = ReturnType<typeof ledgerModules>;
 /** A cash-in of `cents` net, as a matched transfer credits it: to the client's CVU, or through a VA payment. */
 function cashIn({ ctx, ledger }: Modules, clientId: string, cents: number, paymentId: string | null = null): Entry {
   return ledger.addEntry(clients.cashInEntry(ctx.uuid(), clientId, { amount: cents, operationId: `op_${cents}`, paymentId, now: ctx.now() }));
-}
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SandboxError) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('CVU provisioning by the hub’s cvuProvisioning', () => {

@@ -9,6 +9,7 @@ import {
   emptyAccountState,
   FakeClock,
   memoryIndexes,
+  SandboxError,
   seededIds,
   TABLES,
   type AccountState,
@@ -112,4 +113,15 @@ export function keptIndexes() {
     });
   };
   return { indexes, take };
+}
+
+/** The code of the SandboxError `run` throws (undefined when it throws none). */
+export function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SandboxError) return error.code;
+    throw error;
+  }
+  return undefined;
 }

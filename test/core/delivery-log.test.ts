@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxError, type Attempt } from '../../src/core/index.js';
+import type { Attempt } from '../../src/core/index.js';
 import { CLIENT, PAYMENT } from '../helpers.js';
-import { accountModules, keptIndexes } from './context.js';
+import { accountModules, codeOf, keptIndexes } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -15,16 +15,6 @@ function answer(m: Modules, deliveryId: string, status: number, more: Partial<At
   const failed = status < 200 || status >= 300;
   const attempt = { startedAt: m.ctx.now(), durationMs: 3, responseStatus: status, responseBody: 'ok', error: failed ? ('http_status' as const) : null, errorMessage: failed ? `HTTP ${status}` : null };
   return m.log.recordAttempt(deliveryId, { ...attempt, ...more });
-}
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SandboxError) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('the retry schedule: 5 s, then 25 s of sandbox clock, 3 attempts at most', () => {

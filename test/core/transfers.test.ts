@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxError } from '../../src/core/index.js';
 import { CLIENT, PAYMENT } from '../helpers.js';
-import { accountModules, keptIndexes } from './context.js';
+import { accountModules, codeOf, keptIndexes } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -9,16 +8,6 @@ type Modules = ReturnType<typeof accountModules>;
 function eventTypes({ events }: Modules, transfer: { eventIds: string[] }): string[] {
   const all = events.listEvents({ limit: '100' }).data;
   return transfer.eventIds.map((id) => all.find((event) => event.id === id)!.eventType);
-}
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SandboxError) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('matching a transfer to a hub’s collection CVU', () => {

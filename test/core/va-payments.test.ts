@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxError, vaPayment, type VaPayment } from '../../src/core/index.js';
+import { vaPayment, type VaPayment } from '../../src/core/index.js';
 import { PAYMENT } from '../helpers.js';
-import { accountModules, keptIndexes } from './context.js';
+import { accountModules, codeOf, keptIndexes } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -10,17 +10,6 @@ function credit({ ctx, payments }: Modules, id: string, total: number, taxes = 0
   const payment = ctx.state.vaPayments[id]!;
   const cashIn = { operationId: `op_${total}`, transferId: `t_${total}`, total, taxes, incomingAmount: total - taxes, receivedAt: ctx.now() };
   return payments.apply(vaPayment.creditTransfer(payment, cashIn, ctx.now()));
-}
-
-/** The code of the SandboxError `run` throws. */
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SandboxError) return error.code;
-    throw error;
-  }
-  return undefined;
 }
 
 describe('lock modes', () => {
