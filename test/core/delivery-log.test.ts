@@ -162,12 +162,12 @@ describe('reindex', () => {
     const kept = keptIndexes();
     const m = accountModules({ indexes: kept.indexes });
     const make = () => m.payments.createVaPayment({ ...PAYMENT, amount: 5, callbackUrl: CALLBACK });
-    const [p1, p2] = [make(), make()];
-    const [d1, d2] = due(m);
-    answer(m, d1!.id, 500);
+    const [p1, p2] = [make(), make(), make()];
+    const [d1, d2, d3] = due(m);
+    for (const retrying of [d1!, d3!]) answer(m, retrying.id, 500);
     m.payments.cancelVaPayment(p1.id);
     const handBack = kept.take(m.ctx.state, m.written);
-    // Since the take: a retry fails again, a first attempt succeeds, new events wait, a redelivery is asked for.
+    // Since the take: a retry fails again (another waits untouched), a first attempt succeeds, new events wait, a redelivery is asked for.
     m.clock.advance(5000);
     answer(m, d1!.id, 500);
     answer(m, d2!.id, 200);
@@ -191,5 +191,6 @@ describe('reindex', () => {
     expect(after).toEqual(built);
     // p1's cancelled, p2's cash_in_received and the new created; p2's redelivery waits behind p2's cash_in_received.
     expect((built![1] as string[]).length).toBe(3);
+    expect(built![3]).toEqual(expect.arrayContaining([d1!.id, d3!.id]));
   });
 });
