@@ -152,7 +152,7 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
     expect(m.ledger.clientBalance(bea.id)).toMatchObject({ totalCashIn: 999.99, totalCashOut: 0, totalInvoiced: 7, balance: 992.99 });
   });
 
-  it('an entry of another type counts by its sign: a negative one is cash out, a positive one is in neither total', () => {
+  it('an entry of another type (an import may bring them) counts by its sign: a negative one is cash out, a positive one is in neither total', () => {
     const m = ledgerModules();
     const { id } = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
     const debit = clients.debitEntry(m.ctx.uuid(), id, { amount: 3 }, m.ctx.now());

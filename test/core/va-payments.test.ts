@@ -38,13 +38,13 @@ describe('lock modes', () => {
     expect([a!.cvu, b!.cvu, c!.cvu]).not.toContain(next[2]); // c still holds its own
   });
 
-  it('an underpaid payment keeps its lock; completed and overpaid are terminal and release it', () => {
+  it('an underpaid payment keeps its CVU; completed and overpaid are terminal and release their CVU or amount lock', () => {
     const m = accountModules();
-    const under = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 100 });
-    expect(credit(m, under.id, 4000).status).toBe('underpaid'); // cents
-    expect(m.payments.lockedBy(1, 10_000)?.id).toBe(under.id);
-    expect(credit(m, under.id, 6001).status).toBe('overpaid');
-    expect(m.payments.lockedBy(1, 10_000)).toBeUndefined();
+    const under = m.payments.createVaPayment({ ...PAYMENT, amount: 100 });
+    const holder = () => m.ctx.state.pool[under.cvu]!.vaPaymentId;
+    expect([credit(m, under.id, 4000).status, holder()]).toEqual(['underpaid', under.id]); // cents
+    expect([credit(m, under.id, 6001).status, holder()]).toEqual(['overpaid', null]);
+    // An amount lock takes only its exact amount (see transfers), so it is only ever completed.
     const exact = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 100 });
     expect(credit(m, exact.id, 10_000)).toMatchObject({ status: 'completed', totalReceived: 10_000 });
     expect(m.payments.lockedBy(1, 10_000)).toBeUndefined();
@@ -138,7 +138,7 @@ describe('expiry at the instant', () => {
   it('expiresAt is createdAt + ttlSeconds; a waiting or underpaid payment expires when the clock reaches it, not a millisecond before', () => {
     const m = accountModules();
     const waiting = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 30, ttlSeconds: 90 });
-    const underpaid = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount_and_time', amount: 30, ttlSeconds: 90 });
+    const underpaid = m.payments.createVaPayment({ ...PAYMENT, amount: 30, ttlSeconds: 90 });
     credit(m, underpaid.id, 10);
     expect(Date.parse(waiting.expiresAt) - Date.parse(waiting.createdAt)).toBe(90_000);
     m.clock.advance(89_999);
