@@ -15,7 +15,6 @@ import {
   type AccountState,
   type Indexes,
   type RecordChange,
-  type StateChange,
   type TableName,
 } from '../../src/core/index.js';
 import { Transfers } from '../../src/core/transfers.js';
@@ -32,7 +31,6 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const state = options.state ?? emptyAccountState();
   const indexes = options.indexes ?? memoryIndexes('sk_module', true);
-  const changes: StateChange[] = [];
   const written: Written[] = [];
   const live: LiveEvent[] = [];
   const ctx = new AccountContext('sk_module', state, {
@@ -41,13 +39,12 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
     policy: defaultDeliveryPolicy,
     notify: (event) => live.push(event),
     changed: (_, change) => {
-      changes.push(change);
       if ('table' in change) written.push({ ...change, after: state[change.table][change.id] });
     },
     indexes: () => indexes,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
   });
-  return { clock, ctx, changes, written, live, indexes };
+  return { clock, ctx, written, live, indexes };
 }
 
 /**
