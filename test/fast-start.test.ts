@@ -601,7 +601,8 @@ describe.each(['fast', 'full'] as const)('a restart after a clean stop (%s)', (v
       sandbox.wall.skewMs += 400_000;
     });
     const [failed] = await receiver.waitFor(2, (r) => r.url === '/pay/short').then((calls) => calls.slice(1));
-    expect(failed!.body).toMatchObject({ vaPaymentId: short.id, eventType: 'failed', status: 'expired' });
+    // Raised as at the instant it fell due, as living through those 400 s would have (contract part 4, time order).
+    expect(failed!.body).toMatchObject({ vaPaymentId: short.id, eventType: 'failed', status: 'expired', createdAt: short.expiresAt });
     const retried = await receiver.waitFor(2, (r) => r.url === '/fail/f');
     expect(retried[1]!.body.vaPaymentId).toBe(world.failing.id);
 

@@ -98,14 +98,25 @@ export class DueWork {
     return { now: iso(wallNow + ctx.state.clockOffsetMs), offsetSeconds: ctx.state.clockOffsetMs / 1000 };
   }
 
-  /** Does everything due by now, in time order. Returns whether anything changed. */
+  /**
+   * Does everything due by now, in time order, each standing at its own instant: work found overdue (the server was
+   * down, a timer fired late) raises its events as at the instant it fell due, as living through that time would.
+   * Returns whether anything changed.
+   */
   runDue(): boolean {
-    const now = this.ctx.nowMs();
+    const { ctx } = this;
+    const now = ctx.nowMs();
+    const standing = ctx.standing;
     let changed = false;
-    for (let item = this.due.peek(); item && item.at <= now; item = this.due.peek()) {
-      this.due.pop();
-      const at = item.key.indexOf(':'); // `kind:id`, and an idempotency key may itself hold colons
-      if (this.handlers[item.key.slice(0, at) as DueKind](item.key.slice(at + 1), item.at)) changed = true;
+    try {
+      for (let item = this.due.peek(); item && item.at <= now; item = this.due.peek()) {
+        this.due.pop();
+        ctx.standing = item.at;
+        const at = item.key.indexOf(':'); // `kind:id`, and an idempotency key may itself hold colons
+        if (this.handlers[item.key.slice(0, at) as DueKind](item.key.slice(at + 1), item.at)) changed = true;
+      }
+    } finally {
+      ctx.standing = standing;
     }
     return changed;
   }

@@ -29,6 +29,20 @@ describe('the clock and due work', () => {
     expect(due.nextDueAt()).toBe(null);
   });
 
+  it('work found overdue (a server that was down) is done as at the instant it fell due', () => {
+    const { clock, ctx, indexes } = moduleContext();
+    const start = ctx.nowMs();
+    const seen: number[] = [];
+    const record = () => (seen.push(ctx.nowMs() - start), true);
+    const due = new DueWork(ctx, indexes, { expiry: record, cvu: record, idempotency: record }, () => null);
+    due.schedule(start + 1000, 'expiry', 'p1');
+    due.schedule(start + 4000, 'cvu', 'c1');
+    clock.advance(600_000);
+    due.runDue();
+    expect(seen).toEqual([1000, 4000]);
+    expect(ctx.nowMs() - start).toBe(600_000);
+  });
+
   it('a clock move walks to its end, standing at each due instant; set goes forward only', () => {
     const { ctx, due, done, start } = setup();
     due.schedule(start + 60_000, 'expiry', 'p1');
