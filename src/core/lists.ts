@@ -46,9 +46,9 @@ export class Lists {
 
   /** The ids of any of `groups`, oldest first. */
   anyOf(groups: readonly string[]): readonly string[] {
-    const unique = [...new Set(groups)];
-    if (unique.length === 1) return this.group(unique[0]!);
-    return unique.flatMap((group) => this.group(group)).sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+    const lists = [...new Set(groups)].map((group) => this.group(group)).filter((ids) => ids.length > 0);
+    if (lists.length <= 1) return lists[0] ?? [];
+    return lists.flat().sort((a, b) => this.order.get(a)! - this.order.get(b)!);
   }
 
   /** Where `id` is or would go in an ordered list: a binary search by the order records were made. */

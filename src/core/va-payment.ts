@@ -60,6 +60,19 @@ export function createVaPayment(
   return { payment, events: [{ eventType: 'created' }] };
 }
 
+/** A payment as `createVaPayment` made it: waiting, nothing received, not updated since (only transitions change it). */
+export const asCreated = (payment: VaPayment): VaPayment => ({
+  ...payment,
+  status: 'waiting',
+  totalReceived: 0,
+  receivedAmount: 0,
+  cashIns: [],
+  updatedAt: payment.createdAt,
+  completedAt: null,
+  cancelledAt: null,
+  expiredAt: null,
+});
+
 /** Credits a transfer: G is the sum of credited gross totals, and status follows G against the amount. */
 export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string): Transition {
   if (!isActive(payment)) throw new SandboxError('INVALID_STATE', `VA payment ${payment.id} is ${payment.status}`);
