@@ -3,10 +3,12 @@
  * (issue 16, "store less"). What a receiver gets must not change: the bytes sent are the bytes listed, shown, exported
  * and redelivered later, after the payment and its deliveries moved on.
  */
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
+import { checkedLine } from '../src/sandbox/store/checked-line.js';
 import { api, eventually, PAYMENT, ROOT, useReceiver, useTmp, type Api, type Received } from './helpers.js';
 
 const receiver = await useReceiver();
@@ -150,6 +152,28 @@ describe('records stored the old way', () => {
       const counted = (await client.list(`/sandbox/v1/events?vaPaymentId=${payment.id}`)).data;
       expect(callbackDelivery).toMatchObject({ events: counted.length, dropped: counted.flatMap((e: any) => e.deliveries).filter((d: any) => d.status === 'dropped').length });
     }
+    await server.close();
+  });
+
+  it("a previous release's journal over a kept index file: a dropped event's stored delivery is its first", async () => {
+    const dir = useTmp();
+    const data = join(dir, 'state.json');
+    cpSync(join(ROOT, 'test', 'data', 'previous-release', 'clean'), dir, { recursive: true });
+    const held = stored(data, 'sk_prev');
+    // A start and a clean stop: the file as it was, and an index file kept beside it.
+    await (await startServer({ port: 0, host: '127.0.0.1', data })).close();
+    // What that release wrote after its last fold: one more dropped cash-in, its delivery stored, in a journal line.
+    const [event, delivery] = [Object.values(held.events), Object.values(held.deliveries)].map((records: any[]) => records.find((r) => r.eventType === 'client.cashin'));
+    const eventId = randomUUID();
+    const deliveryId = randomUUID();
+    const line = { c: [['sk_prev', 'events', eventId, { ...event, id: eventId, body: { ...event.body, eventId } }], ['sk_prev', 'deliveries', deliveryId, { ...delivery, id: deliveryId, eventId }]] };
+    appendFileSync(`${data}.journal`, checkedLine(line));
+    const server = await startServer({ port: 0, host: '127.0.0.1', data });
+    const client = api(server.url, 'sk_prev');
+    const dropped = (await client.list('/sandbox/v1/deliveries?status=dropped&eventType=client.cashin')).data;
+    expect(dropped.map((d: any) => d.id)).toEqual([deliveryId, delivery.id]);
+    const listed = (await client.list(`/sandbox/v1/events?clientId=${event.clientId}`)).data;
+    expect(listed.map((e: any) => [e.id, e.deliveries.map((d: any) => d.id)])).toEqual([[eventId, [deliveryId]], [event.id, [delivery.id]]]);
     await server.close();
   });
 
