@@ -34,10 +34,15 @@ describe('event bodies rendered from what is stored', () => {
     await allDelivered(client);
     const cancelResponse = await client.data('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
     await receiver.waitFor(2, of(cancelled.id));
+    // Paid twice: the first transfer's events are made again after the second changed the payment's totals.
+    const twice = await create(client, { amount: 100, ttlSeconds: 600, callbackUrl });
+    await client.data('POST', '/sandbox/v1/transfers', { to: twice.cvu, total: 40 });
+    await receiver.waitFor(3, of(twice.id));
+    await client.data('POST', '/sandbox/v1/transfers', { to: twice.cvu, total: 80, taxes: 1.5 });
     await allDelivered(client);
     const { lastAttemptAt } = (await client.data('GET', `/api/v1/va-payments/${paid.id}`)).callbackDelivery;
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
-    const sent = [...(await receiver.waitFor(4, of(paid.id))), ...(await receiver.waitFor(2, of(cancelled.id)))];
+    const sent = [...(await receiver.waitFor(4, of(paid.id))), ...(await receiver.waitFor(2, of(cancelled.id))), ...(await receiver.waitFor(5, of(twice.id)))];
     await allDelivered(client);
 
     // What each carried, byte for byte: the endpoint's answer at that instant.
@@ -51,6 +56,13 @@ describe('event bodies rendered from what is stored', () => {
     expect(failed.payload.callbackDelivery).toEqual({ events: 4, delivered: 3, pending: 1, retrying: 0, failed: 0, dropped: 0, lastEventType: 'failed', lastAttemptAt });
     expect(expired.callbackDelivery).toMatchObject({ events: 4, delivered: 4, pending: 0 });
     expect(JSON.stringify(failed.payload)).toBe(JSON.stringify({ ...expired, callbackDelivery: failed.payload.callbackDelivery }));
+    expect(sent.filter(of(twice.id)).map((r) => [r.body.eventType, r.body.status, r.body.payload.receivedAmount, r.body.payload.remainingAmount])).toEqual([
+      ['created', 'waiting', 0, 100],
+      ['cash_in_received', 'underpaid', 40, 60],
+      ['underpaid', 'underpaid', 40, 60],
+      ['cash_in_received', 'overpaid', 118.5, 0],
+      ['overpaid', 'overpaid', 118.5, 0],
+    ]);
 
     // Listed, shown, exported and sent again: the same bytes.
     const events = (await client.list('/sandbox/v1/events?limit=100')).data;
@@ -72,13 +84,15 @@ describe('event bodies rendered from what is stored', () => {
     await allDelivered(client);
     await server.close();
 
-    // On disk: no copy of the payment; cancelled and failed keep the summary of their instant, nothing else.
+    // On disk: no body; cancelled and failed keep the summary of their instant, a transfer's events their cash-in.
     const account = stored(data, 'sk_bodies');
     for (const request of sent) {
       const event = account.events[request.body.eventId];
-      const carries = ['created', 'cancelled', 'failed'].includes(event.eventType);
-      expect(event.body).toEqual(carries ? undefined : request.body);
-      expect(event.callbackDelivery).toEqual(['cancelled', 'failed'].includes(event.eventType) ? request.body.payload.callbackDelivery : undefined);
+      const { payload } = request.body;
+      expect(event.body).toBeUndefined();
+      expect(event.callbackDelivery).toEqual(['cancelled', 'failed'].includes(event.eventType) ? payload.callbackDelivery : undefined);
+      const cashIns = account.vaPayments[event.vaPaymentId].cashIns;
+      expect(event.cashIn).toBe(payload.operationId === undefined ? undefined : cashIns.findIndex((c: any) => c.operationId === payload.operationId));
     }
   });
 });
@@ -184,6 +198,7 @@ describe('records stored the old way', () => {
     const callbackUrl = `${receiver.url}/import`;
     const kept = await create(source, { amount: 10, callbackUrl });
     const cancelled = await create(source, { amount: 11 });
+    await source.data('POST', '/sandbox/v1/transfers', { to: cancelled.cvu, total: 4 });
     await source.data('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
     await receiver.waitFor(1, of(kept.id));
     await allDelivered(source);

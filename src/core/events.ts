@@ -2,7 +2,6 @@ import { push, type AccountContext } from './account-context.js';
 import { newDelivery } from './deliveries.js';
 import type { DeliveryLog } from './delivery-log.js';
 import { counting, sent, type ExportedEvent } from './event-body.js';
-import { fromCents } from './money.js';
 import { newestFirst, paginate } from './pagination.js';
 import { listEventsQuery, parse } from './schemas.js';
 import type { SandboxEvent, VaPayment } from './state.js';
@@ -78,29 +77,18 @@ export class Events {
     return eventView(sent(event, this.ctx.state.vaPayments), this.log.of(event));
   }
 
-  /** Raises a VA payment's event: a transfer's carries its amounts; `cancelled` and `failed` keep the delivery summary they carry. */
+  /** Raises a VA payment's event: a transfer's names the cash-in it credited; `cancelled` and `failed` keep the delivery summary they carry. */
   raiseVaEvent(payment: VaPayment, draft: va.VaEventDraft): SandboxEvent {
-    const id = this.ctx.uuid();
-    const createdAt = this.ctx.now();
-    const { cashIn } = draft;
-    const route = va.route(payment, draft.eventType);
-    const event: SandboxEvent = { id, eventType: draft.eventType, vaPaymentId: payment.id, clientId: null, ...route, createdAt };
-    if (cashIn) {
-      const payload = {
-        vaPaymentId: payment.id,
-        operationId: cashIn.operationId,
-        incomingAmount: fromCents(cashIn.incomingAmount),
-        total: fromCents(cashIn.total),
-        totalWithoutTaxes: fromCents(cashIn.incomingAmount),
-        taxes: fromCents(cashIn.taxes),
-        receivedAmount: fromCents(payment.receivedAmount),
-        receivedAt: cashIn.receivedAt,
-        remainingAmount: fromCents(va.remainingAmount(payment)),
-      };
-      event.body = { eventId: id, vaPaymentId: payment.id, eventType: draft.eventType, status: payment.status, payload, createdAt };
-    } else if (draft.eventType !== 'created') {
-      event.callbackDelivery = counting(this.log.summary(this.of(payment.id)), event);
-    }
+    const event: SandboxEvent = {
+      id: this.ctx.uuid(),
+      eventType: draft.eventType,
+      vaPaymentId: payment.id,
+      clientId: null,
+      ...va.route(payment, draft.eventType),
+      createdAt: this.ctx.now(),
+    };
+    if (draft.cashIn) event.cashIn = payment.cashIns.indexOf(draft.cashIn);
+    else if (draft.eventType !== 'created') event.callbackDelivery = counting(this.log.summary(this.of(payment.id)), event);
     return this.raise(event);
   }
 

@@ -177,8 +177,8 @@ export interface CallbackDeliverySummary {
 }
 
 /**
- * An event raised by the service and where it is routed, with what its body is made from (`event-body.ts`): the
- * body itself, exactly as a receiver gets it, except for the events that carry their VA payment.
+ * An event raised by the service and where it is routed, with what its body is made from (`event-body.ts`): a VA
+ * event's from its payment, a client's cash-in's the body itself.
  */
 export interface SandboxEvent {
   id: string;
@@ -186,8 +186,8 @@ export interface SandboxEvent {
   vaPaymentId: string | null;
   clientId: string | null;
   /**
-   * The body as sent: a transfer's amounts, a client's cash-in. Absent on `created`, `cancelled` and `failed`,
-   * whose body is rendered from their VA payment (files of earlier releases hold those bodies whole: they are sent as held).
+   * The body as sent, on a client's cash-in. Absent on VA events, whose body is rendered from their payment (files of
+   * earlier releases hold those bodies whole: they are sent as held).
    */
   body?: Record<string, unknown>;
   url: string | null;
@@ -196,6 +196,8 @@ export interface SandboxEvent {
   createdAt: string;
   /** On `cancelled` and `failed`: the payment's delivery summary when the event was raised (the rest of it never changes again). */
   callbackDelivery?: CallbackDeliverySummary;
+  /** On the events a transfer raises: which of the payment's `cashIns` it credited (its place, from 0). */
+  cashIn?: number;
 }
 
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'dropped';
