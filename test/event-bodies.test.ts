@@ -19,7 +19,7 @@ const allDelivered = (client: Api) =>
   eventually(async () => (await client.list('/sandbox/v1/deliveries?status=pending,retrying')).pagination.total === 0, 10_000, 'every delivery done');
 
 describe('event bodies rendered from what is stored', () => {
-  it('created, cancelled and failed: the bytes sent are the bytes listed, shown, exported and redelivered later', async () => {
+  it('every VA event: the bytes sent are the bytes listed, shown, exported and redelivered later', async () => {
     const data = join(useTmp(), 'state.json');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const client = api(server.url, 'sk_bodies');
