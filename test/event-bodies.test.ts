@@ -128,6 +128,8 @@ describe('a dropped event stores no delivery', () => {
       [event.id, 'delivered'],
       [event.id, 'dropped'],
     ]);
+    const page = await client.list('/sandbox/v1/deliveries?limit=1&page=2');
+    expect([page.data.map((d: any) => d.id), page.pagination.total]).toEqual([[redelivery.id], 3]);
     const events = (await client.list('/sandbox/v1/events')).data;
     await server.close();
     // Nothing stored but the redelivery: the dropped events' deliveries are not in the file.

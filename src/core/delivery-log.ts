@@ -7,7 +7,7 @@ import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
 import { Lists, regroup } from './lists.js';
-import { pageNewestFirst } from './pagination.js';
+import { pageNewestFirst, pageOf } from './pagination.js';
 import { listDeliveriesQuery, parse } from './schemas.js';
 import { DELIVERY_STATUSES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from './state.js';
 import type { Index, Indexes } from './store.js';
@@ -131,15 +131,19 @@ export class DeliveryLog {
   /** The deliveries, newest first, read from their groups: the dropped ones of events are in no table. */
   listDeliveries(query: Record<string, string>) {
     const q = parse(listDeliveriesQuery, query, 'query');
-    const byStatus = this.lists.anyOf((q.status ?? DELIVERY_STATUSES).map((status) => `status:${status}`));
-    const byType = q.eventType === undefined ? undefined : this.lists.anyOf(q.eventType.map((eventType) => `eventType:${eventType}`));
-    const ids =
-      byType === undefined || q.status === undefined
-        ? (byType ?? byStatus)
-        : byType.length < byStatus.length
-          ? byType.filter((id) => q.status!.includes(this.delivery(id).status))
-          : byStatus.filter((id) => q.eventType!.includes(this.delivery(id).eventType));
-    return pageNewestFirst(ids, q, (id) => deliveryView(this.delivery(id)));
+    const render = (id: string) => deliveryView(this.delivery(id));
+    const byStatus = (q.status ?? DELIVERY_STATUSES).map((status) => `status:${status}`);
+    const byType = q.eventType?.map((eventType) => `eventType:${eventType}`);
+    if (q.status === undefined || byType === undefined) {
+      const groups = byType ?? byStatus;
+      return pageOf(this.lists.newestOf(groups), this.lists.sizeOf(groups), q, render);
+    }
+    // Both filters: the smaller of the two, checked against the other.
+    const [ids, matches] =
+      this.lists.sizeOf(byType) < this.lists.sizeOf(byStatus)
+        ? [this.lists.anyOf(byType), (d: Delivery) => q.status!.includes(d.status)]
+        : [this.lists.anyOf(byStatus), (d: Delivery) => q.eventType!.includes(d.eventType)];
+    return pageNewestFirst(ids.filter((id) => matches(this.delivery(id))), q, render);
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
@@ -163,8 +167,9 @@ export class DeliveryLog {
   /** A stored delivery, or a dropped event's first (under the event's id). */
   private delivery(id: string): Delivery {
     const { deliveries, events } = this.ctx.state;
-    const event = UUID_PATTERN.test(id) ? events[id] : undefined;
-    const delivery = (UUID_PATTERN.test(id) ? deliveries[id] : undefined) ?? (event && this.of(event)[0]?.id === id ? droppedDelivery(event) : undefined);
+    const known = UUID_PATTERN.test(id);
+    const event = known ? events[id] : undefined;
+    const delivery = (known ? deliveries[id] : undefined) ?? (event && this.of(event)[0]?.id === id ? droppedDelivery(event) : undefined);
     if (!delivery) throw notFound('Delivery', id);
     return delivery;
   }
