@@ -5,7 +5,9 @@ import { SandboxError } from './errors.js';
 import { exportedAccount, time } from './export-records.js';
 import { formatCents } from './money.js';
 import { issuesToDetails } from './schemas.js';
-import type { AccountState, Entry, VaPayment } from './state.js';
+import type { AccountState, Delivery, Entry, VaPayment } from './state.js';
+import { droppedDelivery } from './deliveries.js';
+import { compacted } from './event-body.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
@@ -161,8 +163,26 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
 export function exportAccount(account: Account): AccountExport {
   // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
   const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.state;
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: records };
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...account.exportedEvents() } };
 }
+
+/**
+ * An export's events and deliveries as this release stores them: an event carrying its VA payment whole keeps no copy
+ * when it renders the same (`compacted`), and a dropped event's delivery is not stored (`droppedDelivery`).
+ */
+function stored({ events, deliveries, vaPayments }: AccountExport['account']): Pick<AccountState, 'events' | 'deliveries'> {
+  const isDropped = (d: Delivery) => d.id === d.eventId && events[d.eventId]!.url === null && sameRecord(d, droppedDelivery(events[d.eventId]!));
+  return {
+    events: Object.fromEntries(Object.entries(events).map(([id, event]) => [id, compacted(event, vaPayments)])),
+    deliveries: Object.fromEntries(Object.entries(deliveries).filter(([, d]) => !isDropped(d))),
+  };
+}
+
+/** Whether two flat records hold the same fields, in any order. */
+const sameRecord = (a: object, b: object): boolean => {
+  const entries = (record: object) => JSON.stringify(Object.entries(record).filter(([, v]) => v !== undefined).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return entries(a) === entries(b);
+};
 
 /** Replaces the account's whole state with an export's, its clock set to read the export's time. */
 export function importAccount(account: Account, body: unknown) {
@@ -174,7 +194,7 @@ export function importAccount(account: Account, body: unknown) {
   const doc = result.data;
   const wallNow = account.nowMs() - account.state.clockOffsetMs;
   const { forwarding, faults } = account.state;
-  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account };
+  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account, ...stored(doc.account) };
   account.replace(state);
   const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
   return {

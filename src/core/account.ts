@@ -171,6 +171,8 @@ export class Account {
 
   // --- events (events.ts) and the delivery log (delivery-log.ts; the retry policy: deliveries.ts) ---
   listEvents = (query: Record<string, string>) => this.events.listEvents(query);
+  /** The events and deliveries as an export holds them: bodies rendered, dropped events' deliveries listed. */
+  exportedEvents = () => ({ events: this.events.exported(), deliveries: this.log.exported() });
   listDeliveries = (query: Record<string, string>) => this.log.listDeliveries(query);
   getDelivery = (id: string) => this.log.getDelivery(id);
   redeliver = (id: string, body: unknown) => this.log.redeliver(id, body);

@@ -31,6 +31,9 @@ export function newDelivery(event: SandboxEvent, id: string, now: string, redeli
   };
 }
 
+/** A dropped event's first delivery, which is not stored: the event itself, under its id (see `DeliveryLog.of`). */
+export const droppedDelivery = (event: SandboxEvent): Delivery => newDelivery(event, event.id, event.createdAt);
+
 /** When the attempt after `failedAttempts` failures is due, or null when they are exhausted. */
 export function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, failedAt: string): string | null {
   if (failedAttempts >= policy.maxAttempts) return null;

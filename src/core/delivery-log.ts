@@ -1,20 +1,22 @@
 import { push, type AccountContext } from './account-context.js';
 import { ms } from './clock.js';
-import { callbackHeaders, isOpen, newDelivery, recordAttempt } from './deliveries.js';
+import { callbackHeaders, droppedDelivery, isOpen, newDelivery, recordAttempt } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { DueQueue, type StoredQueue } from './due-queue.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
-import { filtered, Lists, regroup } from './lists.js';
+import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
+import { Lists, regroup } from './lists.js';
+import { pageNewestFirst, pageOf } from './pagination.js';
 import { listDeliveriesQuery, parse } from './schemas.js';
-import type { Attempt, Delivery, Faults, Forwarding, SandboxEvent } from './state.js';
+import { DELIVERY_STATUSES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from './state.js';
 import type { Index, Indexes } from './store.js';
 import { deliveryView, type CallbackDeliverySummary } from './views.js';
 
 /** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
 export interface DueDelivery {
   delivery: Delivery;
-  event: SandboxEvent;
+  event: SentEvent;
   headers: Record<string, string>;
   url: string;
 }
@@ -22,6 +24,8 @@ export interface DueDelivery {
 /**
  * The delivery log: every delivery of every event with its attempts, the order rule's queue of
  * first attempts, the retry queue, forwarding and faults. What an attempt means is `deliveries.ts`'s policy.
+ * A dropped event has nothing to deliver and no delivery is stored for it: its first delivery, `dropped`, is the
+ * event itself, shown under the event's id (`of`), and a redelivery of it to a URL is stored like any other.
  */
 export class DeliveryLog {
   private readonly byEvent: Index<string, string[]>;
@@ -42,9 +46,31 @@ export class DeliveryLog {
     this.retries = indexes.value('retries', (kept) => (kept === undefined ? new DueQueue() : DueQueue.from(kept as StoredQueue)), (retries) => retries.toJSON());
   }
 
-  /** Indexes the deliveries of an account whose indexes were not kept. */
+  /**
+   * Indexes the deliveries of an account whose indexes were not kept, in the order they were made: each dropped
+   * event's before the first delivery of a later event, and before a redelivery made after it was raised.
+   */
   build(): void {
-    for (const delivery of Object.values(this.ctx.state.deliveries)) this.track(delivery);
+    const events = Object.values(this.ctx.state.events);
+    const position = new Map(events.map((event, at) => [event.id, at]));
+    const stored = Object.values(this.ctx.state.deliveries);
+    const firstStored = new Set(stored.filter((d) => d.redeliveryOf === null).map((d) => d.eventId));
+    let next = 0;
+    const droppedUntil = (before: (event: SandboxEvent) => boolean) => {
+      for (; next < events.length && before(events[next]!); next++) if (!firstStored.has(events[next]!.id)) this.dropped(events[next]!);
+    };
+    for (const delivery of stored) {
+      const at = delivery.redeliveryOf === null ? position.get(delivery.eventId) : undefined;
+      droppedUntil(at === undefined ? (event) => event.createdAt <= delivery.createdAt : () => next < at);
+      if (at !== undefined) next = Math.max(next, at + 1);
+      this.track(delivery);
+    }
+    droppedUntil(() => true);
+  }
+
+  /** Lists a dropped event's first delivery, which is not stored (see `of`). */
+  dropped(event: SandboxEvent): void {
+    if (event.url === null) regroup(this.lists, event.id, deliveryGroups(droppedDelivery(event)), undefined);
   }
 
   /** Stores a new delivery (before any attempt, so a restart still sends it). */
@@ -63,23 +89,31 @@ export class DeliveryLog {
 
   /** Re-indexes a delivery changed after the kept indexes were taken (see `Indexes.since`). */
   reindex(before: Delivery | undefined, after: Delivery | undefined): void {
-    if (after) this.track(after, before);
+    if (!after) return;
+    // An earlier release stored a dropped event's first delivery: that one is listed, not the event (see `dropped`).
+    if (!before && after.redeliveryOf === null && after.status === 'dropped') {
+      for (const group of deliveryGroups(after)) this.lists.remove(group, after.eventId);
+    }
+    this.track(after, before);
   }
 
-  /** An event's deliveries, oldest first. */
-  of(eventId: string): Delivery[] {
-    return (this.byEvent.get(eventId) ?? []).map((id) => this.ctx.state.deliveries[id]!);
+  /**
+   * An event's deliveries, oldest first. A dropped event's first is the event itself, under its id, unless an earlier
+   * release stored one for it.
+   */
+  of(event: SandboxEvent): Delivery[] {
+    const stored = (this.byEvent.get(event.id) ?? []).map((id) => this.ctx.state.deliveries[id]!);
+    return event.url === null && stored[0]?.redeliveryOf !== null ? [droppedDelivery(event), ...stored] : stored;
   }
 
   /** What a VA payment's `callbackDelivery` says: its events and where their deliveries stand. */
   summary(eventIds: readonly string[]): CallbackDeliverySummary {
-    const summary: CallbackDeliverySummary = {
-      events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, lastEventType: null, lastAttemptAt: null,
-    };
+    const summary = { ...NO_EVENTS };
     for (const eventId of eventIds) {
+      const event = this.ctx.state.events[eventId]!;
       summary.events++;
-      summary.lastEventType = this.ctx.state.events[eventId]!.eventType;
-      for (const delivery of this.of(eventId)) {
+      summary.lastEventType = event.eventType;
+      for (const delivery of this.of(event)) {
         summary[delivery.status]++;
         const startedAt = delivery.attempts.at(-1)?.startedAt;
         if (startedAt && (summary.lastAttemptAt === null || startedAt > summary.lastAttemptAt)) summary.lastAttemptAt = startedAt;
@@ -88,20 +122,34 @@ export class DeliveryLog {
     return summary;
   }
 
+  /** Every delivery, dropped events' first ones included, in the order they were made (an export's). */
+  exported(): Record<string, Delivery> {
+    const ids = this.lists.anyOf(DELIVERY_STATUSES.map((status) => `status:${status}`));
+    return Object.fromEntries(ids.map((id) => [id, this.delivery(id)]));
+  }
+
+  /** The deliveries, newest first, read from their groups: the dropped ones of events are in no table. */
   listDeliveries(query: Record<string, string>) {
     const q = parse(listDeliveriesQuery, query, 'query');
-    const matches = (d: Delivery) => (q.status === undefined || q.status.includes(d.status)) && (q.eventType === undefined || q.eventType.includes(d.eventType));
-    const groups = [
-      q.status === undefined ? undefined : this.lists.anyOf(q.status.map((status) => `status:${status}`)),
-      q.eventType === undefined ? undefined : this.lists.anyOf(q.eventType.map((eventType) => `eventType:${eventType}`)),
-    ];
-    return filtered(this.ctx.state.deliveries, groups, [], matches, q, deliveryView);
+    const render = (id: string) => deliveryView(this.delivery(id));
+    const byStatus = (q.status ?? DELIVERY_STATUSES).map((status) => `status:${status}`);
+    const byType = q.eventType?.map((eventType) => `eventType:${eventType}`);
+    if (q.status === undefined || byType === undefined) {
+      const groups = byType ?? byStatus;
+      return pageOf(this.lists.newestOf(groups), this.lists.sizeOf(groups), q, render);
+    }
+    // Both filters: the smaller of the two, checked against the other.
+    const [ids, matches] =
+      this.lists.sizeOf(byType) < this.lists.sizeOf(byStatus)
+        ? [this.lists.anyOf(byType), (d: Delivery) => q.status!.includes(d.status)]
+        : [this.lists.anyOf(byStatus), (d: Delivery) => q.eventType!.includes(d.eventType)];
+    return pageNewestFirst(ids.filter((id) => matches(this.delivery(id))), q, render);
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
   getDelivery(id: string) {
     const delivery = this.delivery(id);
-    const event = this.ctx.state.events[delivery.eventId]!;
+    const event = this.sent(delivery.eventId);
     const request = { method: 'POST', url: delivery.url, headers: callbackHeaders(event), body: event.body };
     return {
       ...deliveryView(delivery),
@@ -116,10 +164,19 @@ export class DeliveryLog {
     };
   }
 
+  /** A stored delivery, or a dropped event's first (under the event's id). */
   private delivery(id: string): Delivery {
-    const delivery = UUID_PATTERN.test(id) ? this.ctx.state.deliveries[id] : undefined;
+    const { deliveries, events } = this.ctx.state;
+    const known = UUID_PATTERN.test(id);
+    const event = known ? events[id] : undefined;
+    const delivery = (known ? deliveries[id] : undefined) ?? (event && this.of(event)[0]?.id === id ? droppedDelivery(event) : undefined);
     if (!delivery) throw notFound('Delivery', id);
     return delivery;
+  }
+
+  /** An event with its body as sent. */
+  private sent(eventId: string): SentEvent {
+    return sent(this.ctx.state.events[eventId]!, this.ctx.state.vaPayments);
   }
 
   /** A new delivery of the same event (same eventId), to the event's URL or, for this one delivery, to `{"url"}`. */
@@ -192,7 +249,7 @@ export class DeliveryLog {
   }
 
   private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
-    return { delivery, event, headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.state) ?? '' };
+    return { delivery, event: sent(event, this.ctx.state.vaPayments), headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.state) ?? '' };
   }
 
   /** When the next retry is due (the account's clock), or null. */
@@ -223,7 +280,7 @@ export class DeliveryLog {
   }
 
   private notify(delivery: Delivery, attempt: Attempt | null): void {
-    const { vaPaymentId, clientId, body } = this.ctx.state.events[delivery.eventId]!;
+    const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
     this.ctx.notify({ type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } });
   }
 }

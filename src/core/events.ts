@@ -1,7 +1,7 @@
 import { push, type AccountContext } from './account-context.js';
 import { newDelivery } from './deliveries.js';
 import type { DeliveryLog } from './delivery-log.js';
-import { fromCents } from './money.js';
+import { counting, sent, type ExportedEvent } from './event-body.js';
 import { newestFirst, paginate } from './pagination.js';
 import { listEventsQuery, parse } from './schemas.js';
 import type { SandboxEvent, VaPayment } from './state.js';
@@ -10,8 +10,8 @@ import * as va from './va-payment.js';
 import { eventView } from './views.js';
 
 /**
- * Events: what the service raises for a VA payment or a client, each with the exact body a
- * receiver gets and where it is routed, and its first delivery.
+ * Events: what the service raises for a VA payment or a client, each with what its body is made from
+ * (`event-body.ts`) and where it is routed, and its first delivery.
  */
 export class Events {
   /** The events of each VA payment and client, oldest first. */
@@ -37,7 +37,9 @@ export class Events {
 
   /** Re-indexes an event changed after the kept indexes were taken (see `Indexes.since`): a new one is indexed. */
   reindex(before: SandboxEvent | undefined, after: SandboxEvent | undefined): void {
-    if (!before && after) this.index(after);
+    if (before || !after) return;
+    this.index(after);
+    if (after.url === null) this.log.dropped(after);
   }
 
   /** The ids of a VA payment's or client's events, oldest first. */
@@ -56,46 +58,47 @@ export class Events {
             .map((id) => events[id]!)
             .filter((e) => q.clientId === undefined || e.clientId === q.clientId.toLowerCase())
             .reverse();
-    return paginate(matches, q, (event) => eventView(event, this.log.of(event.id)));
+    return paginate(matches, q, (event) => this.view(event));
   }
 
-  /**
-   * Raises a VA payment's event. `view` is the payment as its endpoint answers it: `created` and `cancelled` carry
-   * it, with a delivery summary that already counts this event.
-   */
-  raiseVaEvent(payment: VaPayment, draft: va.VaEventDraft, view: () => unknown): SandboxEvent {
-    const id = this.ctx.uuid();
-    const createdAt = this.ctx.now();
-    const { cashIn } = draft;
-    const payload = cashIn
-      ? {
-          vaPaymentId: payment.id,
-          operationId: cashIn.operationId,
-          incomingAmount: fromCents(cashIn.incomingAmount),
-          total: fromCents(cashIn.total),
-          totalWithoutTaxes: fromCents(cashIn.incomingAmount),
-          taxes: fromCents(cashIn.taxes),
-          receivedAmount: fromCents(payment.receivedAmount),
-          receivedAt: cashIn.receivedAt,
-          remainingAmount: fromCents(va.remainingAmount(payment)),
-        }
-      : null;
-    const body = { eventId: id, vaPaymentId: payment.id, eventType: draft.eventType, status: payment.status, payload, createdAt };
-    const event = { id, eventType: draft.eventType, vaPaymentId: payment.id, clientId: null, body, ...va.route(payment, draft.eventType), createdAt };
-    return this.raise(event, cashIn ? undefined : view);
+  /** Every event with its body as sent, as the records of an export. */
+  exported(): Record<string, ExportedEvent> {
+    const { events, vaPayments } = this.ctx.state;
+    const exported: Record<string, ExportedEvent> = {};
+    for (const event of Object.values(events)) {
+      const { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt } = sent(event, vaPayments);
+      exported[id] = { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt };
+    }
+    return exported;
   }
 
-  /**
-   * Records an event and its first delivery (before any attempt, so a restart still sends it).
-   * `payload`, when given, is computed once both are stored.
-   */
-  raise(event: SandboxEvent, payload?: () => unknown): SandboxEvent {
+  /** The event as the API shows it: its body as sent, and its deliveries (a dropped one's included, see `DeliveryLog.of`). */
+  private view(event: SandboxEvent) {
+    return eventView(sent(event, this.ctx.state.vaPayments), this.log.of(event));
+  }
+
+  /** Raises a VA payment's event: a transfer's names the cash-in it credited; `cancelled` and `failed` keep the delivery summary they carry. */
+  raiseVaEvent(payment: VaPayment, draft: va.VaEventDraft): SandboxEvent {
+    const event: SandboxEvent = {
+      id: this.ctx.uuid(),
+      eventType: draft.eventType,
+      vaPaymentId: payment.id,
+      clientId: null,
+      ...va.route(payment, draft.eventType),
+      createdAt: this.ctx.now(),
+    };
+    if (draft.cashIn) event.cashIn = payment.cashIns.indexOf(draft.cashIn);
+    else if (draft.eventType !== 'created') event.callbackDelivery = counting(this.log.summary(this.of(payment.id)), event);
+    return this.raise(event);
+  }
+
+  /** Records an event and, unless it is dropped, its first delivery (before any attempt, so a restart still sends it). */
+  raise(event: SandboxEvent): SandboxEvent {
     this.ctx.put('events', event.id, event);
     this.index(event);
-    const delivery = newDelivery(event, this.ctx.uuid(), event.createdAt);
-    this.log.store(delivery);
-    if (payload) event.body.payload = payload();
-    this.ctx.notify({ type: 'event', account: this.ctx.key, event: eventView(event, [delivery]) });
+    if (event.url === null) this.log.dropped(event);
+    else this.log.store(newDelivery(event, this.ctx.uuid(), event.createdAt));
+    this.ctx.notify({ type: 'event', account: this.ctx.key, event: this.view(event) });
     return event;
   }
 }

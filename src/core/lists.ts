@@ -48,7 +48,30 @@ export class Lists {
   anyOf(groups: readonly string[]): readonly string[] {
     const unique = [...new Set(groups)];
     if (unique.length === 1) return this.group(unique[0]!);
-    return unique.flatMap((group) => this.group(group)).sort((a, b) => this.order.get(a)! - this.order.get(b)!);
+    return [...this.newestOf(unique)].reverse();
+  }
+
+  /** How many ids any of `groups` holds. */
+  sizeOf(groups: readonly string[]): number {
+    return [...new Set(groups)].reduce((size, group) => size + this.group(group).length, 0);
+  }
+
+  /**
+   * The ids of any of `groups`, newest first, read only as far as they are asked for: each group is already in the
+   * order records were made, so they are merged from their ends, never sorted.
+   */
+  *newestOf(groups: readonly string[]): Generator<string> {
+    const lists = [...new Set(groups)].map((group) => this.group(group));
+    const at = lists.map((ids) => ids.length - 1);
+    const made = (i: number) => (at[i]! < 0 ? -1 : this.order.get(lists[i]![at[i]!]!)!);
+    const heads = lists.map((_, i) => made(i));
+    for (;;) {
+      let next = 0;
+      for (let i = 1; i < lists.length; i++) if (heads[i]! > heads[next]!) next = i;
+      if (heads[next]! < 0) return;
+      yield lists[next]![at[next]!--]!;
+      heads[next] = made(next);
+    }
   }
 
   /** Where `id` is or would go in an ordered list: a binary search by the order records were made. */

@@ -26,6 +26,18 @@ export function pageNewestFirst<U>(ids: readonly string[], query: ListQuery, ren
   return { data, pagination: pagination(ids.length, query) };
 }
 
+/** One page of ids given newest first (`total` of them), read only as far as the page goes. */
+export function pageOf<U>(newestFirst: Iterable<string>, total: number, query: ListQuery, render: (id: string) => U): Page<U> {
+  const data: U[] = [];
+  let skip = (query.page - 1) * query.limit;
+  for (const id of newestFirst) {
+    if (data.length === query.limit) break;
+    if (skip > 0) skip--;
+    else data.push(render(id));
+  }
+  return { data, pagination: pagination(total, query) };
+}
+
 const pagination = (total: number, query: ListQuery): Pagination => ({
   page: query.page,
   limit: query.limit,

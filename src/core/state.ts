@@ -164,17 +164,40 @@ export type VaEventType = 'created' | 'cash_in_received' | 'succeeded' | 'underp
 export type EventType = VaEventType | 'client.cashin';
 export const EVENT_TYPES: EventType[] = ['created', 'cash_in_received', 'succeeded', 'underpaid', 'overpaid', 'failed', 'cancelled', 'client.cashin'];
 
-/** An event raised by the service, with the exact JSON body a receiver gets and where it is routed. */
+/** What a VA payment's `callbackDelivery` says: its events and where their deliveries stand. */
+export interface CallbackDeliverySummary {
+  events: number;
+  delivered: number;
+  pending: number;
+  retrying: number;
+  failed: number;
+  dropped: number;
+  lastEventType: string | null;
+  lastAttemptAt: string | null;
+}
+
+/**
+ * An event raised by the service and where it is routed, with what its body is made from (`event-body.ts`): a VA
+ * event's from its payment, a client's cash-in's the body itself.
+ */
 export interface SandboxEvent {
   id: string;
   eventType: EventType;
   vaPaymentId: string | null;
   clientId: string | null;
-  body: Record<string, unknown>;
+  /**
+   * The body as sent, on a client's cash-in. Absent on VA events, whose body is rendered from their payment (files of
+   * earlier releases hold those bodies whole: they are sent as held).
+   */
+  body?: Record<string, unknown>;
   url: string | null;
-  /** Why the event goes nowhere, when `url` is null. */
+  /** Why the event goes nowhere, when `url` is null: it is `dropped`, and no delivery is stored for it. */
   droppedReason: string | null;
   createdAt: string;
+  /** On `cancelled` and `failed`: the payment's delivery summary when the event was raised (the rest of it never changes again). */
+  callbackDelivery?: CallbackDeliverySummary;
+  /** On the events a transfer raises: which of the payment's `cashIns` it credited (its place, from 0). */
+  cashIn?: number;
 }
 
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'dropped';

@@ -60,13 +60,28 @@ export function createVaPayment(
   return { payment, events: [{ eventType: 'created' }] };
 }
 
+/** A payment as `createVaPayment` made it: waiting, nothing received, not updated since (only transitions change it). */
+export const asCreated = (payment: VaPayment): VaPayment => ({
+  ...payment,
+  status: 'waiting',
+  totalReceived: 0,
+  receivedAmount: 0,
+  cashIns: [],
+  updatedAt: payment.createdAt,
+  completedAt: null,
+  cancelledAt: null,
+  expiredAt: null,
+});
+
+/** A payment's status once `totalReceived` (G, gross) is credited: an open amount is completed by any transfer. */
+export const statusAfter = (amount: Cents | null, totalReceived: Cents): 'completed' | 'underpaid' | 'overpaid' =>
+  amount === null || totalReceived === amount ? 'completed' : totalReceived < amount ? 'underpaid' : 'overpaid';
+
 /** Credits a transfer: G is the sum of credited gross totals, and status follows G against the amount. */
 export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string): Transition {
   if (!isActive(payment)) throw new SandboxError('INVALID_STATE', `VA payment ${payment.id} is ${payment.status}`);
   const totalReceived = payment.totalReceived + cashIn.total;
-  const amount = payment.amount;
-  const status =
-    amount === null || totalReceived === amount ? 'completed' : totalReceived < amount ? 'underpaid' : 'overpaid';
+  const status = statusAfter(payment.amount, totalReceived);
   const outcome: VaEventType = status === 'completed' ? 'succeeded' : status;
   const next: VaPayment = {
     ...payment,

@@ -137,7 +137,7 @@ export class VaPayments {
     regroup(this.lists, payment.id, paymentGroups(payment), before && paymentGroups(before));
     this.ctx.put('vaPayments', payment.id, payment);
     if (!va.isActive(payment) && this.active.delete(payment.id)) this.releaseLock(payment);
-    for (const draft of transition.events) this.events.raiseVaEvent(payment, draft, () => this.viewOf(payment));
+    for (const draft of transition.events) this.events.raiseVaEvent(payment, draft);
     return payment;
   }
 

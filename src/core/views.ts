@@ -1,20 +1,12 @@
 import { fromCents } from './money.js';
 import type { Balance } from './clients.js';
-import { LEGACY_SOURCE_TYPES, type Client, type Delivery, type Entry, type Hub, type Invoice, type SandboxEvent, type SourceType, type Transfer, type VaPayment } from './state.js';
+import { LEGACY_SOURCE_TYPES, type CallbackDeliverySummary, type Client, type Delivery, type Entry, type Hub, type Invoice, type SourceType, type Transfer, type VaPayment } from './state.js';
+import type { SentEvent } from './event-body.js';
 import { remainingAmount } from './va-payment.js';
 
 /** What the API returns: the stored records with money as ARS numbers. */
 
-export interface CallbackDeliverySummary {
-  events: number;
-  delivered: number;
-  pending: number;
-  retrying: number;
-  failed: number;
-  dropped: number;
-  lastEventType: string | null;
-  lastAttemptAt: string | null;
-}
+export type { CallbackDeliverySummary };
 
 const HOLDER_NAME = 'Sandbox Payments S.A.';
 const BANK_NAME = 'Banco Sandbox';
@@ -122,7 +114,7 @@ export function deliveryView(delivery: Delivery) {
   };
 }
 
-export function eventView(event: SandboxEvent, deliveries: Delivery[]) {
+export function eventView(event: SentEvent, deliveries: Delivery[]) {
   return {
     id: event.id,
     eventType: event.eventType,

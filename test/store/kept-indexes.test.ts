@@ -75,7 +75,7 @@ describe('an account read back with its kept indexes', () => {
     const results = accounts.map((account) => [
       account.getVaPayment(waiting[5]!.id),
       account.createTransfer({ to: waiting[7]!.alias.toLowerCase(), total: 27 }).outcome,
-      account.createVaPayment({ ...PAYMENT, amount: 99 }).cvu, // the CVU freed by the cancel, released longest ago
+      account.createVaPayment({ ...PAYMENT, amount: 99 }).cvu, // a CVU freed by the cancel or the transfer above
       catching(() => account.createVaPayment({ ...PAYMENT, amount: 15, lockMode: 'amount' })),
       catching(() => account.createClient({ ...CLIENT, name: 'Bea', taxId: '20123456783' })),
       account.clientBalance(client.id),
@@ -84,7 +84,8 @@ describe('an account read back with its kept indexes', () => {
       account.nextRetryAt(new Set()),
     ]);
     expect(results[0]).toEqual(results[1]);
-    expect(results[0]![2]).toBe(waiting[3]!.cvu);
+    // Both were released at the same sandbox instant (the clock stood still), so the lower CVU is lent first.
+    expect(results[0]![2]).toBe([waiting[3]!.cvu, waiting[7]!.cvu].sort()[0]);
     const used = total();
     expect(used).toBeGreaterThan(0);
 
