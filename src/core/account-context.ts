@@ -50,6 +50,17 @@ export class AccountContext {
     return iso(this.nowMs());
   }
 
+  /** Runs one operation at one instant, so every time it records (a payment's `createdAt`, its event's) is the same. */
+  atOneInstant<T>(operation: () => T): T {
+    if (this.standing !== null) return operation();
+    this.standing = this.nowMs();
+    try {
+      return operation();
+    } finally {
+      this.standing = null;
+    }
+  }
+
   /**
    * Every write of a record goes through here (records are replaced whole, never edited in place), so the
    * store hears of each change and can persist just that.

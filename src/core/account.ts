@@ -119,6 +119,11 @@ export class Account {
     }
   }
 
+  /** A write reads the clock once: the records and events it makes carry one instant. */
+  private write<T>(operation: () => T): T {
+    return this.ctx.atOneInstant(operation);
+  }
+
   reset(): void {
     this.replace(emptyAccountState());
   }
@@ -147,26 +152,26 @@ export class Account {
   patchHub = (id: string, body: unknown) => this.hubs.patchHub(id, body);
 
   // --- VA payments (va-payments.ts; their life cycle: va-payment.ts) ---
-  createVaPayment = (body: unknown) => this.payments.createVaPayment(body);
+  createVaPayment = (body: unknown) => this.write(() => this.payments.createVaPayment(body));
   getVaPayment = (id: string) => this.payments.getVaPayment(id);
   listVaPayments = (query: Record<string, string>) => this.payments.listVaPayments(query);
-  cancelVaPayment = (id: string) => this.payments.cancelVaPayment(id);
+  cancelVaPayment = (id: string) => this.write(() => this.payments.cancelVaPayment(id));
 
   // --- transfers and matching (transfers.ts) ---
-  createTransfer = (body: unknown) => this.transfers.createTransfer(body);
+  createTransfer = (body: unknown) => this.write(() => this.transfers.createTransfer(body));
   listTransfers = (query: Record<string, string>) => this.transfers.listTransfers(query);
 
   // --- clients, ledger, invoices and balance (client-ledger.ts; the rules: clients.ts) ---
-  createClient = (body: unknown) => this.ledger.createClient(body);
+  createClient = (body: unknown) => this.write(() => this.ledger.createClient(body));
   getClient = (id: string) => this.ledger.getClient(id);
   listClients = (query: Record<string, string>) => this.ledger.listClients(query);
-  updateClient = (id: string, body: unknown) => this.ledger.updateClient(id, body);
-  setClientCvuStatus = (id: string, body: unknown) => this.ledger.setClientCvuStatus(id, body);
+  updateClient = (id: string, body: unknown) => this.write(() => this.ledger.updateClient(id, body));
+  setClientCvuStatus = (id: string, body: unknown) => this.write(() => this.ledger.setClientCvuStatus(id, body));
   clientBalance = (id: string) => this.ledger.clientBalance(id);
   listTransactions = (id: string, query: Record<string, string>) => this.ledger.listTransactions(id, query);
-  createDebit = (id: string, body: unknown) => this.ledger.createDebit(id, body);
-  createInvoice = (id: string, body: unknown) => this.ledger.createInvoice(id, body);
-  updateInvoice = (id: string, invoiceId: string, body: unknown) => this.ledger.updateInvoice(id, invoiceId, body);
+  createDebit = (id: string, body: unknown) => this.write(() => this.ledger.createDebit(id, body));
+  createInvoice = (id: string, body: unknown) => this.write(() => this.ledger.createInvoice(id, body));
+  updateInvoice = (id: string, invoiceId: string, body: unknown) => this.write(() => this.ledger.updateInvoice(id, invoiceId, body));
   listInvoices = (id: string, query: Record<string, string>) => this.ledger.listInvoices(id, query);
 
   // --- events (events.ts) and the delivery log (delivery-log.ts; the retry policy: deliveries.ts) ---
@@ -175,7 +180,7 @@ export class Account {
   exportedEvents = () => ({ events: this.events.exported(), deliveries: this.log.exported() });
   listDeliveries = (query: Record<string, string>) => this.log.listDeliveries(query);
   getDelivery = (id: string) => this.log.getDelivery(id);
-  redeliver = (id: string, body: unknown) => this.log.redeliver(id, body);
+  redeliver = (id: string, body: unknown) => this.write(() => this.log.redeliver(id, body));
   forwarding = () => this.log.forwarding();
   setForwarding = (body: unknown) => this.log.setForwarding(body);
   deleteForwarding = () => this.log.deleteForwarding();
