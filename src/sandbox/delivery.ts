@@ -6,7 +6,7 @@ export interface DelivererOptions {
   timeoutMs: number;
   /** Attempts in flight at once, across every account. */
   concurrency: number;
-  /** Called after each recorded attempt: persist, then look for more work. */
+  /** Called after each recorded attempt: look for more work, and persist. */
   onAttempt: () => Promise<void>;
   log: (line: string) => void;
   /** Real time, in ms. */
@@ -26,6 +26,20 @@ export type Transport = (request: { url: string; headers: Record<string, string>
 const ACCOUNT_SHARE = 0.5;
 const PER_RECEIVER = 8;
 
+/**
+ * Pacing: a write that raised callbacks is answered once its account has at most this many deliveries waiting for a
+ * first attempt, so callers slow to the pace their receivers take them and the wait stays short. Measured with 50
+ * receivers answering 200 at once (bench part 2): the deliverer starts ~1,000-1,500 attempts a second on this 2-core
+ * machine, so 32 waiting is ~25 ms of queue, under the 50 ms target; 16 left slots idle between waves (fewer callbacks
+ * a second), 64 and more doubled the wait for no more pace.
+ */
+export const PACED_BACKLOG = 32;
+/**
+ * The longest a write waits for that (ms of real time): a receiver that hangs holds its attempts for the whole
+ * attempt timeout, and the API must answer meanwhile, just slower, rather than stall behind it.
+ */
+const PACE_WAIT_MS = 1000;
+
 const READ_LIMIT = 64 * 1024;
 /** With the `shuffle` fault, how long a first attempt may be held back, at most (ms of real time). */
 const SHUFFLE_HOLD_MS = 250;
@@ -44,7 +58,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       // Each phase gets the attempt's timeout too: undici's own 10 s defaults would cut a longer --callback-timeout.
       agent: new Agent({
         connections: PER_RECEIVER,
-        pipelining: 0,
+        pipelining: 1,
         connectTimeout: options.timeoutMs,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
@@ -59,6 +73,8 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
   let running = 0;
   /** Attempts under way per receiver origin. */
   const perReceiver = new Map<string, number>();
+  /** Writes waiting for their account's backlog to shrink (see `paced`), by account. */
+  const pacing = new Map<string, Set<() => void>>();
   /** Where the next pump starts among the accounts: each pump starts one further, round robin. */
   let turn = 0;
   let closed = false;
@@ -69,6 +85,15 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
     return flight;
   };
   const idsOf = (account: Account): ReadonlySet<string> => new Set(flightOf(account).keys());
+  const backlogOf = (account: Account): number => account.waitingFirst(flightOf(account).keys());
+
+  /** Lets the account's waiting writes go once its backlog is down to `PACED_BACKLOG`. */
+  function release(account: Account): void {
+    const waiting = pacing.get(account.key);
+    if (!waiting || (!closed && backlogOf(account) > PACED_BACKLOG)) return;
+    pacing.delete(account.key);
+    for (const resolve of waiting) resolve();
+  }
 
   function start(account: Account, due: DueDelivery): void {
     const flight = flightOf(account);
@@ -87,6 +112,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       })
       .then(() => (closed ? undefined : options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`))));
     flight.set(due.delivery.id, done);
+    release(account);
   }
 
   /** One send of an attempt's request: what it got and how long it took, from when it started (the account's clock). */
@@ -197,12 +223,31 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
         clearTimeout(timer);
       }
     },
+    /** How many of the account's deliveries wait for their first attempt, those under way aside. */
+    backlogOf,
+    /**
+     * Waits, at most `PACE_WAIT_MS`, until the account's backlog is down to `PACED_BACKLOG` (at once if it is): a
+     * write that raised callbacks is answered then, so a caller cannot raise them faster than they go out.
+     */
+    async paced(account: Account): Promise<void> {
+      if (closed || backlogOf(account) <= PACED_BACKLOG) return;
+      const waiting = pacing.get(account.key) ?? new Set();
+      pacing.set(account.key, waiting);
+      let go = () => {};
+      const timer = setTimeout(() => go(), PACE_WAIT_MS);
+      await new Promise<void>((resolve) => waiting.add((go = resolve)));
+      clearTimeout(timer);
+      waiting.delete(go);
+      if (waiting.size === 0 && pacing.get(account.key) === waiting) pacing.delete(account.key);
+    },
     /** The ids of the account's attempts under way. */
     inFlightOf: idsOf,
     inFlight: () => running,
     async close(): Promise<void> {
       closed = true;
       for (const resolve of slotWaiters.splice(0)) resolve();
+      for (const waiting of pacing.values()) for (const resolve of waiting) resolve();
+      pacing.clear();
       if (http) await (await http).agent.destroy();
     },
   };
