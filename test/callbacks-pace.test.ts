@@ -66,6 +66,29 @@ describe('callbacks keep pace', () => {
     await slow.waitFor(callers * 12);
   });
 
+  it("one account's backlog holds back only its own writes: another account's creates are answered meanwhile", async () => {
+    const server = await useServer();
+    const slow = await useReceiver(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return { status: 200 };
+    });
+    const busy = api(server.url, 'sk_paced_busy');
+    const answered: string[] = [];
+    // 100 at once to a receiver taking 40 a second: most wait for the busy account's backlog.
+    const flood = Array.from({ length: 100 }, (_, i) =>
+      busy.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${slow.url}/b${i}` }).then(() => answered.push('busy')),
+    );
+    await slow.waitFor(1);
+    const fast = await useReceiver();
+    const other = api(server.url, 'sk_paced_other');
+    for (let i = 0; i < 10; i++) await other.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${fast.url}/o${i}` });
+    answered.push('other done');
+    await Promise.all(flood);
+    // Answered while most of the busy account's writes were still held (a backlog shared by all accounts: after all 100).
+    expect(answered.indexOf('other done')).toBeLessThan(50);
+    await fast.waitFor(10);
+  });
+
   it('a receiver that hangs does not make each write wait: 48 creates are answered before its first attempt times out', { timeout: 60_000 }, async () => {
     const server = await useServer({ callbackTimeoutMs: 5_000 });
     const hanging = await useReceiver(() => 'hang');
