@@ -31,7 +31,8 @@ const PER_RECEIVER = 8;
  * first attempt, so a caller cannot raise them faster than they go out, and a callback waits for about this many
  * before it plus those under way. Measured (1,000 transfers at 32 connections, 50 receivers answering 200, a busy
  * 2-core machine): with 16, transfer → callback p50 30-55 ms at 670-1,140 callbacks/s; with 32, 45-133 ms at
- * 370-1,170; with 8 no lower latency and fewer callbacks a second (the slots found too little to start).
+ * 370-1,170; with 8, 45-72 ms at 340-640 (no lower latency, and fewer callbacks a second). Runs on a machine shared
+ * with other work: the pace varies with the CPU left, and the wait with it, about this many callbacks' worth.
  */
 export const PACED_BACKLOG = 16;
 /**
