@@ -9,6 +9,9 @@ import { api, eventually, freePort, PAYMENT, useReceiver, useServer } from './he
  * answered once its account's backlog is short, so callers slow to the pace their receivers take callbacks instead of the queue (and each callback's
  * wait) growing without bound; and a receiver that hangs or is down never stalls the writes.
  */
+/** A real receiver that answers 200 after `ms`. */
+const slowReceiver = (ms: number) => useReceiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), ms)));
+
 describe('callbacks keep pace', () => {
   it('callbacks to one receiver reuse their connection rather than open one each', async () => {
     const server = await useServer();
@@ -40,10 +43,7 @@ describe('callbacks keep pace', () => {
 
   it('32 callers creating as fast as they can, to a receiver taking 50 ms per callback: the backlog stays bounded and every write is answered', async () => {
     const server = await useServer();
-    const slow = await useReceiver(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      return { status: 200 };
-    });
+    const slow = await slowReceiver(50);
     const client = api(server.url, 'sk_paced');
     const callers = 32;
     let answered = 0;
@@ -68,10 +68,7 @@ describe('callbacks keep pace', () => {
 
   it("one account's backlog holds back only its own writes: another account's creates are answered meanwhile", async () => {
     const server = await useServer();
-    const slow = await useReceiver(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return { status: 200 };
-    });
+    const slow = await slowReceiver(200);
     const busy = api(server.url, 'sk_paced_busy');
     const answered: string[] = [];
     // 100 at once to a receiver taking 40 a second: most wait for the busy account's backlog.
