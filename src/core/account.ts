@@ -188,6 +188,7 @@ export class Account {
   setFaults = (body: unknown) => this.log.setFaults(body);
   dueDeliveries = (inFlight: ReadonlySet<string>) => this.log.dueDeliveries(inFlight);
   nextRetryAt = (inFlight: ReadonlySet<string>) => this.log.nextRetryAt(inFlight);
+  waitingFirst = (inFlight: Iterable<string>) => this.log.waitingFirst(inFlight);
   recordAttempt = (deliveryId: string, attempt: Omit<Attempt, 'n'>) => this.log.recordAttempt(deliveryId, attempt);
 
   // --- idempotency (idempotency.ts) ---

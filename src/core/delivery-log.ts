@@ -248,6 +248,13 @@ export class DeliveryLog {
     }
   }
 
+  /** How many deliveries wait for their first attempt, those under way aside: the backlog the API is paced by. */
+  waitingFirst(inFlight: Iterable<string>): number {
+    let waiting = this.firstAttempts.size;
+    for (const id of inFlight) if (this.firstAttempts.has(id)) waiting--;
+    return waiting;
+  }
+
   private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
     return { delivery, event: sent(event, this.ctx.state.vaPayments), headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.state) ?? '' };
   }

@@ -63,7 +63,12 @@ export async function createRuntime(options: RuntimeOptions) {
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
     transport: options.transport,
     concurrency: 32,
-    onAttempt: () => commit(),
+    // The next attempts start at once (the order rule asks that the previous one finished, not that it is on disk), and
+    // the record joins the next group commit: waiting for the disk first halved the callbacks' pace.
+    onAttempt: () => {
+      schedule(deliverer.pump());
+      return options.store.save();
+    },
     log,
     now: () => clock.now(),
   });

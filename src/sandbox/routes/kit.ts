@@ -19,15 +19,22 @@ interface WriteOptions {
 
 /**
  * How routes are declared: a read answers from the account; a write changes it, waits until the state is
- * on disk, then answers, so an acknowledged write is never lost. Routes stay one line: parse, call, answer.
+ * on disk, then answers, so an acknowledged write is never lost; a write that raised callbacks also waits while its
+ * account's backlog is long (`paced`). Routes stay one line: parse, call, answer.
  */
 export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
   const write =
     (handler: (account: Account, body: unknown, c: Context<Env>) => unknown, options: WriteOptions = {}) =>
     async (c: Context<Env>) => {
       const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, options.body !== 'optional');
-      const data = await handler(c.get('account'), body, c);
+      const account = c.get('account');
+      const backlog = runtime.deliverer.backlogOf(account);
+      const result = handler(account, body, c);
+      // Read before the handler's first await: whether this write raised callbacks, not what others did meanwhile.
+      const raised = runtime.deliverer.backlogOf(account) > backlog;
+      const data = await result;
       await runtime.commit();
+      if (raised) await runtime.deliverer.paced(account);
       return ok(c, data, options.status ?? 200, options.message ? { message: options.message } : {});
     };
   return {
