@@ -72,7 +72,10 @@ export interface Store {
   readonly writes: number;
   /** Whether `load` read the state through the index file (records and indexes when first asked). */
   readonly quick: boolean;
-  /** After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments. */
+  /**
+   * After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments; at its
+   * end, starts a fold that was due since the start (see `load`).
+   */
   warming(): Iterable<void>;
   /** Each account's indexes: the store keeps them (the file store, in its index file), so it hands them out. */
   indexes: IndexesOf;
@@ -143,9 +146,11 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
  * A start with an index file that matches the snapshot reads records and indexes from them when first asked, and
  * replays the journal over them: the records it names are read, and handed to their accounts to re-index
  * (`Indexes.since`). So a start after a crash is as quick as after a clean stop, and a clean stop writes nothing but
- * what the journal does not hold yet; it folds only when the snapshot has no index file (a start that read
- * everything) or a fold was cut short. Any other start reads the whole state. A stop that cannot fold says so and
- * fails; the journals keep everything for the next start.
+ * what the journal does not hold yet. Any other start reads the whole state. A fold a start finds due (a fold cut
+ * short, a snapshot without its index file or journal) is not done while loading, before the accounts exist, since it
+ * could write no index file then: it runs in the background once they do and the start's reading ahead is done
+ * (`warming`), so the server answers first and a crash after it still finds an index file; else it is done at the stop.
+ * A stop that cannot fold says so and fails; the journals keep everything for the next start.
  */
 export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const file = resolve(path);
@@ -183,6 +188,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const accountIndexes = new Map<string, KeptIndexes>();
   /** What a start replayed over kept indexes, by account (null: the account was replaced whole, its indexes are built). */
   let replayed = new Map<string, RecordChange[] | null>();
+  /** A fold due since the start, done once `warming` has read ahead (see `load`). */
+  let foldWhenWarm = false;
   let quick = false;
   let restore: (account: string, state: AccountState | null) => void = () => {};
   /** While `undo` puts accounts back: their `replace` is no change to store. */
@@ -474,6 +481,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     *warming() {
       for (const indexes of accountIndexes.values()) yield* indexes.warming();
       if (lazy) yield* lazy.warming();
+      if (foldWhenWarm && lock && folding) void compact().catch(() => {});
+      foldWhenWarm = false;
     },
     indexes(account, fresh) {
       const since = replayed.get(account);
@@ -512,12 +521,19 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
           ftruncateSync(journal, (journalBytes = current.length));
           journalChanges = current.saves.length > 0;
         }
-        // A new data file exists from the start, where the user was told it is. A fold that fails once its next
-        // journal is written to (a full disk) is tried again later: the journals hold everything.
-        if (journal < 0 || folding) {
+        if (snapshotBytes === 0) {
+          // A new data file exists from the start, where the user was told it is. A fold that fails once its next
+          // journal is written to (a full disk) is tried again later: the journals hold everything.
           await compact().catch((error: unknown) => {
             if (!folding) throw error;
           });
+        } else if (journal < 0 || folding || !indexed) {
+          // Any other fold that is due (no journal to go on with, a fold cut short, a snapshot without its index file)
+          // is done once the accounts are made, so that it writes their indexes too (a fold here, before them, wrote no
+          // index file: every later start read everything), and once the start's reading ahead is done (`warming`), so
+          // the server answers first. Writes go to the next journal meanwhile.
+          if (!folding) startFold((db.data.generation ?? 0) + 1);
+          foldWhenWarm = true;
         }
       } catch (error) {
         release();
