@@ -5,14 +5,16 @@
  * - `<file>`: the snapshot, a JSON document of every account, one record a line (`snapshot-file.ts`);
  * - `<file>.journal` (and `<file>.journal.next` while a fold runs): the changes since the snapshot, one checked line
  *   per save (`checked-line.ts`: a CRC32 before the JSON);
- * - `<file>.index`: written on a clean stop, where each record sits in the snapshot and each account's indexes in
- *   buckets (`index-file.ts`, `kept-indexes.ts`), read when first asked (`lazy-map.ts`);
+ * - `<file>.index`: written with each fold, beside the snapshot it describes: where each record sits in it and each
+ *   account's indexes in buckets (`index-file.ts`, `kept-indexes.ts`), read when first asked (`lazy-map.ts`);
  * - `<file>.lock`: held while a server owns the files.
  *
  * What each kind of damage does on start: a journal's torn last line (a crash mid-write, never acknowledged) is
  * dropped; a line failing its checksum with good lines after it stops the start with the byte to cut at, changing
  * nothing (`readJournal`); an index file that does not match its snapshot, or is damaged, is not used: the start
- * reads everything (`readIndexFile`). How writes, folds and a full disk behave is told at `fileStore`.
+ * reads everything (`readIndexFile`); a fold cut short (the next journal beside the journal) is replayed like a
+ * journal, and the fold is done again in the background once the server answers. How writes, folds and a full disk
+ * behave is told at `fileStore`.
  */
 import {
   closeSync,
@@ -405,10 +407,6 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     return accounts;
   }
-
-  /**
-   * The state through the index file, when the journal after the snapshot holds no change and the index file matches;
-   * with the length of the journal's header.
 
   /**
    * The state through the index file, if it matches the snapshot, with each journal not older than it replayed over
