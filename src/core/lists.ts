@@ -26,8 +26,10 @@ export class Lists {
   add(group: string, id: string): void {
     let list = this.groups.get(group);
     if (!list) this.groups.set(group, (list = []));
-    // Records are mostly grouped as they are made: then they go at the end, with no search.
-    if (list.length === 0 || this.order.get(list.at(-1)!)! < this.order.get(id)!) list.push(id);
+    // Records are mostly grouped as they are made: then they go at the end, with no search (and the newest made needs
+    // no look-up of the list's last, which may be in a bucket of kept indexes not read yet).
+    const n = this.order.get(id)!;
+    if (list.length === 0 || n === this.count.n - 1 || this.order.get(list.at(-1)!)! < n) list.push(id);
     else list.splice(this.place(list, id), 0, id);
   }
 

@@ -5,14 +5,16 @@
  * - `<file>`: the snapshot, a JSON document of every account, one record a line (`snapshot-file.ts`);
  * - `<file>.journal` (and `<file>.journal.next` while a fold runs): the changes since the snapshot, one checked line
  *   per save (`checked-line.ts`: a CRC32 before the JSON);
- * - `<file>.index`: written on a clean stop, where each record sits in the snapshot and each account's indexes in
- *   buckets (`index-file.ts`, `kept-indexes.ts`), read when first asked (`lazy-map.ts`);
+ * - `<file>.index`: written with each fold, beside the snapshot it describes: where each record sits in it and each
+ *   account's indexes in buckets (`index-file.ts`, `kept-indexes.ts`), read when first asked (`lazy-map.ts`);
  * - `<file>.lock`: held while a server owns the files.
  *
  * What each kind of damage does on start: a journal's torn last line (a crash mid-write, never acknowledged) is
  * dropped; a line failing its checksum with good lines after it stops the start with the byte to cut at, changing
  * nothing (`readJournal`); an index file that does not match its snapshot, or is damaged, is not used: the start
- * reads everything (`readIndexFile`). How writes, folds and a full disk behave is told at `fileStore`.
+ * reads everything (`readIndexFile`); a fold cut short (the next journal beside the journal) is replayed like a
+ * journal, and the fold is done again in the background once the server answers. How writes, folds and a full disk
+ * behave is told at `fileStore`.
  */
 import {
   closeSync,
@@ -72,7 +74,10 @@ export interface Store {
   readonly writes: number;
   /** Whether `load` read the state through the index file (records and indexes when first asked). */
   readonly quick: boolean;
-  /** After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments. */
+  /**
+   * After a quick load: reads what is left of the index file a bucket at a time, a step each, for idle moments; at its
+   * end, starts a fold that was due since the start (see `load`).
+   */
   warming(): Iterable<void>;
   /** Each account's indexes: the store keeps them (the file store, in its index file), so it hands them out. */
   indexes: IndexesOf;
@@ -143,9 +148,11 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
  * A start with an index file that matches the snapshot reads records and indexes from them when first asked, and
  * replays the journal over them: the records it names are read, and handed to their accounts to re-index
  * (`Indexes.since`). So a start after a crash is as quick as after a clean stop, and a clean stop writes nothing but
- * what the journal does not hold yet; it folds only when the snapshot has no index file (a start that read
- * everything) or a fold was cut short. Any other start reads the whole state. A stop that cannot fold says so and
- * fails; the journals keep everything for the next start.
+ * what the journal does not hold yet. Any other start reads the whole state. A fold a start finds due (a fold cut
+ * short, a snapshot without its index file or journal) is not done while loading, before the accounts exist, since it
+ * could write no index file then: it runs in the background once they do and the start's reading ahead is done
+ * (`warming`), so the server answers first and a crash after it still finds an index file; else it is done at the stop.
+ * A stop that cannot fold says so and fails; the journals keep everything for the next start.
  */
 export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const file = resolve(path);
@@ -183,6 +190,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const accountIndexes = new Map<string, KeptIndexes>();
   /** What a start replayed over kept indexes, by account (null: the account was replaced whole, its indexes are built). */
   let replayed = new Map<string, RecordChange[] | null>();
+  /** A fold due since the start, done once `warming` has read ahead (see `load`). */
+  let foldWhenWarm = false;
   let quick = false;
   let restore: (account: string, state: AccountState | null) => void = () => {};
   /** While `undo` puts accounts back: their `replace` is no change to store. */
@@ -400,10 +409,6 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   }
 
   /**
-   * The state through the index file, when the journal after the snapshot holds no change and the index file matches;
-   * with the length of the journal's header.
-
-  /**
    * The state through the index file, if it matches the snapshot, with each journal not older than it replayed over
    * it (what each replay changed kept in `replayed`, for the accounts to re-index).
    */
@@ -474,6 +479,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     *warming() {
       for (const indexes of accountIndexes.values()) yield* indexes.warming();
       if (lazy) yield* lazy.warming();
+      if (foldWhenWarm && lock && folding) void compact().catch(() => {});
+      foldWhenWarm = false;
     },
     indexes(account, fresh) {
       const since = replayed.get(account);
@@ -512,12 +519,19 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
           ftruncateSync(journal, (journalBytes = current.length));
           journalChanges = current.saves.length > 0;
         }
-        // A new data file exists from the start, where the user was told it is. A fold that fails once its next
-        // journal is written to (a full disk) is tried again later: the journals hold everything.
-        if (journal < 0 || folding) {
+        if (snapshotBytes === 0) {
+          // A new data file exists from the start, where the user was told it is. A fold that fails once its next
+          // journal is written to (a full disk) is tried again later: the journals hold everything.
           await compact().catch((error: unknown) => {
             if (!folding) throw error;
           });
+        } else if (journal < 0 || folding || !indexed) {
+          // Any other fold that is due (no journal to go on with, a fold cut short, a snapshot without its index file)
+          // is done once the accounts are made, so that it writes their indexes too (a fold here, before them, wrote no
+          // index file: every later start read everything), and once the start's reading ahead is done (`warming`), so
+          // the server answers first. Writes go to the next journal meanwhile.
+          if (!folding) startFold((db.data.generation ?? 0) + 1);
+          foldWhenWarm = true;
         }
       } catch (error) {
         release();
