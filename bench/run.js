@@ -1,9 +1,11 @@
 // `npm run bench`: va-sandbox measured beside json-server (and `node -e 0`) in the same run, printed as ONE table.
 // Everything runs on loopback, every loop is bounded in count and in time, and every process it starts is stopped.
 // Progress goes to stderr; stdout gets the machine, the request counts and the table.
-// Environment: BENCH_RECORDS (default 100000) scales the seeded data, for a quick trial run.
+// Environment: BENCH_RECORDS (default 100000) scales the seeded data, for a quick trial run (part 8 seeds three times
+// as many); BENCH_ONLY=<part> runs one part alone (see PARTS).
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +23,11 @@ import {
   percentile,
   rssOf,
   runTimed,
+  SEED_ARGS,
   startChild,
   table,
   waitReady,
+  watchRss,
 } from './lib.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
@@ -41,11 +45,23 @@ const CALLBACKS = { receivers: 50, latencyTransfers: 200, latencySeconds: 40, su
 /** A backlog: this many callbacks failing (HTTP 500) and waiting to retry, while creates are measured at 1 conn. */
 const BACKLOG = { deliveries: 5_000, creates: 1_000, seconds: 20 };
 const COLD = { quick: 9, start: 5, startLoaded: 3 };
-const PART4 = { chunk: 10_000, writes: 200, writeSeconds: 20 };
+const PART4 = { writes: 200, writeSeconds: 20 };
+/**
+ * Parts 7 and 8: creates at 32 conn, run longer than part 1's (a bare server does 6,000 in under a second), after a
+ * warm-up at 32 conn (the JVM compiles WireMock's hot paths).
+ */
+const FLOOD = { run: { count: 30_000, seconds: 8 }, warmup: { count: 3_000, seconds: 3 } };
+/** Part 8: three times the records of the other parts (300,000 by default). */
+const LARGE = 3 * RECORDS;
+/** 1.5 KB, read as 1,500 bytes. */
+const KB_1_5 = 1_500;
 
 const rows = [];
 const row = (part, figure, ours, other = '', ratio = '', target = '', result = '') => rows.push([part, figure, ours, other, ratio, target, result]);
 const verdict = (ok) => (ok === null ? 'n/a' : ok ? 'PASS' : 'FAIL');
+/** The target rows (part T), printed after every part's rows; `ok` null: not measured (n/a). */
+const targets = [];
+const target = (figure, ours, other, ratio, goal, ok) => targets.push(['T', figure, ours, other, ratio, goal, verdict(ok)]);
 
 const work = mkdtempSync(join(tmpdir(), 'va-bench-'));
 const running = new Set();
@@ -53,37 +69,63 @@ const track = (child) => (running.add(child), child);
 const stop = async (child) => (running.delete(child), child.stop());
 let receivers = [];
 
+/**
+ * The parts, run in this order; `BENCH_ONLY=<name>` runs one alone (its rows and its targets), e.g.
+ * `BENCH_ONLY=large node bench/run.js` after `npm run build`.
+ */
+const PARTS = {
+  api: apiRuns, // 1
+  callbacks: callbackRuns, // 2
+  start: coldStart, // 3
+  state: bigState, // 4
+  fsync: fsyncRuns, // 5
+  lists: listRuns, // 6
+  ceilings: ceilingRuns, // 7
+  large: largeRuns, // 8
+};
+
 async function main() {
   const started = performance.now();
-  if (process.env.BENCH_ONLY === 'fsync') {
-    // `BENCH_ONLY=fsync node bench/run.js`: part 5 alone (a minute).
-    await fsyncRuns();
-    return print(((performance.now() - started) / 60_000).toFixed(1));
-  }
-  if (process.env.BENCH_ONLY === 'lists') {
-    // `BENCH_ONLY=lists node bench/run.js`: part 6 alone (a few minutes, most of it seeding).
-    await listRuns();
-    return print(((performance.now() - started) / 60_000).toFixed(1));
-  }
-  log(`work folder ${work}; seeding ${fmt.int(RECORDS)} records`);
+  const only = process.env.BENCH_ONLY;
+  if (only && !Object.hasOwn(PARTS, only)) throw new Error(`BENCH_ONLY=${only}: no such part (one of ${Object.keys(PARTS).join(', ')})`);
+  log(`work folder ${work}; ${fmt.int(RECORDS)} records${only ? `; part ${only} only` : ''}`);
+  for (const [name, part] of Object.entries(PARTS)) if (!only || only === name) await part();
+  print(((performance.now() - started) / 60_000).toFixed(1));
+}
 
-  // --- data sets ---------------------------------------------------------------------------------
-  const seededA = await seed('A', { payments: RECORDS, pay: false, chunk: RECORDS });
-  if (seededA.error) throw new Error(`seeding ${RECORDS} payments failed: ${seededA.error}`);
-  const pristineA = join(work, 'A0');
-  // Kept with its files' times (as `cp -p` does), so it stays the state a clean stop left, index file included.
-  cpSync(join(work, 'A'), pristineA, { recursive: true, preserveTimestamps: true });
-  const seededIds = readFileSync(join(work, 'A.ids'), 'utf8').split('\n').filter(Boolean);
-  const jsonIds = writeJsonServerDb(join(work, 'J'), RECORDS);
+// --- data sets -----------------------------------------------------------------------------------
+
+/** Each data set is made once, by the first part that needs it. */
+const once = (make) => {
+  let made = null;
+  return () => (made ??= make());
+};
+
+/** Data set A: `RECORDS` payments after a clean stop (kept as A0, with its files' times, as `cp -p` does), and their ids. */
+const dataA = once(async () => {
+  const seeded = await seed('A', { payments: RECORDS });
+  if (seeded.error) throw new Error(`seeding ${RECORDS} payments failed: ${seeded.error}`);
+  const pristine = join(work, 'A0');
+  cpSync(join(work, 'A'), pristine, { recursive: true, preserveTimestamps: true });
+  return { pristine, ids: readFileSync(join(work, 'A.ids'), 'utf8').split('\n').filter(Boolean), size: dirSize(pristine) };
+});
+
+/** json-server's data: `RECORDS` records in its db.json (J, kept as J0), and their ids. */
+const dataJ = once(async () => {
+  const ids = writeJsonServerDb(join(work, 'J'), RECORDS);
   cpSync(join(work, 'J'), join(work, 'J0'), { recursive: true });
-  const sizeA = dirSize(pristineA);
-  const sizeJ = dirSize(join(work, 'J0'));
+  return { pristine: join(work, 'J0'), ids, size: dirSize(join(work, 'J0')) };
+});
 
-  // --- 1. API throughput and latency -------------------------------------------------------------
+// --- 1. API throughput and latency -------------------------------------------------------------
+
+async function apiRuns() {
+  const a = await dataA();
+  const j = await dataJ();
   const results = {};
   for (const records of [0, RECORDS]) {
-    results[`ours:${records}`] = await apiRuns('ours', records, records ? join(work, 'A') : join(work, 'A-empty'), records ? seededIds : []);
-    results[`json:${records}`] = await apiRuns('json', records, records ? join(work, 'J') : join(work, 'J-empty'), records ? jsonIds : []);
+    results[`ours:${records}`] = await serverRuns('ours', records, records ? join(work, 'A') : join(work, 'A-empty'), records ? a.ids : []);
+    results[`json:${records}`] = await serverRuns('json', records, records ? join(work, 'J') : join(work, 'J-empty'), records ? j.ids : []);
   }
   for (const records of [0, RECORDS]) {
     for (const op of ['post', 'get']) {
@@ -96,55 +138,42 @@ async function main() {
     }
     row('1', `server peak RSS after those runs, ${fmt.int(records)} records`, fmt.mb(results[`ours:${records}`].rss.peak), fmt.mb(results[`json:${records}`].rss.peak), fmt.ratio(results[`ours:${records}`].rss.peak / results[`json:${records}`].rss.peak));
   }
-  row('1', `data size with ${fmt.int(RECORDS)} payments (as seeded: data file, journal and index file)`, fmt.mb(sizeA), fmt.mb(sizeJ), fmt.ratio(sizeA / sizeJ));
+  row('1', `data size with ${fmt.int(RECORDS)} payments (as seeded: data file, journal and index file)`, fmt.mb(a.size), fmt.mb(j.size), fmt.ratio(a.size / j.size));
+  // Issue 16's figure: what a payment costs on disk with its `created` event (and whatever else the store keeps of it).
+  const perPayment = a.size / RECORDS;
+  const perRecord = j.size / RECORDS;
+  row('1', `bytes on disk per payment with its created event (those files / ${fmt.int(RECORDS)})`, `${fmt.int(Math.round(perPayment))} bytes`, `json-server: ${fmt.int(Math.round(perRecord))} bytes per bare record`, fmt.ratio(perPayment / perRecord));
 
-  // --- 2. callbacks ------------------------------------------------------------------------------
-  await callbackRuns();
-
-  // --- 3. cold start -----------------------------------------------------------------------------
-  await coldStart(pristineA, join(work, 'J0'));
-
-  // --- 4. memory and size with payments and transfers --------------------------------------------
-  await bigState();
-
-  // --- 5. what --fsync costs -------------------------------------------------------------------------
-  await fsyncRuns();
-
-  // --- 6. filtered lists ---------------------------------------------------------------------------
-  await listRuns();
-
-  // --- targets -------------------------------------------------------------------------------------
   for (const c of [1, 32]) {
     const ours = results[`ours:${RECORDS}`][`post${c}`].rps;
     const json = results[`json:${RECORDS}`][`post${c}`].rps;
-    row('T', `create throughput vs json-server, ${fmt.int(RECORDS)} records, ${c} conn`, `${fmt.rps(ours)} req/s`, `${fmt.rps(json)} req/s`, fmt.ratio(ours / json), '≥ 2×', verdict(ours >= 2 * json));
+    target(`create throughput vs json-server, ${fmt.int(RECORDS)} records, ${c} conn`, `${fmt.rps(ours)} req/s`, `${fmt.rps(json)} req/s`, fmt.ratio(ours / json), '≥ 2×', ours >= 2 * json);
   }
   for (const c of [1, 32]) {
     const ours = results['ours:0'][`post${c}`].rps;
     const json = results['json:0'][`post${c}`].rps;
-    row('T', `create throughput vs json-server, 0 records, ${c} conn`, `${fmt.rps(ours)} req/s`, `${fmt.rps(json)} req/s`, fmt.ratio(ours / json), '≥ 1×', verdict(ours >= json));
+    target(`create throughput vs json-server, 0 records, ${c} conn`, `${fmt.rps(ours)} req/s`, `${fmt.rps(json)} req/s`, fmt.ratio(ours / json), '≥ 1×', ours >= json);
   }
   const p99 = results[`ours:${RECORDS}`].post32.p99;
-  row('T', `p99 create latency, ${fmt.int(RECORDS)} records, 32 conn`, `${fmt.ms(p99)} ms`, '20 ms', fmt.ratio(p99 / 20), '< 20 ms', verdict(p99 < 20));
-  for (const target of targets) rows.push(target);
-
-  const minutes = ((performance.now() - started) / 60_000).toFixed(1);
-  print(minutes);
+  target(`p99 create latency, ${fmt.int(RECORDS)} records, 32 conn`, `${fmt.ms(p99)} ms`, '20 ms', fmt.ratio(p99 / 20), '< 20 ms', p99 < 20);
+  target(`bytes on disk per payment with its created event, ${fmt.int(RECORDS)} payments`, `${fmt.int(Math.round(perPayment))} bytes`, `1.5 KB = ${fmt.int(KB_1_5)} bytes`, fmt.ratio(perPayment / KB_1_5), '≤ 1.5 KB', perPayment <= KB_1_5);
 }
 
 // --- seeding -------------------------------------------------------------------------------------
 
-/** Seeds data set `name` (a folder of its own) through the sandbox core in a child process. */
-async function seed(name, { payments, pay, mix, chunk }) {
+/** Seeds data set `name` (a folder of its own) through the sandbox core in a child process; `kill`: left as a SIGKILL leaves it. */
+async function seed(name, { payments, pay, mix, kill }) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
-  const args = [join(ROOT, 'bench', 'seed.js'), '--data', join(dir, 'state.json'), '--key', KEY, '--payments', String(payments), '--chunk', String(chunk), '--ids', join(work, `${name}.ids`), '--body', BODY_TEXT];
+  const args = [...SEED_ARGS, '--data', join(dir, 'state.json'), '--key', KEY, '--payments', String(payments), '--ids', join(work, `${name}.ids`), '--body', BODY_TEXT];
   if (pay) args.push('--pay');
   if (mix) args.push('--mix');
+  if (kill) args.push('--kill');
   const t0 = performance.now();
   const run = await runTimed(args);
-  const result = JSON.parse(run.stdout.trim().split('\n').at(-1) || 'null') ?? { error: `seed exited with ${run.code}: ${run.stderr.slice(-500)}` };
-  if (run.code !== 0) result.error ??= `seed exited with ${run.code}: ${run.stderr.slice(-500)}`;
+  const exit = run.code ?? run.signal;
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1) || 'null') ?? { error: `seed exited with ${exit}: ${run.stderr.slice(-500)}` };
+  if (exit !== (kill ? 'SIGKILL' : 0)) result.error ??= `seed exited with ${exit}: ${run.stderr.slice(-500)}`;
   log(`seeded ${name}: ${JSON.stringify(result)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return result;
 }
@@ -184,7 +213,7 @@ const routes = {
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` };
 
 /** The four runs of part 1 on one server: POST at 1 and 32 connections, then GET by id at 1 and 32. */
-async function apiRuns(kind, records, dir, existingIds) {
+async function serverRuns(kind, records, dir, existingIds) {
   const { child, origin } = await launch(kind, dir);
   const route = routes[kind];
   const created = [];
@@ -401,7 +430,7 @@ async function fsyncRuns() {
  */
 async function listRuns() {
   log(`part 6: filtered lists, ${fmt.int(RECORDS)} payments`);
-  const seeded = await seed('L', { payments: RECORDS, mix: true, chunk: Math.min(PART4.chunk, RECORDS) });
+  const seeded = await seed('L', { payments: RECORDS, mix: true });
   if (seeded.error) throw new Error(`seeding ${RECORDS} payments failed: ${seeded.error}`);
   const ids = readFileSync(join(work, 'L.ids'), 'utf8').split('\n').filter(Boolean);
   const size = dirSize(join(work, 'L'));
@@ -435,9 +464,12 @@ async function listRuns() {
 
 // --- 3. cold start ---------------------------------------------------------------------------------
 
-const targets = [];
-
-async function coldStart(loadedOurs, loadedJson) {
+async function coldStart() {
+  const loadedOurs = (await dataA()).pristine;
+  const loadedJson = (await dataJ()).pristine;
+  // As a crash leaves them: SIGKILLed right after its writes were acknowledged, before the journal was folded.
+  const killed = await seed('K', { payments: RECORDS, kill: true });
+  if (killed.error) throw new Error(`seeding ${RECORDS} payments to kill failed: ${killed.error}`);
   log('cold start');
   const times = async (n, args, env) => {
     const out = [];
@@ -477,6 +509,7 @@ async function coldStart(loadedOurs, loadedJson) {
   const startLoaded = await starts(COLD.startLoaded, 'ours', loadedOurs);
   const startWhole = await starts(COLD.startLoaded, 'ours', loadedOurs, true);
   const jsonLoaded = await starts(COLD.startLoaded, 'json', loadedJson);
+  const startKilled = await starts(COLD.startLoaded, 'ours', join(work, 'K'));
 
   const base = `node -e 0: ${fmt.ms(baseline)} ms`;
   row('3', `va-sandbox --version (median of ${COLD.quick})`, `${fmt.ms(version)} ms`, base, fmt.ratio(version / baseline));
@@ -484,16 +517,18 @@ async function coldStart(loadedOurs, loadedJson) {
   row('3', `va-sandbox start until /health answers, new data file (median of ${COLD.start})`, `${fmt.ms(startEmpty)} ms`, base, fmt.ratio(startEmpty / baseline));
   row('3', `start until it answers, ${fmt.int(RECORDS)} payments, after a clean stop (median of ${COLD.startLoaded})`, `${fmt.ms(startLoaded)} ms`, `json-server: ${fmt.ms(jsonLoaded)} ms`, fmt.ratio(startLoaded / jsonLoaded));
   row('3', `the same, read whole (no index file, as after a crash)`, `${fmt.ms(startWhole)} ms`, `json-server: ${fmt.ms(jsonLoaded)} ms`, fmt.ratio(startWhole / jsonLoaded));
-  targets.push(['T', '--version vs node -e 0', `${fmt.ms(version)} ms`, base, fmt.ratio(version / baseline), '≤ 1.5×', verdict(version <= 1.5 * baseline)]);
-  targets.push(['T', 'payments list --json vs node -e 0', `${fmt.ms(list)} ms`, base, fmt.ratio(list / baseline), '≤ 2.5×', verdict(list <= 2.5 * baseline)]);
-  targets.push(['T', `server ready with ${fmt.int(RECORDS)} payments`, `${fmt.ms(startLoaded)} ms`, '1000 ms', fmt.ratio(startLoaded / 1000), '< 1 s', verdict(startLoaded < 1000)]);
+  row('3', `start until /health answers, ${fmt.int(RECORDS)} payments, after SIGKILL right after their writes were acknowledged (${fmt.mb(dirSize(join(work, 'K')))}; median of ${COLD.startLoaded})`, `${fmt.ms(startKilled)} ms`, `json-server: ${fmt.ms(jsonLoaded)} ms`, fmt.ratio(startKilled / jsonLoaded));
+  target('--version vs node -e 0', `${fmt.ms(version)} ms`, base, fmt.ratio(version / baseline), '≤ 1.5×', version <= 1.5 * baseline);
+  target('payments list --json vs node -e 0', `${fmt.ms(list)} ms`, base, fmt.ratio(list / baseline), '≤ 2.5×', list <= 2.5 * baseline);
+  target(`server ready with ${fmt.int(RECORDS)} payments`, `${fmt.ms(startLoaded)} ms`, '1000 ms', fmt.ratio(startLoaded / 1000), '< 1 s', startLoaded < 1000);
+  target(`start after SIGKILL with ${fmt.int(RECORDS)} payments`, `${fmt.ms(startKilled)} ms`, '1000 ms', fmt.ratio(startKilled / 1000), '< 1 s', startKilled < 1000);
 }
 
 // --- 4. memory and size ------------------------------------------------------------------------------
 
 async function bigState() {
   log(`part 4: ${fmt.int(RECORDS)} payments, each paid by a transfer`);
-  const seeded = await seed('B', { payments: RECORDS, pay: true, chunk: Math.min(PART4.chunk, RECORDS) });
+  const seeded = await seed('B', { payments: RECORDS, pay: true });
   const dir = join(work, 'B');
   const what = `${fmt.int(RECORDS)} payments + ${fmt.int(RECORDS)} transfers`;
   const problems = [
@@ -507,7 +542,7 @@ async function bigState() {
   } catch (error) {
     row('4', `data size, ${what}`, [fmt.mb(size), ...problems].join(' — '));
     row('4', `server peak RSS, ${what}`, `server did not start: ${String(error.message).slice(0, 200)}`);
-    targets.push(['T', `${what} kept and readable after a restart`, 'no', '', '', 'kept', verdict(false)]);
+    target(`${what} kept and readable after a restart`, 'no', '', '', 'kept', false);
     return;
   }
   // What a restarted server reports: everything committed must be there.
@@ -533,26 +568,135 @@ async function bigState() {
     },
   });
   const rss = rssOf(server.child.pid);
-  // A graceful stop (SIGTERM), as a user's Ctrl-C: it must save and exit 0.
-  const t0 = performance.now();
-  running.delete(server.child);
-  server.child.child.kill('SIGTERM');
-  let timer;
-  const exit = await Promise.race([server.child.exited, new Promise((done) => (timer = setTimeout(done, 120_000, null)))]);
-  clearTimeout(timer);
-  if (exit === null) await server.child.stop();
-  const stopMs = performance.now() - t0;
-  const stoppedWell = exit !== null && exit.code === 0;
+  const stopped = await stopGracefully(server.child);
   const after = dirSize(dir);
   row('4', `data size, ${what}`, [`${fmt.mb(size)} as seeded, ${fmt.mb(after)} after the writes and the stop`, ...problems].join(' — '));
   row('4', `server peak RSS, ${what}: start (${fmt.ms(server.readyMs)} ms to ready) + ${writes.ok} writes in ${writes.seconds.toFixed(1)} s`, `${fmt.mb(rss.peak)}${writes.errors ? ` (${writes.errors} write errors: ${writes.firstError})` : ''}`);
-  row('4', `graceful stop (SIGTERM) with that state`, stoppedWell ? `exit 0 in ${fmt.ms(stopMs)} ms` : `FAILED: ${exit === null ? 'still running after 120 s' : `exit ${exit.code ?? exit.signal}`} — ${lastLine(server.child.output())}`);
+  row('4', `graceful stop (SIGTERM) with that state`, stopped.cell);
   const kept = totals === seeded.payments && transfers === seeded.transfers && seeded.payments === RECORDS;
-  targets.push(['T', `${what} kept and readable after a restart`, `${fmt.int(totals)} + ${fmt.int(transfers)} read back`, `${fmt.int(RECORDS)} + ${fmt.int(RECORDS)}`, '', 'kept', verdict(kept)]);
-  targets.push(['T', `graceful stop with ${what}`, stoppedWell ? 'exit 0' : 'failed', '', '', 'exit 0', verdict(stoppedWell)]);
+  target(`${what} kept and readable after a restart`, `${fmt.int(totals)} + ${fmt.int(transfers)} read back`, `${fmt.int(RECORDS)} + ${fmt.int(RECORDS)}`, '', 'kept', kept);
+  target(`graceful stop with ${what}`, stopped.ok ? 'exit 0' : 'failed', '', '', 'exit 0', stopped.ok);
+  target(`clean stop (SIGTERM until exit) with ${what}`, `${fmt.ms(stopped.ms)} ms`, '2000 ms', fmt.ratio(stopped.ms / 2000), '< 2 s', stopped.ok && stopped.ms < 2000);
+}
+
+/** A graceful stop (SIGTERM), as a user's Ctrl-C: it must save and exit 0; SIGKILLed after 120 s. */
+async function stopGracefully(child) {
+  const t0 = performance.now();
+  running.delete(child);
+  child.child.kill('SIGTERM');
+  let timer;
+  const exit = await Promise.race([child.exited, new Promise((done) => (timer = setTimeout(done, 120_000, null)))]);
+  clearTimeout(timer);
+  if (exit === null) await child.stop();
+  const ms = performance.now() - t0;
+  const ok = exit !== null && exit.code === 0;
+  const cell = ok ? `exit 0 in ${fmt.ms(ms)} ms` : `FAILED: ${exit === null ? 'still running after 120 s' : `exit ${exit.code ?? exit.signal}`} — ${lastLine(child.output())}`;
+  return { ms, ok, cell };
 }
 
 const lastLine = (text) => text.trim().split('\n').filter((line) => /error/i.test(line)).at(0)?.slice(0, 160) ?? text.trim().split('\n').at(-1)?.slice(0, 160) ?? '';
+
+// --- 7. ceilings: a bare node:http server and WireMock's stub server -----------------------------------------
+
+const WIREMOCK_JAR = join(ROOT, 'node_modules', 'wiremock', 'build', `wiremock-standalone-${dependencyVersion('wiremock')}.jar`);
+
+/**
+ * Creates at 32 conn on three servers, each a child process started here, the same bounds and warm-up for each:
+ * va-sandbox on a new data file, bench/bare-server.js (node:http: read, parse, answer ~1 KB) and WireMock's standalone
+ * JAR answering a stub (bench/wiremock/mappings) with no request journal or logging. WireMock needs Java: without it,
+ * those rows say so and the bench goes on.
+ */
+async function ceilingRuns() {
+  log('part 7: va-sandbox, bare node:http and WireMock at 32 conn');
+  const post = (origin, bounds) => load(origin, { concurrency: 32, ...bounds, make: () => ({ method: 'POST', path: routes.ours.create, headers, body: BODY_TEXT }) });
+  const measure = async (name, started) => {
+    const { child, origin } = await started;
+    try {
+      await post(origin, FLOOD.warmup);
+      await sleep(500);
+      const run = await post(origin, FLOOD.run);
+      log(`${name}: ${JSON.stringify(run)}`);
+      return run;
+    } finally {
+      await stop(child);
+    }
+  };
+  const ours = await measure('va-sandbox', launch('ours', join(work, 'ceiling')));
+  const bare = await measure('bare node:http', launchBare());
+  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  const missing = java.error ? 'no `java` on PATH (Debian: apt-get install default-jre-headless)' : !existsSync(WIREMOCK_JAR) ? `no ${WIREMOCK_JAR} (npm ci installs it)` : null;
+  const wiremock = missing ? null : await measure('WireMock', launchWireMock());
+  if (missing) log(`WireMock rows skipped: ${missing}`);
+
+  row('7', 'POST create, 0 records, 32 conn (beside: a bare node:http server, bench/bare-server.js)', runCell(ours), runCell(bare), fmt.ratio(ours.rps / bare.rps));
+  row('7', `POST create, 0 records, 32 conn (beside: WireMock ${dependencyVersion('wiremock')} stub server)`, runCell(ours), wiremock ? runCell(wiremock) : `skipped: ${missing}`, wiremock ? fmt.ratio(ours.rps / wiremock.rps) : '');
+  target('creates at 32 conn vs a bare node:http server', `${fmt.rps(ours.rps)} req/s`, `${fmt.rps(bare.rps)} req/s`, fmt.ratio(ours.rps / bare.rps), '≥ 0.25×', ours.rps >= 0.25 * bare.rps);
+  target('creates at 32 conn vs WireMock stub server', `${fmt.rps(ours.rps)} req/s`, wiremock ? `${fmt.rps(wiremock.rps)} req/s` : 'skipped: no Java', wiremock ? fmt.ratio(ours.rps / wiremock.rps) : '', '≥ 0.6×', wiremock ? ours.rps >= 0.6 * wiremock.rps : null);
+}
+
+async function launchBare() {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = track(startChild([join(ROOT, 'bench', 'bare-server.js'), String(port)]));
+  const origin = `http://127.0.0.1:${port}`;
+  return { child, origin, readyMs: await waitReady(`${origin}/`, child, t0) };
+}
+
+async function launchWireMock() {
+  const port = await freePort();
+  const root = join(work, 'wiremock');
+  cpSync(join(ROOT, 'bench', 'wiremock'), root, { recursive: true });
+  const args = ['-jar', WIREMOCK_JAR, '--port', String(port), '--bind-address', '127.0.0.1', '--root-dir', root, '--no-request-journal', '--disable-request-logging', '--disable-banner'];
+  const t0 = performance.now();
+  const child = track(startChild(args, { command: 'java' }));
+  const origin = `http://127.0.0.1:${port}`;
+  return { child, origin, readyMs: await waitReady(`${origin}/__admin/health`, child, t0) };
+}
+
+// --- 8. 300,000 payments ------------------------------------------------------------------------------------------
+
+/**
+ * `LARGE` payments, SIGKILLed right after their writes were acknowledged (the journal not folded): the start from
+ * those files, creates at 32 conn there beside creates on a new data file (the same bounds, in this run), the peak
+ * RSS from the start through the stop, and the stop.
+ */
+async function largeRuns() {
+  log(`part 8: ${fmt.int(LARGE)} payments`);
+  const seeded = await seed('X', { payments: LARGE, kill: true });
+  if (seeded.error) throw new Error(`seeding ${LARGE} payments failed: ${seeded.error}`);
+  const dir = join(work, 'X');
+  const size = dirSize(dir);
+  const creates = async (origin) => {
+    const post = (b) => load(origin, { concurrency: 32, ...b, make: () => ({ method: 'POST', path: routes.ours.create, headers, body: BODY_TEXT }) });
+    await post(FLOOD.warmup);
+    await sleep(500);
+    return post(FLOOD.run);
+  };
+  const empty = await launch('ours', join(work, 'X-empty'));
+  const atZero = await creates(empty.origin);
+  log(`creates at 0: ${JSON.stringify(atZero)}`);
+  await stop(empty.child);
+
+  const server = await launch('ours', dir);
+  const rss = watchRss(server.child.pid);
+  try {
+    const atLarge = await creates(server.origin);
+    log(`creates at ${LARGE}: ${JSON.stringify(atLarge)}`);
+    const stopped = await stopGracefully(server.child);
+    const peak = rss.peak();
+    const what = `${fmt.int(LARGE)} payments`;
+    row('8', `start until /health answers, ${what}, after SIGKILL right after their writes were acknowledged (${fmt.mb(size)}; one start)`, `${fmt.ms(server.readyMs)} ms`);
+    row('8', `POST create, ${what}, 32 conn (beside: a new data file, the same bounds)`, runCell(atLarge), runCell(atZero), fmt.ratio(atLarge.rps / atZero.rps));
+    row('8', `server peak RSS, ${what}: that start, ${fmt.int(atLarge.ok)} creates and the stop`, fmt.mb(peak));
+    row('8', `graceful stop (SIGTERM) with ${what} + those creates`, stopped.cell);
+    target(`start after SIGKILL with ${what}`, `${fmt.ms(server.readyMs)} ms`, '3000 ms', fmt.ratio(server.readyMs / 3000), '< 3 s', server.readyMs < 3000);
+    target(`creates at ${what} vs at 0, 32 conn`, `${fmt.rps(atLarge.rps)} req/s`, `${fmt.rps(atZero.rps)} req/s`, fmt.ratio(atLarge.rps / atZero.rps), '≥ 0.8× (within 20%)', atLarge.rps >= 0.8 * atZero.rps);
+    target(`peak RSS with ${what}`, fmt.mb(peak), '1 GiB', fmt.ratio(peak / 2 ** 30), '< 1 GiB', peak < 2 ** 30);
+  } finally {
+    rss.stop();
+    await stop(server.child);
+  }
+}
 
 // --- output --------------------------------------------------------------------------------------------
 
@@ -561,21 +705,23 @@ function print(minutes) {
   const lines = [
     `va-sandbox bench — ${new Date().toISOString()}`,
     `machine: ${cpu.length} × ${cpu[0]?.model.trim() ?? 'cpu'}, ${fmt.mb(totalmem()).replace(' MiB', '')} MiB RAM, Node ${process.version}, ${process.platform}; loopback only`,
-    `servers: va-sandbox (built CLI, \`start --data\`, file-backed) and json-server ${jsonServerVersion()} (\`json-server db.json --quiet\`: with --watch it reloads on its own writes and resets connections under write load), each a child process; json-server answers a write before it reaches the file, va-sandbox after; load from this process (undici Pool, keep-alive)`,
+    `servers: va-sandbox (built CLI, \`start --data\`, file-backed) and json-server ${dependencyVersion('json-server')} (\`json-server db.json --quiet\`: with --watch it reloads on its own writes and resets connections under write load), each a child process; json-server answers a write before it reaches the file, va-sandbox after; load from this process (undici Pool, keep-alive)`,
     `part 1: per run at most ${fmt.int(API_RUN.c1.count)} requests / ${API_RUN.c1.seconds} s at 1 conn, ${fmt.int(API_RUN.c32.count)} / ${API_RUN.c32.seconds} s at 32 conn, (POSTs with ${fmt.int(RECORDS)} records: ${SLOW_SECONDS} s), after ${WARMUP.count} warm-up requests; body ${BODY_TEXT}; "0 records": GETs read what the POST runs made`,
     `part 2: ${CALLBACKS.receivers} receivers answering 200; ${CALLBACKS.latencyTransfers} sequential transfers (≤ ${CALLBACKS.latencySeconds} s), then ${fmt.int(CALLBACKS.sustainedTransfers)} transfers at 32 conn (≤ ${CALLBACKS.sustainedSeconds} s); then a fresh server with ${fmt.int(BACKLOG.deliveries)} callbacks failing (--retry-delays 60,60) and ${fmt.int(BACKLOG.creates)} creates (≤ ${BACKLOG.seconds} s)`,
     `part 5: creates on a new data file with --fsync and without, bounds as part 1, the data in the system's temp folder`,
     `part 6: ${fmt.int(RECORDS)} payments (every other one paid, 100 payers' tax ids: 1,000 payments each), the server started from them; each row at 1 conn, bounds as part 1`,
-    `seeding: va-sandbox through its core in a child process (bench/seed.js), json-server by writing db.json; total ${minutes} min`,
+    `part 7: creates at 32 conn, at most ${fmt.int(FLOOD.run.count)} / ${FLOOD.run.seconds} s after ${fmt.int(FLOOD.warmup.count)} / ${FLOOD.warmup.seconds} s of warm-up, on va-sandbox (new data file), bench/bare-server.js (node:http) and WireMock ${dependencyVersion('wiremock')} (java -jar, --no-request-journal --disable-request-logging, stub in bench/wiremock), one after the other`,
+    `part 8: ${fmt.int(LARGE)} payments SIGKILLed right after their writes were acknowledged; one start from those files, then creates at 32 conn as part 7 (beside: a new data file), peak RSS through the SIGTERM stop`,
+    `seeding: va-sandbox through its core in a child process (bench/seed.js, one commit), json-server by writing db.json; total ${minutes} min`,
     '',
-    table(['part', 'figure', 'va-sandbox', 'json-server / baseline', 'ratio', 'target', 'result'], rows),
+    table(['part', 'figure', 'va-sandbox', 'json-server / baseline', 'ratio', 'target', 'result'], [...rows, ...targets]),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-function jsonServerVersion() {
+function dependencyVersion(name) {
   try {
-    return JSON.parse(readFileSync(join(ROOT, 'node_modules', 'json-server', 'package.json'), 'utf8')).version;
+    return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
   } catch {
     return '?';
   }

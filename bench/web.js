@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BIN, fmt, freePort, log, median, ROOT, runTimed, startChild, table, waitReady } from './lib.js';
+import { BIN, fmt, freePort, log, median, runTimed, SEED_ARGS, startChild, table, waitReady } from './lib.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
 const CHROMIUM = '/usr/bin/chromium';
@@ -25,7 +25,7 @@ try {
   const data = join(work, 'state.json');
   mkdirSync(work, { recursive: true });
   log(`seeding ${fmt.int(RECORDS)} payments`);
-  const seed = await runTimed([join(ROOT, 'bench', 'seed.js'), '--data', data, '--key', KEY, '--payments', String(RECORDS), '--chunk', String(RECORDS)]);
+  const seed = await runTimed([...SEED_ARGS, '--data', data, '--key', KEY, '--payments', String(RECORDS)]);
   if (seed.code !== 0) throw new Error(`seeding failed: ${seed.stderr.slice(-500)}`);
 
   const port = await freePort();
