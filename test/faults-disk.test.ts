@@ -170,11 +170,9 @@ function diskTests(kind: string) {
       expect(stderr).toMatch(/no space left on the disk.*\n(.*\n)*.*are stored again/);
       // Room again: every write is taken.
       expect(afterRoom).toEqual({ stored: 300, refusals: [] });
-      if (signal === 'SIGTERM') {
-        // A stop folds the journal into a new data file, which does not fit beside it on 3 MiB: it says so and fails.
-        expect(code, stderr).toBe(1);
-        expect(stderr).toMatch(/^va-sandbox: folding the journal into .* failed \(no space left on the disk\).* at the stop: nothing is lost/m);
-      }
+      // A stop folds the journal into a new data file: now that events keep no copy of their payment it fits beside the
+      // journal on 3 MiB, so the stop succeeds (a stop whose fold does not fit: the next test).
+      if (signal === 'SIGTERM') expect(code, stderr).toBe(0);
       await stop(server, 'SIGKILL');
     });
   });
