@@ -52,12 +52,17 @@ export class AccountContext {
 
   /** Runs one operation at one instant, so every time it records (a payment's `createdAt`, its event's) is the same. */
   atOneInstant<T>(operation: () => T): T {
-    if (this.standing !== null) return operation();
-    this.standing = this.nowMs();
+    return this.standing !== null ? operation() : this.at(this.nowMs(), operation);
+  }
+
+  /** Runs an operation with the account's time standing at `instant`, then as it was. */
+  at<T>(instant: number, operation: () => T): T {
+    const standing = this.standing;
+    this.standing = instant;
     try {
       return operation();
     } finally {
-      this.standing = null;
+      this.standing = standing;
     }
   }
 

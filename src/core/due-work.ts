@@ -104,19 +104,13 @@ export class DueWork {
    * Returns whether anything changed.
    */
   runDue(): boolean {
-    const { ctx } = this;
-    const now = ctx.nowMs();
-    const standing = ctx.standing;
+    const now = this.ctx.nowMs();
     let changed = false;
-    try {
-      for (let item = this.due.peek(); item && item.at <= now; item = this.due.peek()) {
-        this.due.pop();
-        ctx.standing = item.at;
-        const at = item.key.indexOf(':'); // `kind:id`, and an idempotency key may itself hold colons
-        if (this.handlers[item.key.slice(0, at) as DueKind](item.key.slice(at + 1), item.at)) changed = true;
-      }
-    } finally {
-      ctx.standing = standing;
+    for (let item = this.due.peek(); item && item.at <= now; item = this.due.peek()) {
+      this.due.pop();
+      const at = item.key.indexOf(':'); // `kind:id`, and an idempotency key may itself hold colons
+      const handler = this.handlers[item.key.slice(0, at) as DueKind];
+      if (this.ctx.at(item.at, () => handler(item.key.slice(at + 1), item.at))) changed = true;
     }
     return changed;
   }
