@@ -44,4 +44,14 @@ describe('LazyMap: writes that need not read', () => {
     expect(map.has('gone')).toBe(false);
     expect([...map.entries()].map(([key]) => key).sort()).toEqual(['list']);
   });
+
+  it('reading a key set since reads no bucket; deleting it does, so the bucket read later does not bring it back', () => {
+    const { map, reads } = stored([['a', 1]], 1);
+    map.set('a', 10);
+    expect([map.get('a'), map.has('a')]).toEqual([10, true]);
+    expect(reads).toEqual([]);
+    expect(map.delete('a')).toBe(true);
+    expect(reads).toEqual([0]);
+    expect([map.get('a'), [...map.entries()]]).toEqual([undefined, []]);
+  });
 });

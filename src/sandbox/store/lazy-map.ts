@@ -28,8 +28,12 @@ export class LazyMap<K extends string | number, V> {
     this.unread = new Set(source ? Array.from({ length: source.buckets }, (_, i) => i) : []);
   }
 
-  private need(key: K): void {
-    if (this.unread.size === 0) return;
+  /**
+   * Reads the bucket of `key` if unread. A key set since is whole here (a bucket read later leaves it as it is), so
+   * reading it needs no bucket; deleting it does, or the bucket read later would put its old value back.
+   */
+  private need(key: K, deleting = false): void {
+    if (this.unread.size === 0 || (!deleting && this.map.has(key))) return;
     const bucket = bucketOf(key, this.source!.buckets);
     if (this.unread.has(bucket)) this.read(bucket);
   }
@@ -77,7 +81,7 @@ export class LazyMap<K extends string | number, V> {
   }
 
   delete(key: K): boolean {
-    this.need(key);
+    this.need(key, true);
     return this.map.delete(key);
   }
 

@@ -244,7 +244,16 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     journalChanges = true;
     if (refusing) log(`writes to ${file} are stored again`);
     refusing = false;
-    const outgrown = journalBytes > Math.max(snapshotBytes / 4, COMPACT_FLOOR);
+    const threshold = Math.max(snapshotBytes / 4, COMPACT_FLOOR);
+    // A save that alone outgrows the journal (an import, a seed) is acknowledged once folded, so a crash after its
+    // acknowledgement leaves it in the snapshot and index file, not in a journal the next start must replay whole. The
+    // journal holds it meanwhile: a fold that fails loses nothing, and the save is acknowledged all the same.
+    if (lines.length > threshold && Date.now() >= foldAfter) {
+      await compacting?.catch(() => {});
+      await compact().catch(() => {});
+      return;
+    }
+    const outgrown = journalBytes > threshold;
     if ((outgrown || folding) && !compacting && Date.now() >= foldAfter) void compact().catch(() => {});
     // A fold that fell behind (writes that give it few turns, as a seed does) holds the writes back until it is done,
     // so the journal a start replays stays a fraction of the snapshot.
