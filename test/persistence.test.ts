@@ -503,6 +503,64 @@ describe('the index file: a quick start after a clean stop', () => {
     await runtime.close();
   });
 
+  it('reading ahead waits while requests keep the event loop busy, and goes on once they stop', async () => {
+    let consumed = 0;
+    const store: Store = {
+      ...memoryStore(),
+      quick: true,
+      *warming() {
+        for (; consumed < 20; consumed++) yield;
+      },
+    };
+    let busy = true;
+    // Work that keeps the event loop busy, as a flood of requests does: 5 ms of CPU per turn.
+    const spin = () => {
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+      if (busy) setImmediate(spin);
+    };
+    const runtime = await createRuntime({ store });
+    spin();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    busy = false;
+    expect(consumed, 'read ahead while busy').toBe(0);
+    await eventually(() => consumed === 20, 5000, 'the index to be read ahead once idle');
+    await runtime.close();
+  });
+
+  it('a stop does not wait for a fold under way of a large state: the next start replays both journals quickly and folds again', { timeout: 60_000 }, async () => {
+    const data = join(useTmp(), 'state.json');
+    const key = 'sk_cut';
+    // Every state counts as large here (a stop never folds to leave one file).
+    const store = fileStore(data, { foldAtStopBelow: 1 });
+    const runtime = await createRuntime({ store });
+    const account = runtime.sandbox.account(key);
+    const ids: string[] = [];
+    const create = async (n: number) => {
+      for (let i = 0; i < n; i++) ids.push(account.createVaPayment(PAYMENT).id);
+      await runtime.commit();
+    };
+    await create(9_000); // over 8 MiB in one save: folded before it is acknowledged
+    const generation = () => JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
+    const g = generation();
+    // The journal outgrows its floor: the save is acknowledged and a fold begins in the background.
+    while (!existsSync(`${data}.journal.next`)) await create(500);
+    await runtime.close();
+    expect(existsSync(`${data}.journal.next`), 'the fold was cut short').toBe(true);
+    expect(existsSync(`${data}.tmp`), 'its part removed').toBe(false);
+    expect(generation()).toBe(g);
+
+    const again = fileStore(data);
+    const restarted = await createRuntime({ store: again });
+    expect(again.quick, 'a start through the index file of the snapshot before the fold').toBe(true);
+    const state = runtime.sandbox.account(key); // the closed runtime's view, to compare against
+    for (const id of [ids[0]!, ids[9_000]!, ids.at(-1)!]) {
+      expect(restarted.sandbox.account(key).getVaPayment(id)).toEqual(state.getVaPayment(id));
+    }
+    await eventually(() => !existsSync(`${data}.journal.next`), 20_000, 'the fold to be done again once idle');
+    await restarted.close();
+  });
+
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {
     const data = join(useTmp(), 'state.json');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });

@@ -36,7 +36,7 @@ import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
 import { indexesText, newSinceSnapshot, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesText, type LazyState } from './index-file.js';
-import { SnapshotFile } from './snapshot-file.js';
+import { SnapshotFile, WRITE_CUT } from './snapshot-file.js';
 import {
   accountHead,
   emptyState,
@@ -333,6 +333,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (broken) throw broken;
     checkLock();
     if (!folding) startFold((db.data.generation ?? 0) + 1);
+    const wasIndexed = indexed;
     indexed = false;
     // The indexes as JSON and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
     const stored = storedIndexes();
@@ -344,7 +345,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       if (options.fsync) syncFolder(file);
     } catch (error) {
       sinceFold = null;
-      throw foldFailed(error);
+      if (error !== WRITE_CUT) throw foldFailed(error);
+      // Cut short by a stop: the snapshot and index file are the ones before it, whole; the journals hold the rest.
+      indexed = wasIndexed;
+      throw error;
     }
     snapshotBytes = statSync(file).size;
     const before = lazy;
@@ -575,13 +579,20 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     },
     async close() {
       try {
+        const small = () => snapshotBytes + journalBytes < (options.foldAtStopBelow ?? FOLD_AT_STOP_BELOW);
+        // A stop takes time in proportion to what changed, not to the state: a fold under way of a large state is cut
+        // short (the next start replays both journals over the snapshot and index file it would have replaced, and folds
+        // again once the server is idle), unless it is past writing the snapshot.
+        const cut = compacting !== null && !small();
+        snapshot.cut = cut;
         while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting)!.catch(() => {});
+        snapshot.cut = false;
         // What changed and was never saved goes into the journal first, so a fold that fails loses nothing.
         if (pending.size > 0) await saveNow();
         // The journal holds every change since the snapshot: a stop folds it only if the next start could not replay
-        // it over an index file (none matches the snapshot), a fold was cut short, or it is quick (a small state).
-        const small = snapshotBytes + journalBytes < (options.foldAtStopBelow ?? FOLD_AT_STOP_BELOW);
-        if (folding || !indexed || (journalChanges && small)) {
+        // it over an index file (none matches the snapshot), a fold was cut short before (not by this stop), or it is
+        // quick (a small state).
+        if ((folding && !cut) || !indexed || (journalChanges && small())) {
           await compact().catch((error: Error) => {
             throw new Error(`${error.message} at the stop: nothing is lost, the journals beside it keep every change for the next start`);
           });

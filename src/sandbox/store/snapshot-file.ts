@@ -27,6 +27,8 @@ export class SnapshotFile implements Adapter<SandboxState> {
   placement: Placement | null = null;
   /** The CRC32 of the file the last write made (the index file keeps it, to know the snapshot it describes). */
   checksum: number | null = null;
+  /** Set to cut a write under way short: it stops at its next piece, removes its part and rejects with `WRITE_CUT`. */
+  cut = false;
 
   /**
    * `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it.
@@ -94,6 +96,7 @@ export class SnapshotFile implements Adapter<SandboxState> {
         }
         text += '\n';
         if (text.length + size >= CHUNK) {
+          if (this.cut) throw WRITE_CUT;
           await put(Buffer.concat([...parts, Buffer.from(text)]));
           text = '';
           parts = [];
@@ -114,6 +117,9 @@ export class SnapshotFile implements Adapter<SandboxState> {
     this.checksum = checksum;
   }
 }
+
+/** What a write cut short (`SnapshotFile.cut`) rejects with. */
+export const WRITE_CUT = new Error('the snapshot write was cut short');
 
 /**
  * Where a write put each table of each account: the byte range of its record lines (joined inside braces they are
