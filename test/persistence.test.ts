@@ -1,4 +1,5 @@
 import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState } from '../src/core/index.js';
@@ -389,6 +390,28 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body.data.id).toBe(ids.waiting.id);
     expect((await a.data('GET', `/api/v1/va-payments/${ids.waiting.id}`)).status).toBe('completed');
+  });
+
+  it('tells a key no bucket holds without reading one: every stored key may be held, a new id is not', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, host: '127.0.0.1', data });
+    await fill(first.url);
+    await first.close();
+    const lazy = readIndexFile(`${data}.index`, data)!;
+    const indexes = lazy.indexes.get(KEY)!;
+    let checked = 0;
+    for (const name of ['eventsBySource', 'poolByAddress', 'vaPaymentsOrder', 'clientsByTaxId', 'vaPaymentsGroups']) {
+      const map = indexes.map(name)!;
+      for (let bucket = 0; bucket < map.buckets; bucket++) {
+        for (const [key] of map.read(bucket)) {
+          expect(map.mayHold!(bucket, key), `${name} ${key}`).toBe(true);
+          checked++;
+        }
+        expect(map.mayHold!(bucket, randomUUID())).toBe(false);
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    lazy.release();
   });
 
   it('a stop with nothing changed since a quick start leaves the files alone; a change writes a new snapshot and index', async () => {

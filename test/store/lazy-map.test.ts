@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bucketOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
 
-/** A LazyMap over `entries` in `buckets` buckets, counting the buckets read. */
-function stored(entries: [string, unknown][], buckets = 4) {
+/** A LazyMap over `entries` in `buckets` buckets, counting the buckets read; `knows`: it can tell a key is not stored. */
+function stored(entries: [string, unknown][], buckets = 4, knows = false) {
   const reads: number[] = [];
   const map = new LazyMap<string, unknown>({
     buckets,
@@ -10,9 +10,25 @@ function stored(entries: [string, unknown][], buckets = 4) {
       reads.push(bucket);
       return entries.filter(([key]) => bucketOf(key, buckets) === bucket) as [string, never][];
     },
+    ...(knows && { mayHold: (_bucket, key) => entries.some(([stored]) => stored === key) }),
   });
   return { map, reads };
 }
+
+describe('LazyMap: a key its bucket surely does not hold', () => {
+  it('is asked for, deleted or appended to without reading the bucket; a stored key still reads it', () => {
+    const { map, reads } = stored([['old', ['x']]], 1, true);
+    expect([map.get('new'), map.has('new'), map.delete('new')]).toEqual([undefined, false, false]);
+    map.append('fresh', 'a');
+    map.append('fresh', 'b');
+    expect(map.get('fresh')).toEqual(['a', 'b']);
+    expect(reads).toEqual([]);
+    map.append('old', 'y');
+    expect(map.get('old')).toEqual(['x', 'y']);
+    expect(reads).toEqual([0]);
+    expect(Object.fromEntries(map.entries())).toEqual({ old: ['x', 'y'], fresh: ['a', 'b'] });
+  });
+});
 
 describe('LazyMap: writes that need not read', () => {
   it('a set reads no bucket, and a bucket read later does not bring back the older value', () => {

@@ -3,7 +3,7 @@ import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
-import { bucketOf, LazyMap } from './lazy-map.js';
+import { bucketOf, LazyMap, type BucketSource } from './lazy-map.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
 
 /**
@@ -167,7 +167,14 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc);
   if (!matches) return null;
   const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
-  const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });
+  // A bucket's JSON holds each entry as `[<key as JSON>,`: a bucket without that text does not hold the key.
+  const mayHold = ([at, length]: Section, key: string | number) =>
+    bytes.subarray(end + 1 + at, end + 1 + at + length).includes(`[${JSON.stringify(key)},`);
+  const source = <K extends string | number>(map: StoredMap): BucketSource<K, never> => ({
+    buckets: map.buckets,
+    read: (bucket) => read(map.sections[bucket]!) as [K, never][],
+    mayHold: (bucket, key) => mayHold(map.sections[bucket]!, key),
+  });
   const fd = new SnapshotReader(snapshot);
   const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();

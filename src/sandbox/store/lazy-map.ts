@@ -2,6 +2,11 @@
 export interface BucketSource<K, V> {
   buckets: number;
   read(bucket: number): [K, V][];
+  /**
+   * False when the bucket surely does not hold the key (true when it may): a key just made (a new payment's id) is
+   * then known absent without reading and parsing its bucket.
+   */
+  mayHold?(bucket: number, key: K): boolean;
 }
 
 /** The bucket of a key among `buckets` (FNV-1a of its text): the same for whoever writes and reads the buckets. */
@@ -35,7 +40,18 @@ export class LazyMap<K extends string | number, V> {
   private need(key: K, deleting = false): void {
     if (this.unread.size === 0 || (!deleting && this.map.has(key))) return;
     const bucket = bucketOf(key, this.source!.buckets);
-    if (this.unread.has(bucket)) this.read(bucket);
+    if (!this.unread.has(bucket)) return;
+    if (this.source!.mayHold?.(bucket, key) ?? true) {
+      this.read(bucket);
+      return;
+    }
+    // Not in the bucket: what was appended to its list since is the whole list.
+    const lists = this.appended.get(bucket);
+    const items = lists?.get(key);
+    if (items) {
+      this.map.set(key, items as V);
+      lists!.delete(key);
+    }
   }
 
   private read(bucket: number): void {
