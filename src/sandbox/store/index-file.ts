@@ -3,16 +3,20 @@ import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
-import { bucketOf, LazyMap } from './lazy-map.js';
-import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
+import { bucketOf, bucketsFor } from './lazy-map.js';
+import { bucketed, bucketText, parseBucket, Places, positions, type PlacesBucket, type TablePlacement } from './record-places.js';
+import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
  * every record: where each record's JSON sits in the snapshot, and each account's derived indexes (see
  * `StoredIndexes`). Its first line is a header; after it come sections of JSON, each read only when needed: a
- * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket. It describes one
- * snapshot, with the indexes as they were when that snapshot was taken: the journal's changes since are replayed over
- * them on start (see `fileStore`).
+ * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket, and so are each table's
+ * places (see `Places`). It describes one snapshot, with the indexes as they were when that snapshot was taken: the
+ * journal's changes since are replayed over them on start (see `fileStore`).
+ *
+ * A record's id is written once, in its table's places: the indexes name a record by its position there (see
+ * `refs`), a few characters where an id takes 36.
  *
  * The header line carries its own checksum and one of the sections (see `checkedLine`), so an index damaged in any way
  * is not used: the start reads everything instead. The snapshot it describes is known by its generation, size and
@@ -43,44 +47,78 @@ interface StoredMap {
 interface AccountIndex {
   /** The account's fields other than its tables (clock offset, hub). */
   head: Record<string, unknown>;
-  /** Each table's record lines in the snapshot (a byte range) and its records' places, by id. */
-  tables: Record<string, { start: number; end: number; places: StoredMap }>;
+  /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
+  tables: Record<string, StoredMap & { start: number; end: number }>;
   maps: Record<string, StoredMap>;
   values: Record<string, Section>;
 }
 
 /** Sections are written in pieces of about this many characters. */
 const WRITE_CHUNK = 1024 * 1024;
-/** About how many entries share a bucket: a bucket is a fraction of a millisecond to read. */
-const BUCKET = 512;
 
-/** A map's entries as JSON, a string per bucket. */
-interface MapText {
-  buckets: number;
-  texts: string[];
-}
+/** Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach it). */
+export type IndexesText = [string, Record<string, unknown>, StoredIndexes][];
 
-/** Every account's head and indexes as JSON, taken in the same turn as the snapshot's records (later changes do not reach it). */
-export type IndexesText = [string, Record<string, unknown>, { maps: Record<string, MapText>; values: Record<string, string> }][];
-
-function mapText(entries: [string | number, unknown][]): MapText {
-  const buckets = 2 ** Math.ceil(Math.log2(Math.max(1, entries.length / BUCKET)));
-  const groups: [string | number, unknown][][] = Array.from({ length: buckets }, () => []);
-  for (const entry of entries) groups[bucketOf(entry[0], buckets)]!.push(entry);
-  return { buckets, texts: groups.map((group) => JSON.stringify(group)) };
-}
-
-/** The indexes as JSON now: each account's head and stored indexes. */
+/** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
 export function indexesText(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesText {
-  return accounts.map(([key, head, indexes]) => [
-    key,
-    head,
-    {
-      maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, mapText(entries)])),
-      values: Object.fromEntries(Object.entries(indexes.values).map(([name, value]) => [name, JSON.stringify(value)])),
-    },
-  ]);
+  return accounts.map(([key, head, indexes]) => [key, head, copied(indexes) as StoredIndexes]);
 }
+
+const copied = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(copied)
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copied(item)]))
+      : value;
+
+/**
+ * How the index file writes a record's id, in the indexes: `~` and its ref, `(position * TABLES.length + table)` in
+ * base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other string as it
+ * is, but one that starts with `~` gets another in front.
+ */
+function refs(split: PlacesBucket[][]): (key: string, value: unknown) => unknown {
+  const byId = new Map<string, number>();
+  split.forEach((buckets, table) => {
+    for (const [id, position] of positions(buckets)) if (!byId.has(id)) byId.set(id, position * TABLES.length + table);
+  });
+  const ref = (id: string) => {
+    const n = byId.get(id);
+    return n === undefined ? undefined : n.toString(36);
+  };
+  return (_, value) => {
+    if (typeof value !== 'string') return value;
+    if (value.startsWith('~')) return `~${value}`;
+    const colon = value.lastIndexOf(':');
+    const whole = ref(value);
+    const short = whole !== undefined ? `~${whole}` : colon > 0 && ref(value.slice(colon + 1)) !== undefined ? `~${value.slice(0, colon + 1)}${ref(value.slice(colon + 1))}` : value;
+    return short.length < value.length ? short : value;
+  };
+}
+
+/** Reads back what `refs` wrote: each `~` string is the id it names (a JSON.parse reviver). */
+function ids(places: Places[]): (key: string, value: unknown) => unknown {
+  const id = (ref: string) => {
+    const n = parseInt(ref, 36);
+    const found = places[n % TABLES.length]?.id(Math.floor(n / TABLES.length));
+    if (found === undefined) throw new Error(`the index file names no record at ${ref}`);
+    return found;
+  };
+  return (_, value) => {
+    if (typeof value !== 'string' || !value.startsWith('~')) return value;
+    if (value.startsWith('~~')) return value.slice(1);
+    const colon = value.lastIndexOf(':');
+    return colon < 0 ? id(value.slice(1)) : value.slice(1, colon + 1) + id(value.slice(colon + 1));
+  };
+}
+
+/** A map's entries as JSON (`replacer`: see `refs`), a string per bucket. */
+function mapTexts(entries: [string | number, unknown][], replacer: (key: string, value: unknown) => unknown): string[] {
+  const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
+  for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
+  return groups.map((group) => JSON.stringify(group, replacer));
+}
+
+const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
 
 export function writeIndexFile(
   path: string,
@@ -99,7 +137,7 @@ export function writeIndexFile(
     offset += length;
     return [offset - length, length];
   };
-  const storeMap = ({ buckets, texts }: MapText): StoredMap => ({ buckets, sections: texts.map(section) });
+  const storeMap = (texts: string[]): StoredMap => ({ buckets: texts.length, sections: texts.map(section) });
   const stat = statSync(snapshot);
   const header: Header = {
     version: STORED_INDEXES_VERSION,
@@ -108,16 +146,17 @@ export function writeIndexFile(
     generation,
     snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
     accounts: accounts.map(([key, head, indexes]) => {
-      const placed = placement.get(key);
+      const placed = TABLES.map((table) => placement.get(key)?.get(table) ?? NO_RECORDS);
+      const split = placed.map(bucketed);
       const tables: AccountIndex['tables'] = {};
-      for (const table of TABLES) {
-        const at: TablePlacement = placed?.get(table) ?? { start: 0, end: 0, records: [] };
-        tables[table] = { start: at.start, end: at.end, places: storeMap(mapText(at.records)) };
-      }
+      TABLES.forEach((table, i) => {
+        tables[table] = { start: placed[i]!.start, end: placed[i]!.end, ...storeMap(split[i]!.map(bucketText)) };
+      });
+      const replacer = refs(split);
       const maps: AccountIndex['maps'] = {};
-      for (const [name, text] of Object.entries(indexes.maps)) maps[name] = storeMap(text);
+      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(mapTexts(entries, replacer));
       const values: AccountIndex['values'] = {};
-      for (const [name, text] of Object.entries(indexes.values)) values[name] = section(text);
+      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(value, replacer));
       return [key, { head, tables, maps, values }];
     }),
   };
@@ -166,22 +205,27 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     crc32(bytes.subarray(end + 1)) === header.sections &&
     ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc);
   if (!matches) return null;
-  const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
-  const source = (map: StoredMap) => ({ buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] });
+  const text = ([at, length]: Section): string => bytes.toString('utf8', end + 1 + at, end + 1 + at + length);
   const fd = new SnapshotReader(snapshot);
   const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
   const indexes = new Map<string, IndexSource>();
   for (const [key, index] of header.accounts) {
     const account: Record<string, unknown> = { ...index.head };
-    for (const table of TABLES) {
-      const { start, end: stop, places } = index.tables[table]!;
-      const lazy = new LazyTable(snapshot, fd, start, stop, new LazyMap(source(places)), pieceBytes);
+    const places = TABLES.map((table) => {
+      const { start, end: stop, buckets, sections } = index.tables[table]!;
+      const lazy = new LazyTable(snapshot, fd, start, stop, new Places(buckets, (bucket) => parseBucket(text(sections[bucket]!))), pieceBytes);
       lazy.placeIn(account, table);
       tables.push(lazy);
-    }
+      return lazy.places;
+    });
+    const reviver = ids(places);
+    const read = (at: Section): unknown => JSON.parse(text(at), reviver);
     indexes.set(key, {
-      map: (name) => (index.maps[name] ? source(index.maps[name]) : undefined),
+      map: (name) => {
+        const map = index.maps[name];
+        return map && { buckets: map.buckets, read: (bucket: number) => read(map.sections[bucket]!) as [string, never][] };
+      },
       value: (name) => read(index.values[name]!),
     });
     accounts[key] = account as unknown as AccountState;
@@ -245,10 +289,8 @@ export function rebase(
     if (!account || replaced.has(key)) continue;
     const changed = [...(since.get(key) ?? [])].map((entry) => entry.split('\u0000') as [string, string]);
     for (const table of TABLES) {
-      const at = placed.get(table) ?? { start: 0, end: 0, records: [] };
-      const places = new LazyMap<string, [number, number]>();
-      for (const [id, place] of at.records) places.set(id, place);
-      const lazy = new LazyTable(snapshot, fd, at.start, at.end, places, TABLE_PARSE);
+      const at = placed.get(table) ?? NO_RECORDS;
+      const lazy = new LazyTable(snapshot, fd, at.start, at.end, Places.of(at), TABLE_PARSE);
       const before = account[table]!;
       for (const [name, id] of changed) {
         if (name !== table) continue;
@@ -314,7 +356,7 @@ class LazyTable {
     private readonly snapshot: SnapshotReader,
     private readonly start: number,
     private readonly end: number,
-    readonly places: LazyMap<string, [number, number]>,
+    readonly places: Places,
     private readonly pieceBytes: number,
   ) {}
 
@@ -383,10 +425,7 @@ class LazyTable {
     if (this.whole) return Object.entries(this.whole);
     const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
     const gone = new Set(this.gone);
-    // In file order: offsets sorted as numbers (natively, no comparator), then their records.
-    const byOffset = new Map<number, [string, [number, number]]>();
-    for (const entry of this.places.entries()) byOffset.set(entry[1][0], entry);
-    const onDisk = Array.from(Float64Array.from(byOffset.keys()).sort(), (at) => byOffset.get(at)!);
+    const onDisk = this.places.inOrder();
     const { file, pieceBytes } = this;
     return (function* (): Generator<[string, unknown]> {
       const fd = openSync(file, 'r');
