@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bucketOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
+import { generateCvu } from '../../src/core/cvu.js';
+import { seededIds } from '../../src/core/ids.js';
 
 /** A LazyMap over `entries` in `buckets` buckets, counting the buckets read. */
 function stored(entries: [string, unknown][], buckets = 4) {
@@ -43,5 +45,15 @@ describe('LazyMap: writes that need not read', () => {
     expect(map.delete('gone')).toBe(true);
     expect(map.has('gone')).toBe(false);
     expect([...map.entries()].map(([key]) => key).sort()).toEqual(['list']);
+  });
+});
+
+describe('bucketOf', () => {
+  it('spreads CVUs over every bucket, about evenly (their check digits fix their digits’ parity)', () => {
+    const ids = seededIds(7);
+    const counts = new Array<number>(64).fill(0);
+    for (let i = 0; i < 6400; i++) counts[bucketOf(generateCvu(ids), 64)]!++;
+    expect(Math.min(...counts)).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThan(150);
   });
 });
