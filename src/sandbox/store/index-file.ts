@@ -95,21 +95,34 @@ function refs(split: PlacesBucket[][]): (key: string, value: unknown) => unknown
   };
 }
 
-/** Reads back what `refs` wrote: each `~` string is the id it names (a JSON.parse reviver). */
-function ids(places: Places[]): (key: string, value: unknown) => unknown {
-  const id = (ref: string) => {
-    const n = parseInt(ref, 36);
-    const found = places[n % TABLES.length]?.id(Math.floor(n / TABLES.length));
-    if (found === undefined) throw new Error(`the index file names no record at ${ref}`);
-    return found;
-  };
-  return (_, value) => {
-    if (typeof value !== 'string' || !value.startsWith('~')) return value;
-    if (value.startsWith('~~')) return value.slice(1);
+/**
+ * Reads back what `refs` wrote: each `~` string in a section as JSON.parse made it is put back as the id it names
+ * (in place: a walk costs a fraction of a JSON.parse reviver).
+ */
+function ids(places: Places[]): (parsed: unknown) => unknown {
+  const named = (value: string) => {
+    if (value.charCodeAt(0) !== TILDE) return value;
+    if (value.charCodeAt(1) === TILDE) return value.slice(1);
     const colon = value.lastIndexOf(':');
-    return colon < 0 ? id(value.slice(1)) : value.slice(1, colon + 1) + id(value.slice(colon + 1));
+    // The ref's base 36 digits read in place (no slice, no parseInt: there may be a few hundred thousand).
+    let n = 0;
+    for (let i = colon < 0 ? 1 : colon + 1; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      n = n * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
+    }
+    const id = places[n % TABLES.length]?.id(Math.floor(n / TABLES.length));
+    if (id === undefined) throw new Error(`the index file names no record at ${value}`);
+    return colon < 0 ? id : value.slice(1, colon + 1) + id;
   };
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return named(value);
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
+    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) define(value, key, walk(item));
+    return value;
+  };
+  return walk;
 }
+const TILDE = 0x7e;
 
 /** A map's entries as JSON (`replacer`: see `refs`), a string per bucket. */
 function mapTexts(entries: [string | number, unknown][], replacer: (key: string, value: unknown) => unknown): string[] {
@@ -219,8 +232,8 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
       tables.push(lazy);
       return lazy.places;
     });
-    const reviver = ids(places);
-    const read = (at: Section): unknown => JSON.parse(text(at), reviver);
+    const named = ids(places);
+    const read = (at: Section): unknown => named(JSON.parse(text(at)));
     indexes.set(key, {
       map: (name) => {
         const map = index.maps[name];
