@@ -56,7 +56,10 @@ interface AccountIndex {
 /** Sections are written in pieces of about this many characters. */
 const WRITE_CHUNK = 1024 * 1024;
 
-/** Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach it). */
+/**
+ * Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach
+ * them), for `writeIndexFile`, which writes each string in them as the index file keeps it, in place.
+ */
 export type IndexesText = [string, Record<string, unknown>, StoredIndexes][];
 
 /** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
@@ -64,71 +67,76 @@ export function indexesText(accounts: [string, Record<string, unknown>, StoredIn
   return accounts.map(([key, head, indexes]) => [key, head, copied(indexes) as StoredIndexes]);
 }
 
+// The two walks below take every value of every index (millions at 300,000 payments): they recurse only into arrays
+// and objects, never for a string or a number.
 const copied = (value: unknown): unknown =>
   Array.isArray(value)
-    ? value.map(copied)
+    ? value.map((item) => (typeof item === 'object' ? copied(item) : item))
     : value !== null && typeof value === 'object'
       ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copied(item)]))
       : value;
 
-/**
- * How the index file writes a record's id, in the indexes: `~` and its ref, `(position * TABLES.length + table)` in
- * base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other string as it
- * is, but one that starts with `~` gets another in front.
- */
-function refs(split: PlacesBucket[][]): (key: string, value: unknown) => unknown {
-  const byId = new Map<string, number>();
-  split.forEach((buckets, table) => {
-    for (const [id, position] of positions(buckets)) if (!byId.has(id)) byId.set(id, position * TABLES.length + table);
-  });
-  const ref = (id: string) => {
-    const n = byId.get(id);
-    return n === undefined ? undefined : n.toString(36);
-  };
-  return (_, value) => {
-    if (typeof value !== 'string') return value;
-    if (value.startsWith('~')) return `~${value}`;
-    const colon = value.lastIndexOf(':');
-    const whole = ref(value);
-    const short = whole !== undefined ? `~${whole}` : colon > 0 && ref(value.slice(colon + 1)) !== undefined ? `~${value.slice(0, colon + 1)}${ref(value.slice(colon + 1))}` : value;
-    return short.length < value.length ? short : value;
-  };
+/** `value` with each string in it (in arrays and objects, replaced in place) mapped by `map`. */
+function eachString(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'string') value[i] = map(item);
+      else if (typeof item === 'object') eachString(item, map);
+    }
+  } else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) define(value, key, eachString(item, map));
+  return value;
 }
 
 /**
- * Reads back what `refs` wrote: each `~` string in a section as JSON.parse made it is put back as the id it names
- * (in place: a walk costs a fraction of a JSON.parse reviver).
+ * How the index file writes a string in the indexes: a record's id as `~` and its ref, `(position * TABLES.length +
+ * table)` in base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other
+ * string as it is, but one that starts with `~` gets another in front.
  */
-function ids(places: Places[]): (parsed: unknown) => unknown {
-  const named = (value: string) => {
-    if (value.charCodeAt(0) !== TILDE) return value;
-    if (value.charCodeAt(1) === TILDE) return value.slice(1);
-    const colon = value.lastIndexOf(':');
+function refs(split: PlacesBucket[][]): (text: string) => string {
+  const byId = new Map<string, string>();
+  // Tables last to first, so an id that two tables hold names the first's record (either reads back the same id).
+  for (let table = split.length - 1; table >= 0; table--) {
+    for (const [id, position] of positions(split[table]!)) byId.set(id, `~${(position * TABLES.length + table).toString(36)}`);
+  }
+  return (text) => {
+    if (text.charCodeAt(0) === TILDE) return `~${text}`;
+    const whole = byId.get(text);
+    if (whole !== undefined) return whole.length < text.length ? whole : text;
+    const colon = text.lastIndexOf(':');
+    const last = colon > 0 ? byId.get(text.slice(colon + 1)) : undefined;
+    return last !== undefined && last.length < text.length - colon - 1 ? `~${text.slice(0, colon + 1)}${last.slice(1)}` : text;
+  };
+}
+
+/** Reads back what `refs` wrote: each `~` string is the id it names. */
+function ids(places: Places[]): (text: string) => string {
+  return (text) => {
+    if (text.charCodeAt(0) !== TILDE) return text;
+    if (text.charCodeAt(1) === TILDE) return text.slice(1);
+    const colon = text.lastIndexOf(':');
     // The ref's base 36 digits read in place (no slice, no parseInt: there may be a few hundred thousand).
     let n = 0;
-    for (let i = colon < 0 ? 1 : colon + 1; i < value.length; i++) {
-      const c = value.charCodeAt(i);
+    for (let i = colon < 0 ? 1 : colon + 1; i < text.length; i++) {
+      const c = text.charCodeAt(i);
       n = n * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
     }
     const id = places[n % TABLES.length]?.id(Math.floor(n / TABLES.length));
-    if (id === undefined) throw new Error(`the index file names no record at ${value}`);
-    return colon < 0 ? id : value.slice(1, colon + 1) + id;
+    if (id === undefined) throw new Error(`the index file names no record at ${text}`);
+    return colon < 0 ? id : text.slice(1, colon + 1) + id;
   };
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return named(value);
-    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) value[i] = walk(value[i]);
-    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) define(value, key, walk(item));
-    return value;
-  };
-  return walk;
 }
 const TILDE = 0x7e;
 
-/** A map's entries as JSON (`replacer`: see `refs`), a string per bucket. */
-function mapTexts(entries: [string | number, unknown][], replacer: (key: string, value: unknown) => unknown): string[] {
+/**
+ * A map's entries as JSON, a string per bucket (by each entry's key as it is), each string in them as `short` writes
+ * it (see `refs`): mapped in place and then turned to JSON natively, far quicker than through a replacer.
+ */
+function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): string[] {
   const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
   for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
-  return groups.map((group) => JSON.stringify(group, replacer));
+  return groups.map((group) => JSON.stringify(eachString(group, short)));
 }
 
 const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
@@ -165,11 +173,11 @@ export function writeIndexFile(
       TABLES.forEach((table, i) => {
         tables[table] = { start: placed[i]!.start, end: placed[i]!.end, ...storeMap(split[i]!.map(bucketText)) };
       });
-      const replacer = refs(split);
+      const short = refs(split);
       const maps: AccountIndex['maps'] = {};
-      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(mapTexts(entries, replacer));
+      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(mapTexts(entries, short));
       const values: AccountIndex['values'] = {};
-      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(value, replacer));
+      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(eachString(value, short)));
       return [key, { head, tables, maps, values }];
     }),
   };
@@ -233,7 +241,7 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
       return lazy.places;
     });
     const named = ids(places);
-    const read = (at: Section): unknown => named(JSON.parse(text(at)));
+    const read = (at: Section): unknown => eachString(JSON.parse(text(at)), named);
     indexes.set(key, {
       map: (name) => {
         const map = index.maps[name];
