@@ -20,6 +20,7 @@ describe('LazyMap: writes that need not read', () => {
   it('a set reads no bucket, and a bucket read later does not bring back the older value', () => {
     const { map, reads } = stored([['a', 1], ['b', 2]]);
     map.set('a', 10);
+    expect([map.get('a'), map.has('a')]).toEqual([10, true]); // set since: its bucket has nothing newer
     expect(reads).toEqual([]);
     expect([map.get('a'), map.get('b')]).toEqual([10, 2]);
     expect(Object.fromEntries(map.entries())).toEqual({ a: 10, b: 2 });

@@ -25,8 +25,9 @@ export const bucketsFor = (entries: number): number => 2 ** Math.ceil(Math.log2(
 /**
  * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
  * an index of 100,000 entries costs nothing until it is asked, and then only the bucket asked. Without a source
- * it is a plain Map. Reading or deleting a key reads its bucket first; setting one does not (a start replaying a
- * journal sets many keys), so a bucket read later leaves out the keys set since. Iterating reads every bucket.
+ * it is a plain Map. Reading a key not set since, or deleting one, reads its bucket first; setting one does not (a
+ * start replaying a journal sets many keys), so a bucket read later leaves out the keys set since. Iterating reads
+ * every bucket.
  */
 export class LazyMap<K extends string | number, V> {
   private readonly map = new Map<K, V>();
@@ -55,14 +56,16 @@ export class LazyMap<K extends string | number, V> {
     if (this.unread.size === 0) this.source = undefined; // all read: the storage can go
   }
 
+  // A key set since the storage was taken needs no bucket read: what the bucket holds of it is older.
   get(key: K): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) return value;
     this.need(key);
     return this.map.get(key);
   }
 
   has(key: K): boolean {
-    this.need(key);
-    return this.map.has(key);
+    return this.map.has(key) || (this.need(key), this.map.has(key));
   }
 
   set(key: K, value: V): this {
