@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState } from '../src/core/index.js';
+import { checkedLine } from '../src/sandbox/store/checked-line.js';
 import { readIndexFile, tableEntries } from '../src/sandbox/store/index-file.js';
+import { STORED_INDEXES_VERSION } from '../src/sandbox/store/kept-indexes.js';
 import { fileStore, memoryStore, type Store } from '../src/sandbox/store/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { SnapshotFile } from '../src/sandbox/store/snapshot-file.js';
@@ -491,9 +493,13 @@ describe('the index file: a quick start after a clean stop', () => {
     expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 16, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 15, lockMode: 'amount' })).status).toBe(201);
 
-    // Damaged: its header cut, its sections cut short (the header intact), or a header that is not one.
+    // Damaged: its header cut, its sections cut short (the header intact), or a header that is not one; or written by
+    // a release whose index file was laid out otherwise (its version before this one's), sound but not read.
     const index = readFileSync(`${data}.index`);
-    for (const bytes of [index.subarray(0, 20), index.subarray(0, index.length - 10), Buffer.from('null\n')]) {
+    const end = index.indexOf(10);
+    const { k: _, ...header } = JSON.parse(index.toString('utf8', 0, end)) as { k: string; version: number };
+    const older = Buffer.concat([checkedLine({ ...header, version: STORED_INDEXES_VERSION - 1 }), index.subarray(end + 1)]);
+    for (const bytes of [index.subarray(0, 20), index.subarray(0, index.length - 10), Buffer.from('null\n'), older]) {
       const damaged = copy(data, true);
       writeFileSync(`${damaged}.index`, bytes);
       const afterDamage = await useServer({ data: damaged }, 'test');

@@ -1,5 +1,6 @@
 import { newestFirst, pageNewestFirst, paginate } from './pagination.js';
 import type { ListQuery } from './schemas.js';
+import { push } from './account-context.js';
 import type { Index, Indexes } from './store.js';
 
 /**
@@ -24,12 +25,13 @@ export class Lists {
   }
 
   add(group: string, id: string): void {
+    // Records are mostly grouped as they are made: the newest made goes at the end, with no search and no look-up of
+    // the group (which may be in a bucket of kept indexes not read yet: a start replaying creates reads none).
+    const n = this.order.get(id)!;
+    if (n === this.count.n - 1) return push(this.groups, group, id);
     let list = this.groups.get(group);
     if (!list) this.groups.set(group, (list = []));
-    // Records are mostly grouped as they are made: then they go at the end, with no search (and the newest made needs
-    // no look-up of the list's last, which may be in a bucket of kept indexes not read yet).
-    const n = this.order.get(id)!;
-    if (list.length === 0 || n === this.count.n - 1 || this.order.get(list.at(-1)!)! < n) list.push(id);
+    if (list.length === 0 || this.order.get(list.at(-1)!)! < n) list.push(id);
     else list.splice(this.place(list, id), 0, id);
   }
 

@@ -110,3 +110,17 @@ function catching(run: () => unknown): unknown {
     return (error as { code?: string }).code;
   }
 }
+
+describe('a create on kept indexes', () => {
+  it('groups the newest record without reading any list group or order bucket, and lists it after the kept ones', () => {
+    const { clock, state, stored } = busyAccount();
+    const { sandbox, reads } = readBack(state, stored, clock);
+    const account = sandbox.account('sk_indexes');
+    const made = account.createVaPayment({ ...PAYMENT, amount: 77 });
+    const listReads = [...reads].filter(([name, read]) => /(Groups|Order)$/.test(name) && read.length > 0);
+    expect(listReads).toEqual([]);
+    const waiting = account.listVaPayments({ status: 'waiting', limit: '100' }) as { data: { id: string }[] };
+    expect(waiting.data[0]!.id).toBe(made.id);
+    expect(waiting.data).toHaveLength(40 - 1 + 1 + 1); // the kept ones (one of the 40 cancelled), the amount-locked one, the new one
+  });
+});

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bucketOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
+import { generateCvu } from '../../src/core/cvu.js';
+import { seededIds } from '../../src/core/ids.js';
 
 /** A LazyMap over `entries` in `buckets` buckets, counting the buckets read; `knows`: it can tell a key is not stored. */
 function stored(entries: [string, unknown][], buckets = 4, knows = false) {
@@ -34,6 +36,7 @@ describe('LazyMap: writes that need not read', () => {
   it('a set reads no bucket, and a bucket read later does not bring back the older value', () => {
     const { map, reads } = stored([['a', 1], ['b', 2]]);
     map.set('a', 10);
+    expect([map.get('a'), map.has('a')]).toEqual([10, true]); // set since: its bucket has nothing newer
     expect(reads).toEqual([]);
     expect([map.get('a'), map.get('b')]).toEqual([10, 2]);
     expect(Object.fromEntries(map.entries())).toEqual({ a: 10, b: 2 });
@@ -69,5 +72,15 @@ describe('LazyMap: writes that need not read', () => {
     expect(map.delete('a')).toBe(true);
     expect(reads).toEqual([0]);
     expect([map.get('a'), [...map.entries()]]).toEqual([undefined, []]);
+  });
+});
+
+describe('bucketOf', () => {
+  it('spreads CVUs over every bucket, about evenly (their check digits fix their digits’ parity)', () => {
+    const ids = seededIds(7);
+    const counts = new Array<number>(64).fill(0);
+    for (let i = 0; i < 6400; i++) counts[bucketOf(generateCvu(ids), 64)]!++;
+    expect(Math.min(...counts)).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThan(150);
   });
 });

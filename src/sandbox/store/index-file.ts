@@ -3,16 +3,20 @@ import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
-import { bucketOf, LazyMap, type BucketSource } from './lazy-map.js';
-import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement, type TablePlacement } from './snapshot-file.js';
+import { bucketOf, bucketsFor, type BucketSource } from './lazy-map.js';
+import { bucketed, bucketText, parseBucket, Places, positions, type PlacesBucket, type TablePlacement } from './record-places.js';
+import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
  * every record: where each record's JSON sits in the snapshot, and each account's derived indexes (see
  * `StoredIndexes`). Its first line is a header; after it come sections of JSON, each read only when needed: a
- * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket. It describes one
- * snapshot, with the indexes as they were when that snapshot was taken: the journal's changes since are replayed over
- * them on start (see `fileStore`).
+ * map's entries are split in buckets by `bucketOf(key)`, so asking one key reads one bucket, and so are each table's
+ * places (see `Places`). It describes one snapshot, with the indexes as they were when that snapshot was taken: the
+ * journal's changes since are replayed over them on start (see `fileStore`).
+ *
+ * A record's id is written once, in its table's places: the indexes name a record by its position there (see
+ * `refs`), a few characters where an id takes 36.
  *
  * The header line carries its own checksum and one of the sections (see `checkedLine`), so an index damaged in any way
  * is not used: the start reads everything instead. The snapshot it describes is known by its generation, size and
@@ -43,44 +47,99 @@ interface StoredMap {
 interface AccountIndex {
   /** The account's fields other than its tables (clock offset, hub). */
   head: Record<string, unknown>;
-  /** Each table's record lines in the snapshot (a byte range) and its records' places, by id. */
-  tables: Record<string, { start: number; end: number; places: StoredMap }>;
+  /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
+  tables: Record<string, StoredMap & { start: number; end: number }>;
   maps: Record<string, StoredMap>;
   values: Record<string, Section>;
 }
 
 /** Sections are written in pieces of about this many characters. */
 const WRITE_CHUNK = 1024 * 1024;
-/** About how many entries share a bucket: a bucket is a fraction of a millisecond to read. */
-const BUCKET = 512;
 
-/** A map's entries as JSON, a string per bucket. */
-interface MapText {
-  buckets: number;
-  texts: string[];
-}
+/**
+ * Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach
+ * them), for `writeIndexFile`, which writes each string in them as the index file keeps it, in place.
+ */
+export type IndexesText = [string, Record<string, unknown>, StoredIndexes][];
 
-/** Every account's head and indexes as JSON, taken in the same turn as the snapshot's records (later changes do not reach it). */
-export type IndexesText = [string, Record<string, unknown>, { maps: Record<string, MapText>; values: Record<string, string> }][];
-
-function mapText(entries: [string | number, unknown][]): MapText {
-  const buckets = 2 ** Math.ceil(Math.log2(Math.max(1, entries.length / BUCKET)));
-  const groups: [string | number, unknown][][] = Array.from({ length: buckets }, () => []);
-  for (const entry of entries) groups[bucketOf(entry[0], buckets)]!.push(entry);
-  return { buckets, texts: groups.map((group) => JSON.stringify(group)) };
-}
-
-/** The indexes as JSON now: each account's head and stored indexes. */
+/** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
 export function indexesText(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesText {
-  return accounts.map(([key, head, indexes]) => [
-    key,
-    head,
-    {
-      maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, mapText(entries)])),
-      values: Object.fromEntries(Object.entries(indexes.values).map(([name, value]) => [name, JSON.stringify(value)])),
-    },
-  ]);
+  return accounts.map(([key, head, indexes]) => [key, head, copied(indexes) as StoredIndexes]);
 }
+
+// The two walks below take every value of every index (millions at 300,000 payments): they recurse only into arrays
+// and objects, never for a string or a number.
+const copied = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map((item) => (typeof item === 'object' ? copied(item) : item))
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copied(item)]))
+      : value;
+
+/** `value` with each string in it (in arrays and objects, replaced in place) mapped by `map`. */
+function eachString(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'string') value[i] = map(item);
+      else if (typeof item === 'object') eachString(item, map);
+    }
+  } else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) define(value, key, eachString(item, map));
+  return value;
+}
+
+/**
+ * How the index file writes a string in the indexes: a record's id as `~` and its ref, `(position * TABLES.length +
+ * table)` in base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other
+ * string as it is, but one that starts with `~` gets another in front.
+ */
+function refs(split: PlacesBucket[][]): (text: string) => string {
+  const byId = new Map<string, string>();
+  // Tables last to first, so an id that two tables hold names the first's record (either reads back the same id).
+  for (let table = split.length - 1; table >= 0; table--) {
+    for (const [id, position] of positions(split[table]!)) byId.set(id, `~${(position * TABLES.length + table).toString(36)}`);
+  }
+  return (text) => {
+    if (text.charCodeAt(0) === TILDE) return `~${text}`;
+    const whole = byId.get(text);
+    if (whole !== undefined) return whole.length < text.length ? whole : text;
+    const colon = text.lastIndexOf(':');
+    const last = colon > 0 ? byId.get(text.slice(colon + 1)) : undefined;
+    return last !== undefined && last.length < text.length - colon - 1 ? `~${text.slice(0, colon + 1)}${last.slice(1)}` : text;
+  };
+}
+
+/** Reads back what `refs` wrote: each `~` string is the id it names. */
+function ids(places: Places[]): (text: string) => string {
+  return (text) => {
+    if (text.charCodeAt(0) !== TILDE) return text;
+    if (text.charCodeAt(1) === TILDE) return text.slice(1);
+    const colon = text.lastIndexOf(':');
+    // The ref's base 36 digits read in place (no slice, no parseInt: there may be a few hundred thousand).
+    let n = 0;
+    for (let i = colon < 0 ? 1 : colon + 1; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      n = n * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
+    }
+    const id = places[n % TABLES.length]?.id(Math.floor(n / TABLES.length));
+    if (id === undefined) throw new Error(`the index file names no record at ${text}`);
+    return colon < 0 ? id : text.slice(1, colon + 1) + id;
+  };
+}
+const TILDE = 0x7e;
+
+/**
+ * A map's entries as JSON, a string per bucket (by each entry's key as it is), each string in them as `short` writes
+ * it (see `refs`): mapped in place and then turned to JSON natively, far quicker than through a replacer.
+ */
+function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): string[] {
+  const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
+  for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
+  return groups.map((group) => JSON.stringify(eachString(group, short)));
+}
+
+const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
 
 export function writeIndexFile(
   path: string,
@@ -99,7 +158,7 @@ export function writeIndexFile(
     offset += length;
     return [offset - length, length];
   };
-  const storeMap = ({ buckets, texts }: MapText): StoredMap => ({ buckets, sections: texts.map(section) });
+  const storeMap = (texts: string[]): StoredMap => ({ buckets: texts.length, sections: texts.map(section) });
   const stat = statSync(snapshot);
   const header: Header = {
     version: STORED_INDEXES_VERSION,
@@ -108,16 +167,17 @@ export function writeIndexFile(
     generation,
     snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
     accounts: accounts.map(([key, head, indexes]) => {
-      const placed = placement.get(key);
+      const placed = TABLES.map((table) => placement.get(key)?.get(table) ?? NO_RECORDS);
+      const split = placed.map(bucketed);
       const tables: AccountIndex['tables'] = {};
-      for (const table of TABLES) {
-        const at: TablePlacement = placed?.get(table) ?? { start: 0, end: 0, records: [] };
-        tables[table] = { start: at.start, end: at.end, places: storeMap(mapText(at.records)) };
-      }
+      TABLES.forEach((table, i) => {
+        tables[table] = { start: placed[i]!.start, end: placed[i]!.end, ...storeMap(split[i]!.map(bucketText)) };
+      });
+      const short = refs(split);
       const maps: AccountIndex['maps'] = {};
-      for (const [name, text] of Object.entries(indexes.maps)) maps[name] = storeMap(text);
+      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(mapTexts(entries, short));
       const values: AccountIndex['values'] = {};
-      for (const [name, text] of Object.entries(indexes.values)) values[name] = section(text);
+      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(eachString(value, short)));
       return [key, { head, tables, maps, values }];
     }),
   };
@@ -166,29 +226,48 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     crc32(bytes.subarray(end + 1)) === header.sections &&
     ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc);
   if (!matches) return null;
-  const read = ([at, length]: Section): unknown => JSON.parse(bytes.toString('utf8', end + 1 + at, end + 1 + at + length));
-  // A bucket's JSON holds each entry as `[<key as JSON>,`: a bucket without that text does not hold the key.
-  const mayHold = ([at, length]: Section, key: string | number) =>
-    bytes.subarray(end + 1 + at, end + 1 + at + length).includes(`[${JSON.stringify(key)},`);
-  const source = <K extends string | number>(map: StoredMap): BucketSource<K, never> => ({
-    buckets: map.buckets,
-    read: (bucket) => read(map.sections[bucket]!) as [K, never][],
-    mayHold: (bucket, key) => mayHold(map.sections[bucket]!, key),
-  });
+  const text = ([at, length]: Section): string => bytes.toString('utf8', end + 1 + at, end + 1 + at + length);
+  // Whether a section holds some text, without turning it to a string or parsing it (see `BucketSource.mayHold`).
+  const holds = ([at, length]: Section, needle: string): boolean => bytes.subarray(end + 1 + at, end + 1 + at + length).includes(needle);
   const fd = new SnapshotReader(snapshot);
   const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
   const indexes = new Map<string, IndexSource>();
   for (const [key, index] of header.accounts) {
     const account: Record<string, unknown> = { ...index.head };
-    for (const table of TABLES) {
-      const { start, end: stop, places } = index.tables[table]!;
-      const lazy = new LazyTable(snapshot, fd, start, stop, new LazyMap(source(places)), pieceBytes);
+    const places = TABLES.map((table) => {
+      const { start, end: stop, buckets, sections } = index.tables[table]!;
+      const places = new Places(
+        buckets,
+        (bucket) => parseBucket(text(sections[bucket]!)),
+        (bucket, id) => holds(sections[bucket]!, JSON.stringify(id)),
+      );
+      const lazy = new LazyTable(snapshot, fd, start, stop, places, pieceBytes);
       lazy.placeIn(account, table);
       tables.push(lazy);
-    }
+      return lazy.places;
+    });
+    const named = ids(places);
+    const read = (at: Section): unknown => eachString(JSON.parse(text(at)), named);
+    // A key is in a bucket's JSON as itself (`[<key as JSON>,`), or as a ref when it, or its part after a colon, is the
+    // id of a record the snapshot holds (see `refs`); a key written with another `~` in front is not looked for.
+    const mayHold = (section: Section, key: string | number): boolean => {
+      if (typeof key === 'number') return holds(section, `[${key},`);
+      if (key.charCodeAt(0) === TILDE || holds(section, `[${JSON.stringify(key)},`)) return true;
+      const colon = key.lastIndexOf(':');
+      return places.some((table) => table.mayHold(key) || (colon > 0 && table.mayHold(key.slice(colon + 1))));
+    };
     indexes.set(key, {
-      map: (name) => (index.maps[name] ? source(index.maps[name]) : undefined),
+      map: (name): BucketSource<string | number, never> | undefined => {
+        const map = index.maps[name];
+        return (
+          map && {
+            buckets: map.buckets,
+            read: (bucket) => read(map.sections[bucket]!) as [string, never][],
+            mayHold: (bucket, key) => mayHold(map.sections[bucket]!, key),
+          }
+        );
+      },
       value: (name) => read(index.values[name]!),
     });
     accounts[key] = account as unknown as AccountState;
@@ -252,10 +331,8 @@ export function rebase(
     if (!account || replaced.has(key)) continue;
     const changed = [...(since.get(key) ?? [])].map((entry) => entry.split('\u0000') as [string, string]);
     for (const table of TABLES) {
-      const at = placed.get(table) ?? { start: 0, end: 0, records: [] };
-      const places = new LazyMap<string, [number, number]>();
-      for (const [id, place] of at.records) places.set(id, place);
-      const lazy = new LazyTable(snapshot, fd, at.start, at.end, places, TABLE_PARSE);
+      const at = placed.get(table) ?? NO_RECORDS;
+      const lazy = new LazyTable(snapshot, fd, at.start, at.end, Places.of(at), TABLE_PARSE);
       const before = account[table]!;
       for (const [name, id] of changed) {
         if (name !== table) continue;
@@ -321,7 +398,7 @@ class LazyTable {
     private readonly snapshot: SnapshotReader,
     private readonly start: number,
     private readonly end: number,
-    readonly places: LazyMap<string, [number, number]>,
+    readonly places: Places,
     private readonly pieceBytes: number,
   ) {}
 
@@ -390,10 +467,7 @@ class LazyTable {
     if (this.whole) return Object.entries(this.whole);
     const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
     const gone = new Set(this.gone);
-    // In file order: offsets sorted as numbers (natively, no comparator), then their records.
-    const byOffset = new Map<number, [string, [number, number]]>();
-    for (const entry of this.places.entries()) byOffset.set(entry[1][0], entry);
-    const onDisk = Array.from(Float64Array.from(byOffset.keys()).sort(), (at) => byOffset.get(at)!);
+    const onDisk = this.places.inOrder();
     const { file, pieceBytes } = this;
     return (function* (): Generator<[string, unknown]> {
       const fd = openSync(file, 'r');

@@ -13,8 +13,11 @@ export interface IndexSource {
   value(name: string): unknown;
 }
 
-/** The shape of `StoredIndexes`, bumped whenever the core's indexes change: stored ones of another shape are not used. */
-export const STORED_INDEXES_VERSION = 3;
+/**
+ * The shape of `StoredIndexes` and of the index file that keeps them, bumped whenever either changes (the core's indexes,
+ * how the file writes them): an index file of another version is not used, the start reads everything.
+ */
+export const STORED_INDEXES_VERSION = 4;
 
 /**
  * The file engine's `Indexes`: LazyMaps over the index file's buckets (or empty, for an account the core indexes from

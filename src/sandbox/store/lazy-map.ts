@@ -9,19 +9,30 @@ export interface BucketSource<K, V> {
   mayHold?(bucket: number, key: K): boolean;
 }
 
-/** The bucket of a key among `buckets` (FNV-1a of its text): the same for whoever writes and reads the buckets. */
+/**
+ * The bucket of a key among `buckets` (FNV-1a of its text, its high bits folded into the low ones, which alone depend
+ * only on the low bits of each character: CVUs, whose digits' parity their check digits fix, filled only every other
+ * bucket): the same for whoever writes and reads the buckets.
+ */
 export function bucketOf(key: string | number, buckets: number): number {
   const text = String(key);
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % buckets;
+  return ((hash ^ (hash >>> 16)) >>> 0) % buckets;
 }
+
+/** About how many entries share a bucket: a bucket is a fraction of a millisecond to read. */
+const BUCKET = 512;
+
+/** How many buckets `entries` entries are split in (a power of two). */
+export const bucketsFor = (entries: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, entries / BUCKET)));
 
 /**
  * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
  * an index of 100,000 entries costs nothing until it is asked, and then only the bucket asked. Without a source
- * it is a plain Map. Reading or deleting a key reads its bucket first; setting one does not (a start replaying a
- * journal sets many keys), so a bucket read later leaves out the keys set since. Iterating reads every bucket.
+ * it is a plain Map. Reading a key not set since, or deleting one, reads its bucket first; setting one does not (a
+ * start replaying a journal sets many keys), so a bucket read later leaves out the keys set since. Iterating reads
+ * every bucket.
  */
 export class LazyMap<K extends string | number, V> {
   private readonly map = new Map<K, V>();

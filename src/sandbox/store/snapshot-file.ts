@@ -3,6 +3,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import type { Adapter } from 'lowdb';
 import { accountHead, TABLES, type SandboxState } from '../../core/index.js';
+import type { TablePlacement } from './record-places.js';
 
 const JSON_STRING = '"(?:[^"\\\\]|\\\\.)*"';
 const HEAD = /^\{"version":(\d+),"generation":(\d+),"accounts":\{$/;
@@ -123,14 +124,9 @@ export const WRITE_CUT = new Error('the snapshot write was cut short');
 
 /**
  * Where a write put each table of each account: the byte range of its record lines (joined inside braces they are
- * the table's JSON object) and each record's value as [id, [byte offset, byte length]].
+ * the table's JSON object) and each record's id and value's byte offset and length, in file order.
  */
 export type Placement = Map<string, Map<string, TablePlacement>>;
-export interface TablePlacement {
-  start: number;
-  end: number;
-  records: [string, [number, number]][];
-}
 
 /** A record's line (its value as JSON, or bytes copied from the last snapshot), or the end of a table (`}`). */
 type Line = string | { account: string; table: string; id: string | null; prefix: string; value: string | Buffer };
@@ -140,14 +136,16 @@ function place(placement: Placement, line: Exclude<Line, string>, position: numb
   let tables = placement.get(line.account);
   if (!tables) placement.set(line.account, (tables = new Map()));
   let table = tables.get(line.table);
-  if (!table) tables.set(line.table, (table = { start: position, end: position, records: [] }));
+  if (!table) tables.set(line.table, (table = { start: position, end: position, ids: [], offsets: [], lengths: [] }));
   const prefix = Buffer.byteLength(line.prefix);
   if (line.id === null) {
     table.end = position;
     return position + prefix + 1;
   }
   const value = typeof line.value === 'string' ? Buffer.byteLength(line.value) : line.value.length;
-  table.records.push([line.id, [position + prefix, value]]);
+  table.ids.push(line.id);
+  table.offsets.push(position + prefix);
+  table.lengths.push(value);
   return position + prefix + value + 1;
 }
 

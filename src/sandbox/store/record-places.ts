@@ -1,0 +1,124 @@
+import { bucketOf, bucketsFor } from './lazy-map.js';
+
+/** Where a snapshot write put a table's records, in its order: the byte range of its record lines, and each record's value. */
+export interface TablePlacement {
+  start: number;
+  end: number;
+  ids: string[];
+  offsets: number[];
+  lengths: number[];
+}
+
+/** The places of the records whose ids fall in one bucket, in file order (so their offsets only grow). */
+export interface PlacesBucket {
+  ids: string[];
+  offsets: number[];
+  lengths: number[];
+}
+
+/** A table's records split in buckets by `bucketOf(id)`, each in file order. */
+export function bucketed({ ids, offsets, lengths }: TablePlacement): PlacesBucket[] {
+  const split: PlacesBucket[] = Array.from({ length: bucketsFor(ids.length) }, () => ({ ids: [], offsets: [], lengths: [] }));
+  for (let i = 0; i < ids.length; i++) {
+    const bucket = split[bucketOf(ids[i]!, split.length)]!;
+    bucket.ids.push(ids[i]!);
+    bucket.offsets.push(offsets[i]!);
+    bucket.lengths.push(lengths[i]!);
+  }
+  return split;
+}
+
+/**
+ * A bucket as the index file keeps it: `[ids, offsets, lengths]`, each offset but the first as the step from the one
+ * before (a few digits, not the ten of a place in a large snapshot).
+ */
+export const bucketText = ({ ids, offsets, lengths }: PlacesBucket): string =>
+  JSON.stringify([ids, offsets.map((at, i) => (i === 0 ? at : at - offsets[i - 1]!)), lengths]);
+
+export function parseBucket(text: string): PlacesBucket {
+  const [ids, steps, lengths] = JSON.parse(text) as [string[], number[], number[]];
+  for (let i = 1; i < steps.length; i++) steps[i]! += steps[i - 1]!;
+  return { ids, offsets: steps, lengths };
+}
+
+/**
+ * Where a table's records sit in the snapshot: asking for one reads its bucket, when first needed (a search of a few
+ * hundred ids, no map of them all). A record is also known by its position, its bucket and its index there as one
+ * number, which the index file writes in place of its id (see `positions`).
+ */
+export class Places {
+  private readonly split: (PlacesBucket | undefined)[];
+  /** Buckets before this one have all been read. */
+  private cursor = 0;
+
+  /** `holds`: false when a bucket not read yet surely does not hold an id (see `BucketSource.mayHold`). */
+  constructor(
+    readonly buckets: number,
+    private readonly source: (bucket: number) => PlacesBucket,
+    private readonly holds?: (bucket: number, id: string) => boolean,
+  ) {
+    this.split = new Array<PlacesBucket | undefined>(buckets);
+  }
+
+  /** Places kept in memory (a snapshot this process just wrote). */
+  static of(placement: TablePlacement): Places {
+    const split = bucketed(placement);
+    return new Places(split.length, (bucket) => split[bucket]!);
+  }
+
+  private bucket(bucket: number): PlacesBucket {
+    return (this.split[bucket] ??= this.source(bucket));
+  }
+
+  /** A record's value as [byte offset, byte length], if the snapshot holds it. */
+  get(id: string): [number, number] | undefined {
+    if (!this.mayHold(id)) return undefined;
+    const bucket = this.bucket(bucketOf(id, this.buckets));
+    const at = bucket.ids.indexOf(id);
+    return at < 0 ? undefined : [bucket.offsets[at]!, bucket.lengths[at]!];
+  }
+
+  has(id: string): boolean {
+    return this.mayHold(id) && this.bucket(bucketOf(id, this.buckets)).ids.includes(id);
+  }
+
+  /** False when the snapshot surely does not hold the id, told without reading its bucket if it was not read yet. */
+  mayHold(id: string): boolean {
+    const bucket = bucketOf(id, this.buckets);
+    const read = this.split[bucket];
+    return read ? read.ids.includes(id) : (this.holds?.(bucket, id) ?? true);
+  }
+
+  /** The id at a position (see `positions`). */
+  id(position: number): string | undefined {
+    return this.bucket(position % this.buckets).ids[Math.floor(position / this.buckets)];
+  }
+
+  /** Every record's id and place, in file order. */
+  inOrder(): [string, [number, number]][] {
+    const all: [string, [number, number]][] = [];
+    for (let bucket = 0; bucket < this.buckets; bucket++) {
+      const { ids, offsets, lengths } = this.bucket(bucket);
+      for (let i = 0; i < ids.length; i++) all.push([ids[i]!, [offsets[i]!, lengths[i]!]]);
+    }
+    // Offsets sorted as numbers (natively, no comparator), then their records.
+    const byOffset = new Map(all.map((entry) => [entry[1][0], entry]));
+    return Array.from(Float64Array.from(byOffset.keys()).sort(), (at) => byOffset.get(at)!);
+  }
+
+  /** Reads one bucket not read yet; false once all are. For reading them all ahead of use, a bucket at a time. */
+  readNext(): boolean {
+    while (this.cursor < this.buckets && this.split[this.cursor]) this.cursor++;
+    if (this.cursor === this.buckets) return false;
+    this.bucket(this.cursor);
+    return true;
+  }
+}
+
+/** Each record's position among `split` (its index in its bucket times the buckets, plus its bucket), by id. */
+export function* positions(split: PlacesBucket[]): Generator<[string, number]> {
+  for (let bucket = 0; bucket < split.length; bucket++) {
+    const { ids } = split[bucket]!;
+    for (let i = 0; i < ids.length; i++) yield [ids[i]!, i * split.length + bucket];
+  }
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
+import { indexesText, readIndexFile, writeIndexFile } from '../../src/sandbox/store/index-file.js';
+import type { StoredIndexes } from '../../src/sandbox/store/kept-indexes.js';
+import { bucketed, Places, positions } from '../../src/sandbox/store/record-places.js';
+import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
+import { useTmp } from '../helpers.js';
+
+/** Ids like the API's (36 characters), drawn from a seed. */
+function uuids(n: number, seed: number): string[] {
+  const next = mulberry32(seed);
+  const hex = (length: number) => Array.from({ length }, () => Math.floor(next() * 16).toString(16)).join('');
+  return Array.from({ length: n }, () => `${hex(8)}-${hex(4)}-4${hex(3)}-a${hex(3)}-${hex(12)}`);
+}
+
+/** A snapshot of one account with 1,500 payments and an event each, written as the file store writes it. */
+async function snapshotOf() {
+  const payments = uuids(1500, 1);
+  const events = uuids(1500, 2);
+  const account = emptyAccountState() as unknown as Record<string, Record<string, unknown>>;
+  account.hubs = { '1': { id: 1 } };
+  payments.forEach((id, i) => (account.vaPayments![id] = { id, amount: i, note: 'ñandú'.repeat(i % 3) }));
+  events.forEach((id, i) => (account.events![id] = { id, source: payments[i] }));
+  const state = { version: 1, generation: 3, accounts: { k: account } } as unknown as SandboxState;
+  const file = join(useTmp(), 'state.json');
+  const snapshot = new SnapshotFile(file);
+  snapshot.locate = true;
+  await snapshot.write(state);
+  return { file, snapshot, payments, events };
+}
+
+describe('the index file names records by their place', () => {
+  it('reads back every index exactly as written, whatever its strings look like, with each id written once', async () => {
+    const { file, snapshot, payments, events } = await snapshotOf();
+    const [p, e] = [payments, events];
+    const odd = ['~', '~~', '~1', '~~~x', '1', ':', `:${p[0]}`, `x:${p[1]}:y`, `a:b:${e[2]}`, `~:${p[3]}`, `${p[4]}:`, 'status:waiting', 'ñ~'];
+    const indexes: StoredIndexes = {
+      maps: {
+        bySource: p.map((id, i) => [id, [e[i]!]]),
+        order: p.map((id, i) => [id, i]),
+        groups: [['status:waiting', [...p]], ['odd', odd]],
+      },
+      values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd },
+    };
+    const taken = indexesText([['k', { clockOffsetMs: 5 }, indexes]]);
+    (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
+    writeIndexFile(`${file}.index`, file, 3, taken, snapshot.placement!, snapshot.checksum!);
+    (indexes.maps.groups![0]![1] as string[]).pop();
+
+    const lazy = readIndexFile(`${file}.index`, file)!;
+    try {
+      const source = lazy.indexes.get('k')!;
+      for (const [name, entries] of Object.entries(indexes.maps)) {
+        const map = source.map(name)!;
+        const read = Array.from({ length: map.buckets }, (_, bucket) => map.read(bucket)).flat();
+        expect(new Map(read), name).toEqual(new Map(entries));
+      }
+      expect(source.value('due')).toEqual(indexes.values.due);
+      expect(source.value('odd')).toEqual(odd);
+      expect(lazy.state.accounts.k!.clockOffsetMs).toBe(5);
+      expect(lazy.state.accounts.k!.vaPayments[p[9]!]).toEqual({ id: p[9], amount: 9, note: '' });
+      expect(lazy.state.accounts.k!.events[e[10]!]).toEqual({ id: e[10], source: p[10] });
+    } finally {
+      lazy.release();
+    }
+    // Each id once, in its table's places: the indexes name it in a few characters (but those the odd strings hold).
+    const text = readFileSync(`${file}.index`, 'utf8');
+    for (const id of [...p.slice(10), ...e.slice(10)]) expect(text.split(id).length - 1, id).toBe(1);
+    expect(Buffer.byteLength(text) / p.length).toBeLessThan(2 * 39 + 60);
+  });
+});
+
+describe('a table’s places', () => {
+  it('read the bucket of the id asked, once; name each record by its position; list them in file order', async () => {
+    const { snapshot } = await snapshotOf();
+    const placement = snapshot.placement!.get('k')!.get('vaPayments')!;
+    const split = bucketed(placement);
+    const reads: number[] = [];
+    const places = new Places(split.length, (bucket) => (reads.push(bucket), split[bucket]!));
+    expect(split.length).toBe(4);
+    const i = 700;
+    expect(places.get(placement.ids[i]!)).toEqual([placement.offsets[i], placement.lengths[i]]);
+    expect(places.get(placement.ids[i]!)).toEqual([placement.offsets[i], placement.lengths[i]]);
+    expect(reads).toHaveLength(1);
+    expect([places.has('nope'), places.get('nope')]).toEqual([false, undefined]);
+    for (const [id, position] of positions(split)) expect(places.id(position)).toBe(id);
+    expect(places.inOrder()).toEqual(placement.ids.map((id, at) => [id, [placement.offsets[at], placement.lengths[at]]]));
+    expect(new Set(reads).size).toBe(reads.length); // no bucket read twice
+    expect(places.readNext()).toBe(false);
+  });
+});
