@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
-import { indexesText, readIndexFile, writeIndexFile } from '../../src/sandbox/store/index-file.js';
+import { indexesTaken, readIndexFile, writeIndexFile } from '../../src/sandbox/store/index-file.js';
 import type { StoredIndexes } from '../../src/sandbox/store/kept-indexes.js';
 import { bucketed, Places, positions } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
@@ -44,7 +44,7 @@ describe('the index file names records by their place', () => {
       },
       values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd },
     };
-    const taken = indexesText([['k', { clockOffsetMs: 5 }, indexes]]);
+    const taken = indexesTaken([['k', { clockOffsetMs: 5 }, indexes]]);
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
     writeIndexFile(`${file}.index`, file, 3, taken, snapshot.placement!, snapshot.checksum!);
     (indexes.maps.groups![0]![1] as string[]).pop();

@@ -60,10 +60,10 @@ const WRITE_CHUNK = 1024 * 1024;
  * Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach
  * them), for `writeIndexFile`, which writes each string in them as the index file keeps it, in place.
  */
-export type IndexesText = [string, Record<string, unknown>, StoredIndexes][];
+export type IndexesTaken = [string, Record<string, unknown>, StoredIndexes][];
 
 /** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
-export function indexesText(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesText {
+export function indexesTaken(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesTaken {
   return accounts.map(([key, head, indexes]) => [key, head, copied(indexes) as StoredIndexes]);
 }
 
@@ -145,7 +145,7 @@ export function writeIndexFile(
   path: string,
   snapshot: string,
   generation: number,
-  accounts: IndexesText,
+  accounts: IndexesTaken,
   placement: Placement,
   /** The snapshot's CRC32, as its write computed it. */
   checksum: number,

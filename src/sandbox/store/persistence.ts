@@ -35,7 +35,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
-import { indexesText, newSinceSnapshot, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesText, type LazyState } from './index-file.js';
+import { indexesTaken, newSinceSnapshot, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesTaken, type LazyState } from './index-file.js';
 import { SnapshotFile, WRITE_CUT } from './snapshot-file.js';
 import {
   accountHead,
@@ -337,7 +337,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     indexed = false;
     // The indexes as JSON and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
     const stored = storedIndexes();
-    const indexes = stored && indexesText(stored);
+    const indexes = stored && indexesTaken(stored);
     const written = db.write();
     sinceFold = { records: new Map(), replaced: new Set() };
     try {
@@ -367,7 +367,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   }
 
   /** Writes the index file of the snapshot just written; if it cannot be (a full disk), there is none: a start reads everything. */
-  function writeIndex(indexes: IndexesText): boolean {
+  function writeIndex(indexes: IndexesTaken): boolean {
     try {
       writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
       return true;
