@@ -335,7 +335,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (!folding) startFold((db.data.generation ?? 0) + 1);
     const wasIndexed = indexed;
     indexed = false;
-    // The indexes as JSON and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
+    // The indexes (a copy) and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
     const stored = storedIndexes();
     const indexes = stored && indexesTaken(stored);
     const written = db.write();
