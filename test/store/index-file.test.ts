@@ -46,7 +46,7 @@ describe('the index file names records by their place', () => {
     };
     const taken = indexesTaken([['k', { clockOffsetMs: 5 }, indexes]]);
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
-    writeIndexFile(`${file}.index`, file, 3, taken, snapshot.placement!, snapshot.checksum!);
+    await writeIndexFile(`${file}.index`, file, 3, taken, snapshot.placement!, snapshot.checksum!);
     (indexes.maps.groups![0]![1] as string[]).pop();
 
     const lazy = readIndexFile(`${file}.index`, file)!;

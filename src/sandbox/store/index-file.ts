@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../../core/index.js';
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
@@ -141,7 +142,15 @@ function mapTexts(entries: [string | number, unknown][], short: (text: string) =
 
 const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
 
-export function writeIndexFile(
+/** Lets other work run between the pieces of a large index: a fold writes it beside requests. */
+const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Writes the index file of a snapshot just written: its sections made a map, a table's places or a value at a time,
+ * with a pause after each (at 300,000 payments making them all at once held the event loop for seconds), then written
+ * a megabyte at a time into a temp file renamed over the last.
+ */
+export async function writeIndexFile(
   path: string,
   snapshot: string,
   generation: number,
@@ -149,7 +158,7 @@ export function writeIndexFile(
   placement: Placement,
   /** The snapshot's CRC32, as its write computed it. */
   checksum: number,
-): void {
+): Promise<void> {
   const sections: string[] = [];
   let offset = 0;
   const section = (text: string): Section => {
@@ -160,33 +169,41 @@ export function writeIndexFile(
   };
   const storeMap = (texts: string[]): StoredMap => ({ buckets: texts.length, sections: texts.map(section) });
   const stat = statSync(snapshot);
+  const indexed: [string, AccountIndex][] = [];
+  for (const [key, head, indexes] of accounts) {
+    const placed = TABLES.map((table) => placement.get(key)?.get(table) ?? NO_RECORDS);
+    const split = placed.map(bucketed);
+    const tables: AccountIndex['tables'] = {};
+    TABLES.forEach((table, i) => {
+      tables[table] = { start: placed[i]!.start, end: placed[i]!.end, ...storeMap(split[i]!.map(bucketText)) };
+    });
+    await pause();
+    const short = refs(split);
+    await pause();
+    const maps: AccountIndex['maps'] = {};
+    for (const [name, entries] of Object.entries(indexes.maps)) {
+      maps[name] = storeMap(mapTexts(entries, short));
+      await pause();
+    }
+    const values: AccountIndex['values'] = {};
+    for (const [name, value] of Object.entries(indexes.values)) {
+      values[name] = section(JSON.stringify(eachString(value, short)));
+      await pause();
+    }
+    indexed.push([key, { head, tables, maps, values }]);
+  }
   const header: Header = {
     version: STORED_INDEXES_VERSION,
-    length: 0,
-    sections: 0,
+    length: offset,
+    sections: sections.reduce((crc, text) => crc32(text, crc), 0),
     generation,
     snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
-    accounts: accounts.map(([key, head, indexes]) => {
-      const placed = TABLES.map((table) => placement.get(key)?.get(table) ?? NO_RECORDS);
-      const split = placed.map(bucketed);
-      const tables: AccountIndex['tables'] = {};
-      TABLES.forEach((table, i) => {
-        tables[table] = { start: placed[i]!.start, end: placed[i]!.end, ...storeMap(split[i]!.map(bucketText)) };
-      });
-      const short = refs(split);
-      const maps: AccountIndex['maps'] = {};
-      for (const [name, entries] of Object.entries(indexes.maps)) maps[name] = storeMap(mapTexts(entries, short));
-      const values: AccountIndex['values'] = {};
-      for (const [name, value] of Object.entries(indexes.values)) values[name] = section(JSON.stringify(eachString(value, short)));
-      return [key, { head, tables, maps, values }];
-    }),
+    accounts: indexed,
   };
-  header.length = offset;
-  header.sections = sections.reduce((crc, text) => crc32(text, crc), 0);
   const temp = `${path}.tmp`;
-  const fd = openSync(temp, 'w');
+  const handle = await open(temp, 'w');
   try {
-    writeFileSync(fd, checkedLine(header));
+    await handle.write(checkedLine(header));
     // Written a megabyte at a time: never the sections as one string and its copy as bytes (hundreds of megabytes
     // each at 300,000 payments, on top of the sections themselves).
     for (let at = 0, batch: string[] = [], size = 0; at < sections.length; ) {
@@ -194,14 +211,14 @@ export function writeIndexFile(
       batch.push(text);
       size += text.length;
       if (size < WRITE_CHUNK && at < sections.length) continue;
-      writeFileSync(fd, batch.join(''));
+      await handle.write(batch.join(''));
       batch = [];
       size = 0;
     }
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
-  renameSync(temp, path);
+  await rename(temp, path);
 }
 
 /**

@@ -363,13 +363,13 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     folding = false;
     foldDelay = FOLD_RETRY_MS;
-    indexed = indexes !== null && writeIndex(indexes);
+    indexed = indexes !== null && (await writeIndex(indexes));
   }
 
   /** Writes the index file of the snapshot just written; if it cannot be (a full disk), there is none: a start reads everything. */
-  function writeIndex(indexes: IndexesTaken): boolean {
+  async function writeIndex(indexes: IndexesTaken): Promise<boolean> {
     try {
-      writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
+      await writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
       return true;
     } catch (error) {
       rmSync(indexPath, { force: true });
