@@ -60,10 +60,13 @@ export async function startServer(options: ServerOptions = {}) {
   const onLog = options.onLog;
   let fetch: typeof app.fetch = app.fetch;
   if (onLog) {
-    runtime.sandbox.on((live) => {
-      const entry = callbackEntry(live, now());
-      if (entry) onLog(entry);
-    });
+    runtime.sandbox.on(
+      (live) => {
+        const entry = callbackEntry(live, now());
+        if (entry) onLog(entry);
+      },
+      ['delivery'],
+    );
     fetch = async (request, env, ...rest) => {
       const started = performance.now();
       const response = await app.fetch(request, env, ...rest);
