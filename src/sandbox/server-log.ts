@@ -56,18 +56,29 @@ export function logLine(entry: LogEntry): string {
   return `${time} callback ${entry.eventType} ${where} ${got} ${entry.ms}ms${entry.fault ? ` fault:${entry.fault}` : ''}`;
 }
 
+/** How long a log line may wait to be written with the next ones. */
+const LOG_WAIT_MS = 20;
+
 /**
- * Writes lines to a stream once per turn of the event loop, all those of the turn in one write: under load a write
- * per request line (a system call each, the stream's bookkeeping) cost more than making the lines.
+ * Lines written to a stream together, at most `LOG_WAIT_MS` after the first of them: under load a write per request
+ * line (a system call each, the stream's bookkeeping) cost more than making the lines. `flush()` writes what waits
+ * now (before the stop's last words); the process's exit does too.
  */
-export function lineWriter(stream: NodeJS.WritableStream): (line: string) => void {
+export function lineWriter(stream: NodeJS.WritableStream) {
   let waiting = '';
+  let timer: NodeJS.Timeout | null = null;
   const flush = () => {
-    stream.write(waiting);
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (waiting !== '') stream.write(waiting);
     waiting = '';
   };
-  return (line) => {
-    if (waiting === '') setImmediate(flush);
-    waiting += `${line}\n`;
+  process.once('exit', flush);
+  return {
+    write(line: string): void {
+      timer ??= setTimeout(flush, LOG_WAIT_MS);
+      waiting += `${line}\n`;
+    },
+    flush,
   };
 }

@@ -42,7 +42,7 @@ export function startCommand(): Command {
       // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`.
       const programKey = given<string>(cmd.parent!, 'apiKey');
       const apiKeys: string[] | undefined = opts.apiKey ?? (programKey === undefined ? undefined : [programKey]);
-      const logTo = lineWriter(process.stdout);
+      const requestLog = lineWriter(process.stdout);
       const server = await startServer({
         port: opts.port,
         host: opts.host,
@@ -57,7 +57,7 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
         log: (line) => process.stderr.write(`${line}\n`),
-        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => logTo(opts.log === 'json' ? JSON.stringify(entry) : logLine(entry)) }),
+        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? JSON.stringify(entry) : logLine(entry)) }),
         version,
         ownsProcess: true,
       });
@@ -82,6 +82,7 @@ export function startCommand(): Command {
         process.once('SIGTERM', stop);
       });
       await server.close();
+      requestLog.flush();
       banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
   return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
