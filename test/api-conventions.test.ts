@@ -22,7 +22,7 @@ describe('authentication and accounts', () => {
 
   it('headers are read as a fetch Request holds them: two Authorization headers are one value (joined), not a key', async () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const headers = { authorization: ['Bearer sk_conv_first', 'Bearer sk_conv_second'] };
+      const headers = ['Host', new URL(server.url).host, 'Authorization', 'Bearer sk_conv_first', 'Authorization', 'Bearer sk_conv_second'];
       const sent = request(`${server.url}/api/v1/va-payments`, { headers }, (response) => {
         let body = '';
         response.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: response.statusCode!, body }));
