@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { api, useServer, PAYMENT } from './helpers.js';
 
@@ -17,6 +18,19 @@ describe('authentication and accounts', () => {
       expect(response.status).toBe(401);
       expectEnvelope(await response.json(), 'UNAUTHORIZED', '/api/v1/va-payments');
     }
+  });
+
+  it('headers are read as a fetch Request holds them: two Authorization headers are one value (joined), not a key', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const headers = ['Host', new URL(server.url).host, 'Authorization', 'Bearer sk_conv_first', 'Authorization', 'Bearer sk_conv_second'];
+      const sent = request(`${server.url}/api/v1/va-payments`, { headers }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: response.statusCode!, body }));
+      });
+      sent.on('error', reject).end();
+    });
+    expect(answer.status).toBe(401);
+    expectEnvelope(JSON.parse(answer.body), 'UNAUTHORIZED', '/api/v1/va-payments');
   });
 
   it('each API key is an isolated account: payments, transfers, hub and clock are its own', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, PAYMENT, spawnServer, useReceiver } from './helpers.js';
+import { api, eventually, PAYMENT, spawnServer, useReceiver } from './helpers.js';
 
 const KEY = 'sk_live_looking_secret_9x7Q';
 
@@ -22,6 +22,18 @@ describe('the server log (contract part 5)', () => {
     expect(out).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} callback created ${receiver.url}/hook 503 \\d+ms$`, 'm'));
     expect(out).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/health 200 \d+ms -$/m);
     expect(out + server.stderr()).not.toContain(KEY);
+  });
+
+  it('a stop writes the line of every request answered before it (lines wait to be written together), then says it stopped', async () => {
+    const server = await spawnServer(['--memory']);
+    const client = api(server.url, KEY);
+    for (const amount of [10, 11, 12]) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const lines = (await eventually(() => (/stopped/.test(server.stdout()) ? server.stdout() : ''), 5_000, 'the stop line')).split('\n');
+    const posts = lines.flatMap((line, at) => (/ POST \/api\/v1\/va-payments 201 /.test(line) ? [at] : []));
+    expect(posts).toHaveLength(3);
+    expect(lines.findIndex((line) => /va-sandbox stopped/.test(line))).toBeGreaterThan(posts[2]!);
   });
 
   it('--log json writes one JSON object per line on stdout (the banner goes to stderr); --quiet writes none', async () => {

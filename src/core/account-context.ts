@@ -21,6 +21,8 @@ export interface AccountDeps {
   ids: IdSource;
   policy: DeliveryPolicy;
   notify: (event: LiveEvent) => void;
+  /** Whether anyone listens for live events of this type (absent: everyone does), so unheard ones are never made. */
+  hears?: (type: LiveEvent['type']) => boolean;
   /** `--strict-tax-id`: a client's taxId must pass the CUIT check digit. */
   strictTaxId?: boolean;
   /** `--hubs`: the payment hub ids this sandbox accepts; any positive id when absent. */
@@ -85,8 +87,9 @@ export class AccountContext {
     this.deps.changed(this.key, { header: true });
   }
 
-  notify(event: LiveEvent): void {
-    this.deps.notify(event);
+  /** Tells listeners of a live event, made only if someone listens for its type (a view per write costs). */
+  notify<T extends LiveEvent['type']>(type: T, make: () => Extract<LiveEvent, { type: T }>): void {
+    if (this.deps.hears?.(type) ?? true) this.deps.notify(make());
   }
 
   uuid(): string {

@@ -16,7 +16,22 @@ export class FakeClock implements WallClock {
   }
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+/** The last two instants `iso` wrote, newest first: a write's times are one or two instants (now, an expiry). */
+let lastMs = Number.NaN;
+let lastText = '';
+let beforeMs = Number.NaN;
+let beforeText = '';
+
+export const iso = (ms: number): string => {
+  if (ms === lastMs) return lastText;
+  if (ms === beforeMs) return beforeText;
+  const text = new Date(ms).toISOString();
+  beforeMs = lastMs;
+  beforeText = lastText;
+  lastMs = ms;
+  lastText = text;
+  return text;
+};
 
 /**
  * The latest a sandbox clock may read: times are ISO 8601 with 4-digit years, and a year is left for what falls due

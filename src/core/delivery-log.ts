@@ -209,7 +209,7 @@ export class DeliveryLog {
   private storeForwarding(forwarding: Forwarding | null) {
     this.ctx.state.forwarding = forwarding;
     this.ctx.changedHeader();
-    this.ctx.notify({ type: 'forwarding', account: this.ctx.key, forwarding: this.forwarding() });
+    this.ctx.notify('forwarding', () => ({ type: 'forwarding', account: this.ctx.key, forwarding: this.forwarding() }));
     return this.forwarding();
   }
 
@@ -287,8 +287,10 @@ export class DeliveryLog {
   }
 
   private notify(delivery: Delivery, attempt: Attempt | null): void {
-    const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
-    this.ctx.notify({ type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } });
+    this.ctx.notify('delivery', () => {
+      const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
+      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } };
+    });
   }
 }
 

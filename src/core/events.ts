@@ -98,7 +98,7 @@ export class Events {
     this.index(event);
     if (event.url === null) this.log.dropped(event);
     else this.log.store(newDelivery(event, this.ctx.uuid(), event.createdAt));
-    this.ctx.notify({ type: 'event', account: this.ctx.key, event: this.view(event) });
+    this.ctx.notify('event', () => ({ type: 'event', account: this.ctx.key, event: this.view(event) }));
     return event;
   }
 }

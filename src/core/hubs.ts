@@ -143,14 +143,14 @@ export class Hubs {
     return this.clientAt(alias) !== undefined || this.collectionOf(alias) !== undefined || this.poolCvuAt(alias) !== undefined;
   }
 
-  /** The hub whose collection CVU a CVU or alias (case-insensitive) is. */
+  /** The hub whose collection CVU a CVU or alias (case-insensitive) is: keyed by CVU (digits) and alias in upper case. */
   collectionOf(to: string): Hub | undefined {
-    return this.collections.get(to) ?? this.collections.get(to.toUpperCase());
+    return this.collections.get(to.toUpperCase());
   }
 
-  /** The pool CVU a CVU or alias (case-insensitive) names. */
+  /** The pool CVU a CVU or alias (case-insensitive) names: keyed by CVU (digits) and alias in upper case. */
   poolCvuAt(to: string): string | undefined {
-    return this.poolByAddress.get(to) ?? this.poolByAddress.get(to.toUpperCase());
+    return this.poolByAddress.get(to.toUpperCase());
   }
 }
 

@@ -26,7 +26,8 @@ export const emptyState = (): SandboxState => ({ version: 1, accounts: keyedByCa
 /** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
 export function createSandbox(options: SandboxOptions) {
   const state = normalizeState(options.state ?? emptyState());
-  const listeners = new Set<(event: LiveEvent) => void>();
+  /** Each listener and the types it listens for (null: all). */
+  const listeners = new Map<(event: LiveEvent) => void, ReadonlySet<LiveEvent['type']> | null>();
   const deps = {
     clock: options.clock,
     ids: options.ids,
@@ -36,7 +37,11 @@ export function createSandbox(options: SandboxOptions) {
     changed: options.onChange ?? (() => {}),
     indexes: options.indexes ?? memoryIndexes,
     notify: (event: LiveEvent) => {
-      for (const listener of listeners) listener(event);
+      for (const [listener, types] of listeners) if (!types || types.has(event.type)) listener(event);
+    },
+    hears: (type: LiveEvent['type']) => {
+      for (const types of listeners.values()) if (!types || types.has(type)) return true;
+      return false;
     },
   };
   const accounts = new Map<string, Account>();
@@ -57,9 +62,9 @@ export function createSandbox(options: SandboxOptions) {
       return account;
     },
     accounts: (): Account[] => [...accounts.values()],
-    /** Subscribes to what happens in every account; returns the unsubscribe function. */
-    on(listener: (event: LiveEvent) => void): () => void {
-      listeners.add(listener);
+    /** Subscribes to what happens in every account (of these types only, if given); returns the unsubscribe function. */
+    on(listener: (event: LiveEvent) => void, types?: LiveEvent['type'][]): () => void {
+      listeners.set(listener, types ? new Set(types) : null);
       return () => listeners.delete(listener);
     },
   };

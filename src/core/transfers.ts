@@ -109,7 +109,7 @@ export class Transfers {
   private record(transfer: Transfer) {
     this.ctx.put('transfers', transfer.id, transfer);
     const view = transferView(transfer);
-    this.ctx.notify({ type: 'transfer', account: this.ctx.key, transfer: view });
+    this.ctx.notify('transfer', () => ({ type: 'transfer', account: this.ctx.key, transfer: view }));
     return view;
   }
 

@@ -1,10 +1,11 @@
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { iso, SandboxError, type Account } from '../core/index.js';
 import { openApiDocument } from './openapi.js';
 import { accountExportRoutes } from './routes/account-export.js';
 import { clientRoutes } from './routes/clients.js';
-import { routeKit, type Env } from './routes/kit.js';
+import { header, routeKit, type Env } from './routes/kit.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
@@ -82,8 +83,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     app.use(prefix, async (c, next) => {
-      const header = c.req.header('authorization') ?? '';
-      const key = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      const key = /^Bearer\s+(\S+)\s*$/i.exec(header(c, 'authorization') ?? '')?.[1];
       if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
       if (options.apiKeys?.length && !options.apiKeys.includes(key)) {
         // Only the key's end is shown: enough to tell which one was sent, never the secret.
@@ -115,7 +115,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
       }
       importBusy ||= importing;
       try {
-        c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path), c.env?.incoming));
+        c.set('body', await readBody(c.req.raw, bodyLimit(c.req.path), header(c, 'content-length'), c.env?.incoming));
         await next();
       } finally {
         if (importing) importBusy = false;
@@ -153,7 +153,7 @@ const hostName = (host: string): string => {
 function hostGuard(allowedHosts: string[]) {
   const allowed = new Set(allowedHosts.map((host) => hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)));
   return async (c: Context<Env>, next: () => Promise<void>) => {
-    const host = c.req.header('host') ?? '';
+    const host = header(c, 'host') ?? '';
     const name = hostName(host);
     if (!LOOPBACK.test(name) && !allowed.has(name)) {
       throw new SandboxError('HOST_NOT_ALLOWED', `Host ${host || '(none)'} is not allowed: use a loopback address or start with --allowed-host`, [
@@ -169,19 +169,48 @@ function hostGuard(allowedHosts: string[]) {
  * Node server it is read from the incoming message itself: asking the Request for its body makes the adapter
  * build a whole fetch Request (streams, abort signal), the largest cost of a small POST.
  */
-async function readBody(request: Request, limit: number, incoming?: AsyncIterable<Uint8Array>): Promise<string> {
-  const tooLarge = () => new SandboxError('PAYLOAD_TOO_LARGE', `Request body is over ${limit / MIB} MiB`);
-  if (Number(request.headers.get('content-length') ?? 0) > limit) throw tooLarge();
-  const stream = incoming ?? request.body;
-  if (!stream || request.method === 'GET' || request.method === 'HEAD') return '';
+async function readBody(request: Request, limit: number, length: string | undefined, incoming?: IncomingMessage): Promise<string> {
+  if (Number(length ?? 0) > limit) throw tooLarge(limit);
+  if (request.method === 'GET' || request.method === 'HEAD') return '';
+  if (incoming) return (await readIncoming(incoming, limit)).toString('utf8');
+  if (!request.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  for await (const chunk of request.body) {
     size += chunk.length;
-    if (size > limit) throw tooLarge();
+    if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+const tooLarge = (limit: number) => new SandboxError('PAYLOAD_TOO_LARGE', `Request body is over ${limit / MIB} MiB`);
+
+/**
+ * An incoming message's body, by its events: an async iterator over it (a promise per chunk, and the listeners that
+ * watch for its end) cost a create more than the rest of reading it.
+ */
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const data = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size <= limit) return;
+      // The rest is not kept: after the answer (which closes the connection) the adapter reads it to its end.
+      incoming.off('data', data);
+      chunks.length = 0;
+      reject(tooLarge(limit));
+    };
+    incoming.on('data', data);
+    incoming.on('end', () => resolve(Buffer.concat(chunks, size)));
+    incoming.on('error', reject);
+    // Closed before its end: the client went away.
+    incoming.on('close', () => {
+      if (!incoming.readableEnded) reject(new Error('the request was closed before its body ended'));
+    });
+  });
 }
 
 /**
@@ -193,7 +222,7 @@ async function readBody(request: Request, limit: number, incoming?: AsyncIterabl
 function idempotency(runtime: Runtime) {
   const inFlight = new Map<string, { fingerprint: string; done: Promise<void> }>();
   return async (c: Context<Env>, next: () => Promise<void>) => {
-    const key = c.req.header('idempotency-key');
+    const key = header(c, 'idempotency-key');
     if (c.req.method !== 'POST' || !key) return next();
     const account = c.get('account');
     const fingerprint = `${c.req.method} ${c.req.path}\n${c.get('body')}`;

@@ -6,6 +6,7 @@ import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './store/persistence.js';
+import { rawHeader, type Env } from './routes/kit.js';
 import { createRuntime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 
@@ -59,16 +60,19 @@ export async function startServer(options: ServerOptions = {}) {
   const onLog = options.onLog;
   let fetch: typeof app.fetch = app.fetch;
   if (onLog) {
-    runtime.sandbox.on((live) => {
-      const entry = callbackEntry(live, now());
-      if (entry) onLog(entry);
-    });
-    fetch = async (request, ...rest) => {
+    runtime.sandbox.on(
+      (live) => {
+        const entry = callbackEntry(live, now());
+        if (entry) onLog(entry);
+      },
+      ['delivery'],
+    );
+    fetch = async (request, env, ...rest) => {
       const started = performance.now();
-      const response = await app.fetch(request, ...rest);
-      const { pathname } = new URL(request.url);
-      const key = requestKey(request.headers.get('authorization'));
-      onLog({ type: 'request', time: now(), method: request.method, path: pathname, status: response.status, ms: Math.round(performance.now() - started), key });
+      const response = await app.fetch(request, env, ...rest);
+      // The Node server passes the incoming message: its raw headers are read, not a Headers object built for one.
+      const key = requestKey(rawHeader((env as Env['Bindings'])!.incoming!.rawHeaders, 'authorization'));
+      onLog({ type: 'request', time: now(), method: request.method, path: pathOfUrl(request.url), status: response.status, ms: Math.round(performance.now() - started), key });
       return response;
     };
   }
@@ -158,6 +162,9 @@ function httpServer(
 
 const malformed = (reason: string) =>
   new SandboxError('VALIDATION_ERROR', `Malformed HTTP request: ${reason}`, [`(request): ${reason}`]);
+
+/** The path of a Request's URL, as `new URL(url).pathname` (the URL is already normalised: what follows the host, up to `?` or `#`). */
+const pathOfUrl = (url: string): string => /^[a-z]+:\/\/[^/]*([^?#]*)/i.exec(url)?.[1] || '/';
 
 /** The path of a raw request target, or "/" when it has none. */
 const pathOf = (target: string | undefined): string => (target?.startsWith('/') ? target.split('?')[0]! : '/');

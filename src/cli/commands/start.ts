@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
-import { logLine, type LogEntry } from '../../sandbox/server-log.js';
+import { lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { collect, port, positiveInt, wholeNumber } from '../options.js';
 import { version } from '../version.js';
@@ -42,6 +42,7 @@ export function startCommand(): Command {
       // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`.
       const programKey = given<string>(cmd.parent!, 'apiKey');
       const apiKeys: string[] | undefined = opts.apiKey ?? (programKey === undefined ? undefined : [programKey]);
+      const requestLog = lineWriter(process.stdout);
       const server = await startServer({
         port: opts.port,
         host: opts.host,
@@ -56,7 +57,7 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
         log: (line) => process.stderr.write(`${line}\n`),
-        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => process.stdout.write(`${opts.log === 'json' ? JSON.stringify(entry) : logLine(entry)}\n`) }),
+        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? JSON.stringify(entry) : logLine(entry)) }),
         version,
         ownsProcess: true,
       });
@@ -81,6 +82,7 @@ export function startCommand(): Command {
         process.once('SIGTERM', stop);
       });
       await server.close();
+      requestLog.flush();
       banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
   return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');

@@ -71,7 +71,7 @@ export function jsonBody(c: Context<Env>, required: boolean): unknown {
     if (required) throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);
     return undefined;
   }
-  const type = c.req.header('content-type') ?? '';
+  const type = header(c, 'content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new SandboxError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json, got ${type || 'none'}`);
   }
@@ -82,6 +82,25 @@ export function jsonBody(c: Context<Env>, required: boolean): unknown {
   }
 }
 
+
+/**
+ * A request header (`name` in lower case) as `Headers.get` gives it: repeated ones joined by ", ". Under the Node
+ * server it is read from the incoming message's raw headers: asking the Request for its headers makes the adapter
+ * build a whole Headers object for the few this app reads.
+ */
+export function header(c: Context<Env>, name: string): string | undefined {
+  const raw = c.env?.incoming?.rawHeaders;
+  return raw ? rawHeader(raw, name) : c.req.header(name);
+}
+
+/** A header of Node's `rawHeaders` (name, value, name, value...), as `Headers.get` gives it. */
+export function rawHeader(raw: string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  }
+  return value;
+}
 
 /** A path parameter (routes declare it, so it is always there). */
 export const param = (c: Context<Env>, name: string): string => c.req.param(name) ?? '';

@@ -10,9 +10,14 @@ const HEAD = PREFIX.length + 10;
 
 /** `value` (a JSON object) as a checked line, with its newline. */
 export function checkedLine(value: object): Buffer {
-  const rest = Buffer.from(`${JSON.stringify(value).slice(1)}\n`);
-  const body = rest.subarray(0, rest.length - 1);
-  return Buffer.concat([PREFIX, Buffer.from(`${hex(crc32(body))}",`), rest]);
+  const json = JSON.stringify(value);
+  // One buffer, encoded once: the JSON goes in after the checksum's place, its `{` where the `,` before it goes.
+  const line = Buffer.allocUnsafe(HEAD - 1 + Buffer.byteLength(json) + 1);
+  line.write(json, HEAD - 1);
+  line[line.length - 1] = 0x0a;
+  PREFIX.copy(line);
+  line.write(`${hex(crc32(line.subarray(HEAD, line.length - 1)))}",`, PREFIX.length, 'latin1');
+  return line;
 }
 
 /**
