@@ -355,6 +355,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     lazy = rebase(db.data, file, snapshot.placement!, sinceFold.records, sinceFold.replaced);
     sinceFold = null;
     before?.release();
+    // The index file before the journals' swap, so a crash once the fold is seen done (no next journal) finds it; a crash
+    // before the swap finds a fold cut short, done again.
+    const withIndex = indexes !== null && (await writeIndex(indexes));
     try {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
@@ -363,7 +366,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     folding = false;
     foldDelay = FOLD_RETRY_MS;
-    indexed = indexes !== null && (await writeIndex(indexes));
+    indexed = withIndex;
   }
 
   /** Writes the index file of the snapshot just written; if it cannot be (a full disk), there is none: a start reads everything. */
