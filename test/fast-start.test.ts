@@ -757,17 +757,17 @@ async function expectSummariesMatchDeliveries(a: Api): Promise<void> {
 }
 
 describe('a save larger than the journal may grow', () => {
-  // 8 MiB of journal (its floor) is about 7,500 payments with their events: a save of 9,000 alone outgrows it.
+  // 20 MiB of journal (its floor) is about 18,000 payments with their events: a save of 20,000 alone outgrows it.
   it('is acknowledged once folded, so the files a crash leaves right after it hold it in the snapshot, read quickly', { timeout: 60_000 }, async () => {
     const data = join(useTmp(), 'state.json');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     running.add(server);
     const account = server.runtime.sandbox.account(KEY);
-    const ids = Array.from({ length: 9_000 }, () => account.createVaPayment(PAYMENT).id);
+    const ids = Array.from({ length: 20_000 }, () => account.createVaPayment(PAYMENT).id);
     await server.runtime.commit();
     // Acknowledged: in the snapshot and its index file, and the journal a start replays holds nothing of it.
     expect(statSync(`${data}.journal`).size).toBeLessThan(1024);
-    expect(statSync(data).size).toBeGreaterThan(8 * 1024 * 1024);
+    expect(statSync(data).size).toBeGreaterThan(20 * 1024 * 1024);
 
     const crashed = join(useTmp(), 'state.json');
     copyDataFiles(data, crashed);
@@ -775,6 +775,6 @@ describe('a save larger than the journal may grow', () => {
     running.add(survivor);
     expect(survivor.runtime.store.quick, 'a start through the index file').toBe(true);
     const a = api(survivor.url, KEY);
-    for (const id of [ids[0], ids[4_500], ids.at(-1)]) expect((await a.data('GET', `/api/v1/va-payments/${id}`)).id).toBe(id);
+    for (const id of [ids[0], ids[10_000], ids.at(-1)]) expect((await a.data('GET', `/api/v1/va-payments/${id}`)).id).toBe(id);
   });
 });

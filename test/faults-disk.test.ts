@@ -215,7 +215,7 @@ function diskTests(kind: string) {
   });
 
   it('a fold that fails for want of room keeps both journals whole and is tried again; a stop that cannot fold says so and exits 1; nothing acknowledged is lost after SIGKILL or SIGTERM', { timeout: 120_000 }, async () => {
-    const disk = smallDisk(24 * MiB);
+    const disk = smallDisk(48 * MiB);
     const journal = `${disk.data}.journal`;
     let server = await spawnServer(['--data', disk.data], disk.env);
     let client = api(server.url, KEY);
@@ -225,9 +225,9 @@ function diskTests(kind: string) {
       console.log(`faults-disk (${kind}, fold): ${acked.size} acknowledged, ${found.length} found ${when}`);
       expect(found, when).toEqual([...acked].sort());
     };
-    // The journal grows to just under the size that starts a fold (8 MiB: its floor).
-    while (statSync(journal).size < 7.6 * MiB) await create(client, acked, 20, 7900, 4);
-    // Room for 3 MiB of journal, not for the 8 MiB snapshot a fold writes.
+    // The journal grows to just under the size that starts a fold (20 MiB: its floor).
+    while (statSync(journal).size < 19.6 * MiB) await create(client, acked, 20, 7900, 4);
+    // Room for 3 MiB of journal, not for the 20 MiB snapshot a fold writes.
     disk.fill(3 * MiB);
     while (!existsSync(`${journal}.next`)) await create(client, acked, 1, 7900);
     // The fold fails (writes meanwhile may be refused, the fold's part taking the last room), then 100 writes.

@@ -569,11 +569,11 @@ describe('the index file: a quick start after a clean stop', () => {
       for (let i = 0; i < n; i++) ids.push(account.createVaPayment(PAYMENT).id);
       await runtime.commit();
     };
-    await create(9_000); // over 8 MiB in one save: folded before it is acknowledged
+    await create(20_000); // over 20 MiB (the journal's floor) in one save: folded before it is acknowledged
     const generation = () => JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
     const g = generation();
     // The journal outgrows its floor: the save is acknowledged and a fold begins in the background.
-    while (!existsSync(`${data}.journal.next`)) await create(500);
+    while (!existsSync(`${data}.journal.next`)) await create(2_000);
     await runtime.close();
     expect(existsSync(`${data}.journal.next`), 'the fold was cut short').toBe(true);
     expect(existsSync(`${data}.tmp`), 'its part removed').toBe(false);
@@ -583,7 +583,7 @@ describe('the index file: a quick start after a clean stop', () => {
     const restarted = await createRuntime({ store: again });
     expect(again.quick, 'a start through the index file of the snapshot before the fold').toBe(true);
     const state = runtime.sandbox.account(key); // the closed runtime's view, to compare against
-    for (const id of [ids[0]!, ids[9_000]!, ids.at(-1)!]) {
+    for (const id of [ids[0]!, ids[20_000]!, ids.at(-1)!]) {
       expect(restarted.sandbox.account(key).getVaPayment(id)).toEqual(state.getVaPayment(id));
     }
     await eventually(() => !existsSync(`${data}.journal.next`), 20_000, 'the fold to be done again once idle');
