@@ -283,11 +283,11 @@ describe('snapshot layout and compaction', () => {
   it('when the journal outgrows the snapshot it is folded into a new generation while writes go on, losing none', async () => {
     const data = join(useTmp(), 'state.json');
     const { store, put } = await openStore(data);
-    const big = 'x'.repeat(4096);
+    const big = 'x'.repeat(4096); // 6,000 of these outgrow the journal's floor (20 MiB)
     const generation = () => JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
     const first = generation();
     const saves: Promise<void>[] = [];
-    for (let i = 0; i < 2600; i++) {
+    for (let i = 0; i < 6000; i++) {
       saves.push(put(`r${i}`, { fingerprint: big, status: i, body: null, createdAt: 'z' }));
       if (i % 50 === 0) await Promise.all(saves.splice(0));
     }
@@ -295,8 +295,8 @@ describe('snapshot layout and compaction', () => {
     await eventually(() => !existsSync(`${data}.journal.next`), 10_000, 'the compaction to finish');
     expect(generation()).toBeGreaterThan(first);
     const state = await loadCopy(data);
-    expect(Object.keys(state.accounts.k!.idempotency)).toHaveLength(2600);
-    expect(state.accounts.k!.idempotency.r2599!.status).toBe(2599);
+    expect(Object.keys(state.accounts.k!.idempotency)).toHaveLength(6000);
+    expect(state.accounts.k!.idempotency.r5999!.status).toBe(5999);
     await store.close();
   });
 
