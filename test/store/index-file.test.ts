@@ -44,7 +44,10 @@ describe('the index file names records by their place', () => {
       },
       values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd },
     };
-    const taken = indexesTaken([['k', { clockOffsetMs: 5 }, indexes]]);
+    // As `KeptIndexes.stored` hands them over: each entry a new pair, the lists in them the live ones.
+    const pairs = (entries: [string | number, unknown][]) => entries.map(([key, value]): [string | number, unknown] => [key, value]);
+    const stored = { maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, pairs(entries)])), values: indexes.values };
+    const taken = indexesTaken([['k', { clockOffsetMs: 5 }, stored]]);
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
     await writeIndexFile(`${file}.index`, file, 3, taken, snapshot.placement!, snapshot.checksum!);
     (indexes.maps.groups![0]![1] as string[]).pop();

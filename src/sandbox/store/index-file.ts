@@ -65,7 +65,12 @@ export type IndexesTaken = [string, Record<string, unknown>, StoredIndexes][];
 
 /** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
 export function indexesTaken(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesTaken {
-  return accounts.map(([key, head, indexes]) => [key, head, copied(indexes) as StoredIndexes]);
+  for (const [, , indexes] of accounts) {
+    // A map's entries are new pairs (`KeptIndexes.stored`): only the lists in them are live, and copied.
+    for (const entries of Object.values(indexes.maps)) for (const entry of entries) if (typeof entry[1] === 'object') entry[1] = copied(entry[1]);
+    indexes.values = copied(indexes.values) as StoredIndexes['values'];
+  }
+  return accounts;
 }
 
 // The two walks below take every value of every index (millions at 300,000 payments): they recurse only into arrays
@@ -129,6 +134,8 @@ function ids(places: Places[]): (text: string) => string {
   };
 }
 const TILDE = 0x7e;
+/** A fold copies the records not written since from the last snapshot in reads of this many bytes. */
+const COPY_PIECE = 4 * 1024 * 1024;
 /** A string as the index file writes it where ids keep their text: one starting with `~` gets another in front. */
 const escaped = (text: string): string => (text.charCodeAt(0) === TILDE ? `~${text}` : text);
 
@@ -489,7 +496,7 @@ class LazyTable {
     const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
     const gone = new Set(this.gone);
     const onDisk = this.places.inOrder();
-    const { file, pieceBytes } = this;
+    const { file } = this;
     return (function* (): Generator<[string, unknown]> {
       const fd = openSync(file, 'r');
       try {
@@ -503,7 +510,7 @@ class LazyTable {
             continue;
           }
           if (at + length > pieceAt + piece.length) {
-            piece = readBytes(fd, at, Math.max(pieceBytes, length));
+            piece = readBytes(fd, at, Math.max(COPY_PIECE, length));
             pieceAt = at;
           }
           yield [id, piece.subarray(at - pieceAt, at - pieceAt + length)];

@@ -48,7 +48,10 @@ export class KeptIndexes implements Indexes {
     return value;
   }
 
-  /** The indexes as they are now, for the index file (read back through an `IndexSource`). */
+  /**
+   * The indexes as they are now, for the index file (read back through an `IndexSource`): each map's entries as new
+   * pairs, the values in them (lists) still the live ones.
+   */
   stored(): StoredIndexes {
     return {
       maps: Object.fromEntries([...this.maps].map(([name, map]) => [name, [...map.entries()]])),
