@@ -94,16 +94,30 @@ export class Places {
     return this.bucket(position % this.buckets).ids[Math.floor(position / this.buckets)];
   }
 
-  /** Every record's id and place, in file order. */
-  inOrder(): [string, [number, number]][] {
-    const all: [string, [number, number]][] = [];
+  /**
+   * Every record's id and place, in file order. Each record is sorted as one number, its offset shifted left past its
+   * place among them all (exact while both fit a double's 53 bits, as they do below billions of records), natively
+   * and with no pair or map per record: at 300,000 payments a fold held ~80 MB of them.
+   */
+  *inOrder(): Generator<[string, number, number]> {
+    const ids: string[] = [];
+    const offsets: number[] = [];
+    const lengths: number[] = [];
     for (let bucket = 0; bucket < this.buckets; bucket++) {
-      const { ids, offsets, lengths } = this.bucket(bucket);
-      for (let i = 0; i < ids.length; i++) all.push([ids[i]!, [offsets[i]!, lengths[i]!]]);
+      const read = this.bucket(bucket);
+      for (let i = 0; i < read.ids.length; i++) {
+        ids.push(read.ids[i]!);
+        offsets.push(read.offsets[i]!);
+        lengths.push(read.lengths[i]!);
+      }
     }
-    // Offsets sorted as numbers (natively, no comparator), then their records.
-    const byOffset = new Map(all.map((entry) => [entry[1][0], entry]));
-    return Array.from(Float64Array.from(byOffset.keys()).sort(), (at) => byOffset.get(at)!);
+    const shift = 2 ** Math.ceil(Math.log2(ids.length + 1));
+    const order = offsets.every((at) => at * shift < 2 ** 53)
+      ? Float64Array.from(offsets, (at, i) => at * shift + i)
+          .sort()
+          .map((key) => key % shift)
+      : Uint32Array.from(offsets, (_, i) => i).sort((a, b) => offsets[a]! - offsets[b]!);
+    for (const i of order) yield [ids[i]!, offsets[i]!, lengths[i]!];
   }
 
   /** Reads one bucket not read yet; false once all are. For reading them all ahead of use, a bucket at a time. */
