@@ -30,9 +30,9 @@ export const bucketsFor = (entries: number): number => 2 ** Math.ceil(Math.log2(
 /**
  * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
  * an index of 100,000 entries costs nothing until it is asked, and then only the bucket asked. Without a source
- * it is a plain Map. Reading a key not set since, or deleting one, reads its bucket first; setting one does not (a
- * start replaying a journal sets many keys), so a bucket read later leaves out the keys set since. Iterating reads
- * every bucket.
+ * it is a plain Map. Reading a key not set since, or deleting one, reads its bucket first, unless the source can tell
+ * the bucket does not hold it (`mayHold`); setting one does not (a start replaying a journal sets many keys), so a
+ * bucket read later leaves out the keys set since. Iterating reads every bucket.
  */
 export class LazyMap<K extends string | number, V> {
   private readonly map = new Map<K, V>();

@@ -13,7 +13,7 @@
  * dropped; a line failing its checksum with good lines after it stops the start with the byte to cut at, changing
  * nothing (`readJournal`); an index file that does not match its snapshot, or is damaged, is not used: the start
  * reads everything (`readIndexFile`); a fold cut short (the next journal beside the journal) is replayed like a
- * journal, and the fold is done again in the background once the server answers. How writes, folds and a full disk
+ * journal, and the fold is done again in the background once the server is idle. How writes, folds and a full disk
  * behave is told at `fileStore`.
  */
 import {
