@@ -50,7 +50,8 @@ interface AccountIndex {
   head: Record<string, unknown>;
   /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
   tables: Record<string, StoredMap & { start: number; end: number }>;
-  maps: Record<string, StoredMap>;
+  /** Each map's buckets, and the tables whose records its keys name by ref (a bit per table, see `refs`). */
+  maps: Record<string, StoredMap & { refTables: number }>;
   values: Record<string, Section>;
 }
 
@@ -126,17 +127,23 @@ function ids(places: Places[]): (text: string) => string {
   return (text) => {
     if (text.charCodeAt(0) !== TILDE) return text;
     if (text.charCodeAt(1) === TILDE) return text.slice(1);
-    const colon = text.lastIndexOf(':');
-    // The ref's base 36 digits read in place (no slice, no parseInt: there may be a few hundred thousand).
-    let n = 0;
-    for (let i = colon < 0 ? 1 : colon + 1; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      n = n * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
-    }
+    const n = refOf(text);
     const id = places[n % TABLES.length]?.id(Math.floor(n / TABLES.length));
     if (id === undefined) throw new Error(`the index file names no record at ${text}`);
+    const colon = text.lastIndexOf(':');
     return colon < 0 ? id : text.slice(1, colon + 1) + id;
   };
+}
+
+/** The number a ref (`~` and base 36 digits, alone or after a `name:` prefix) stands for. */
+function refOf(text: string): number {
+  // Its digits read in place (no slice, no parseInt: there may be a few hundred thousand).
+  let n = 0;
+  for (let i = Math.max(text.lastIndexOf(':'), 0) + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    n = n * 36 + (c <= 0x39 ? c - 0x30 : c - 0x57);
+  }
+  return n;
 }
 const TILDE = 0x7e;
 /** A fold copies the records not written since from the last snapshot in reads of this many bytes. */
@@ -146,12 +153,22 @@ const escaped = (text: string): string => (text.charCodeAt(0) === TILDE ? `~${te
 
 /**
  * A map's entries as JSON, a string per bucket (by each entry's key as it is), each string in them as `short` writes
- * it (see `refs`): mapped in place and then turned to JSON natively, far quicker than through a replacer.
+ * it (see `refs`): mapped in place and then turned to JSON natively, far quicker than through a replacer. With them,
+ * the tables whose records the keys name by ref, a bit each: asking a map for a key it does not hold (a new payment's
+ * id) looks for the key among those tables' records only (see `readIndexFile`).
  */
-function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): string[] {
+function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): { texts: string[]; refTables: number } {
   const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
   for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
-  return groups.map((group) => JSON.stringify(eachString(group, short)));
+  let tables = 0;
+  const texts = groups.map((group) => {
+    eachString(group, short);
+    for (const [key] of group) {
+      if (typeof key === 'string' && key.charCodeAt(0) === TILDE && key.charCodeAt(1) !== TILDE) tables |= 1 << refOf(key) % TABLES.length;
+    }
+    return JSON.stringify(group);
+  });
+  return { texts, refTables: tables };
 }
 
 const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
@@ -196,7 +213,8 @@ export async function writeIndexFile(
     await pause();
     const maps: AccountIndex['maps'] = {};
     for (const [name, entries] of Object.entries(indexes.maps)) {
-      maps[name] = storeMap(mapTexts(entries, short));
+      const { texts, refTables } = mapTexts(entries, short);
+      maps[name] = { ...storeMap(texts), refTables };
       await pause();
     }
     const values: AccountIndex['values'] = {};
@@ -270,11 +288,7 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     const account: Record<string, unknown> = { ...index.head };
     const places = TABLES.map((table) => {
       const { start, end: stop, buckets, sections } = index.tables[table]!;
-      const places = new Places(
-        buckets,
-        (bucket) => parseBucket(text(sections[bucket]!)),
-        (bucket, id) => holds(sections[bucket]!, JSON.stringify(id)),
-      );
+      const places = new Places(buckets, (bucket) => parseBucket(text(sections[bucket]!)));
       const lazy = new LazyTable(snapshot, fd, start, stop, places, pieceBytes);
       lazy.placeIn(account, table);
       tables.push(lazy);
@@ -283,12 +297,15 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     const named = ids(places);
     const read = (at: Section): unknown => eachString(JSON.parse(text(at)), named);
     // A key is in a bucket's JSON as itself (`[<key as JSON>,`), or as a ref when it, or its part after a colon, is the
-    // id of a record the snapshot holds (see `refs`); a key written with another `~` in front is not looked for.
-    const mayHold = (section: Section, key: string | number): boolean => {
+    // id of a record the snapshot holds in a table whose records the map's keys name (`refTables`, a bit each); a key
+    // written with another `~` in front is not looked for.
+    const mayHold = (section: Section, refTables: number, key: string | number): boolean => {
       if (typeof key === 'number') return holds(section, `[${key},`);
       if (key.charCodeAt(0) === TILDE || holds(section, `[${JSON.stringify(key)},`)) return true;
       const colon = key.lastIndexOf(':');
-      return places.some((table) => table.mayHold(key) || (colon > 0 && table.mayHold(key.slice(colon + 1))));
+      return places.some(
+        (table, i) => (refTables & (1 << i)) !== 0 && (table.has(key) || (colon > 0 && table.has(key.slice(colon + 1)))),
+      );
     };
     indexes.set(key, {
       map: (name): BucketSource<string | number, never> | undefined => {
@@ -297,7 +314,7 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
           map && {
             buckets: map.buckets,
             read: (bucket) => read(map.sections[bucket]!) as [string, never][],
-            mayHold: (bucket, key) => mayHold(map.sections[bucket]!, key),
+            mayHold: (bucket, key) => mayHold(map.sections[bucket]!, map.refTables, key),
           }
         );
       },
