@@ -493,13 +493,14 @@ describe('the index file: a quick start after a clean stop', () => {
     expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 16, lockMode: 'amount' })).body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     expect((await a.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 15, lockMode: 'amount' })).status).toBe(201);
 
-    // Damaged: its header cut, its sections cut short (the header intact), or a header that is not one; or written by
-    // a release whose index file was laid out otherwise (its version before this one's), sound but not read.
+    // Damaged: cut (its header with it), its sections cut short (the header intact), or a header that is not one; or
+    // written by a release whose index file was laid out otherwise (its version before this one's), sound but not read.
     const index = readFileSync(`${data}.index`);
-    const end = index.indexOf(10);
-    const { k: _, ...header } = JSON.parse(index.toString('utf8', 0, end)) as { k: string; version: number };
-    const older = Buffer.concat([checkedLine({ ...header, version: STORED_INDEXES_VERSION - 1 }), index.subarray(end + 1)]);
-    for (const bytes of [index.subarray(0, 20), index.subarray(0, index.length - 10), Buffer.from('null\n'), older]) {
+    const end = index.lastIndexOf(10, index.length - 2);
+    const { k: _, ...header } = JSON.parse(index.toString('utf8', end + 1)) as { k: string; version: number };
+    const older = Buffer.concat([index.subarray(0, end + 1), checkedLine({ ...header, version: STORED_INDEXES_VERSION - 1 })]);
+    const shortSections = Buffer.concat([index.subarray(0, end - 10), index.subarray(end)]);
+    for (const bytes of [index.subarray(0, 20), index.subarray(0, index.length - 10), shortSections, Buffer.from('null\n'), older]) {
       const damaged = copy(data, true);
       writeFileSync(`${damaged}.index`, bytes);
       const afterDamage = await useServer({ data: damaged }, 'test');
