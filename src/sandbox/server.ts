@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
@@ -39,9 +41,23 @@ export interface ServerOptions extends AppOptions {
   ownsProcess?: boolean;
 }
 
+/**
+ * From this much state on disk (data file and journal), a process the server owns lets its heap grow only a quarter
+ * past what it holds before V8 collects it, not V8's default (up to several times): at 300,000 payments a fold's
+ * garbage otherwise took the peak RSS from ~0.95 to ~1.4 GiB, for ~10% more CPU spent collecting. A small state keeps
+ * the default, which is quicker.
+ */
+const LARGE_STATE = 64 * 1024 * 1024;
+
+/** The bytes of a data file and its journal (0 when new). */
+function stateBytes(data: string): number {
+  return [data, `${data}.journal`].reduce((sum, file) => sum + (statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
+}
+
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
   const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA, { fsync: options.fsync, log: options.log });
+  if (options.ownsProcess && store.path && stateBytes(store.path) >= LARGE_STATE) setFlagsFromString('--heap-growing-percent=25');
   const runtime = await createRuntime({
     store,
     clock: options.clock,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
 import { indexesTaken, readIndexFile, writeIndexFile } from '../../src/sandbox/store/index-file.js';
-import type { StoredIndexes } from '../../src/sandbox/store/kept-indexes.js';
+import { LazyMap } from '../../src/sandbox/store/lazy-map.js';
 import { bucketed, Places, positions } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
 import { useTmp } from '../helpers.js';
@@ -36,7 +36,7 @@ describe('the index file names records by their place', () => {
     const { file, snapshot, payments, events } = await snapshotOf();
     const [p, e] = [payments, events];
     const odd = ['~', '~~', '~1', '~~~x', '1', ':', `:${p[0]}`, `x:${p[1]}:y`, `a:b:${e[2]}`, `~:${p[3]}`, `${p[4]}:`, 'status:waiting', 'ñ~'];
-    const indexes: StoredIndexes = {
+    const indexes: { maps: Record<string, [string | number, unknown][]>; values: Record<string, unknown> } = {
       maps: {
         bySource: p.map((id, i) => [id, [e[i]!]]),
         order: p.map((id, i) => [id, i]),
@@ -45,11 +45,15 @@ describe('the index file names records by their place', () => {
       values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd },
     };
     // As `KeptIndexes.stored` hands them over: each entry a new pair, the lists in them the live ones.
-    const pairs = (entries: [string | number, unknown][]) => entries.map(([key, value]): [string | number, unknown] => [key, value]);
-    const stored = { maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, pairs(entries)])), values: indexes.values };
-    const taken = indexesTaken([['k', { clockOffsetMs: 5 }, stored]]);
+    const taken = (entries: [string | number, unknown][]) => {
+      const map = new LazyMap<string | number, unknown>();
+      for (const [key, value] of entries) map.set(key, value);
+      return map.taken();
+    };
+    const stored = { maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, taken(entries)])), values: indexes.values };
+    const all = indexesTaken([['k', { clockOffsetMs: 5 }, stored]]);
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
-    await writeIndexFile(`${file}.index`, file, 3, taken, snapshot.placement!, snapshot.checksum!);
+    await writeIndexFile(`${file}.index`, file, 3, all, snapshot.placement!, snapshot.checksum!);
     (indexes.maps.groups![0]![1] as string[]).pop();
 
     const lazy = readIndexFile(`${file}.index`, file)!;

@@ -84,3 +84,42 @@ describe('bucketOf', () => {
     expect(Math.max(...counts)).toBeLessThan(150);
   });
 });
+
+describe('LazyMap: taken for a fold', () => {
+  it('holds its entries as they were when taken, reading no bucket then; a bucket not read is read when asked, as it was', () => {
+    const entries: [string, unknown][] = Array.from({ length: 24 }, (_, i) => [`k${i}`, i % 2 === 0 ? [`item${i}`] : i]);
+    // Keys of buckets left unread (all but k0's): a stored list, a new list, a stored key set since.
+    const unread = (key: string) => bucketOf(key, 4) !== bucketOf('k0', 4);
+    const list = entries.find(([key, value]) => Array.isArray(value) && unread(key))![0];
+    const fresh = Array.from({ length: 50 }, (_, i) => `new-list-${i}`).find(unread)!;
+    const set = entries.find(([key, value]) => !Array.isArray(value) && unread(key))![0];
+    const ops = (map: LazyMap<string, unknown>) => {
+      map.get('k0'); // reads its bucket
+      map.set(set, 'set since');
+      map.append(list, 'appended');
+      map.append(fresh, 'first');
+      map.set('new-key', 42);
+    };
+    // Each its own copy: a bucket read hands out its lists, which appends then grow in place.
+    const { map, reads } = stored(structuredClone(entries));
+    const twin = stored(structuredClone(entries)).map;
+    ops(map);
+    ops(twin);
+    const before = reads.length;
+    const taken = map.taken();
+    expect(reads.length, 'taking reads no bucket').toBe(before);
+    expect(taken.unread.length).toBe(3);
+    // The lists held are the live ones: a fold copies them in the same turn (`indexesTaken`).
+    const held = taken.held.map(([key, value]): [string, unknown] => [key, Array.isArray(value) ? [...(value as unknown[])] : value]);
+    // Changes after it was taken do not reach it.
+    map.set(set, 'later');
+    map.append(list, 'later');
+    map.append(fresh, 'later');
+    map.delete('k5');
+    const whole = [...held, ...taken.unread.flatMap((bucket) => taken.bucket(bucket))];
+    expect(whole.length, 'each key once').toBe(new Set(whole.map(([key]) => key)).size);
+    expect(new Map(whole)).toEqual(new Map(twin.entries()));
+    expect(new Map(whole).get(list)).toEqual([entries.find(([key]) => key === list)![1]].flat().concat('appended'));
+    expect(new Map(whole).get(fresh)).toEqual(['first']);
+  });
+});

@@ -67,8 +67,8 @@ export type IndexesTaken = [string, Record<string, unknown>, StoredIndexes][];
 /** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
 export function indexesTaken(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesTaken {
   for (const [, , indexes] of accounts) {
-    // A map's entries are new pairs (`KeptIndexes.stored`): only the lists in them are live, and copied.
-    for (const entries of Object.values(indexes.maps)) for (const entry of entries) if (typeof entry[1] === 'object') entry[1] = copied(entry[1]);
+    // A map's entries held are new pairs (`KeptIndexes.stored`): only the lists in them are live, and copied.
+    for (const { held } of Object.values(indexes.maps)) for (const entry of held) if (typeof entry[1] === 'object') entry[1] = copied(entry[1]);
     indexes.values = copied(indexes.values) as StoredIndexes['values'];
   }
   return accounts;
@@ -177,7 +177,8 @@ const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], len
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Writes the index file of a snapshot just written, into a temp file renamed over the last: its sections made a map,
+ * Writes the index file of a snapshot just written, into a temp file renamed over the last, taking the indexes out of
+ * `accounts` as it writes them (so each can be let go once written): its sections made a map,
  * a table's places or a value at a time, with a pause after each (at 300,000 payments making them all at once held the
  * event loop for seconds), and written out a megabyte at a time as they are made (held until the end, they were ~90 MB
  * of a fold's peak memory at 300,000 payments); the header, which says where each is, comes last.
@@ -228,15 +229,26 @@ export async function writeIndexFile(
       });
       await flush();
       const short = refs(split);
+      split.length = 0; // from here on only the refs are needed
       await pause();
       const maps: AccountIndex['maps'] = {};
-      for (const [name, entries] of Object.entries(indexes.maps)) {
+      for (const name of Object.keys(indexes.maps)) {
+        // Each map is let go once written (at 300,000 payments the maps' entries held to the end were ~200 MB); its
+        // buckets not read when it was taken are read now, a few at a time between pauses.
+        const taken = indexes.maps[name]!;
+        delete indexes.maps[name];
+        const entries = taken.held;
+        for (let i = 0; i < taken.unread.length; i++) {
+          for (const entry of taken.bucket(taken.unread[i]!)) entries.push(entry);
+          if (i % 16 === 15) await pause();
+        }
         const { texts, refTables } = mapTexts(entries, short);
         maps[name] = { ...storeMap(texts), refTables };
         await flush();
       }
       const values: AccountIndex['values'] = {};
       for (const [name, value] of Object.entries(indexes.values)) {
+        delete indexes.values[name];
         // Values keep their ids: a start reads them whole (the due queue, a payment's expiry each), and putting refs
         // back there read every payment's places first (~100 ms at 100,000 payments, for ~26 bytes a payment).
         values[name] = section(JSON.stringify(eachString(value, escaped)));

@@ -1,9 +1,9 @@
 import type { Indexes, RecordChange } from '../../core/index.js';
-import { LazyMap, type BucketSource } from './lazy-map.js';
+import { LazyMap, type BucketSource, type TakenMap } from './lazy-map.js';
 
-/** An account's indexes as the index file keeps them: maps as entries, the rest as JSON. */
+/** An account's indexes as the index file keeps them: maps as entries (their buckets not read yet, read when written), the rest as JSON. */
 export interface StoredIndexes {
-  maps: Record<string, [string | number, unknown][]>;
+  maps: Record<string, TakenMap<string | number, unknown>>;
   values: Record<string, unknown>;
 }
 
@@ -49,12 +49,12 @@ export class KeptIndexes implements Indexes {
   }
 
   /**
-   * The indexes as they are now, for the index file (read back through an `IndexSource`): each map's entries as new
-   * pairs, the values in them (lists) still the live ones.
+   * The indexes as they are now, for the index file (read back through an `IndexSource`): each map's entries held as
+   * new pairs, the values in them (lists) still the live ones, and its buckets not read yet as they are now.
    */
   stored(): StoredIndexes {
     return {
-      maps: Object.fromEntries([...this.maps].map(([name, map]) => [name, [...map.entries()]])),
+      maps: Object.fromEntries([...this.maps].map(([name, map]) => [name, map.taken()])),
       values: Object.fromEntries([...this.values].map(([name, save]) => [name, save()])),
     };
   }

@@ -361,6 +361,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     // The index file before the journals' swap, so a crash once the fold is seen done (no next journal) finds it; a crash
     // before the swap finds a fold cut short, done again.
     const withIndex = indexes !== null && (await writeIndex(indexes));
+    snapshot.placement = null; // read into the tables' places and the index file: no longer needed
     try {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
