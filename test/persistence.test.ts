@@ -591,6 +591,41 @@ describe('the index file: a quick start after a clean stop', () => {
     await restarted.close();
   });
 
+  it("a fold of a large state that the stop's own last save sets off is cut short too", { timeout: 60_000 }, async () => {
+    const data = join(useTmp(), 'state.json');
+    const store = fileStore(data, { foldAtStopBelow: 1 }); // every state counts as large
+    const runtime = await createRuntime({ store });
+    const account = runtime.sandbox.account('sk_last');
+    const ids: string[] = [];
+    const create = (n: number) => {
+      for (let i = 0; i < n; i++) ids.push(account.createVaPayment(PAYMENT).id);
+    };
+    create(20_000);
+    await runtime.commit(); // folded before it is acknowledged: the journal starts again
+    const journal = () => statSync(`${data}.journal`).size;
+    const snapshot = statSync(data).size;
+    const threshold = Math.max(snapshot / 4, 20 * 1024 * 1024);
+    // Committed until one more batch would take the journal past the point where a fold begins.
+    while (journal() + 3_000 * 1_300 < threshold) {
+      create(1_000);
+      await runtime.commit();
+    }
+    expect(existsSync(`${data}.journal.next`), 'no fold yet').toBe(false);
+    const before = journal();
+    create(5_000); // not saved: the stop saves it, and that save sets a fold off
+    await runtime.close();
+    expect(existsSync(`${data}.journal.next`), 'the fold it set off was cut short, not waited for').toBe(true);
+    expect(before).toBeLessThan(threshold);
+    expect(journal(), 'the last save, in the journal, took it past where a fold begins').toBeGreaterThan(threshold);
+    const again = fileStore(data);
+    const restarted = await createRuntime({ store: again });
+    expect(again.quick, 'a start through the index file of the snapshot before the fold').toBe(true);
+    for (const id of [ids[0]!, ids[20_000]!, ids.at(-1)!]) {
+      expect(restarted.sandbox.account('sk_last').getVaPayment(id)).toEqual(account.getVaPayment(id));
+    }
+    await restarted.close();
+  });
+
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {
     const data = join(useTmp(), 'state.json');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });

@@ -174,6 +174,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   let snapshotBytes = 0;
   /** Whether the journal written to is the next one: a fold began and has not finished (it may have failed). */
   let folding = false;
+  /** Whether the last fold was cut short by a stop (see `close`). */
+  let foldCut = false;
   /** A fold that failed is not tried again before this time. */
   let foldAfter = 0;
   let foldDelay = FOLD_RETRY_MS;
@@ -336,6 +338,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (broken) throw broken;
     checkLock();
     if (!folding) startFold((db.data.generation ?? 0) + 1);
+    foldCut = false;
     const wasIndexed = indexed;
     indexed = false;
     // The indexes (a copy) and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
@@ -351,6 +354,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       if (error !== WRITE_CUT) throw foldFailed(error);
       // Cut short by a stop: the snapshot and index file are the ones before it, whole; the journals hold the rest.
       indexed = wasIndexed;
+      foldCut = true;
       throw error;
     }
     snapshotBytes = statSync(file).size;
@@ -587,19 +591,22 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     async close() {
       try {
         const small = () => snapshotBytes + journalBytes < (options.foldAtStopBelow ?? FOLD_AT_STOP_BELOW);
-        // A stop takes time in proportion to what changed, not to the state: a fold under way of a large state is cut
-        // short (the next start replays both journals over the snapshot and index file it would have replaced, and folds
-        // again once the server is idle), unless it is past writing the snapshot.
-        const cut = compacting !== null && !small();
-        snapshot.cut = cut;
-        while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting)!.catch(() => {});
-        snapshot.cut = false;
+        // A stop takes time in proportion to what changed, not to the state: a fold of a large state, under way or set
+        // off by the stop's last saves, is cut short (the next start replays both journals over the snapshot and index
+        // file it would have replaced, and folds again once the server is idle), unless it is past writing the snapshot.
+        snapshot.cut = !small();
+        const settled = async () => {
+          while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting)!.catch(() => {});
+        };
+        await settled();
         // What changed and was never saved goes into the journal first, so a fold that fails loses nothing.
         if (pending.size > 0) await saveNow();
+        await settled();
+        snapshot.cut = false;
         // The journal holds every change since the snapshot: a stop folds it only if the next start could not replay
         // it over an index file (none matches the snapshot), a fold was cut short before (not by this stop), or it is
         // quick (a small state).
-        if ((folding && !cut) || !indexed || (journalChanges && small())) {
+        if ((folding && !foldCut) || !indexed || (journalChanges && small())) {
           await compact().catch((error: Error) => {
             throw new Error(`${error.message} at the stop: nothing is lost, the journals beside it keep every change for the next start`);
           });
