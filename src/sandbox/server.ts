@@ -57,7 +57,6 @@ function stateBytes(data: string): number {
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
   const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA, { fsync: options.fsync, log: options.log });
-  if (options.ownsProcess && store.path && stateBytes(store.path) >= LARGE_STATE) setFlagsFromString('--heap-growing-percent=25');
   const runtime = await createRuntime({
     store,
     clock: options.clock,
@@ -69,6 +68,8 @@ export async function startServer(options: ServerOptions = {}) {
     log: options.log,
     version: options.version,
   });
+  // Once loaded: the start itself keeps V8's default (collecting more often while it reads took it past a second).
+  if (options.ownsProcess && store.path && stateBytes(store.path) >= LARGE_STATE) setFlagsFromString('--heap-growing-percent=25');
   const host = options.host ?? DEFAULT_HOST;
   // The address it binds is a name its callers use too; loopback ones are always allowed.
   const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
