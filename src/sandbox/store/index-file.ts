@@ -86,14 +86,41 @@ const copied = (value: unknown): unknown =>
 /** `value` with each string in it (in arrays and objects, replaced in place) mapped by `map`. */
 function eachString(value: unknown, map: (text: string) => string): unknown {
   if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (typeof item === 'string') value[i] = map(item);
-      else if (typeof item === 'object') eachString(item, map);
-    }
-  } else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) define(value, key, eachString(item, map));
+  if (value !== null && typeof value === 'object') for (const steps = mapStrings(value, map); !steps.next().done; );
   return value;
+}
+
+/** `eachString`, letting other work run every `SLICE` strings: a fold maps the indexes beside requests. */
+async function eachStringPausing(value: unknown, map: (text: string) => string): Promise<unknown> {
+  if (value === null || typeof value !== 'object') return eachString(value, map);
+  for (const steps = mapStrings(value, map); !steps.next().done; ) await pause();
+  return value;
+}
+
+/**
+ * Maps each string in an array or object, and in those it holds, in place, a step every `SLICE` strings. One loop
+ * over a stack, not a call (or a generator) per array: a map's entries are hundreds of thousands of pairs.
+ */
+function* mapStrings(value: object, map: (text: string) => string): Generator<void> {
+  const stack: object[] = [value];
+  let n = 0;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (Array.isArray(next)) {
+      for (let i = 0; i < next.length; i++) {
+        const item: unknown = next[i];
+        if (typeof item === 'string') {
+          next[i] = map(item);
+          if (++n % SLICE === 0) yield;
+        } else if (item !== null && typeof item === 'object') stack.push(item);
+      }
+    } else {
+      for (const [key, item] of Object.entries(next)) {
+        if (typeof item === 'string') define(next, key, map(item));
+        else if (item !== null && typeof item === 'object') stack.push(item);
+      }
+    }
+  }
 }
 
 /**
@@ -101,12 +128,15 @@ function eachString(value: unknown, map: (text: string) => string): unknown {
  * table)` in base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other
  * string as it is, but one that starts with `~` gets another in front.
  */
-function refs(split: PlacesBucket[][]): (text: string) => string {
+async function refs(split: PlacesBucket[][]): Promise<(text: string) => string> {
   // Each id's ref as a number, made a string when written (a string per id held ~25 MB more at 300,000 payments).
   const byId = new Map<string, number>();
   // Tables last to first, so an id that two tables hold names the first's record (either reads back the same id).
-  for (let table = split.length - 1; table >= 0; table--) {
-    for (const [id, position] of positions(split[table]!)) byId.set(id, position * TABLES.length + table);
+  for (let table = split.length - 1, n = 0; table >= 0; table--) {
+    for (const [id, position] of positions(split[table]!)) {
+      byId.set(id, position * TABLES.length + table);
+      if (++n % SLICE === 0) await pause();
+    }
   }
   const ref = (id: string): string | undefined => {
     const n = byId.get(id);
@@ -157,17 +187,23 @@ const escaped = (text: string): string => (text.charCodeAt(0) === TILDE ? `~${te
  * the tables whose records the keys name by ref, a bit each: asking a map for a key it does not hold (a new payment's
  * id) looks for the key among those tables' records only (see `readIndexFile`).
  */
-function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): { texts: string[]; refTables: number } {
+async function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): Promise<{ texts: string[]; refTables: number }> {
   const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
   for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
+  await eachStringPausing(groups, short);
   let tables = 0;
-  const texts = groups.map((group) => {
-    eachString(group, short);
+  const texts: string[] = [];
+  for (let i = 0, n = 0; i < groups.length; i++) {
+    const group = groups[i]!;
     for (const [key] of group) {
       if (typeof key === 'string' && key.charCodeAt(0) === TILDE && key.charCodeAt(1) !== TILDE) tables |= 1 << refOf(key) % TABLES.length;
     }
-    return JSON.stringify(group);
-  });
+    texts.push(JSON.stringify(group));
+    if ((n += group.length) >= SLICE) {
+      n = 0;
+      await pause();
+    }
+  }
   return { texts, refTables: tables };
 }
 
@@ -175,6 +211,11 @@ const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], len
 
 /** Lets other work run between the pieces of a large index: a fold writes it beside requests. */
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * A fold's index work pauses after about this many entries or strings (a few milliseconds): at 300,000 payments making
+ * a map's buckets, or the refs of every record, in one go held the event loop for up to a second.
+ */
+const SLICE = 10_000;
 
 /**
  * Writes the index file of a snapshot just written, into a temp file renamed over the last, taking the indexes out of
@@ -221,14 +262,24 @@ export async function writeIndexFile(
     const stat = statSync(snapshot);
     const indexed: [string, AccountIndex][] = [];
     for (const [key, head, indexes] of accounts) {
-      const placed = TABLES.map((table) => placement.get(key)?.get(table) ?? NO_RECORDS);
-      const split = placed.map(bucketed);
+      const split: PlacesBucket[][] = [];
       const tables: AccountIndex['tables'] = {};
-      TABLES.forEach((table, i) => {
-        tables[table] = { start: placed[i]!.start, end: placed[i]!.end, ...storeMap(split[i]!.map(bucketText)) };
-      });
-      await flush();
-      const short = refs(split);
+      for (const table of TABLES) {
+        const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
+        const buckets = bucketed(placed);
+        split.push(buckets);
+        const sections: Section[] = [];
+        for (let i = 0, n = 0; i < buckets.length; i++) {
+          sections.push(section(bucketText(buckets[i]!)));
+          if ((n += buckets[i]!.ids.length) >= SLICE) {
+            n = 0;
+            await flush();
+          }
+        }
+        tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections };
+        await flush();
+      }
+      const short = await refs(split);
       split.length = 0; // from here on only the refs are needed
       await pause();
       const maps: AccountIndex['maps'] = {};
@@ -242,7 +293,7 @@ export async function writeIndexFile(
           for (const entry of taken.bucket(taken.unread[i]!)) entries.push(entry);
           if (i % 16 === 15) await pause();
         }
-        const { texts, refTables } = mapTexts(entries, short);
+        const { texts, refTables } = await mapTexts(entries, short);
         maps[name] = { ...storeMap(texts), refTables };
         await flush();
       }
@@ -251,7 +302,7 @@ export async function writeIndexFile(
         delete indexes.values[name];
         // Values keep their ids: a start reads them whole (the due queue, a payment's expiry each), and putting refs
         // back there read every payment's places first (~100 ms at 100,000 payments, for ~26 bytes a payment).
-        values[name] = section(JSON.stringify(eachString(value, escaped)));
+        values[name] = section(JSON.stringify(await eachStringPausing(value, escaped)));
         await flush();
       }
       indexed.push([key, { head, tables, maps, values }]);
@@ -379,6 +430,20 @@ export interface LazyState {
   warming(): Generator<void>;
   /** Closes the snapshot the tables read from, once nothing will ask them again (a newer snapshot took over). */
   release(): void;
+}
+
+/**
+ * Splits the places of a snapshot just written in buckets (`bucketed`), a table at a time between pauses, so that
+ * `rebase`, which must swap every table at once, finds them made (at 300,000 payments, making them there held the
+ * event loop for a quarter of a second).
+ */
+export async function splitPlaces(placement: Placement): Promise<void> {
+  for (const tables of placement.values()) {
+    for (const placed of tables.values()) {
+      bucketed(placed);
+      await pause();
+    }
+  }
 }
 
 /**

@@ -35,7 +35,7 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
-import { indexesTaken, newSinceSnapshot, readIndexFile, rebase, tableEntries, writeIndexFile, type IndexesTaken, type LazyState } from './index-file.js';
+import { indexesTaken, newSinceSnapshot, readIndexFile, rebase, splitPlaces, tableEntries, writeIndexFile, type IndexesTaken, type LazyState } from './index-file.js';
 import { SnapshotFile, WRITE_CUT } from './snapshot-file.js';
 import {
   accountHead,
@@ -358,6 +358,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       throw error;
     }
     snapshotBytes = statSync(file).size;
+    await splitPlaces(snapshot.placement!);
     const before = lazy;
     lazy = rebase(db.data, file, snapshot.placement!, sinceFold.records, sinceFold.replaced);
     sinceFold = null;

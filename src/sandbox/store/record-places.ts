@@ -27,15 +27,24 @@ function indexIn(bucket: PlacesBucket, id: string): number {
   return bucket.byId.get(id) ?? -1;
 }
 
-/** A table's records split in buckets by `bucketOf(id)`, each in file order. */
-export function bucketed({ ids, offsets, lengths }: TablePlacement): PlacesBucket[] {
-  const split: PlacesBucket[] = Array.from({ length: bucketsFor(ids.length) }, () => ({ ids: [], offsets: [], lengths: [] }));
+const splits = new WeakMap<TablePlacement, PlacesBucket[]>();
+
+/**
+ * A table's records split in buckets by `bucketOf(id)`, each in file order: made once per placement, so the tables a
+ * fold reads from next (`rebase`) and its index file share them.
+ */
+export function bucketed(placement: TablePlacement): PlacesBucket[] {
+  let split = splits.get(placement);
+  if (split) return split;
+  const { ids, offsets, lengths } = placement;
+  split = Array.from({ length: bucketsFor(ids.length) }, () => ({ ids: [], offsets: [], lengths: [] }));
   for (let i = 0; i < ids.length; i++) {
     const bucket = split[bucketOf(ids[i]!, split.length)]!;
     bucket.ids.push(ids[i]!);
     bucket.offsets.push(offsets[i]!);
     bucket.lengths.push(lengths[i]!);
   }
+  splits.set(placement, split);
   return split;
 }
 
