@@ -42,7 +42,7 @@ describe('the index file names records by their place', () => {
         order: p.map((id, i) => [id, i]),
         groups: [['status:waiting', [...p]], ['odd', odd]],
       },
-      values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd },
+      values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd, named: { tilde: '~a', id: p[5]! } },
     };
     // As `KeptIndexes.stored` hands them over: each entry a new pair, the lists in them the live ones.
     const taken = (entries: [string | number, unknown][]) => {
@@ -66,6 +66,7 @@ describe('the index file names records by their place', () => {
       }
       expect(source.value('due')).toEqual(indexes.values.due);
       expect(source.value('odd')).toEqual(odd);
+      expect(source.value('named')).toEqual({ tilde: '~a', id: p[5] });
       expect(lazy.state.accounts.k!.clockOffsetMs).toBe(5);
       expect(lazy.state.accounts.k!.vaPayments[p[9]!]).toEqual({ id: p[9], amount: 9, note: '' });
       expect(lazy.state.accounts.k!.events[e[10]!]).toEqual({ id: e[10], source: p[10] });
