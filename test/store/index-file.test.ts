@@ -75,6 +75,7 @@ describe('the index file names records by their place', () => {
     }
     // Each id once, in its table's places: the indexes name it in a few characters (but those the odd strings hold).
     const text = readFileSync(`${file}.index`, 'utf8');
+    expect(text, 'a string that starts with ~ is written escaped, in an object too').toContain('"tilde":"~~a"');
     for (const id of [...p.slice(10), ...e.slice(10)]) expect(text.split(id).length - 1, id).toBe(1);
     expect(Buffer.byteLength(text) / p.length).toBeLessThan(2 * 39 + 60);
   });
