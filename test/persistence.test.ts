@@ -558,20 +558,37 @@ describe('the index file: a quick start after a clean stop', () => {
     await runtime.close();
   });
 
-  it('a stop does not wait for a fold under way of a large state: the next start replays both journals quickly and folds again', { timeout: 60_000 }, async () => {
+  /** A runtime on a new data file where every state counts as large (a stop never folds to leave one file). */
+  async function largeState(key: string) {
     const data = join(useTmp(), 'state.json');
-    const key = 'sk_cut';
-    // Every state counts as large here (a stop never folds to leave one file).
-    const store = fileStore(data, { foldAtStopBelow: 1 });
-    const runtime = await createRuntime({ store });
+    const runtime = await createRuntime({ store: fileStore(data, { foldAtStopBelow: 1 }) });
     const account = runtime.sandbox.account(key);
     const ids: string[] = [];
-    const create = async (n: number) => {
+    /** Makes payments, not saved yet. */
+    const make = (n: number) => {
       for (let i = 0; i < n; i++) ids.push(account.createVaPayment(PAYMENT).id);
+    };
+    const create = async (n: number) => {
+      make(n);
       await runtime.commit();
     };
     await create(20_000); // over 20 MiB (the journal's floor) in one save: folded before it is acknowledged
     const generation = () => JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
+    /** A start on the files: through the index file of the data file before the fold, each payment as it was made. */
+    const readBack = async () => {
+      const again = fileStore(data);
+      const restarted = await createRuntime({ store: again });
+      expect(again.quick, 'a start through the index file of the data file before the fold').toBe(true);
+      for (const id of [ids[0]!, ids[20_000]!, ids.at(-1)!]) {
+        expect(restarted.sandbox.account(key).getVaPayment(id)).toEqual(account.getVaPayment(id));
+      }
+      return restarted;
+    };
+    return { data, runtime, make, create, generation, readBack };
+  }
+
+  it('a stop does not wait for a fold under way of a large state: the next start replays both journals quickly and folds again', { timeout: 60_000 }, async () => {
+    const { data, runtime, create, generation, readBack } = await largeState('sk_cut');
     const g = generation();
     // The journal outgrows its floor: the save is acknowledged and a fold begins in the background.
     while (!existsSync(`${data}.journal.next`)) await create(2_000);
@@ -579,51 +596,41 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(existsSync(`${data}.journal.next`), 'the fold was cut short').toBe(true);
     expect(existsSync(`${data}.tmp`), 'its part removed').toBe(false);
     expect(generation()).toBe(g);
-
-    const again = fileStore(data);
-    const restarted = await createRuntime({ store: again });
-    expect(again.quick, 'a start through the index file of the snapshot before the fold').toBe(true);
-    const state = runtime.sandbox.account(key); // the closed runtime's view, to compare against
-    for (const id of [ids[0]!, ids[20_000]!, ids.at(-1)!]) {
-      expect(restarted.sandbox.account(key).getVaPayment(id)).toEqual(state.getVaPayment(id));
-    }
+    const restarted = await readBack();
     await eventually(() => !existsSync(`${data}.journal.next`), 20_000, 'the fold to be done again once idle');
     await restarted.close();
   });
 
+  it('a stop cuts a fold short while it writes the index file too: the new data file is not put in place', { timeout: 60_000 }, async () => {
+    const { data, runtime, create, generation, readBack } = await largeState('sk_index');
+    const g = generation();
+    const { ino } = statSync(data);
+    while (!existsSync(`${data}.journal.next`)) await create(2_000);
+    // The data file is written (its temp file whole) and the index file's sections are being written: the fold pauses
+    // between them, and this loop runs in those pauses.
+    while (!existsSync(`${data}.index.tmp`)) await new Promise((resolve) => setImmediate(resolve));
+    expect(existsSync(`${data}.tmp`), 'the new data file, not yet in place').toBe(true);
+    await runtime.close();
+    expect(existsSync(`${data}.journal.next`), 'the fold was cut short').toBe(true);
+    expect([existsSync(`${data}.tmp`), existsSync(`${data}.index.tmp`)], 'its parts removed').toEqual([false, false]);
+    expect([statSync(data).ino, generation()], 'the data file it would have replaced').toEqual([ino, g]);
+    await (await readBack()).close();
+  });
+
   it("a fold of a large state that the stop's own last save sets off is cut short too", { timeout: 60_000 }, async () => {
-    const data = join(useTmp(), 'state.json');
-    const store = fileStore(data, { foldAtStopBelow: 1 }); // every state counts as large
-    const runtime = await createRuntime({ store });
-    const account = runtime.sandbox.account('sk_last');
-    const ids: string[] = [];
-    const create = (n: number) => {
-      for (let i = 0; i < n; i++) ids.push(account.createVaPayment(PAYMENT).id);
-    };
-    create(20_000);
-    await runtime.commit(); // folded before it is acknowledged: the journal starts again
+    const { data, runtime, make, create, readBack } = await largeState('sk_last');
     const journal = () => statSync(`${data}.journal`).size;
-    const snapshot = statSync(data).size;
-    const threshold = Math.max(snapshot / 4, 20 * 1024 * 1024);
-    // Committed until one more batch would take the journal past the point where a fold begins.
-    while (journal() + 3_000 * 1_300 < threshold) {
-      create(1_000);
-      await runtime.commit();
-    }
+    const threshold = Math.max(statSync(data).size / 4, 20 * 1024 * 1024);
+    // Saved until one more batch would take the journal past the point where a fold begins.
+    while (journal() + 3_000 * 1_300 < threshold) await create(1_000);
     expect(existsSync(`${data}.journal.next`), 'no fold yet').toBe(false);
     const before = journal();
-    create(5_000); // not saved: the stop saves it, and that save sets a fold off
+    make(5_000); // not saved: the stop saves it, and that save sets a fold off
     await runtime.close();
     expect(existsSync(`${data}.journal.next`), 'the fold it set off was cut short, not waited for').toBe(true);
     expect(before).toBeLessThan(threshold);
     expect(journal(), 'the last save, in the journal, took it past where a fold begins').toBeGreaterThan(threshold);
-    const again = fileStore(data);
-    const restarted = await createRuntime({ store: again });
-    expect(again.quick, 'a start through the index file of the snapshot before the fold').toBe(true);
-    for (const id of [ids[0]!, ids[20_000]!, ids.at(-1)!]) {
-      expect(restarted.sandbox.account('sk_last').getVaPayment(id)).toEqual(account.getVaPayment(id));
-    }
-    await restarted.close();
+    await (await readBack()).close();
   });
 
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
-import { indexesTaken, readIndexFile, writeIndexFile } from '../../src/sandbox/store/index-file.js';
+import { indexesTaken, readIndexFile, writeIndexSections } from '../../src/sandbox/store/index-file.js';
 import { LazyMap } from '../../src/sandbox/store/lazy-map.js';
 import { bucketed, Places, positions } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
@@ -53,7 +53,8 @@ describe('the index file names records by their place', () => {
     const stored = { maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, taken(entries)])), values: indexes.values };
     const all = indexesTaken([['k', { clockOffsetMs: 5 }, stored]]);
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
-    await writeIndexFile(`${file}.index`, file, 3, all, snapshot.placement!, snapshot.checksum!);
+    const sections = await writeIndexSections(`${file}.index`, all, snapshot.placement!, () => false);
+    await sections.finish(file, 3, snapshot.checksum!);
     (indexes.maps.groups![0]![1] as string[]).pop();
 
     const lazy = readIndexFile(`${file}.index`, file)!;

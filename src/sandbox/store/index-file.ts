@@ -1,12 +1,12 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../../core/index.js';
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
 import { bucketOf, bucketsFor, type BucketSource } from './lazy-map.js';
 import { bucketed, bucketText, parseBucket, Places, positions, type PlacesBucket, type TablePlacement } from './record-places.js';
-import { addMembers, define, fileChecksum, TABLE_PARSE, type Placement } from './snapshot-file.js';
+import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type Placement } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
@@ -60,7 +60,7 @@ const WRITE_CHUNK = 1024 * 1024;
 
 /**
  * Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach
- * them), for `writeIndexFile`, which writes each string in them as the index file keeps it, in place.
+ * them), for `writeIndexSections`, which writes each string in them as the index file keeps it, in place.
  */
 export type IndexesTaken = [string, Record<string, unknown>, StoredIndexes][];
 
@@ -217,29 +217,37 @@ const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 const SLICE = 10_000;
 
+/** An index file whose sections are written, waiting for its header (see `writeIndexSections`). */
+export interface IndexSections {
+  /** Writes the header, naming the snapshot as it is now (in place), and renames the index file over the last. */
+  finish(snapshot: string, generation: number, checksum: number): Promise<void>;
+  /** Removes what was written. */
+  abandon(): Promise<void>;
+}
+
 /**
- * Writes the index file of a snapshot just written, into a temp file renamed over the last, taking the indexes out of
- * `accounts` as it writes them (so each can be let go once written): its sections made a map,
- * a table's places or a value at a time, with a pause after each (at 300,000 payments making them all at once held the
- * event loop for seconds), and written out a megabyte at a time as they are made (held until the end, they were ~90 MB
- * of a fold's peak memory at 300,000 payments); the header, which says where each is, comes last.
+ * Writes the sections of the index file of a snapshot just written (not yet in place) into a temp file, taking the
+ * indexes out of `accounts` as it writes them (so each can be let go once written): a map, a table's places or a
+ * value at a time, with a pause after each (at 300,000 payments making them all at once held the event loop for
+ * seconds), written out a megabyte at a time as they are made (held until the end, they were ~90 MB of a fold's peak
+ * memory at 300,000 payments). The header, which says where each section is and names the snapshot by its size and
+ * times, comes last (`finish`), once the snapshot is in place. When `cut` says so, it stops at its next megabyte,
+ * removes its part and rejects with `WRITE_CUT`.
  */
-export async function writeIndexFile(
+export async function writeIndexSections(
   path: string,
-  snapshot: string,
-  generation: number,
   accounts: IndexesTaken,
   placement: Placement,
-  /** The snapshot's CRC32, as its write computed it. */
-  checksum: number,
-): Promise<void> {
+  cut: () => boolean,
+): Promise<IndexSections> {
   const temp = `${path}.tmp`;
   const handle = await open(temp, 'w');
+  let offset = 0;
+  let crc = 0;
+  const indexed: [string, AccountIndex][] = [];
   try {
     let batch: string[] = [];
     let batched = 0;
-    let offset = 0;
-    let crc = 0;
     const section = (text: string): Section => {
       const length = Buffer.byteLength(text);
       batch.push(text);
@@ -251,6 +259,7 @@ export async function writeIndexFile(
     /** Writes the sections made so far once they make a megabyte (`all`: whatever they make); then lets other work run. */
     const flush = async (all = false): Promise<void> => {
       if (batched >= WRITE_CHUNK || (all && batched > 0)) {
+        if (cut()) throw WRITE_CUT;
         const text = batch.join('');
         batch = [];
         batched = 0;
@@ -259,8 +268,6 @@ export async function writeIndexFile(
       await pause();
     };
     const storeMap = (texts: string[]): StoredMap => ({ buckets: texts.length, sections: texts.map(section) });
-    const stat = statSync(snapshot);
-    const indexed: [string, AccountIndex][] = [];
     for (const [key, head, indexes] of accounts) {
       const split: PlacesBucket[][] = [];
       const tables: AccountIndex['tables'] = {};
@@ -308,19 +315,37 @@ export async function writeIndexFile(
       indexed.push([key, { head, tables, maps, values }]);
     }
     await flush(true);
-    const header: Header = {
-      version: STORED_INDEXES_VERSION,
-      length: offset,
-      sections: crc,
-      generation,
-      snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
-      accounts: indexed,
-    };
-    await handle.write(Buffer.concat([Buffer.from('\n'), checkedLine(header)]));
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(temp, { force: true });
+    throw error;
   }
-  await rename(temp, path);
+  const abandon = async (): Promise<void> => {
+    await handle.close().catch(() => {}); // closed already, if `finish` failed after closing it
+    await rm(temp, { force: true });
+  };
+  return {
+    abandon,
+    async finish(snapshot, generation, checksum) {
+      try {
+        const stat = statSync(snapshot);
+        const header: Header = {
+          version: STORED_INDEXES_VERSION,
+          length: offset,
+          sections: crc,
+          generation,
+          snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
+          accounts: indexed,
+        };
+        await handle.write(Buffer.concat([Buffer.from('\n'), checkedLine(header)]));
+        await handle.close();
+        await rename(temp, path);
+      } catch (error) {
+        await abandon();
+        throw error;
+      }
+    },
+  };
 }
 
 /**

@@ -35,7 +35,18 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
-import { indexesTaken, newSinceSnapshot, readIndexFile, rebase, splitPlaces, tableEntries, writeIndexFile, type IndexesTaken, type LazyState } from './index-file.js';
+import {
+  indexesTaken,
+  newSinceSnapshot,
+  readIndexFile,
+  rebase,
+  splitPlaces,
+  tableEntries,
+  writeIndexSections,
+  type IndexesTaken,
+  type IndexSections,
+  type LazyState,
+} from './index-file.js';
 import { SnapshotFile, WRITE_CUT } from './snapshot-file.js';
 import {
   accountHead,
@@ -140,7 +151,8 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
  *
  * When the journal outgrows a quarter of the snapshot it is folded into a new snapshot in the background: the
  * snapshot of generation g+1 and every account's indexes are taken at once, and written out (the snapshot copying
- * the bytes of records not written since, the index file beside it) while saves go on into a new journal
+ * the bytes of records not written since into a temp file, then the index file's sections, then the snapshot renamed
+ * into place and the index file's header written) while saves go on into a new journal
  * (`<file>.journal.next`, headed g+1), which then replaces the old one. The tables then read from the new snapshot,
  * so records nobody touches leave memory. On start, each journal is replayed if its generation is not older than the
  * snapshot's, so a crash at any step loses nothing that was acknowledged. A fold that fails leaves both journals
@@ -344,13 +356,19 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     // The indexes (a copy) and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
     const stored = storedIndexes();
     const indexes = stored && indexesTaken(stored);
+    // The index file's sections are written before the snapshot is put in place, so a stop can cut the fold short until
+    // then (past it, the stop would wait for them: seconds at 300,000 payments); its header once it is in place.
+    const index: { sections: IndexSections | null } = { sections: null };
+    snapshot.beforeRename = indexes && (async () => void (index.sections = await indexSections(indexes)));
     const written = db.write();
+    snapshot.beforeRename = null;
     sinceFold = { records: new Map(), replaced: new Set() };
     try {
       await written;
       if (options.fsync) syncFolder(file);
     } catch (error) {
       sinceFold = null;
+      await index.sections?.abandon();
       if (error !== WRITE_CUT) throw foldFailed(error);
       // Cut short by a stop: the snapshot and index file are the ones before it, whole; the journals hold the rest.
       indexed = wasIndexed;
@@ -365,7 +383,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     before?.release();
     // The index file before the journals' swap, so a crash once the fold is seen done (no next journal) finds it; a crash
     // before the swap finds a fold cut short, done again.
-    const withIndex = indexes !== null && (await writeIndex(indexes));
+    const withIndex = index.sections !== null && (await finishIndex(index.sections));
     snapshot.placement = null; // read into the tables' places and the index file: no longer needed
     try {
       renameSync(nextJournalPath, journalPath);
@@ -378,16 +396,35 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     indexed = withIndex;
   }
 
-  /** Writes the index file of the snapshot just written; if it cannot be (a full disk), there is none: a start reads everything. */
-  async function writeIndex(indexes: IndexesTaken): Promise<boolean> {
+  /**
+   * Writes the sections of the index file of the snapshot being written (cut short with it by a stop); if they cannot
+   * be (a full disk), there is no index file: a start reads everything.
+   */
+  async function indexSections(indexes: IndexesTaken): Promise<IndexSections | null> {
     try {
-      await writeIndexFile(indexPath, file, db.data.generation!, indexes, snapshot.placement!, snapshot.checksum!);
+      return await writeIndexSections(indexPath, indexes, snapshot.placement!, () => snapshot.cut);
+    } catch (error) {
+      if (error === WRITE_CUT) throw error;
+      // The index file there still describes the snapshot in place: it stops matching once the new one takes its place.
+      indexFailed(error);
+      return null;
+    }
+  }
+
+  /** Puts the index file of the snapshot just put in place beside it (see `indexSections`). */
+  async function finishIndex(sections: IndexSections): Promise<boolean> {
+    try {
+      await sections.finish(file, db.data.generation!, snapshot.checksum!);
       return true;
     } catch (error) {
       rmSync(indexPath, { force: true });
-      log(`${storageError(error, `writing ${indexPath} failed`).message}; the next start reads the whole state`);
+      indexFailed(error);
       return false;
     }
+  }
+
+  function indexFailed(error: unknown): void {
+    log(`${storageError(error, `writing ${indexPath} failed`).message}; the next start reads the whole state`);
   }
 
   /** A fold that failed: said, and tried again later (twice as late after each failure in a row). */
@@ -594,7 +631,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         const small = () => snapshotBytes + journalBytes < (options.foldAtStopBelow ?? FOLD_AT_STOP_BELOW);
         // A stop takes time in proportion to what changed, not to the state: a fold of a large state, under way or set
         // off by the stop's last saves, is cut short (the next start replays both journals over the snapshot and index
-        // file it would have replaced, and folds again once the server is idle), unless it is past writing the snapshot.
+        // file it would have replaced, and folds again once the server is idle), unless it put the new snapshot in place.
         snapshot.cut = !small();
         const settled = async () => {
           while (batch || writing || next || compacting) await (batch ?? next ?? writing ?? compacting)!.catch(() => {});

@@ -30,6 +30,12 @@ export class SnapshotFile implements Adapter<SandboxState> {
   checksum: number | null = null;
   /** Set to cut a write under way short: it stops at its next piece, removes its part and rejects with `WRITE_CUT`. */
   cut = false;
+  /**
+   * Run once the temp file is written and synced, its `placement` and `checksum` set, before it is renamed over the
+   * data file; if it rejects, the temp file is removed and the write rejects too (the index file's sections are
+   * written there, so a stop can still cut the fold short).
+   */
+  beforeRename: (() => Promise<void>) | null = null;
 
   /**
    * `wholeBelow`: a file smaller than this is parsed whole, the fastest way while a string can hold it.
@@ -61,6 +67,7 @@ export class SnapshotFile implements Adapter<SandboxState> {
 
   async write(state: SandboxState): Promise<void> {
     const lines = layout(state, this.entriesOf); // taken now, before anything is awaited
+    const beforeRename = this.beforeRename;
     const placement: Placement | null = this.locate ? new Map() : null;
     this.placement = null;
     this.checksum = null;
@@ -113,9 +120,17 @@ export class SnapshotFile implements Adapter<SandboxState> {
       throw error;
     }
     await handle.close();
-    await rename(temp, this.file);
     this.placement = placement;
     this.checksum = checksum;
+    try {
+      await beforeRename?.();
+    } catch (error) {
+      this.placement = null;
+      this.checksum = null;
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await rename(temp, this.file);
   }
 }
 
