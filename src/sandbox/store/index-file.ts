@@ -90,10 +90,10 @@ function eachString(value: unknown, map: (text: string) => string): unknown {
   return value;
 }
 
-/** `eachString`, letting other work run every `SLICE` strings: a fold maps the indexes beside requests. */
-async function eachStringPausing(value: unknown, map: (text: string) => string): Promise<unknown> {
+/** `eachString`, awaiting `step` every `SLICE` strings: a fold maps the indexes beside requests. */
+async function eachStringPausing(value: unknown, map: (text: string) => string, step: Step): Promise<unknown> {
   if (value === null || typeof value !== 'object') return eachString(value, map);
-  for (const steps = mapStrings(value, map); !steps.next().done; ) await pause();
+  for (const steps = mapStrings(value, map); !steps.next().done; ) await step();
   return value;
 }
 
@@ -128,14 +128,14 @@ function* mapStrings(value: object, map: (text: string) => string): Generator<vo
  * table)` in base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other
  * string as it is, but one that starts with `~` gets another in front.
  */
-async function refs(split: PlacesBucket[][]): Promise<(text: string) => string> {
+async function refs(split: PlacesBucket[][], step: Step): Promise<(text: string) => string> {
   // Each id's ref as a number, made a string when written (a string per id held ~25 MB more at 300,000 payments).
   const byId = new Map<string, number>();
   // Tables last to first, so an id that two tables hold names the first's record (either reads back the same id).
   for (let table = split.length - 1, n = 0; table >= 0; table--) {
     for (const [id, position] of positions(split[table]!)) {
       byId.set(id, position * TABLES.length + table);
-      if (++n % SLICE === 0) await pause();
+      if (++n % SLICE === 0) await step();
     }
   }
   const ref = (id: string): string | undefined => {
@@ -187,10 +187,14 @@ const escaped = (text: string): string => (text.charCodeAt(0) === TILDE ? `~${te
  * the tables whose records the keys name by ref, a bit each: asking a map for a key it does not hold (a new payment's
  * id) looks for the key among those tables' records only (see `readIndexFile`).
  */
-async function mapTexts(entries: [string | number, unknown][], short: (text: string) => string): Promise<{ texts: string[]; refTables: number }> {
+async function mapTexts(
+  entries: [string | number, unknown][],
+  short: (text: string) => string,
+  step: Step,
+): Promise<{ texts: string[]; refTables: number }> {
   const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
   for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
-  await eachStringPausing(groups, short);
+  await eachStringPausing(groups, short, step);
   let tables = 0;
   const texts: string[] = [];
   for (let i = 0, n = 0; i < groups.length; i++) {
@@ -201,7 +205,7 @@ async function mapTexts(entries: [string | number, unknown][], short: (text: str
     texts.push(JSON.stringify(group));
     if ((n += group.length) >= SLICE) {
       n = 0;
-      await pause();
+      await step();
     }
   }
   return { texts, refTables: tables };
@@ -211,6 +215,8 @@ const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], len
 
 /** Lets other work run between the pieces of a large index: a fold writes it beside requests. */
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** What a fold's index work awaits between its pieces: a pause, and a cut short by a stop (see `writeIndexSections`). */
+type Step = () => Promise<void>;
 /**
  * A fold's index work pauses after about this many entries or strings (a few milliseconds): at 300,000 payments making
  * a map's buckets, or the refs of every record, in one go held the event loop for up to a second.
@@ -231,7 +237,7 @@ export interface IndexSections {
  * value at a time, with a pause after each (at 300,000 payments making them all at once held the event loop for
  * seconds), written out a megabyte at a time as they are made (held until the end, they were ~90 MB of a fold's peak
  * memory at 300,000 payments). The header, which says where each section is and names the snapshot by its size and
- * times, comes last (`finish`), once the snapshot is in place. When `cut` says so, it stops at its next megabyte,
+ * times, comes last (`finish`), once the snapshot is in place. When `cut` says so, it stops at its next pause,
  * removes its part and rejects with `WRITE_CUT`.
  */
 export async function writeIndexSections(
@@ -256,16 +262,19 @@ export async function writeIndexSections(
       offset += length;
       return [offset - length, length];
     };
+    const step: Step = async () => {
+      if (cut()) throw WRITE_CUT;
+      await pause();
+    };
     /** Writes the sections made so far once they make a megabyte (`all`: whatever they make); then lets other work run. */
     const flush = async (all = false): Promise<void> => {
       if (batched >= WRITE_CHUNK || (all && batched > 0)) {
-        if (cut()) throw WRITE_CUT;
         const text = batch.join('');
         batch = [];
         batched = 0;
         await handle.write(text);
       }
-      await pause();
+      await step();
     };
     const storeMap = (texts: string[]): StoredMap => ({ buckets: texts.length, sections: texts.map(section) });
     for (const [key, head, indexes] of accounts) {
@@ -286,9 +295,9 @@ export async function writeIndexSections(
         tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections };
         await flush();
       }
-      const short = await refs(split);
+      const short = await refs(split, step);
       split.length = 0; // from here on only the refs are needed
-      await pause();
+      await step();
       const maps: AccountIndex['maps'] = {};
       for (const name of Object.keys(indexes.maps)) {
         // Each map is let go once written (at 300,000 payments the maps' entries held to the end were ~200 MB); its
@@ -298,9 +307,9 @@ export async function writeIndexSections(
         const entries = taken.held;
         for (let i = 0; i < taken.unread.length; i++) {
           for (const entry of taken.bucket(taken.unread[i]!)) entries.push(entry);
-          if (i % 16 === 15) await pause();
+          if (i % 16 === 15) await step();
         }
-        const { texts, refTables } = await mapTexts(entries, short);
+        const { texts, refTables } = await mapTexts(entries, short, step);
         maps[name] = { ...storeMap(texts), refTables };
         await flush();
       }
@@ -309,7 +318,7 @@ export async function writeIndexSections(
         delete indexes.values[name];
         // Values keep their ids: a start reads them whole (the due queue, a payment's expiry each), and putting refs
         // back there read every payment's places first (~100 ms at 100,000 payments, for ~26 bytes a payment).
-        values[name] = section(JSON.stringify(await eachStringPausing(value, escaped)));
+        values[name] = section(JSON.stringify(await eachStringPausing(value, escaped, step)));
         await flush();
       }
       indexed.push([key, { head, tables, maps, values }]);
