@@ -1,11 +1,12 @@
 import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { emptyAccountState } from '../src/core/index.js';
 import { checkedLine } from '../src/sandbox/store/checked-line.js';
 import { readIndexFile, tableEntries } from '../src/sandbox/store/index-file.js';
 import { STORED_INDEXES_VERSION } from '../src/sandbox/store/kept-indexes.js';
+import { TakenMap } from '../src/sandbox/store/lazy-map.js';
 import { fileStore, memoryStore, type Store } from '../src/sandbox/store/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { SnapshotFile } from '../src/sandbox/store/snapshot-file.js';
@@ -631,6 +632,78 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(before).toBeLessThan(threshold);
     expect(journal(), 'the last save, in the journal, took it past where a fold begins').toBeGreaterThan(threshold);
     await (await readBack()).close();
+  });
+
+  /** The bytes of an index file before its header line (which names its data file by times that differ between copies). */
+  const sections = (index: string): Buffer => {
+    const bytes = readFileSync(index);
+    return bytes.subarray(0, bytes.lastIndexOf(10, bytes.length - 2));
+  };
+
+  /**
+   * Folds a copy of the files a crash left after writes over a quick start, at its stop: as they are, or with every
+   * bucket read ahead first. Says how many buckets it took as the index file writes them, and read back to ids.
+   */
+  async function foldCopy(image: string, readAhead: boolean) {
+    const data = copy(image, true);
+    const written = vi.spyOn(TakenMap.prototype, 'writtenBucket');
+    const read = vi.spyOn(TakenMap.prototype, 'bucket');
+    try {
+      const store = fileStore(data);
+      const runtime = await createRuntime({ store });
+      expect(store.quick).toBe(true);
+      if (readAhead) for (const _ of store.warming());
+      await runtime.close();
+      return { data, written: written.mock.calls.length, read: read.mock.calls.length };
+    } finally {
+      written.mockRestore();
+      read.mockRestore();
+    }
+  }
+
+  it('a fold keeps the buckets not read since as the index file wrote them, and writes what reading them would', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, host: '127.0.0.1', data });
+    const ids = await fill(first.url);
+    await first.close();
+    // Writes over a quick start: new keys, lists appended to, a payment paid (its keys set again, one taken out).
+    const second = await startServer({ port: 0, host: '127.0.0.1', data });
+    const a = api(second.url, KEY);
+    for (let i = 1; i <= 5; i++) await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 40 + i });
+    await a.data('POST', '/sandbox/v1/transfers', { to: ids.waiting.alias, total: 20 });
+    await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Bea', taxId: '27-11111111-5' });
+    const image = copy(data, true);
+    await second.close();
+
+    const kept = await foldCopy(image, false);
+    const readAll = await foldCopy(image, true);
+    expect(kept.written, 'buckets taken as written').toBeGreaterThan(0);
+    expect(kept.read, 'buckets read back to ids').toBe(0);
+    expect(readAll.written + readAll.read, 'every bucket read ahead').toBe(0);
+    expect(sections(`${kept.data}.index`).equals(sections(`${readAll.data}.index`))).toBe(true);
+    const server = await useServer({ data: kept.data }, 'test');
+    expect(server.runtime.store.quick).toBe(true);
+    expect((await api(server.url, KEY).data('GET', `/api/v1/va-payments/${ids.waiting.id}`)).status).toBe('completed');
+  });
+
+  it('a fold reads the buckets back to ids when a record left the places their refs name', async () => {
+    const data = join(useTmp(), 'state.json');
+    const first = await startServer({ port: 0, host: '127.0.0.1', data });
+    await fill(first.url);
+    await first.close();
+    // A day later the idempotency key is forgotten: its record leaves, and the records after it move up.
+    const second = await startServer({ port: 0, host: '127.0.0.1', data });
+    const a = api(second.url, KEY);
+    await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 25 * 3600 });
+    await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 50 });
+    const image = copy(data, true);
+    await second.close();
+
+    const moved = await foldCopy(image, false);
+    const readAll = await foldCopy(image, true);
+    expect(moved.written).toBe(0);
+    expect(moved.read).toBeGreaterThan(0);
+    expect(sections(`${moved.data}.index`).equals(sections(`${readAll.data}.index`))).toBe(true);
   });
 
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {

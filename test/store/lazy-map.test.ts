@@ -1,21 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { bucketOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
+import { bucketOf, bucketsFor, bucketsKept, LazyMap } from '../../src/sandbox/store/lazy-map.js';
 import { generateCvu } from '../../src/core/cvu.js';
 import { seededIds } from '../../src/core/ids.js';
 
-/** A LazyMap over `entries` in `buckets` buckets, counting the buckets read; `knows`: it can tell a key is not stored. */
-function stored(entries: [string, unknown][], buckets = 4, knows = false) {
+/**
+ * A LazyMap over `entries` in `buckets` buckets, counting the buckets read; `knows`: it can tell a key is not stored;
+ * `written`: its buckets can also be read as an index file writes them, here each string with `w:` in front.
+ */
+function stored(entries: [string, unknown][], buckets = 4, knows = false, written = false) {
   const reads: number[] = [];
+  const inBucket = (bucket: number) => entries.filter(([key]) => bucketOf(key, buckets) === bucket);
   const map = new LazyMap<string, unknown>({
     buckets,
     read: (bucket) => {
       reads.push(bucket);
-      return entries.filter(([key]) => bucketOf(key, buckets) === bucket) as [string, never][];
+      return inBucket(bucket) as [string, never][];
     },
     ...(knows && { mayHold: (_bucket, key) => entries.some(([stored]) => stored === key) }),
+    ...(written && { written: { places: [], buckets, read: (bucket) => inBucket(bucket).map(writeAs), key: (key) => (key as string).slice(2) } }),
   });
   return { map, reads };
 }
+
+/** How `stored` writes strings (and a fold's `short`): with `w:` in front. */
+const writeAs = (value: unknown): never =>
+  (typeof value === 'string' ? `w:${value}` : Array.isArray(value) ? value.map(writeAs) : value) as never;
 
 describe('LazyMap: a key its bucket surely does not hold', () => {
   it('is asked for, deleted or appended to without reading the bucket; a stored key still reads it', () => {
@@ -75,6 +84,18 @@ describe('LazyMap: writes that need not read', () => {
   });
 });
 
+describe('bucketsKept', () => {
+  it('keeps the buckets of the last time while within a factor of four of what the entries need, else fits them', () => {
+    expect(bucketsFor(300_000)).toBe(1024);
+    expect(bucketsKept(300_000, 512)).toBe(512); // grown from 250,000 entries: each bucket ~590
+    expect(bucketsKept(300_000, 256)).toBe(256);
+    expect(bucketsKept(300_000, 128)).toBe(1024);
+    expect(bucketsKept(300_000, undefined)).toBe(1024);
+    expect(bucketsKept(1_000, 8)).toBe(8);
+    expect(bucketsKept(1_000, 16)).toBe(2);
+  });
+});
+
 describe('bucketOf', () => {
   it('spreads CVUs over every bucket, about evenly (their check digits fix their digits’ parity)', () => {
     const ids = seededIds(7);
@@ -86,9 +107,12 @@ describe('bucketOf', () => {
 });
 
 describe('LazyMap: taken for a fold', () => {
-  it('holds its entries as they were when taken, reading no bucket then; a bucket not read is read when asked, as it was', () => {
+  /**
+   * A map over 24 stored entries, and its twin, after the same writes: a bucket read, and in buckets left unread a
+   * stored key set since, a stored list appended to, a new list and a new key; then taken, and changed again.
+   */
+  function takenAfterWrites(written: boolean) {
     const entries: [string, unknown][] = Array.from({ length: 24 }, (_, i) => [`k${i}`, i % 2 === 0 ? [`item${i}`] : i]);
-    // Keys of buckets left unread (all but k0's): a stored list, a new list, a stored key set since.
     const unread = (key: string) => bucketOf(key, 4) !== bucketOf('k0', 4);
     const list = entries.find(([key, value]) => Array.isArray(value) && unread(key))![0];
     const fresh = Array.from({ length: 50 }, (_, i) => `new-list-${i}`).find(unread)!;
@@ -101,7 +125,7 @@ describe('LazyMap: taken for a fold', () => {
       map.set('new-key', 42);
     };
     // Each its own copy: a bucket read hands out its lists, which appends then grow in place.
-    const { map, reads } = stored(structuredClone(entries));
+    const { map, reads } = stored(structuredClone(entries), 4, false, written);
     const twin = stored(structuredClone(entries)).map;
     ops(map);
     ops(twin);
@@ -116,10 +140,26 @@ describe('LazyMap: taken for a fold', () => {
     map.append(list, 'later');
     map.append(fresh, 'later');
     map.delete('k5');
+    return { entries, list, fresh, taken, held, twin, reads: () => reads.length };
+  }
+
+  it('holds its entries as they were when taken, reading no bucket then; a bucket not read is read when asked, as it was', () => {
+    const { entries, list, fresh, taken, held, twin } = takenAfterWrites(false);
     const whole = [...held, ...taken.unread.flatMap((bucket) => taken.bucket(bucket))];
     expect(whole.length, 'each key once').toBe(new Set(whole.map(([key]) => key)).size);
     expect(new Map(whole)).toEqual(new Map(twin.entries()));
     expect(new Map(whole).get(list)).toEqual([entries.find(([key]) => key === list)![1]].flat().concat('appended'));
     expect(new Map(whole).get(fresh)).toEqual(['first']);
+  });
+
+  it('a bucket not read comes as written, with what was set or appended since written so, each key once', () => {
+    const { taken, held, twin, reads } = takenAfterWrites(true);
+    const before = reads();
+    const unread = taken.unread.flatMap((bucket) => taken.writtenBucket(bucket, writeAs));
+    expect(reads(), 'no bucket read back to ids').toBe(before);
+    expect(unread.every(([key]) => String(key).startsWith('w:'))).toBe(true);
+    const whole = [...writeAs(held), ...unread] as [string, unknown][];
+    expect(whole.length, 'each key once').toBe(new Set(whole.map(([key]) => key)).size);
+    expect(new Map(whole)).toEqual(new Map(writeAs([...twin.entries()])));
   });
 });

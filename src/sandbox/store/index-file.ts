@@ -4,7 +4,7 @@ import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
-import { bucketOf, bucketsFor, type BucketSource } from './lazy-map.js';
+import { bucketOf, bucketsFor, bucketsKept, type BucketSource } from './lazy-map.js';
 import { bucketed, bucketText, parseBucket, Places, positions, type PlacesBucket, type TablePlacement } from './record-places.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type Placement } from './snapshot-file.js';
 
@@ -181,20 +181,25 @@ const COPY_PIECE = 4 * 1024 * 1024;
 /** A string as the index file writes it where ids keep their text: one starting with `~` gets another in front. */
 const escaped = (text: string): string => (text.charCodeAt(0) === TILDE ? `~${text}` : text);
 
+/** A map's entries split in buckets by their keys as the map holds them, as many as they need. */
+function grouped<T extends [unknown, unknown]>(entries: T[], buckets = bucketsFor(entries.length)): T[][] {
+  const groups: T[][] = Array.from({ length: buckets }, () => []);
+  for (const entry of entries) groups[bucketOf(entry[0] as string | number, buckets)]!.push(entry);
+  return groups;
+}
+
 /**
- * A map's entries as JSON, a string per bucket (by each entry's key as it is), each string in them as `short` writes
- * it (see `refs`): mapped in place and then turned to JSON natively, far quicker than through a replacer. With them,
+ * A map's buckets as JSON, a string each, each string in them as `short` writes it (see `refs`; none when they are
+ * written so already): mapped in place and then turned to JSON natively, far quicker than through a replacer. With them,
  * the tables whose records the keys name by ref, a bit each: asking a map for a key it does not hold (a new payment's
  * id) looks for the key among those tables' records only (see `readIndexFile`).
  */
 async function mapTexts(
-  entries: [string | number, unknown][],
-  short: (text: string) => string,
+  groups: [string | number, unknown][][],
+  short: ((text: string) => string) | null,
   step: Step,
 ): Promise<{ texts: string[]; refTables: number }> {
-  const groups: [string | number, unknown][][] = Array.from({ length: bucketsFor(entries.length) }, () => []);
-  for (const entry of entries) groups[bucketOf(entry[0], groups.length)]!.push(entry);
-  await eachStringPausing(groups, short, step);
+  if (short) await eachStringPausing(groups, short, step);
   let tables = 0;
   const texts: string[] = [];
   for (let i = 0, n = 0; i < groups.length; i++) {
@@ -280,9 +285,12 @@ export async function writeIndexSections(
     for (const [key, head, indexes] of accounts) {
       const split: PlacesBucket[][] = [];
       const tables: AccountIndex['tables'] = {};
-      for (const table of TABLES) {
+      // Each table's records in as many buckets as in the index file the maps were read from, while that fits, so that
+      // its refs may still name the same records (see `kept` below).
+      const before = Object.values(indexes.maps).find((map) => map.written)?.written!.places;
+      for (const [i, table] of TABLES.entries()) {
         const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
-        const buckets = bucketed(placed);
+        const buckets = bucketed(placed, bucketsKept(placed.ids.length, before?.[i]!.buckets));
         split.push(buckets);
         const sections: Section[] = [];
         for (let i = 0, n = 0; i < buckets.length; i++) {
@@ -295,6 +303,19 @@ export async function writeIndexSections(
         tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections };
         await flush();
       }
+      // The refs of the index file a map was read from still name the same records here when every record there kept
+      // its position: its buckets not read since can then be copied as written, not read back to ids and made refs
+      // again (most of a fold's work at 300,000 payments).
+      const kept = new Set<readonly Places[]>();
+      for (const { written } of Object.values(indexes.maps)) {
+        if (!written || kept.has(written.places)) continue;
+        let keeps = true;
+        for (let table = 0; table < split.length && keeps; table++) {
+          keeps = written.places[table]!.keptIn(split[table]!);
+          await step();
+        }
+        if (keeps) kept.add(written.places);
+      }
       const short = await refs(split, step);
       split.length = 0; // from here on only the refs are needed
       await step();
@@ -304,12 +325,32 @@ export async function writeIndexSections(
         // buckets not read when it was taken are read now, a few at a time between pauses.
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
-        const entries = taken.held;
-        for (let i = 0; i < taken.unread.length; i++) {
-          for (const entry of taken.bucket(taken.unread[i]!)) entries.push(entry);
-          if (i % 16 === 15) await step();
+        const { held, unread, written } = taken;
+        const keep = written !== undefined && kept.has(written.places);
+        let groups: [string | number, unknown][][];
+        if (keep) {
+          const shortened = (value: unknown) => eachString(value, short);
+          const buckets: [unknown, unknown][][] = [];
+          let count = held.length;
+          for (let i = 0; i < unread.length; i++) {
+            count += (buckets[i] = taken.writtenBucket(unread[i]!, shortened)).length;
+            if (i % 16 === 15) await step();
+          }
+          groups = grouped(held, bucketsKept(count, written!.buckets));
+          await eachStringPausing(held, short, step); // in place: the groups hold them
+          // As many buckets as before: each stays where it was, its keys not read back to ids.
+          const same = groups.length === written!.buckets;
+          for (let i = 0; i < unread.length; i++) {
+            for (const entry of buckets[i]!) groups[same ? unread[i]! : bucketOf(written!.key(entry[0]), groups.length)]!.push(entry as [string, unknown]);
+          }
+        } else {
+          for (let i = 0; i < unread.length; i++) {
+            for (const entry of taken.bucket(unread[i]!)) held.push(entry);
+            if (i % 16 === 15) await step();
+          }
+          groups = grouped(held);
         }
-        const { texts, refTables } = await mapTexts(entries, short, step);
+        const { texts, refTables } = await mapTexts(groups, keep ? null : short, step);
         maps[name] = { ...storeMap(texts), refTables };
         await flush();
       }
@@ -419,6 +460,7 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
             buckets: map.buckets,
             read: (bucket) => read(map.sections[bucket]!) as [string, never][],
             mayHold: (bucket, key) => mayHold(map.sections[bucket]!, map.refTables, key),
+            written: { places, buckets: map.buckets, read: (bucket) => JSON.parse(text(map.sections[bucket]!)) as [unknown, unknown][], key: (key) => eachString(key, named) as string },
           }
         );
       },

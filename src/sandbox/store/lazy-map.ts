@@ -1,3 +1,5 @@
+import type { Places } from './record-places.js';
+
 /** Where a `LazyMap`'s entries are kept: split in buckets by `bucketOf(key)`, each read only when first needed. */
 export interface BucketSource<K, V> {
   buckets: number;
@@ -7,6 +9,18 @@ export interface BucketSource<K, V> {
    * then known absent without reading and parsing its bucket.
    */
   mayHold?(bucket: number, key: K): boolean;
+  /** The buckets as the index file writes them, for a fold that can keep them so (see `TakenMap.writtenBucket`). */
+  written?: WrittenBuckets<K>;
+}
+
+/** A source's buckets as written: records named by refs to `places` (see `writeIndexSections`). */
+export interface WrittenBuckets<K> {
+  /** Each table's places in the snapshot the refs name records of. */
+  places: readonly Places[];
+  buckets: number;
+  read(bucket: number): [unknown, unknown][];
+  /** A key as the map holds it. */
+  key(written: unknown): K;
 }
 
 /**
@@ -26,6 +40,16 @@ const BUCKET = 512;
 
 /** How many buckets `entries` entries are split in (a power of two). */
 export const bucketsFor = (entries: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, entries / BUCKET)));
+
+/**
+ * How many buckets `entries` entries are split in when they were split in `before` the last time: as many again while
+ * that is within a factor of four of `bucketsFor` (a bucket of up to ~2,000 entries), so that what names an entry by its
+ * bucket, the index file's refs, can be kept as it is (see `writeIndexSections`); else `bucketsFor`.
+ */
+export function bucketsKept(entries: number, before: number | undefined): number {
+  const fit = bucketsFor(entries);
+  return before !== undefined && before * 4 >= fit && before <= fit * 4 ? before : fit;
+}
 
 /**
  * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
@@ -155,16 +179,40 @@ export class TakenMap<K, V> {
 
   /** What a bucket not read when taken held then: its entries, with what was appended to their lists since. */
   bucket(bucket: number): [K, V][] {
-    const entries: [K, V][] = [];
+    return this.merged(bucket, this.source!.read(bucket), (key) => key as K, (value) => value) as [K, V][];
+  }
+
+  /** The buckets as written, if the source has them (see `BucketSource.written`). */
+  get written(): WrittenBuckets<K> | undefined {
+    return this.source?.written;
+  }
+
+  /**
+   * `bucket` as the index file writes it: what it held as written (its strings not read back to ids), what was
+   * appended since through `short` (which writes it so).
+   */
+  writtenBucket(bucket: number, short: (value: unknown) => unknown): [unknown, unknown][] {
+    const { read, key } = this.written!;
+    return this.merged(bucket, read(bucket), key, short);
+  }
+
+  private merged(
+    bucket: number,
+    held: [unknown, unknown][],
+    keyOf: (held: unknown) => K,
+    short: (value: unknown) => unknown,
+  ): [unknown, unknown][] {
+    const entries: [unknown, unknown][] = [];
     const lists = this.appended.get(bucket);
-    for (const [key, value] of this.source!.read(bucket)) {
+    for (const [written, value] of held) {
+      const key = keyOf(written);
       if (this.since.has(key)) continue;
       const items = lists?.get(key);
       lists?.delete(key);
-      entries.push([key, (items ? (value as unknown[]).concat(items) : value) as V]);
+      entries.push([written, items ? (value as unknown[]).concat(short(items)) : value]);
     }
     // Lists the bucket did not hold: what was appended is the whole list.
-    for (const [key, items] of lists ?? []) entries.push([key, items as V]);
+    for (const [key, items] of lists ?? []) entries.push([short(key), short(items)]);
     return entries;
   }
 }

@@ -30,14 +30,14 @@ function indexIn(bucket: PlacesBucket, id: string): number {
 const splits = new WeakMap<TablePlacement, PlacesBucket[]>();
 
 /**
- * A table's records split in buckets by `bucketOf(id)`, each in file order: made once per placement, so the tables a
- * fold reads from next (`rebase`) and its index file share them.
+ * A table's records split in buckets by `bucketOf(id)`, each in file order: made once per placement (in `buckets`
+ * buckets, the first time), so the tables a fold reads from next (`rebase`) and its index file share them.
  */
-export function bucketed(placement: TablePlacement): PlacesBucket[] {
+export function bucketed(placement: TablePlacement, buckets = bucketsFor(placement.ids.length)): PlacesBucket[] {
   let split = splits.get(placement);
   if (split) return split;
   const { ids, offsets, lengths } = placement;
-  split = Array.from({ length: bucketsFor(ids.length) }, () => ({ ids: [], offsets: [], lengths: [] }));
+  split = Array.from({ length: buckets }, () => ({ ids: [], offsets: [], lengths: [] }));
   for (let i = 0; i < ids.length; i++) {
     const bucket = split[bucketOf(ids[i]!, split.length)]!;
     bucket.ids.push(ids[i]!);
@@ -132,6 +132,22 @@ export class Places {
           .map((key) => key % shift)
       : Uint32Array.from(offsets, (_, i) => i).sort((a, b) => offsets[a]! - offsets[b]!);
     for (const i of order) yield [ids[i]!, offsets[i]!, lengths[i]!];
+  }
+
+  /**
+   * Whether each record here keeps its position (see `positions`) among `split`, a later snapshot's places: none
+   * left or moved, as many buckets, the records since only after. A fold then keeps the index file's refs to them as
+   * they are (see `writeIndexSections`). Reads every bucket.
+   */
+  keptIn(split: PlacesBucket[]): boolean {
+    if (split.length !== this.buckets) return false;
+    for (let bucket = 0; bucket < this.buckets; bucket++) {
+      const before = this.bucket(bucket).ids;
+      const after = split[bucket]!.ids;
+      if (before.length > after.length) return false;
+      for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return false;
+    }
+    return true;
   }
 
   /** Reads one bucket not read yet; false once all are. For reading them all ahead of use, a bucket at a time. */
