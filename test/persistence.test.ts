@@ -9,7 +9,7 @@ import { STORED_INDEXES_VERSION } from '../src/sandbox/store/kept-indexes.js';
 import { TakenMap } from '../src/sandbox/store/lazy-map.js';
 import { fileStore, memoryStore, type Store } from '../src/sandbox/store/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
-import { SnapshotFile } from '../src/sandbox/store/snapshot-file.js';
+import { SnapshotFile, type CopiedLines } from '../src/sandbox/store/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
 import { api, eventually, runCli, spawnServer, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
 
@@ -641,18 +641,20 @@ describe('the index file: a quick start after a clean stop', () => {
   };
 
   /**
-   * Folds a copy of the files a crash left after writes over a quick start, at its stop: as they are, or with every
-   * bucket read ahead first. Says how many buckets it took as the index file writes them, and read back to ids.
+   * Folds a copy of the files a crash left after writes over a quick start, at its stop: as they are, with every
+   * bucket read ahead first, or without the index file (everything read). Says how many buckets it took as the index
+   * file writes them, and read back to ids.
    */
-  async function foldCopy(image: string, readAhead: boolean) {
+  async function foldCopy(image: string, how: 'as they are' | 'read ahead' | 'no index') {
     const data = copy(image, true);
+    if (how === 'no index') rmSync(`${data}.index`);
     const written = vi.spyOn(TakenMap.prototype, 'writtenBucket');
     const read = vi.spyOn(TakenMap.prototype, 'bucket');
     try {
       const store = fileStore(data);
       const runtime = await createRuntime({ store });
-      expect(store.quick).toBe(true);
-      if (readAhead) for (const _ of store.warming());
+      expect(store.quick).toBe(how !== 'no index');
+      if (how === 'read ahead') for (const _ of store.warming());
       await runtime.close();
       return { data, written: written.mock.calls.length, read: read.mock.calls.length };
     } finally {
@@ -675,12 +677,14 @@ describe('the index file: a quick start after a clean stop', () => {
     const image = copy(data, true);
     await second.close();
 
-    const kept = await foldCopy(image, false);
-    const readAll = await foldCopy(image, true);
+    const kept = await foldCopy(image, 'as they are');
+    const readAll = await foldCopy(image, 'read ahead');
     expect(kept.written, 'buckets taken as written').toBeGreaterThan(0);
     expect(kept.read, 'buckets read back to ids').toBe(0);
     expect(readAll.written + readAll.read, 'every bucket read ahead').toBe(0);
     expect(sections(`${kept.data}.index`).equals(sections(`${readAll.data}.index`))).toBe(true);
+    // The records not written since copied as lines, the others written: the data file a full read writes.
+    expect(readFileSync(kept.data).equals(readFileSync((await foldCopy(image, 'no index')).data))).toBe(true);
     const server = await useServer({ data: kept.data }, 'test');
     expect(server.runtime.store.quick).toBe(true);
     expect((await api(server.url, KEY).data('GET', `/api/v1/va-payments/${ids.waiting.id}`)).status).toBe('completed');
@@ -690,20 +694,25 @@ describe('the index file: a quick start after a clean stop', () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, host: '127.0.0.1', data });
     await fill(first.url);
+    await api(first.url, KEY).data('POST', '/sandbox/v1/clock/advance', { seconds: 20 * 3600 });
+    await api(first.url, KEY).post('/api/v1/va-payments', { ...PAYMENT, amount: 60 }, { 'idempotency-key': 'later' });
     await first.close();
-    // A day later the idempotency key is forgotten: its record leaves, and the records after it move up.
+    // A day after the first idempotency key it is forgotten: its record, its table's first, leaves, the next moves up.
     const second = await startServer({ port: 0, host: '127.0.0.1', data });
     const a = api(second.url, KEY);
-    await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 25 * 3600 });
+    await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 * 3600 });
     await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 50 });
     const image = copy(data, true);
     await second.close();
 
-    const moved = await foldCopy(image, false);
-    const readAll = await foldCopy(image, true);
+    const moved = await foldCopy(image, 'as they are');
+    const readAll = await foldCopy(image, 'read ahead');
     expect(moved.written).toBe(0);
     expect(moved.read).toBeGreaterThan(0);
     expect(sections(`${moved.data}.index`).equals(sections(`${readAll.data}.index`))).toBe(true);
+    const full = await foldCopy(image, 'no index');
+    expect(readFileSync(moved.data).equals(readFileSync(full.data))).toBe(true);
+    expect(Object.keys(JSON.parse(readFileSync(full.data, 'utf8')).accounts[KEY].idempotency)).toEqual(['later']);
   });
 
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {
@@ -737,11 +746,16 @@ describe('the index file: a quick start after a clean stop', () => {
       delete payments[ids[5]!];
       payments.added = { id: 'added' } as never;
       const entries = [...tableEntries(payments)!];
-      expect(entries.map(([id]) => id)).toEqual([...ids.filter((id) => id !== ids[5]), 'added']);
-      const copied = entries.filter(([, value]) => Buffer.isBuffer(value));
-      expect(copied.map(([id]) => id)).toEqual(ids.filter((id) => id !== ids[3] && id !== ids[5]));
-      for (const [id, bytes] of copied) expect(JSON.parse(String(bytes))).toEqual(payments[id]);
-      expect(entries.find(([id]) => id === ids[3])![1]).toMatchObject({ status: 'cancelled' });
+      // Lines copied as they are, each record's value where its offset says: a run before the change, one between it
+      // and the record gone, one after.
+      const copied = entries.filter((entry): entry is CopiedLines => !Array.isArray(entry));
+      expect(copied.map((lines) => lines.ids)).toEqual([ids.slice(0, 3), ids.slice(4, 5), ids.slice(6)]);
+      for (const { bytes, at, ids: copiedIds, offsets, lengths } of copied) {
+        copiedIds.forEach((id, i) => expect(JSON.parse(String(bytes.subarray(offsets[i]! - at, offsets[i]! - at + lengths[i]!)))).toEqual(payments[id]));
+      }
+      const order = entries.flatMap((entry) => (Array.isArray(entry) ? [entry[0]] : entry.ids));
+      expect(order).toEqual([...ids.filter((id) => id !== ids[5]), 'added']);
+      expect(entries.find((entry) => Array.isArray(entry) && entry[0] === ids[3])).toMatchObject([ids[3], { status: 'cancelled' }]);
     } finally {
       lazy.release();
     }

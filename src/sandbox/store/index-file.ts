@@ -6,7 +6,7 @@ import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
 import { bucketOf, bucketsFor, bucketsKept, type BucketSource } from './lazy-map.js';
 import { bucketed, bucketText, parseBucket, Places, positions, type PlacesBucket, type TablePlacement } from './record-places.js';
-import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type Placement } from './snapshot-file.js';
+import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
@@ -575,10 +575,9 @@ const lazyTables = new WeakMap<object, LazyTable>();
 
 /**
  * A table's records for a new snapshot, taken now, if it is a table read through the index file and not yet read
- * whole (else null: it is a plain object). Values that are Buffers are the record's JSON as the last snapshot holds
- * it, to be copied as they are (a record is never a Buffer).
+ * whole (else null: it is a plain object): the records not written since as the last snapshot holds their lines.
  */
-export function tableEntries(table: object): Iterable<[string, unknown]> | null {
+export function tableEntries(table: object): TableEntries | null {
   return lazyTables.get(table)?.entries() ?? null;
 }
 
@@ -670,33 +669,44 @@ class LazyTable {
   }
 
   /**
-   * The table's records for a new snapshot, taken now, in its order: a record not written since is its bytes in the
-   * snapshot (read in large pieces through a descriptor of its own, closed once done), any other its value.
+   * The table's records for a new snapshot, taken now, in its order: records not written since are their lines in the
+   * snapshot, as many as follow each other up to `COPY_PIECE` bytes, read through a descriptor of its own (closed once
+   * done); any other record is its value.
    */
-  entries(): Iterable<[string, unknown]> {
+  entries(): TableEntries {
     if (this.whole) return Object.entries(this.whole);
     const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
     const gone = new Set(this.gone);
     const onDisk = this.places.inOrder();
-    const { file } = this;
-    return (function* (): Generator<[string, unknown]> {
+    const { file, start } = this;
+    return (function* (): Generator<[string, unknown] | CopiedLines> {
       const fd = openSync(file, 'r');
       try {
-        let piece: Buffer = Buffer.alloc(0);
-        let pieceAt = 0;
+        let run: Omit<CopiedLines, 'bytes'> & { end: number } = { at: start, end: start, ids: [], offsets: [], lengths: [] };
+        const copied = (next: number): CopiedLines => {
+          const lines = { ...run, bytes: readBytes(fd, run.at, run.end - run.at) };
+          run = { at: next, end: next, ids: [], offsets: [], lengths: [] };
+          return lines;
+        };
+        // Each record's line runs from the end of the one before (the table's start, for its first) past its value.
         for (const [id, at, length] of onDisk) {
-          if (gone.has(id)) continue;
-          if (written.has(id)) {
-            yield [id, written.get(id)];
-            written.delete(id);
+          const next = at + length + 1;
+          if (gone.has(id) || written.has(id)) {
+            if (run.ids.length > 0) yield copied(next);
+            else run = { at: next, end: next, ids: [], offsets: [], lengths: [] };
+            if (written.has(id)) {
+              yield [id, written.get(id)];
+              written.delete(id);
+            }
             continue;
           }
-          if (at + length > pieceAt + piece.length) {
-            piece = readBytes(fd, at, Math.max(COPY_PIECE, length));
-            pieceAt = at;
-          }
-          yield [id, piece.subarray(at - pieceAt, at - pieceAt + length)];
+          if (run.ids.length > 0 && at + length - run.at > COPY_PIECE) yield copied(run.end + 1);
+          run.ids.push(id);
+          run.offsets.push(at);
+          run.lengths.push(length);
+          run.end = at + length;
         }
+        if (run.ids.length > 0) yield copied(0);
         yield* written;
       } finally {
         closeSync(fd);

@@ -44,7 +44,7 @@ export class SnapshotFile implements Adapter<SandboxState> {
   constructor(
     private readonly file: string,
     private readonly wholeBelow = 256 * 1024 * 1024,
-    private readonly entriesOf: (table: object) => Iterable<[string, unknown]> | null = () => null,
+    private readonly entriesOf: (table: object) => TableEntries | null = () => null,
   ) {}
 
   async read(): Promise<SandboxState | null> {
@@ -80,7 +80,7 @@ export class SnapshotFile implements Adapter<SandboxState> {
       for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at)).bytesWritten;
     };
     try {
-      // Text is gathered as a string; a record copied as bytes (see `entriesOf`) goes in as it is.
+      // Text is gathered as a string; records copied as bytes (see `entriesOf`) go in as they are.
       let text = '';
       let parts: Buffer[] = [];
       let size = 0;
@@ -97,6 +97,14 @@ export class SnapshotFile implements Adapter<SandboxState> {
         if (typeof line === 'string') {
           add(line);
           if (placement) position += Buffer.byteLength(line) + 1;
+        } else if ('copied' in line) {
+          // The lines as they were, but for the comma before the first, which only a table's first record goes without.
+          const { bytes } = line.copied;
+          const body = bytes[0] === COMMA ? bytes.subarray(1) : bytes;
+          const comma = line.first ? '' : ',';
+          add(comma);
+          add(body);
+          if (placement) position = placeCopied(placement, line, position + comma.length, bytes.length - body.length);
         } else {
           add(line.prefix);
           add(line.value);
@@ -143,21 +151,50 @@ export const WRITE_CUT = new Error('the snapshot write was cut short');
  */
 export type Placement = Map<string, Map<string, TablePlacement>>;
 
-/** A record's line (its value as JSON, or bytes copied from the last snapshot), or the end of a table (`}`). */
-type Line = string | { account: string; table: string; id: string | null; prefix: string; value: string | Buffer };
+/** A table's records for a write: each `[id, record]`, or the lines of some not written since (see `tableEntries`). */
+export type TableEntries = Iterable<[string, unknown] | CopiedLines>;
 
-/** Notes a record line (or a table's end) at `position`; returns the position after it. */
-function place(placement: Placement, line: Exclude<Line, string>, position: number): number {
+/** Records not written since the last snapshot, as it holds them: lines one after the other, copied as they are. */
+export interface CopiedLines {
+  /** Their lines, each but the last with its newline (the first with a comma before it unless it was its table's first). */
+  bytes: Buffer;
+  /** Where `bytes` starts in the last snapshot. */
+  at: number;
+  /** Each record's id and value's byte offset and length there. */
+  ids: string[];
+  offsets: number[];
+  lengths: number[];
+}
+
+/**
+ * A record's line (its value as JSON), the end of a table (`}`, id null), or lines copied from the last snapshot
+ * (`first`: their table's first records).
+ */
+type Line =
+  | string
+  | { account: string; table: string; id: string | null; prefix: string; value: string }
+  | { account: string; table: string; copied: CopiedLines; first: boolean };
+
+const COMMA = 0x2c;
+
+/** The table a line is in, from `position` on if new. */
+function placed(placement: Placement, line: Exclude<Line, string>, position: number): TablePlacement {
   let tables = placement.get(line.account);
   if (!tables) placement.set(line.account, (tables = new Map()));
   let table = tables.get(line.table);
   if (!table) tables.set(line.table, (table = { start: position, end: position, ids: [], offsets: [], lengths: [] }));
+  return table;
+}
+
+/** Notes a record line (or a table's end) at `position`; returns the position after it. */
+function place(placement: Placement, line: Extract<Line, { prefix: string }>, position: number): number {
+  const table = placed(placement, line, position);
   const prefix = Buffer.byteLength(line.prefix);
   if (line.id === null) {
     table.end = position;
     return position + prefix + 1;
   }
-  const value = typeof line.value === 'string' ? Buffer.byteLength(line.value) : line.value.length;
+  const value = Buffer.byteLength(line.value);
   table.ids.push(line.id);
   table.offsets.push(position + prefix);
   table.lengths.push(value);
@@ -165,10 +202,26 @@ function place(placement: Placement, line: Exclude<Line, string>, position: numb
 }
 
 /**
+ * Notes copied lines whose bytes, less the `dropped` first (a comma), start at `position`; returns the position after
+ * them. Each record moved as much as the first.
+ */
+function placeCopied(placement: Placement, line: Extract<Line, { copied: CopiedLines }>, position: number, dropped: number): number {
+  const table = placed(placement, line, position);
+  const { bytes, at, ids, offsets, lengths } = line.copied;
+  const moved = position - (at + dropped);
+  for (let i = 0; i < ids.length; i++) {
+    table.ids.push(ids[i]!);
+    table.offsets.push(offsets[i]! + moved);
+    table.lengths.push(lengths[i]!);
+  }
+  return position + bytes.length - dropped + 1;
+}
+
+/**
  * The document's lines. The tables' entries are taken at once; each record is turned to JSON as it is reached,
  * or copied as the last snapshot's bytes when it was not written since (a table read through the index file).
  */
-function layout(state: SandboxState, entriesOf: (table: object) => Iterable<[string, unknown]> | null): Iterable<Line> {
+function layout(state: SandboxState, entriesOf: (table: object) => TableEntries | null): Iterable<Line> {
   const accounts = Object.entries(state.accounts).map(([key, account]) => ({
     key,
     head: accountHead(account),
@@ -181,8 +234,12 @@ function layout(state: SandboxState, entriesOf: (table: object) => Iterable<[str
       for (const [table, records] of tables) {
         yield `,${JSON.stringify(table)}:{`;
         let j = 0;
-        for (const [id, record] of records) {
-          yield { account: key, table, id, prefix: `${j++ ? ',' : ''}${json(id)}:`, value: Buffer.isBuffer(record) ? record : json(record) };
+        for (const entry of records) {
+          if (Array.isArray(entry)) yield { account: key, table, id: entry[0], prefix: `${j++ ? ',' : ''}${json(entry[0])}:`, value: json(entry[1]) };
+          else {
+            yield { account: key, table, copied: entry, first: j === 0 };
+            j += entry.ids.length;
+          }
         }
         yield { account: key, table, id: null, prefix: '}', value: '' };
       }
