@@ -28,11 +28,14 @@ export interface WrittenBuckets<K> {
  * only on the low bits of each character: CVUs, whose digits' parity their check digits fix, filled only every other
  * bucket): the same for whoever writes and reads the buckets.
  */
-export function bucketOf(key: string | number, buckets: number): number {
+export const bucketOf = (key: string | number, buckets: number): number => hashOf(key) % buckets;
+
+/** What `bucketOf` takes the remainder of: one hash of a key for its bucket among any number of them. */
+export function hashOf(key: string | number): number {
   const text = String(key);
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return ((hash ^ (hash >>> 16)) >>> 0) % buckets;
+  return (hash ^ (hash >>> 16)) >>> 0;
 }
 
 /** About how many entries share a bucket: a bucket is a fraction of a millisecond to read. */
