@@ -321,10 +321,10 @@ export async function writeIndexSections(
         // buckets not read when it was taken are read now, a few at a time between pauses.
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
-        const { held, unread, written } = taken;
-        const keep = written !== undefined && kept.has(written.places);
+        const { held, unread } = taken;
+        const written = taken.written && kept.has(taken.written.places) ? taken.written : undefined;
         let groups: [string | number, unknown][][];
-        if (keep) {
+        if (written) {
           const shortened = (value: unknown) => eachString(value, short);
           const buckets: [unknown, unknown][][] = [];
           let count = held.length;
@@ -332,12 +332,12 @@ export async function writeIndexSections(
             count += (buckets[i] = taken.writtenBucket(unread[i]!, shortened)).length;
             if (i % 16 === 15) await step();
           }
-          groups = grouped(held, bucketsKept(count, written!.buckets));
+          groups = grouped(held, bucketsKept(count, written.buckets));
           await eachStringPausing(held, short, step); // in place: the groups hold them
           // As many buckets as before: each stays where it was, its keys not read back to ids.
-          const same = groups.length === written!.buckets;
+          const same = groups.length === written.buckets;
           for (let i = 0; i < unread.length; i++) {
-            for (const entry of buckets[i]!) groups[same ? unread[i]! : bucketOf(written!.key(entry[0]), groups.length)]!.push(entry as [string, unknown]);
+            for (const entry of buckets[i]!) groups[same ? unread[i]! : bucketOf(written.key(entry[0]), groups.length)]!.push(entry as [string, unknown]);
           }
         } else {
           for (let i = 0; i < unread.length; i++) {
@@ -346,7 +346,7 @@ export async function writeIndexSections(
           }
           groups = grouped(held);
         }
-        const { texts, refTables } = await mapTexts(groups, keep ? null : short, step);
+        const { texts, refTables } = await mapTexts(groups, written ? null : short, step);
         maps[name] = { ...storeMap(texts), refTables };
         await flush();
       }
@@ -678,10 +678,11 @@ class LazyTable {
     return (function* (): Generator<[string, unknown] | CopiedLines> {
       const fd = openSync(file, 'r');
       try {
-        let run: Omit<CopiedLines, 'bytes'> & { end: number } = { at: start, end: start, ids: [], offsets: [], lengths: [] };
+        const from = (at: number): Omit<CopiedLines, 'bytes'> & { end: number } => ({ at, end: at, ids: [], offsets: [], lengths: [] });
+        let run = from(start);
         const copied = (next: number): CopiedLines => {
           const lines = { ...run, bytes: readBytes(fd, run.at, run.end - run.at) };
-          run = { at: next, end: next, ids: [], offsets: [], lengths: [] };
+          run = from(next);
           return lines;
         };
         // Each record's line runs from the end of the one before (the table's start, for its first) past its value.
@@ -689,7 +690,7 @@ class LazyTable {
           const next = at + length + 1;
           if (gone.has(id) || written.has(id)) {
             if (run.ids.length > 0) yield copied(next);
-            else run = { at: next, end: next, ids: [], offsets: [], lengths: [] };
+            else run = from(next);
             if (written.has(id)) {
               yield [id, written.get(id)];
               written.delete(id);
