@@ -2,11 +2,11 @@ import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, write
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { emptyAccountState } from '../src/core/index.js';
-import { checkedLine } from '../src/sandbox/store/checked-line.js';
+import { emptyAccountState, seededIds } from '../src/core/index.js';
+import { checkedLine, readLine } from '../src/sandbox/store/checked-line.js';
 import { readIndexFile, tableEntries } from '../src/sandbox/store/index-file.js';
 import { STORED_INDEXES_VERSION } from '../src/sandbox/store/kept-indexes.js';
-import { TakenMap } from '../src/sandbox/store/lazy-map.js';
+import { bucketOf, TakenMap } from '../src/sandbox/store/lazy-map.js';
 import { fileStore, memoryStore, type Store } from '../src/sandbox/store/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { SnapshotFile, type CopiedLines } from '../src/sandbox/store/snapshot-file.js';
@@ -640,6 +640,28 @@ describe('the index file: a quick start after a clean stop', () => {
     return bytes.subarray(0, bytes.lastIndexOf(10, bytes.length - 2));
   };
 
+  /** Every lookup an index file holds, read back (ids, not refs), by account and name, and how many buckets it has. */
+  const lookups = (data: string) => {
+    const bytes = readFileSync(`${data}.index`);
+    const header = readLine(bytes.subarray(bytes.lastIndexOf(10, bytes.length - 2) + 1, bytes.length - 1));
+    const lazy = readIndexFile(`${data}.index`, data)!;
+    try {
+      const accounts = (header as { value: { accounts: [string, { maps: Record<string, unknown>; values: Record<string, unknown> }][] } }).value.accounts;
+      return accounts.map(([key, { maps, values }]) => {
+        const source = lazy.indexes.get(key)!;
+        const read = (name: string) => {
+          const map = source.map(name)!;
+          const entries = Array.from({ length: map.buckets }, (_, bucket) => map.read(bucket).map(([k, v]) => [k, v, bucket] as const)).flat();
+          expect(entries.filter(([k, , bucket]) => bucketOf(k, map.buckets) !== bucket), 'each key in its bucket').toEqual([]);
+          return new Map(entries.map(([k, v]) => [k, v]));
+        };
+        return [key, Object.keys(maps).map((name) => [name, read(name)]), Object.keys(values).map((name) => [name, source.value(name)])];
+      });
+    } finally {
+      lazy.release();
+    }
+  };
+
   /**
    * Folds a copy of the files a crash left after writes over a quick start, at its stop: as they are, with every
    * bucket read ahead first, or without the index file (everything read). Says how many buckets it took as the index
@@ -713,6 +735,57 @@ describe('the index file: a quick start after a clean stop', () => {
     const full = await foldCopy(image, 'no index');
     expect(readFileSync(moved.data).equals(readFileSync(full.data))).toBe(true);
     expect(Object.keys(JSON.parse(readFileSync(full.data, 'utf8')).accounts[KEY].idempotency)).toEqual(['later']);
+  });
+
+  it("the folds of a running server keep the buckets it has not read as its start's index file wrote them", { timeout: 90_000 }, async () => {
+    // 20,000 payments expired and 1,500 waiting: the lookup of active payments is small in the index file, the tables not.
+    const data = join(useTmp(), 'state.json');
+    let now = Date.now();
+    const first = await createRuntime({ store: fileStore(data), ids: seededIds(2), clock: { now: () => now } });
+    const make = async (n: number) => {
+      for (let i = 0; i < n; i++) first.sandbox.account('sk_twice').createVaPayment(PAYMENT);
+      await first.commit();
+    };
+    await make(20_000);
+    now += 2 * 3600_000;
+    first.sandbox.account('sk_twice').runDue();
+    await make(1_500);
+    await first.close();
+    /**
+     * The same writes on a copy: 20,000 payments in one save (folded before it is acknowledged: the active ones now need
+     * more buckets, the tables not), one more, a stop that folds.
+     */
+    const twice = async (readAhead: boolean) => {
+      const copied = copy(data, true);
+      const written = vi.spyOn(TakenMap.prototype, 'writtenBucket');
+      try {
+        const store = fileStore(copied, { foldAtStopBelow: Infinity });
+        const again = await createRuntime({ store, ids: seededIds(3), clock: { now: () => now } }); // the same for both
+        expect(store.quick).toBe(true);
+        if (readAhead) for (const _ of store.warming());
+        const account = again.sandbox.account('sk_twice');
+        for (let i = 0; i < 20_000; i++) account.createVaPayment(PAYMENT);
+        await again.commit();
+        const folds = written.mock.calls.length;
+        account.createVaPayment({ ...PAYMENT, amount: 99 });
+        await again.close();
+        return { data: copied, folds: [folds, written.mock.calls.length - folds] };
+      } finally {
+        written.mockRestore();
+      }
+    };
+    const kept = await twice(false);
+    const readAll = await twice(true);
+    expect(kept.folds.map((calls) => calls > 0), `buckets kept as written in each fold: ${kept.folds}`).toEqual([true, true]);
+    expect(readAll.folds).toEqual([0, 0]);
+    // The same lookups, each with its ids, though in fewer buckets: those of the start's index file, kept.
+    expect(lookups(kept.data)).toEqual(lookups(readAll.data));
+    expect(readFileSync(kept.data).equals(readFileSync(readAll.data))).toBe(true);
+    const store = fileStore(kept.data);
+    const state = await store.load();
+    expect(store.quick).toBe(true);
+    expect(Object.keys(state.accounts.sk_twice!.vaPayments)).toHaveLength(41_501);
+    await store.close();
   });
 
   it('a table asked for whole is read in pieces of whole lines, in its order, as the data file holds it', async () => {
