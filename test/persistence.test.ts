@@ -737,7 +737,7 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(Object.keys(JSON.parse(readFileSync(full.data, 'utf8')).accounts[KEY].idempotency)).toEqual(['later']);
   });
 
-  it("the folds of a running server keep the buckets it has not read as its start's index file wrote them", { timeout: 90_000 }, async () => {
+  it("the folds of a running server keep the buckets it has not read as its start's index file wrote them", { timeout: 240_000 }, async () => {
     // 20,000 payments expired and 1,500 waiting: the lookup of active payments is small in the index file, the tables not.
     const data = join(useTmp(), 'state.json');
     let now = Date.now();
