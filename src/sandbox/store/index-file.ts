@@ -285,6 +285,7 @@ export async function writeIndexSections(
       const tables: AccountIndex['tables'] = {};
       // Each table's records in as many buckets as in the index file the maps were read from, while that fits, so that
       // its refs may still name the same records (see `kept` below).
+      // The places the account's maps name records by: they were all read from one index file (see `KeptIndexes`).
       const before = Object.values(indexes.maps).find((map) => map.written)?.written!.places;
       for (const [i, table] of TABLES.entries()) {
         const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
@@ -304,15 +305,10 @@ export async function writeIndexSections(
       // The refs of the index file a map was read from still name the same records here when every record there kept
       // its position: its buckets not read since can then be copied as written, not read back to ids and made refs
       // again (most of a fold's work at 300,000 payments).
-      const kept = new Set<readonly Places[]>();
-      for (const { written } of Object.values(indexes.maps)) {
-        if (!written || kept.has(written.places)) continue;
-        let keeps = true;
-        for (let table = 0; table < split.length && keeps; table++) {
-          keeps = written.places[table]!.keptIn(split[table]!);
-          await step();
-        }
-        if (keeps) kept.add(written.places);
+      let kept = before !== undefined;
+      for (let table = 0; table < split.length && kept; table++) {
+        kept = before![table]!.keptIn(split[table]!);
+        await step();
       }
       const short = refs(split);
       const maps: AccountIndex['maps'] = {};
@@ -322,7 +318,7 @@ export async function writeIndexSections(
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
         const { held, unread } = taken;
-        const written = taken.written && kept.has(taken.written.places) ? taken.written : undefined;
+        const written = kept ? taken.written : undefined;
         let groups: [string | number, unknown][][];
         if (written) {
           const shortened = (value: unknown) => eachString(value, short);
