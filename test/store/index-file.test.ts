@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
 import { indexesTaken, readIndexFile, writeIndexSections } from '../../src/sandbox/store/index-file.js';
 import { hashOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
-import { bucketed, Places } from '../../src/sandbox/store/record-places.js';
+import { bucketed, Places, positionIn } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
 import { useTmp } from '../helpers.js';
 
@@ -95,10 +95,10 @@ describe('a table’s places', () => {
     expect(places.get(placement.ids[i]!)).toEqual([placement.offsets[i], placement.lengths[i]]);
     expect(reads).toHaveLength(1);
     expect([places.has('nope'), places.get('nope')]).toEqual([false, undefined]);
-    const positions = placement.ids.map((id) => places.position(id, hashOf(id)));
+    const positions = placement.ids.map((id) => positionIn(split, id, hashOf(id)));
     expect(new Set(positions).size).toBe(placement.ids.length);
     positions.forEach((position, at) => expect(places.id(position)).toBe(placement.ids[at]));
-    expect(places.position('nope', hashOf('nope'))).toBe(-1);
+    expect(positionIn(split, 'nope', hashOf('nope'))).toBe(-1);
     expect([...places.inOrder()]).toEqual(placement.ids.map((id, at) => [id, placement.offsets[at], placement.lengths[at]]));
     expect(new Set(reads).size).toBe(reads.length); // no bucket read twice
     expect(places.readNext()).toBe(false);

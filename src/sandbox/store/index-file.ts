@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
 import { bucketOf, bucketsFor, bucketsKept, hashOf, type BucketSource } from './lazy-map.js';
-import { bucketed, bucketText, parseBucket, Places, type PlacesBucket, type TablePlacement } from './record-places.js';
+import { bucketed, bucketText, parseBucket, Places, positionIn, type PlacesBucket, type TablePlacement } from './record-places.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
 
 /**
@@ -128,14 +128,14 @@ function* mapStrings(value: object, map: (text: string) => string): Generator<vo
  * table)` in base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other
  * string as it is, but one that starts with `~` gets another in front.
  */
-function refs(places: readonly Places[]): (text: string) => string {
-  // Looked for in each table's places, first to last, so an id that two tables hold names the first's record (either
-  // reads back the same id). Each bucket keeps a map of its ids once asked, which the tables that read from this
-  // snapshot use too (see `Places`): no map of every id (~1M at 300,000 payments, 0.8 s to make).
+function refs(split: PlacesBucket[][]): (text: string) => string {
+  // Looked for in each table's bucket of places, first to last, so an id that two tables hold names the first's record
+  // (either reads back the same id). Each bucket keeps a map of its ids once asked, which the tables that read from
+  // this snapshot use too (see `Places`): no map of every id (~1M at 300,000 payments, 0.8 s to make).
   const ref = (id: string): string | undefined => {
     const hash = hashOf(id);
-    for (let table = 0; table < places.length; table++) {
-      const position = places[table]!.position(id, hash);
+    for (let table = 0; table < split.length; table++) {
+      const position = positionIn(split[table]!, id, hash);
       if (position >= 0) return (position * TABLES.length + table).toString(36);
     }
     return undefined;
@@ -310,7 +310,7 @@ export async function writeIndexSections(
         kept = before![table]!.keptIn(split[table]!);
         await step();
       }
-      const short = refs(split.map((buckets) => new Places(buckets.length, (bucket) => buckets[bucket]!)));
+      const short = refs(split);
       const maps: AccountIndex['maps'] = {};
       for (const name of Object.keys(indexes.maps)) {
         // Each map is let go once written (at 300,000 payments the maps' entries held to the end were ~200 MB); its
@@ -432,7 +432,6 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
       return lazy.places;
     });
     const named = ids(places);
-    const written = refs(places);
     const read = (at: Section): unknown => eachString(JSON.parse(text(at)), named);
     // A key is in a bucket's JSON as itself (`[<key as JSON>,`), or as a ref when it, or its part after a colon, is the
     // id of a record the snapshot holds in a table whose records the map's keys name (`refTables`, a bit each); a key
@@ -453,13 +452,7 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
             buckets: map.buckets,
             read: (bucket) => read(map.sections[bucket]!) as [string, never][],
             mayHold: (bucket, key) => mayHold(map.sections[bucket]!, map.refTables, key),
-            written: {
-              places,
-              buckets: map.buckets,
-              read: (bucket) => JSON.parse(text(map.sections[bucket]!)) as [unknown, unknown][],
-              key: (key) => eachString(key, named) as string,
-              form: (key) => (typeof key === 'string' ? written(key) : key),
-            },
+            written: { places, buckets: map.buckets, read: (bucket) => JSON.parse(text(map.sections[bucket]!)) as [unknown, unknown][], key: (key) => eachString(key, named) as string },
           }
         );
       },

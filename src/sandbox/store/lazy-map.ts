@@ -21,8 +21,6 @@ export interface WrittenBuckets<K> {
   read(bucket: number): [unknown, unknown][];
   /** A key as the map holds it. */
   key(written: unknown): K;
-  /** A key as the index file wrote it: `key` undone. */
-  form(key: K): unknown;
 }
 
 /**
@@ -184,8 +182,7 @@ export class TakenMap<K, V> {
 
   /** What a bucket not read when taken held then: its entries, with what was appended to their lists since. */
   bucket(bucket: number): [K, V][] {
-    const same = (value: unknown) => value;
-    return this.merged(this.source!.read(bucket), this.since, this.appended.get(bucket), same, same) as [K, V][];
+    return this.merged(bucket, this.source!.read(bucket), (key) => key as K, (value) => value) as [K, V][];
   }
 
   /** The buckets as written, if the source has them (see `BucketSource.written`). */
@@ -193,46 +190,32 @@ export class TakenMap<K, V> {
     return this.source?.written;
   }
 
-  /** The keys set since, as the index file wrote them (see `writtenBucket`). */
-  private sinceForms?: Set<unknown>;
-
   /**
    * `bucket` as the index file writes it: what it held as written (its strings not read back to ids), what was
-   * appended since through `short` (which writes it so). The keys set or appended to since are matched in their
-   * written forms, so no key the bucket holds is read back (resolving each was ~1.2 s of a fold at 300,000 payments).
+   * appended since through `short` (which writes it so).
    */
   writtenBucket(bucket: number, short: (value: unknown) => unknown): [unknown, unknown][] {
-    const { read, form } = this.written!;
-    this.sinceForms ??= new Set([...this.since].map(form));
-    return this.merged(read(bucket), this.sinceForms, this.appended.get(bucket), form, short);
+    const { read, key } = this.written!;
+    return this.merged(bucket, read(bucket), key, short);
   }
 
-  /**
-   * `held` (keys as `form` writes them) but for the keys in `since`, with the items appended since (`appended`) added
-   * to their lists, and a list for each key appended to that it did not hold.
-   */
   private merged(
+    bucket: number,
     held: [unknown, unknown][],
-    since: Set<unknown>,
-    appended: Map<K, unknown[]> | undefined,
-    form: (key: K) => unknown,
+    keyOf: (held: unknown) => K,
     short: (value: unknown) => unknown,
   ): [unknown, unknown][] {
-    const lists = appended && new Map([...appended].map(([key, items]) => [form(key), [key, items] as const]));
     const entries: [unknown, unknown][] = [];
-    for (const entry of held) {
-      const [key, value] = entry;
-      if (since.has(key)) continue;
-      const items = lists?.get(key)?.[1];
-      if (!items) {
-        entries.push(entry); // as read: no new pair for each of millions
-        continue;
-      }
-      lists!.delete(key);
-      entries.push([key, (value as unknown[]).concat(short(items))]);
+    const lists = this.appended.get(bucket);
+    for (const [written, value] of held) {
+      const key = keyOf(written);
+      if (this.since.has(key)) continue;
+      const items = lists?.get(key);
+      lists?.delete(key);
+      entries.push([written, items ? (value as unknown[]).concat(short(items)) : value]);
     }
     // Lists the bucket did not hold: what was appended is the whole list.
-    for (const [key, items] of lists?.values() ?? []) entries.push([short(key), short(items)]);
+    for (const [key, items] of lists ?? []) entries.push([short(key), short(items)]);
     return entries;
   }
 }

@@ -64,7 +64,7 @@ export function parseBucket(text: string): PlacesBucket {
 /**
  * Where a table's records sit in the snapshot: asking for one reads its bucket, when first needed (a search of a few
  * hundred ids, no map of them all). A record is also known by its position, its bucket and its index there as one
- * number, which the index file writes in place of its id (see `position`).
+ * number, which the index file writes in place of its id (see `positionIn`).
  */
 export class Places {
   private readonly split: (PlacesBucket | undefined)[];
@@ -103,17 +103,7 @@ export class Places {
     return indexIn(this.bucket(bucketOf(id, this.buckets)), id) >= 0;
   }
 
-  /**
-   * A record's position among these places, its index in its bucket times the buckets, plus its bucket (-1 if it is
-   * not here): what the index file names it by (see `refs`); `hash`: its id's `hashOf`.
-   */
-  position(id: string, hash: number): number {
-    const bucket = hash % this.buckets;
-    const at = indexIn(this.bucket(bucket), id);
-    return at < 0 ? -1 : at * this.buckets + bucket;
-  }
-
-  /** The id at a position. */
+  /** The id at a position (see `positionIn`). */
   id(position: number): string | undefined {
     return this.bucket(position % this.buckets).ids[Math.floor(position / this.buckets)];
   }
@@ -145,7 +135,7 @@ export class Places {
   }
 
   /**
-   * Whether each record here keeps its position (see `position`) among `split`, a later snapshot's places: none
+   * Whether each record here keeps its position (see `positionIn`) among `split`, a later snapshot's places: none
    * left or moved, as many buckets, the records since only after. A fold then keeps the index file's refs to them as
    * they are (see `writeIndexSections`). Reads every bucket.
    */
@@ -169,3 +159,12 @@ export class Places {
   }
 }
 
+/**
+ * A record's position among `split` (its index in its bucket times the buckets, plus its bucket), or -1 if it is not
+ * there; `hash`: its id's `hashOf`.
+ */
+export function positionIn(split: PlacesBucket[], id: string, hash: number): number {
+  const bucket = hash % split.length;
+  const at = indexIn(split[bucket]!, id);
+  return at < 0 ? -1 : at * split.length + bucket;
+}
