@@ -104,7 +104,9 @@ describe('file-backed state', () => {
 
   it('payments that expired while the server was down are expired on start', async () => {
     const data = join(useTmp(), 'state.json');
-    const first = await startServer({ port: 0, data });
+    const lines: string[] = [];
+    const first = await startServer({ port: 0, data, log: (line) => lines.push(line) });
+    expect(lines, 'nothing due: nothing said').toEqual([]);
     const client = api(first.url, 'sk_down');
     const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, ttlSeconds: 60 });
     await first.close();
@@ -112,9 +114,13 @@ describe('file-backed state', () => {
     const state = JSON.parse(readFileSync(data, 'utf8'));
     state.accounts.sk_down.clockOffsetMs = 61_000;
     writeFileSync(data, JSON.stringify(state));
-    const second = await useServer({ data }, 'test');
-    // Expired while starting, before any request could ask.
+    const second = await useServer({ data, log: (line) => lines.push(line) }, 'test');
+    // Expired while starting, before any request could ask, and the log says so (a large state takes a while).
     expect(second.runtime.sandbox.state.accounts.sk_down!.vaPayments[payment.id]!.status).toBe('expired');
+    expect(lines).toEqual([
+      'doing what fell due while the server was stopped (expiries, delayed client CVUs) before answering',
+      expect.stringMatching(/^done what fell due while the server was stopped in \d+ ms$/),
+    ]);
     const events = (await api(second.url, 'sk_down').list('/sandbox/v1/events')).data;
     expect(events[0]).toMatchObject({ eventType: 'failed', vaPaymentId: payment.id });
   });
