@@ -176,9 +176,9 @@ export async function createRuntime(options: RuntimeOptions) {
     setTimeout(warm, WARM_GAP_MS).unref();
   }
 
-  // What fell due while the server was down (expiries, retries, unsent deliveries) happens now. Said when it is some
-  // of the clock's work: each is an event and a callback, and a large state that all fell due takes a while (300,000
-  // time-locked payments, about a minute).
+  // What fell due while the server was down (expiries, retries, unsent deliveries) happens now. The log says so when
+  // expiries or delayed CVUs are among it: each is an event and a callback, and a large state that all fell due takes
+  // a while to start (300,000 time-locked payments: about a minute).
   const started = performance.now();
   let behind = false;
   for (const account of sandbox.accounts()) behind ||= (account.nextDueAt() ?? Infinity) <= account.nowMs();
