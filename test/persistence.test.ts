@@ -640,16 +640,17 @@ describe('the index file: a quick start after a clean stop', () => {
     await (await readBack()).close();
   });
 
-  /** The bytes of an index file before its header line (which names its data file by times that differ between copies). */
-  const sections = (index: string): Buffer => {
+  /** An index file as its sections and its header line (the last, which names its data file by times that differ between copies). */
+  const indexParts = (index: string) => {
     const bytes = readFileSync(index);
-    return bytes.subarray(0, bytes.lastIndexOf(10, bytes.length - 2));
+    const end = bytes.lastIndexOf(10, bytes.length - 2);
+    return { sections: bytes.subarray(0, end), header: readLine(bytes.subarray(end + 1, bytes.length - 1)) };
   };
+  const sections = (index: string): Buffer => indexParts(index).sections;
 
-  /** Every lookup an index file holds, read back (ids, not refs), by account and name, and how many buckets it has. */
+  /** Every lookup an index file holds, read back (ids, not refs), by account and name; each key checked to be in its bucket. */
   const lookups = (data: string) => {
-    const bytes = readFileSync(`${data}.index`);
-    const header = readLine(bytes.subarray(bytes.lastIndexOf(10, bytes.length - 2) + 1, bytes.length - 1));
+    const { header } = indexParts(`${data}.index`);
     const lazy = readIndexFile(`${data}.index`, data)!;
     try {
       const accounts = (header as { value: { accounts: [string, { maps: Record<string, unknown>; values: Record<string, unknown> }][] } }).value.accounts;

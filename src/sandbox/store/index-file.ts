@@ -283,13 +283,13 @@ export async function writeIndexSections(
     for (const [key, head, indexes] of accounts) {
       const split: PlacesBucket[][] = [];
       const tables: AccountIndex['tables'] = {};
-      // Each table's records in as many buckets as in the index file the maps were read from, while that fits, so that
-      // its refs may still name the same records (see `kept` below).
-      // The places the account's maps name records by: they were all read from one index file (see `KeptIndexes`).
+      // The places the account's maps name records by (they were all read from one index file, see `KeptIndexes`).
+      // Each table's records go in as many buckets as there, while that fits, so that those refs may still name the
+      // same records (see `kept` below).
       const before = Object.values(indexes.maps).find((map) => map.written)?.written!.places;
-      for (const [i, table] of TABLES.entries()) {
+      for (const [t, table] of TABLES.entries()) {
         const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
-        const buckets = bucketed(placed, bucketsKept(placed.ids.length, before?.[i]!.buckets));
+        const buckets = bucketed(placed, bucketsKept(placed.ids.length, before?.[t]!.buckets));
         split.push(buckets);
         const sections: Section[] = [];
         for (let i = 0, n = 0; i < buckets.length; i++) {
