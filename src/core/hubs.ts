@@ -1,5 +1,5 @@
 import type { AccountContext } from './account-context.js';
-import { generateAlias, generateCvu } from './cvu.js';
+import { generateAlias, generateCvu, THREE_WORDS } from './cvu.js';
 import { notFound } from './errors.js';
 import { paginate } from './pagination.js';
 import { hubIdSchema, hubPatchSchema, listQuery, parse } from './schemas.js';
@@ -17,6 +17,8 @@ export class Hubs {
   /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
   private readonly poolByAddress: Index<string, string>;
   private readonly freePool: string[];
+  /** How many pool CVUs the account opened (see `generateAlias`'s `threeWords`). */
+  private readonly poolSize: { n: number };
 
   constructor(
     private readonly ctx: AccountContext,
@@ -27,19 +29,24 @@ export class Hubs {
     for (const hub of Object.values(ctx.state.hubs)) this.indexHub(hub);
     this.poolByAddress = indexes.index('poolByAddress');
     this.freePool = indexes.value('freePool', (kept) => (kept ?? []) as string[], (free) => [...free]);
+    this.poolSize = indexes.value('poolSize', (kept) => ({ n: (kept ?? 0) as number }), (size) => size.n);
   }
 
   /** Indexes the pool of an account whose indexes were not kept. */
   build(): void {
     const pool = Object.values(this.ctx.state.pool);
     for (const entry of pool) this.indexPoolCvu(entry);
+    this.poolSize.n = pool.length;
     for (const entry of pool.filter((entry) => entry.vaPaymentId === null).sort(lendingOrder)) this.freePool.push(entry.cvu);
   }
 
   /** Re-indexes a pool CVU changed after the kept indexes were taken (see `Indexes.since`): lent, or free to lend. */
   reindexPool(before: PoolCvu | undefined, after: PoolCvu | undefined): void {
     if (!after) return;
-    if (!before) this.indexPoolCvu(after);
+    if (!before) {
+      this.indexPoolCvu(after);
+      this.poolSize.n++;
+    }
     const wasFree = before?.vaPaymentId === null;
     const at = this.freePool.indexOf(after.cvu);
     if (wasFree && after.vaPaymentId !== null && at >= 0) this.freePool.splice(at, 1);
@@ -98,7 +105,11 @@ export class Hubs {
     const cvu = this.freePool.shift();
     let free = cvu === undefined ? undefined : this.ctx.state.pool[cvu];
     if (!free) {
-      free = { cvu: this.uniqueCvu(), alias: generateAlias(this.ctx.deps.ids, (alias) => this.aliasTaken(alias)), vaPaymentId: null, releasedAt: null };
+      const cvu = this.uniqueCvu();
+      // Three-word aliases while under half of them are lent to the pool.
+      const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.aliasTaken(candidate), undefined, this.poolSize.n < THREE_WORDS / 2);
+      free = { cvu, alias, vaPaymentId: null, releasedAt: null };
+      this.poolSize.n++;
     }
     this.putPoolCvu({ ...free, vaPaymentId, releasedAt: null });
     return { cvu: free.cvu, alias: free.alias };
