@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
-const main = new URL('../dist/cli/main.js', import.meta.url);
+const main = new URL('../dist/bundle/main.js', import.meta.url);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // The version needs nothing but package.json: answer before loading the CLI (commander and every command).
   const { readFileSync } = await import('node:fs');
