@@ -33,7 +33,10 @@ export interface Indexes {
   /** When kept: the records changed after they were taken, in the order they changed; the account re-indexes each. */
   readonly since: readonly RecordChange[];
   index<K extends string | number, V>(name: string): Index<K, V>;
-  /** A value kept beside the indexes (a queue): made by `revive` from what was kept (undefined if nothing was), kept as `save(value)`. */
+  /**
+   * A value kept beside the indexes (a queue): made by `revive` from what was kept (undefined if nothing was), kept as
+   * `save(value)`, which later changes to the value must not reach (a copy: a store writes it while they go on).
+   */
   value<T>(name: string, revive: (kept: unknown) => T, save: (value: T) => unknown): T;
 }
 

@@ -44,13 +44,14 @@ describe('the index file names records by their place', () => {
       },
       values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd, named: { tilde: '~a', id: p[5]! } },
     };
-    // As `KeptIndexes.stored` hands them over: each entry a new pair, the lists in them the live ones.
+    // As `KeptIndexes.stored` hands them over: the lists in the maps the live ones, the values copies.
     const taken = (entries: [string | number, unknown][]) => {
       const map = new LazyMap<string | number, unknown>();
       for (const [key, value] of entries) map.set(key, value);
       return map.taken();
     };
-    const stored = { maps: Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, taken(entries)])), values: indexes.values };
+    const maps = Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, taken(entries)]));
+    const stored = { maps, values: structuredClone(indexes.values) };
     const all = indexesTaken([['k', { clockOffsetMs: 5 }, stored]]);
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
     const sections = await writeIndexSections(`${file}.index`, all, snapshot.placement!, () => false);

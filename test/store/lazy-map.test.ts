@@ -134,7 +134,7 @@ describe('LazyMap: taken for a fold', () => {
     expect(reads.length, 'taking reads no bucket').toBe(before);
     expect(taken.unread.length).toBe(3);
     // The lists held are the live ones: a fold copies them in the same turn (`indexesTaken`).
-    const held = taken.held.map(([key, value]): [string, unknown] => [key, Array.isArray(value) ? [...(value as unknown[])] : value]);
+    const held = taken.held().map(([key, value]): [string, unknown] => [key, Array.isArray(value) ? [...(value as unknown[])] : value]);
     // Changes after it was taken do not reach it.
     map.set(set, 'later');
     map.append(list, 'later');

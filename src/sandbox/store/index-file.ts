@@ -64,12 +64,14 @@ const WRITE_CHUNK = 1024 * 1024;
  */
 export type IndexesTaken = [string, Record<string, unknown>, StoredIndexes][];
 
-/** The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). */
+/**
+ * The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). Their
+ * values are copies already (see `Indexes.value`).
+ */
 export function indexesTaken(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesTaken {
   for (const [, , indexes] of accounts) {
-    // A map's entries held are new pairs (`KeptIndexes.stored`): only the lists in them are live, and copied.
-    for (const { held } of Object.values(indexes.maps)) for (const entry of held) if (typeof entry[1] === 'object') entry[1] = copied(entry[1]);
-    indexes.values = copied(indexes.values) as StoredIndexes['values'];
+    // A map's values held may be live lists (`KeptIndexes.stored`): they are copied.
+    for (const { values } of Object.values(indexes.maps)) for (let i = 0; i < values.length; i++) if (typeof values[i] === 'object') values[i] = copied(values[i]);
   }
   return accounts;
 }
@@ -317,7 +319,8 @@ export async function writeIndexSections(
         // buckets not read when it was taken are read now, a few at a time between pauses.
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
-        const { held, unread } = taken;
+        const { unread } = taken;
+        const held = taken.held();
         const written = kept ? taken.written : undefined;
         let groups: [string | number, unknown][][];
         if (written) {

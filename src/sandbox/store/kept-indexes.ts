@@ -49,8 +49,8 @@ export class KeptIndexes implements Indexes {
   }
 
   /**
-   * The indexes as they are now, for the index file (read back through an `IndexSource`): each map's entries held as
-   * new pairs, the values in them (lists) still the live ones, and its buckets not read yet as they are now.
+   * The indexes as they are now, for the index file (read back through an `IndexSource`): each map's entries held (its
+   * keys and values, the lists among them still the live ones) and its buckets not read yet as they are now.
    */
   stored(): StoredIndexes {
     return {
