@@ -91,6 +91,28 @@ export function rssOf(pid) {
   }
 }
 
+/** A live process's CPU time so far (user and system), in ms; NaN once it is gone. */
+export function cpuMsOf(pid) {
+  try {
+    // The fields after the command (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resolves once a process used under 2% of a CPU over a whole second (its background work done), or after `maxMs`. */
+export async function untilIdle(pid, maxMs = 180_000) {
+  const until = performance.now() + maxMs;
+  for (let before = cpuMsOf(pid); performance.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = cpuMsOf(pid);
+    if (!(now - before >= 20)) return;
+    before = now;
+  }
+}
+
 /**
  * Follows a live process's peak RSS (VmHWM) until it exits, read every 50 ms: `peak()` is the highest seen, so a
  * peak during a stop is caught up to its last 50 ms.

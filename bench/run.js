@@ -5,7 +5,7 @@
 // as many); BENCH_ONLY=<part> runs one part alone (see PARTS).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import {
   percentile,
   rssOf,
   runTimed,
+  untilIdle,
   SEED_ARGS,
   startChild,
   table,
@@ -671,6 +672,8 @@ async function largeRuns() {
   if (seeded.error) throw new Error(`seeding ${LARGE} payments failed: ${seeded.error}`);
   const dir = join(work, 'X');
   const size = dirSize(dir);
+  // The same files for a second server, which reads every lookup ahead before its creates (see below).
+  cpSync(dir, join(work, 'X-warm'), { recursive: true, preserveTimestamps: true });
   const creates = async (origin) => {
     const post = (b) => load(origin, { concurrency: 32, ...b, make: () => ({ method: 'POST', path: routes.ours.create, headers, body: BODY_TEXT }) });
     await post(FLOOD.warmup);
@@ -701,6 +704,27 @@ async function largeRuns() {
     rss.stop();
     await stop(server.child);
   }
+  // A server left idle long enough to read every lookup ahead holds them all when its fold takes them: its peak.
+  const warmData = join(work, 'X-warm', 'state.json');
+  const dataBytes = statSync(warmData).size;
+  const warm = await launch('ours', join(work, 'X-warm'));
+  const warmRss = watchRss(warm.child.pid);
+  try {
+    await untilIdle(warm.child.pid);
+    const idle = rssOf(warm.child.pid).now;
+    const made = await creates(warm.origin);
+    await untilIdle(warm.child.pid); // the fold those creates set off, done
+    await stopGracefully(warm.child);
+    const peak = warmRss.peak();
+    const what = `${fmt.int(LARGE)} payments`;
+    // A fold writes a new data file: it holds the creates, so it is larger.
+    const fold = statSync(warmData).size > dataBytes ? 'through a fold' : '(no fold came)';
+    row('8', `server peak RSS, ${what}, every lookup read ahead first (idle until its CPU rests: ${fmt.mb(idle)}), then ${fmt.int(made.ok)} creates ${fold} and the stop`, fmt.mb(peak));
+    target(`peak RSS with ${what}, lookups read ahead`, fmt.mb(peak), '1 GiB', fmt.ratio(peak / 2 ** 30), '< 1 GiB', peak < 2 ** 30);
+  } finally {
+    warmRss.stop();
+    await stop(warm.child);
+  }
 }
 
 // --- output --------------------------------------------------------------------------------------------
@@ -716,7 +740,7 @@ function print(minutes) {
     `part 5: creates on a new data file with --fsync and without, bounds as part 1, the data in the system's temp folder`,
     `part 6: ${fmt.int(RECORDS)} payments (every other one paid, 100 payers' tax ids: 1,000 payments each), the server started from them; each row at 1 conn, bounds as part 1`,
     `part 7: creates at 32 conn, at most ${fmt.int(FLOOD.run.count)} / ${FLOOD.run.seconds} s after ${fmt.int(FLOOD.warmup.count)} / ${FLOOD.warmup.seconds} s of warm-up, on va-sandbox (new data file), bench/bare-server.js (node:http) and WireMock ${dependencyVersion('wiremock')} (java -jar, --no-request-journal --disable-request-logging, stub in bench/wiremock), one after the other`,
-    `part 8: ${fmt.int(LARGE)} payments SIGKILLed right after their writes were acknowledged, a sixth of them in the journal (as part 3); one start from those files, then creates at 32 conn as part 7 (beside: a new data file), peak RSS through the SIGTERM stop`,
+    `part 8: ${fmt.int(LARGE)} payments SIGKILLed right after their writes were acknowledged, a sixth of them in the journal (as part 3); one start from those files, then creates at 32 conn as part 7 (beside: a new data file), peak RSS through the SIGTERM stop; then a server on a copy of those files, idle until it has read every lookup ahead, the same creates and the fold they set off, peak RSS through its stop`,
     `seeding: va-sandbox through its core in a child process (bench/seed.js, one commit), json-server by writing db.json; total ${minutes} min`,
     '',
     table(['part', 'figure', 'va-sandbox', 'json-server / baseline', 'ratio', 'target', 'result'], [...rows, ...targets]),
