@@ -672,6 +672,7 @@ async function largeRuns() {
   if (seeded.error) throw new Error(`seeding ${LARGE} payments failed: ${seeded.error}`);
   const dir = join(work, 'X');
   const size = dirSize(dir);
+  const what = `${fmt.int(LARGE)} payments`;
   // The same files for a second server, which reads every lookup ahead before its creates (see below).
   cpSync(dir, join(work, 'X-warm'), { recursive: true, preserveTimestamps: true });
   const creates = async (origin) => {
@@ -692,7 +693,6 @@ async function largeRuns() {
     log(`creates at ${LARGE}: ${JSON.stringify(atLarge)}`);
     const stopped = await stopGracefully(server.child);
     const peak = rss.peak();
-    const what = `${fmt.int(LARGE)} payments`;
     row('8', `start until /health answers, ${what}, after SIGKILL, a sixth of them in the journal (${fmt.mb(size)}; one start)`, `${fmt.ms(server.readyMs)} ms`);
     row('8', `POST create, ${what}, 32 conn (beside: a new data file, the same bounds)`, runCell(atLarge), runCell(atZero), fmt.ratio(atLarge.rps / atZero.rps));
     row('8', `server peak RSS, ${what}: that start, ${fmt.int(atLarge.ok)} creates and the stop`, fmt.mb(peak));
@@ -716,7 +716,6 @@ async function largeRuns() {
     await untilIdle(warm.child.pid); // the fold those creates set off, done
     await stopGracefully(warm.child);
     const peak = warmRss.peak();
-    const what = `${fmt.int(LARGE)} payments`;
     // A fold writes a new data file: it holds the creates, so it is larger.
     const fold = statSync(warmData).size > dataBytes ? 'through a fold' : '(no fold came)';
     row('8', `server peak RSS, ${what}, every lookup read ahead first (idle until its CPU rests: ${fmt.mb(idle)}), then ${fmt.int(made.ok)} creates ${fold} and the stop`, fmt.mb(peak));

@@ -102,8 +102,8 @@ export class Hubs {
 
   /** Lends the pool CVU released longest ago, or opens a new one. */
   reservePoolCvu(vaPaymentId: string): { cvu: string; alias: string } {
-    const cvu = this.freePool.shift();
-    let free = cvu === undefined ? undefined : this.ctx.state.pool[cvu];
+    const released = this.freePool.shift();
+    let free = released === undefined ? undefined : this.ctx.state.pool[released];
     if (!free) {
       const cvu = this.uniqueCvu();
       // Three-word aliases while under half of them are lent to the pool.
