@@ -100,7 +100,7 @@ export class AccountContext {
 /** Appends to the list an index keeps under `key`. */
 export function push<K extends string | number, V>(map: Index<K, V[]>, key: K, value: V): void {
   if (map.append) return map.append(key, value);
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+  const list = map.get(key) ?? [];
+  list.push(value);
+  map.set(key, list);
 }

@@ -2,6 +2,7 @@ import { iso } from './clock.js';
 import { SandboxError } from './errors.js';
 import { fromCents, type Cents } from './money.js';
 import type { CreateClientInput, CreateInvoiceInput, DebitInput, UpdateClientInput, UpdateInvoiceInput } from './schemas.js';
+import { push } from './account-context.js';
 import { Lists } from './lists.js';
 import type { Index, Indexes } from './store.js';
 import type { AccountState, Client, CvuStatus, Hub, Entry, Invoice, SandboxEvent, Transfer } from './state.js';
@@ -268,13 +269,13 @@ export class ClientIndex {
   }
 
   addEntry(entry: Entry): void {
-    listOf(this.entries, entry.clientId).push(entry.id);
+    push(this.entries, entry.clientId, entry.id);
     this.entryTypes.made(entry.id);
     this.entryTypes.add(`entryType:${entry.clientId}:${entry.entryType}`, entry.id);
   }
 
   addInvoice(invoice: Invoice): void {
-    listOf(this.invoices, invoice.clientId).push(invoice.id);
+    push(this.invoices, invoice.clientId, invoice.id);
   }
 
   /** Ids of a client's entries, oldest first. */
@@ -295,8 +296,3 @@ export class ClientIndex {
 
 const addresses = (client: Client): string[] => (client.cvu === null ? [] : [client.cvu, client.alias!.toUpperCase()]);
 
-function listOf(map: Index<string, string[]>, key: string): string[] {
-  let list = map.get(key);
-  if (!list) map.set(key, (list = []));
-  return list;
-}

@@ -41,10 +41,10 @@ export class Lists {
     // the group (which may be in a bucket of kept indexes not read yet: a start replaying creates reads none).
     const n = this.order.get(id)!;
     if (n === this.count.n - 1) return push(this.groups, group, id);
-    let list = this.groups.get(group);
-    if (!list) this.groups.set(group, (list = []));
+    const list = this.groups.get(group) ?? [];
     if (list.length === (this.heads.get(group) ?? 0) || this.order.get(list.at(-1)!)! < n) list.push(id);
     else list.splice(this.place(group, list, id), 0, id);
+    this.groups.set(group, list); // changed in place: set again (see `Index`)
   }
 
   remove(group: string, id: string): void {
@@ -55,8 +55,10 @@ export class Lists {
     if (list.length - head === 1) {
       this.groups.delete(group);
       this.heads.delete(group);
-    } else if (at > head) list.splice(at, 1);
-    else if (head + 1 < list.length / 2) this.heads.set(group, head + 1);
+    } else if (at > head) {
+      list.splice(at, 1);
+      this.groups.set(group, list);
+    } else if (head + 1 < list.length / 2) this.heads.set(group, head + 1);
     else this.cut(group, list, head + 1);
   }
 
@@ -71,6 +73,7 @@ export class Lists {
   /** Takes the ids that left a group from the start of its array, at once. */
   private cut(group: string, list: string[], head: number): void {
     list.splice(0, head);
+    this.groups.set(group, list);
     this.heads.delete(group);
   }
 

@@ -7,7 +7,10 @@ import type { AccountState, TableName } from './state.js';
  * `Indexes`, which a store may keep between runs so a large account need not be read whole before it answers.
  */
 
-/** An index by key: a plain Map in memory; a store's may read its entries from storage as keys are asked. */
+/**
+ * An index by key: a plain Map in memory; a store's may read its entries from storage as keys are asked, and keep
+ * only what changed since it last wrote them: a value changed in place (a list) is set again.
+ */
 export interface Index<K extends string | number, V> {
   get(key: K): V | undefined;
   has(key: K): boolean;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
-import { indexesTaken, readIndexFile, writeIndexSections } from '../../src/sandbox/store/index-file.js';
+import { foldedIndexes, readIndexFile, writeIndexSections, type IndexesTaken } from '../../src/sandbox/store/index-file.js';
 import { hashOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
 import { bucketed, Places, positionIn } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
@@ -44,7 +44,7 @@ describe('the index file names records by their place', () => {
       },
       values: { due: { pushed: 2, heap: [[1795518235646, `expiry:${p[7]}`, 0], [1795518235650, `retry:${e[8]}`, 1]] }, odd, named: { tilde: '~a', id: p[5]! } },
     };
-    // As `KeptIndexes.stored` hands them over: the lists in the maps the live ones, the values copies.
+    // As `KeptIndexes.stored` hands them over: copies, so what changes after does not reach them.
     const taken = (entries: [string | number, unknown][]) => {
       const map = new LazyMap<string | number, unknown>();
       for (const [key, value] of entries) map.set(key, value);
@@ -52,7 +52,7 @@ describe('the index file names records by their place', () => {
     };
     const maps = Object.fromEntries(Object.entries(indexes.maps).map(([name, entries]) => [name, taken(entries)]));
     const stored = { maps, values: structuredClone(indexes.values) };
-    const all = indexesTaken([['k', { clockOffsetMs: 5 }, stored]]);
+    const all: IndexesTaken = [['k', { clockOffsetMs: 5 }, stored]];
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
     const sections = await writeIndexSections(`${file}.index`, all, snapshot.placement!, () => false);
     await sections.finish(file, 3, snapshot.checksum!);
@@ -80,6 +80,97 @@ describe('the index file names records by their place', () => {
     expect(text, 'a string that starts with ~ is written escaped, in an object too').toContain('"tilde":"~~a"');
     for (const id of [...p.slice(10), ...e.slice(10)]) expect(text.split(id).length - 1, id).toBe(1);
     expect(Buffer.byteLength(text) / p.length).toBeLessThan(2 * 39 + 60);
+  });
+});
+
+describe('an index file that folds add their changes to', () => {
+  /** How many deltas each bucket of each map holds after its base. */
+  const deltasOf = (index: string): Record<string, number[]> => {
+    const bytes = readFileSync(index);
+    const line = bytes.subarray(bytes.lastIndexOf(10, bytes.length - 2) + 1).toString();
+    const header = JSON.parse(line) as { accounts: [string, { maps: Record<string, { sections: unknown[][] }> }][] };
+    return Object.fromEntries(Object.entries(header.accounts[0]![1].maps).map(([name, map]) => [name, map.sections.map((s) => s.length - 1)]));
+  };
+
+  it('reads back as the maps are after each fold’s changes; a bucket whose deltas outgrew its base is merged into one', async () => {
+    const { file, snapshot, payments: p, events: e } = await snapshotOf();
+    const names = ['bySource', 'order', 'groups'] as const;
+    // The maps as they are, plain, and as an account holds them over the index file (none before the first fold).
+    const plain = {
+      bySource: new Map<string | number, unknown>(p.map((id, i) => [id, [e[i]!]])),
+      order: new Map<string | number, unknown>(p.map((id, i) => [id, i])),
+      groups: new Map<string | number, unknown>([['status:waiting', p.slice(0, 700)], ['~odd', ['~', '~~x', `x:${p[3]}`]], [7, 'number key']]),
+    };
+    let live = Object.fromEntries(names.map((name) => [name, new LazyMap<string | number, unknown>()]));
+    for (const name of names) for (const [key, value] of plain[name]) live[name]!.set(key, structuredClone(value));
+    /** A fold: what each map took, written beside the snapshot; then the maps read from what it wrote. */
+    const fold = async () => {
+      const maps = Object.fromEntries(names.map((name) => [name, live[name]!.taken()]));
+      const sections = await writeIndexSections(`${file}.index`, [['k', {}, { maps, values: {} }]], snapshot.placement!, () => false);
+      await sections.finish(file, 3, snapshot.checksum!);
+      const source = foldedIndexes(`${file}.index`, snapshot.placement!).get('k')!;
+      for (const name of names) live[name]!.folded(source.map(name));
+    };
+    /** The maps a start reads back from the index file, against the plain ones. */
+    const readBack = () => {
+      const lazy = readIndexFile(`${file}.index`, file)!;
+      try {
+        const source = lazy.indexes.get('k')!;
+        for (const name of names) expect(new Map(new LazyMap(source.map(name)).entries()), name).toEqual(plain[name]);
+        return source;
+      } finally {
+        lazy.release();
+      }
+    };
+    /** The same change to both. */
+    const change = (name: (typeof names)[number], key: string | number, how: 'set' | 'append' | 'delete', value?: unknown) => {
+      const map = live[name]!;
+      if (how === 'delete') {
+        map.delete(key);
+        plain[name].delete(key);
+      } else if (how === 'append') {
+        map.append(key, value);
+        plain[name].set(key, [...((plain[name].get(key) as unknown[] | undefined) ?? []), value]);
+      } else {
+        map.set(key, structuredClone(value));
+        plain[name].set(key, value);
+      }
+    };
+
+    await fold();
+    expect(Object.values(deltasOf(`${file}.index`)).flat().every((n) => n === 0), 'written whole').toBe(true);
+    // A start: the maps over the index file, nothing read.
+    const source = readBack();
+    live = Object.fromEntries(names.map((name) => [name, new LazyMap(source.map(name))]));
+    change('bySource', p[0]!, 'append', e[1]); // a list in a bucket not read
+    change('bySource', p[2]!, 'set', [e[5], '~tilde']);
+    change('bySource', p[4]!, 'delete');
+    change('bySource', 'not a record', 'append', '~first');
+    expect(live.groups!.get('status:waiting')).toHaveLength(700); // read, then changed in place and set again
+    const waiting = live.groups!.get('status:waiting') as string[];
+    waiting.splice(10, 1);
+    live.groups!.set('status:waiting', waiting);
+    plain.groups.set('status:waiting', [...waiting]);
+    change('groups', '~odd', 'append', `~:${p[6]}`);
+    change('groups', 7, 'delete');
+    change('order', p[8]!, 'set', 10_000);
+    await fold();
+    const first = deltasOf(`${file}.index`);
+    expect(first.bySource!.filter((n) => n === 1).length, 'a delta in each bucket changed').toBeGreaterThan(0);
+    readBack();
+
+    change('bySource', p[0]!, 'append', e[2]);
+    change('bySource', p[2]!, 'delete');
+    await fold();
+    const second = deltasOf(`${file}.index`);
+    expect(Math.max(...second.bySource!), 'added to the deltas before').toBe(2);
+    readBack();
+
+    // Far more bytes of changes than the bases hold: every bucket of the map merged into a new base.
+    for (const [i, id] of p.entries()) change('order', id, 'set', { long: 'x'.repeat(40), i });
+    await fold();
+    expect(deltasOf(`${file}.index`).order!.every((n) => n === 0)).toBe(true);
+    readBack();
   });
 });
 

@@ -52,7 +52,7 @@ function readBack(state: SandboxState, stored: StoredIndexes, clock: FakeClock) 
   const reads = new Map<string, number[]>();
   const indexes: IndexSource = {
     map(name) {
-      const from = source(stored.maps[name]!.held(), 4);
+      const from = source(stored.maps[name]!.whole!, 4);
       reads.set(name, from.reads);
       return from;
     },

@@ -1,30 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { bucketOf, bucketsFor, bucketsKept, LazyMap } from '../../src/sandbox/store/lazy-map.js';
+import { applyChanges, bucketOf, bucketsFor, bucketsKept, LazyMap, type BucketSource } from '../../src/sandbox/store/lazy-map.js';
 import { generateCvu } from '../../src/core/cvu.js';
 import { seededIds } from '../../src/core/ids.js';
 
 /**
  * A LazyMap over `entries` in `buckets` buckets, counting the buckets read; `knows`: it can tell a key is not stored;
- * `written`: its buckets can also be read as an index file writes them, here each string with `w:` in front.
+ * `written`: as an index file wrote them (the next fold adds its changes to them), holding about `written` entries.
  */
-function stored(entries: [string, unknown][], buckets = 4, knows = false, written = false) {
+function stored(entries: [string, unknown][], buckets = 4, knows = false, written?: number) {
   const reads: number[] = [];
-  const inBucket = (bucket: number) => entries.filter(([key]) => bucketOf(key, buckets) === bucket);
-  const map = new LazyMap<string, unknown>({
+  const map = new LazyMap<string, unknown>(sourceOf(entries, buckets, reads, knows, written));
+  return { map, reads };
+}
+
+function sourceOf(entries: [string, unknown][], buckets: number, reads: number[] = [], knows = false, written?: number): BucketSource<string, unknown> {
+  // Each read its own copy, as a bucket parsed again.
+  const inBucket = (bucket: number) => structuredClone(entries.filter(([key]) => bucketOf(key, buckets) === bucket));
+  return {
     buckets,
     read: (bucket) => {
       reads.push(bucket);
       return inBucket(bucket) as [string, never][];
     },
     ...(knows && { mayHold: (_bucket, key) => entries.some(([stored]) => stored === key) }),
-    ...(written && { written: { places: [], buckets, read: (bucket) => inBucket(bucket).map(writeAs), key: (key) => (key as string).slice(2) } }),
-  });
-  return { map, reads };
+    ...(written !== undefined && {
+      written: { buckets, entries: written, refTables: 0, places: [], segments: (bucket) => [Buffer.from(JSON.stringify(inBucket(bucket)))], read: inBucket },
+    }),
+  };
 }
-
-/** How `stored` writes strings (and a fold's `short`): with `w:` in front. */
-const writeAs = (value: unknown): never =>
-  (typeof value === 'string' ? `w:${value}` : Array.isArray(value) ? value.map(writeAs) : value) as never;
 
 describe('LazyMap: a key its bucket surely does not hold', () => {
   it('is asked for, deleted or appended to without reading the bucket; a stored key still reads it', () => {
@@ -106,60 +109,97 @@ describe('bucketOf', () => {
   });
 });
 
-describe('LazyMap: taken for a fold', () => {
-  /**
-   * A map over 24 stored entries, and its twin, after the same writes: a bucket read, and in buckets left unread a
-   * stored key set since, a stored list appended to, a new list and a new key; then taken, and changed again.
-   */
-  function takenAfterWrites(written: boolean) {
-    const entries: [string, unknown][] = Array.from({ length: 24 }, (_, i) => [`k${i}`, i % 2 === 0 ? [`item${i}`] : i]);
-    const unread = (key: string) => bucketOf(key, 4) !== bucketOf('k0', 4);
-    const list = entries.find(([key, value]) => Array.isArray(value) && unread(key))![0];
-    const fresh = Array.from({ length: 50 }, (_, i) => `new-list-${i}`).find(unread)!;
-    const set = entries.find(([key, value]) => !Array.isArray(value) && unread(key))![0];
-    const ops = (map: LazyMap<string, unknown>) => {
-      map.get('k0'); // reads its bucket
-      map.set(set, 'set since');
-      map.append(list, 'appended');
-      map.append(fresh, 'first');
-      map.set('new-key', 42);
-    };
-    // Each its own copy: a bucket read hands out its lists, which appends then grow in place.
-    const { map, reads } = stored(structuredClone(entries), 4, false, written);
-    const twin = stored(structuredClone(entries)).map;
-    ops(map);
-    ops(twin);
+describe('LazyMap: what a fold takes', () => {
+  const entries: [string, unknown][] = Array.from({ length: 24 }, (_, i) => [`k${i}`, i % 2 === 0 ? [`item${i}`] : i]);
+  const unread = (key: string) => bucketOf(key, 4) !== bucketOf('k0', 4);
+  const list = entries.find(([key, value]) => Array.isArray(value) && unread(key))![0];
+  const readList = entries.find(([key, value]) => Array.isArray(value) && !unread(key) && key !== 'k0')![0];
+  const set = entries.find(([key, value]) => !Array.isArray(value) && unread(key))![0];
+  const gone = entries.find(([key, value]) => !Array.isArray(value) && key !== set)![0];
+  const fresh = Array.from({ length: 50 }, (_, i) => `new-list-${i}`).find(unread)!;
+
+  /** A map written by an index file, and a plain Map, after the same writes: each kind of change, in read and unread buckets. */
+  function changed() {
+    const { map, reads } = stored(entries, 4, false, entries.length);
+    const plain = new Map(structuredClone(entries));
+    for (const m of [map, plain]) {
+      m.get('k0'); // reads its bucket
+      m.set(set, 'set since');
+      if (m instanceof LazyMap) for (const [key, item] of [[list, 'appended'], [readList, 'to a read list'], [fresh, 'first']] as const) m.append(key, item);
+      else for (const [key, item] of [[list, 'appended'], [readList, 'to a read list'], [fresh, 'first']] as const) m.set(key, [...((m.get(key) as unknown[]) ?? []), item]);
+      m.set('new-key', 42);
+      m.delete(gone);
+    }
+    return { map, plain, reads };
+  }
+
+  it('takes what changed since the index file, as it is now, reading no bucket: applied to what it holds, the map as it is', () => {
+    const { map, plain, reads } = changed();
     const before = reads.length;
     const taken = map.taken();
     expect(reads.length, 'taking reads no bucket').toBe(before);
-    expect(taken.unread.length).toBe(3);
-    // The lists held are the live ones: a fold copies them in the same turn (`indexesTaken`).
-    const held = taken.held().map(([key, value]): [string, unknown] => [key, Array.isArray(value) ? [...(value as unknown[])] : value]);
-    // Changes after it was taken do not reach it.
-    map.set(set, 'later');
-    map.append(list, 'later');
-    map.append(fresh, 'later');
-    map.delete('k5');
-    return { entries, list, fresh, taken, held, twin, reads: () => reads.length };
-  }
-
-  it('holds its entries as they were when taken, reading no bucket then; a bucket not read is read when asked, as it was', () => {
-    const { entries, list, fresh, taken, held, twin } = takenAfterWrites(false);
-    const whole = [...held, ...taken.unread.flatMap((bucket) => taken.bucket(bucket))];
-    expect(whole.length, 'each key once').toBe(new Set(whole.map(([key]) => key)).size);
-    expect(new Map(whole)).toEqual(new Map(twin.entries()));
-    expect(new Map(whole).get(list)).toEqual([entries.find(([key]) => key === list)![1]].flat().concat('appended'));
-    expect(new Map(whole).get(fresh)).toEqual(['first']);
+    expect(taken.whole).toBeNull();
+    expect(new Map(taken.changes.map((change) => [change[0], change]))).toEqual(
+      new Map<string, unknown[]>([
+        [set, [set, 'set since']],
+        [list, [list, ['appended'], 1]],
+        [readList, [readList, ['to a read list'], 1]],
+        [fresh, [fresh, ['first'], 1]],
+        ['new-key', ['new-key', 42]],
+        [gone, [gone]],
+      ]),
+    );
+    expect(new Map(applyChanges(structuredClone(entries), taken.changes))).toEqual(plain);
+    // Later changes do not reach what was taken.
+    map.append(readList, 'later');
+    map.set('new-key', 43);
+    expect(taken.changes.find(([key]) => key === readList)).toEqual([readList, ['to a read list'], 1]);
+    expect(taken.changes.find(([key]) => key === 'new-key')).toEqual(['new-key', 42]);
   });
 
-  it('a bucket not read comes as written, with what was set or appended since written so, each key once', () => {
-    const { taken, held, twin, reads } = takenAfterWrites(true);
-    const before = reads();
-    const unread = taken.unread.flatMap((bucket) => taken.writtenBucket(bucket, writeAs));
-    expect(reads(), 'no bucket read back to ids').toBe(before);
-    expect(unread.every(([key]) => String(key).startsWith('w:'))).toBe(true);
-    const whole = [...writeAs(held), ...unread] as [string, unknown][];
-    expect(whole.length, 'each key once').toBe(new Set(whole.map(([key]) => key)).size);
-    expect(new Map(whole)).toEqual(new Map(writeAs([...twin.entries()])));
+  it('takes next only what changed since the fold that took last; what a failed fold took, again, before what came after', () => {
+    const { map, plain } = changed();
+    const first = map.taken();
+    map.append(list, 'after');
+    plain.set(list, [...(plain.get(list) as unknown[]), 'after']);
+    map.unfolded(true); // the fold failed: the index file is the one before it
+    const again = map.taken();
+    expect(again.changes.find(([key]) => key === list)).toEqual([list, ['appended', 'after'], 1]);
+    expect(new Map(applyChanges(structuredClone(entries), again.changes))).toEqual(plain);
+    // This one went through: the next fold adds to the file it wrote.
+    const folded = applyChanges(structuredClone(entries), again.changes) as [string, unknown][];
+    map.folded(sourceOf(folded, 4, [], false, folded.length));
+    map.set('k1', 'last');
+    expect(map.taken().changes).toEqual([['k1', 'last']]);
+    expect(first.changes.length).toBe(6);
+  });
+
+  it('after a fold, reads its unread buckets from the index file that fold wrote: what was appended before, once', () => {
+    const { map, reads } = stored(entries, 4, false, entries.length);
+    map.append(list, 'before');
+    const taken = map.taken();
+    map.append(list, 'after');
+    const folded = applyChanges(structuredClone(entries), taken.changes) as [string, unknown][];
+    const newReads: number[] = [];
+    map.folded(sourceOf(folded, 4, newReads, false, folded.length));
+    expect(reads, 'nothing read from the index file before it').toEqual([]);
+    expect(map.get(list)).toEqual([entries.find(([key]) => key === list)![1]].flat().concat('before', 'after'));
+    expect(newReads).toEqual([bucketOf(list, 4)]);
+  });
+
+  it('is taken whole, reading every bucket, with no index file to add to, or once it outgrew its buckets four times over', () => {
+    const plain = new LazyMap<string, unknown>();
+    plain.set('a', [1]);
+    const whole = plain.taken();
+    expect([whole.whole, whole.written]).toEqual([[['a', [1]]], undefined]);
+    (whole.whole![0]![1] as number[]).push(2);
+    expect(plain.get('a'), 'a copy').toEqual([1]);
+
+    const { map, reads } = stored(entries, 4, false, 8_000); // 4 buckets fit up to 8,192 entries
+    for (let i = 0; i < 1_000; i++) map.set(`more${i}`, i);
+    const grown = map.taken();
+    expect(new Set(reads)).toEqual(new Set([0, 1, 2, 3]));
+    expect(grown.whole).toHaveLength(entries.length + 1_000);
+    expect(grown.entries).toBe(entries.length + 1_000);
   });
 });

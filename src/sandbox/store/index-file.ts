@@ -4,7 +4,7 @@ import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../
 import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
-import { bucketOf, bucketsFor, bucketsKept, hashOf, type BucketSource } from './lazy-map.js';
+import { applyChanges, bucketOf, bucketsFor, bucketsKept, copied, hashOf, type MapChange, type WrittenMap } from './lazy-map.js';
 import { bucketed, bucketText, parseBucket, Places, positionIn, type PlacesBucket, type TablePlacement } from './record-places.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
 
@@ -40,50 +40,27 @@ interface Header {
 /** A section's byte offset and length. */
 type Section = [number, number];
 
-interface StoredMap {
-  buckets: number;
-  sections: Section[];
-}
-
 interface AccountIndex {
   /** The account's fields other than its tables (clock offset, hub). */
   head: Record<string, unknown>;
   /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
-  tables: Record<string, StoredMap & { start: number; end: number }>;
-  /** Each map's buckets, and the tables whose records its keys name by ref (a bit per table, see `refs`). */
-  maps: Record<string, StoredMap & { refTables: number }>;
+  tables: Record<string, { start: number; end: number; buckets: number; sections: Section[] }>;
+  /**
+   * Each map's buckets, each a base and its deltas (see `WrittenMap`), about how many entries it holds, and the tables
+   * whose records the bases' keys name by ref (a bit per table, see `refs`).
+   */
+  maps: Record<string, { buckets: number; entries: number; refTables: number; sections: Section[][] }>;
   values: Record<string, Section>;
 }
 
 /** Sections are written in pieces of about this many characters. */
 const WRITE_CHUNK = 1024 * 1024;
 
-/**
- * Every account's head and indexes, copied in the same turn as the snapshot's records (later changes do not reach
- * them), for `writeIndexSections`, which writes each string in them as the index file keeps it, in place.
- */
+/** Every account's head and indexes, taken in the same turn as the snapshot's records (later changes do not reach them). */
 export type IndexesTaken = [string, Record<string, unknown>, StoredIndexes][];
 
-/**
- * The indexes as they are now: each account's head and stored indexes, copied (lists in them grow in place). Their
- * values are copies already (see `Indexes.value`).
- */
-export function indexesTaken(accounts: [string, Record<string, unknown>, StoredIndexes][]): IndexesTaken {
-  for (const [, , indexes] of accounts) {
-    // A map's values held may be live lists (`KeptIndexes.stored`): they are copied.
-    for (const { values } of Object.values(indexes.maps)) for (let i = 0; i < values.length; i++) if (typeof values[i] === 'object') values[i] = copied(values[i]);
-  }
-  return accounts;
-}
-
-// The two walks below take every value of every index (millions at 300,000 payments): they recurse only into arrays
-// and objects, never for a string or a number.
-const copied = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map((item) => (typeof item === 'object' ? copied(item) : item))
-    : value !== null && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copied(item)]))
-      : value;
+// The walks below take every string of the indexes written (millions at 300,000 payments): they recurse only into
+// arrays and objects, never for a string or a number.
 
 /** `value` with each string in it (in arrays and objects, replaced in place) mapped by `map`. */
 function eachString(value: unknown, map: (text: string) => string): unknown {
@@ -130,18 +107,7 @@ function* mapStrings(value: object, map: (text: string) => string): Generator<vo
  * table)` in base 36, alone or after the `name:` prefix of a key (`expiry:<id>`), when that is shorter; any other
  * string as it is, but one that starts with `~` gets another in front.
  */
-function refs(split: PlacesBucket[][]): (text: string) => string {
-  // Looked for in each table's bucket of places, first to last, so an id that two tables hold names the first's record
-  // (either reads back the same id). Each bucket keeps a map of its ids once asked, which the tables that read from
-  // this snapshot use too (see `Places`): no map of every id (~1M at 300,000 payments, 0.8 s to make).
-  const ref = (id: string): string | undefined => {
-    const hash = hashOf(id);
-    for (let table = 0; table < split.length; table++) {
-      const position = positionIn(split[table]!, id, hash);
-      if (position >= 0) return (position * TABLES.length + table).toString(36);
-    }
-    return undefined;
-  };
+function refs(ref: (id: string) => string | undefined): (text: string) => string {
   return (text) => {
     if (text.charCodeAt(0) === TILDE) return `~${text}`;
     const whole = ref(text);
@@ -152,8 +118,51 @@ function refs(split: PlacesBucket[][]): (text: string) => string {
   };
 }
 
+/**
+ * The ref of a record among `split`, a snapshot's places. Looked for in each table's bucket of places, first to last, so
+ * an id that two tables hold names the first's record (either reads back the same id). Each bucket keeps a map of its
+ * ids once asked, which the tables that read from this snapshot use too (see `Places`): no map of every id (~1M at
+ * 300,000 payments, 0.8 s to make).
+ */
+function placesRef(split: PlacesBucket[][]): (id: string) => string | undefined {
+  return (id) => {
+    const hash = hashOf(id);
+    for (let table = 0; table < split.length; table++) {
+      const position = positionIn(split[table]!, id, hash);
+      if (position >= 0) return (position * TABLES.length + table).toString(36);
+    }
+    return undefined;
+  };
+}
+
+/**
+ * The ref among `split` of a record new since `before`, the places of the last index file, which each record there kept
+ * (the ids after those each bucket held then): a map of the records written since, not of them all.
+ */
+function newRecordsRef(before: readonly Places[], split: PlacesBucket[][]): (id: string) => string | undefined {
+  const known = new Map<string, string>();
+  // The last table first, so an id two tables hold names the first's record, as `placesRef` does.
+  for (let table = split.length - 1; table >= 0; table--) {
+    const buckets = split[table]!;
+    for (let bucket = 0; bucket < buckets.length; bucket++) {
+      const { ids } = buckets[bucket]!;
+      for (let i = before[table]!.size(bucket); i < ids.length; i++) known.set(ids[i]!, ((i * buckets.length + bucket) * TABLES.length + table).toString(36));
+    }
+  }
+  return (id) => known.get(id);
+}
+
+/** The tables whose records the keys of `entries` (or changes) name by ref, a bit each. */
+function refTablesOf(entries: readonly (readonly unknown[])[]): number {
+  let tables = 0;
+  for (const [key] of entries) {
+    if (typeof key === 'string' && key.charCodeAt(0) === TILDE && key.charCodeAt(1) !== TILDE) tables |= 1 << refOf(key) % TABLES.length;
+  }
+  return tables;
+}
+
 /** Reads back what `refs` wrote: each `~` string is the id it names. */
-function ids(places: Places[]): (text: string) => string {
+function ids(places: readonly Places[]): (text: string) => string {
   return (text) => {
     if (text.charCodeAt(0) !== TILDE) return text;
     if (text.charCodeAt(1) === TILDE) return text.slice(1);
@@ -181,6 +190,18 @@ const COPY_PIECE = 4 * 1024 * 1024;
 /** A string as the index file writes it where ids keep their text: one starting with `~` gets another in front. */
 const escaped = (text: string): string => (text.charCodeAt(0) === TILDE ? `~${text}` : text);
 
+/**
+ * A bucket's deltas are merged into a new base once they hold more than this many times the base's bytes (their ids
+ * are whole, where the base's are refs of a few characters), or once there are this many: a bucket is read as its
+ * base and every delta after it.
+ */
+const DELTAS_PER_BASE = 3;
+const MAX_DELTAS = 8;
+
+const mergeDue = (segments: Buffer[], delta: string): boolean =>
+  segments.length + (delta ? 1 : 0) > MAX_DELTAS + 1 ||
+  segments.reduce((bytes, segment, i) => bytes + (i > 0 ? segment.length : 0), Buffer.byteLength(delta)) > DELTAS_PER_BASE * segments[0]!.length;
+
 /** A map's entries split in buckets by their keys as the map holds them, as many as they need. */
 function grouped<T extends [unknown, unknown]>(entries: T[], buckets = bucketsFor(entries.length)): T[][] {
   const groups: T[][] = Array.from({ length: buckets }, () => []);
@@ -204,9 +225,7 @@ async function mapTexts(
   const texts: string[] = [];
   for (let i = 0, n = 0; i < groups.length; i++) {
     const group = groups[i]!;
-    for (const [key] of group) {
-      if (typeof key === 'string' && key.charCodeAt(0) === TILDE && key.charCodeAt(1) !== TILDE) tables |= 1 << refOf(key) % TABLES.length;
-    }
+    tables |= refTablesOf(group);
     texts.push(JSON.stringify(group));
     if ((n += group.length) >= SLICE) {
       n = 0;
@@ -257,13 +276,14 @@ export async function writeIndexSections(
   let crc = 0;
   const indexed: [string, AccountIndex][] = [];
   try {
-    let batch: string[] = [];
+    let batch: (string | Buffer)[] = [];
     let batched = 0;
-    const section = (text: string): Section => {
-      const length = Buffer.byteLength(text);
-      batch.push(text);
-      batched += text.length;
-      crc = crc32(text, crc);
+    /** A section: text made now, or bytes copied from the last index file. */
+    const section = (piece: string | Buffer): Section => {
+      const length = typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+      batch.push(piece);
+      batched += length;
+      crc = crc32(piece, crc);
       offset += length;
       return [offset - length, length];
     };
@@ -274,14 +294,48 @@ export async function writeIndexSections(
     /** Writes the sections made so far once they make a megabyte (`all`: whatever they make); then lets other work run. */
     const flush = async (all = false): Promise<void> => {
       if (batched >= WRITE_CHUNK || (all && batched > 0)) {
-        const text = batch.join('');
+        const bytes = Buffer.concat(batch.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
         batch = [];
         batched = 0;
-        await handle.write(text);
+        await handle.write(bytes);
       }
       await step();
     };
-    const storeMap = (texts: string[]): StoredMap => ({ buckets: texts.length, sections: texts.map(section) });
+    /**
+     * A map as the last index file wrote it, with what changed since: each bucket's base and deltas copied as they are
+     * and a delta of its changes after them. A bucket whose deltas outgrew its base, or grew too many, is merged into a
+     * new base, and so is every bucket when the refs no longer name the same records (`kept` false).
+     */
+    const addChanges = async (
+      written: WrittenMap<string | number>,
+      changes: MapChange<string | number>[],
+      fresh: ((text: string) => string) | null,
+      entries: number,
+      short: (text: string) => string,
+    ): Promise<AccountIndex['maps'][string]> => {
+      const byBucket: MapChange<string | number>[][] = Array.from({ length: written.buckets }, () => []);
+      for (const change of changes) byBucket[bucketOf(change[0], written.buckets)]!.push(change);
+      let refTables = fresh ? written.refTables : 0;
+      const sections: Section[][] = [];
+      for (let bucket = 0; bucket < written.buckets; bucket++) {
+        const segments = written.segments(bucket);
+        const changed = byBucket[bucket]!;
+        // Its records named as a base names them, those written since by their refs here (see `newRecordsRef`); the
+        // changes kept as they are, for a merge.
+        const mapped = fresh && changed.length > 0 ? (eachString(copied(changed), fresh) as unknown[][]) : null;
+        const delta = mapped ? JSON.stringify(mapped) : '';
+        if (fresh && !mergeDue(segments, delta)) {
+          if (mapped) refTables |= refTablesOf(mapped);
+          sections.push([...segments.map((segment) => section(segment)), ...(delta ? [section(delta)] : [])]);
+        } else {
+          const merged = await mapTexts([applyChanges(written.read(bucket), changed)], short, step);
+          refTables |= merged.refTables;
+          sections.push([section(merged.texts[0]!)]);
+        }
+        if (bucket % 16 === 15) await flush();
+      }
+      return { buckets: written.buckets, entries, refTables, sections };
+    };
     for (const [key, head, indexes] of accounts) {
       const split: PlacesBucket[][] = [];
       const tables: AccountIndex['tables'] = {};
@@ -305,48 +359,25 @@ export async function writeIndexSections(
         await flush();
       }
       // The refs of the index file a map was read from still name the same records here when every record there kept
-      // its position: its buckets not read since can then be copied as written, not read back to ids and made refs
-      // again (most of a fold's work at 300,000 payments).
+      // its position: its buckets can then be copied as written, what changed since added as a delta, not read back to
+      // ids and made refs again (most of a fold's work at 300,000 payments, before deltas).
       let kept = before !== undefined;
       for (let table = 0; table < split.length && kept; table++) {
         kept = before![table]!.keptIn(split[table]!);
         await step();
       }
-      const short = refs(split);
+      const short = refs(placesRef(split));
+      // What changed since is written as deltas after the buckets as written (see `addChanges`).
+      const fresh = kept ? refs(newRecordsRef(before!, split)) : null;
       const maps: AccountIndex['maps'] = {};
       for (const name of Object.keys(indexes.maps)) {
-        // Each map is let go once written (at 300,000 payments the maps' entries held to the end were ~200 MB); its
-        // buckets not read when it was taken are read now, a few at a time between pauses.
+        // Each map is let go once written (what it holds may be all its entries).
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
-        const { unread } = taken;
-        const held = taken.held();
-        const written = kept ? taken.written : undefined;
-        let groups: [string | number, unknown][][];
-        if (written) {
-          const shortened = (value: unknown) => eachString(value, short);
-          const buckets: [unknown, unknown][][] = [];
-          let count = held.length;
-          for (let i = 0; i < unread.length; i++) {
-            count += (buckets[i] = taken.writtenBucket(unread[i]!, shortened)).length;
-            if (i % 16 === 15) await step();
-          }
-          groups = grouped(held, bucketsKept(count, written.buckets));
-          await eachStringPausing(held, short, step); // in place: the groups hold them
-          // As many buckets as before: each stays where it was, its keys not read back to ids.
-          const same = groups.length === written.buckets;
-          for (let i = 0; i < unread.length; i++) {
-            for (const entry of buckets[i]!) groups[same ? unread[i]! : bucketOf(written.key(entry[0]), groups.length)]!.push(entry as [string, unknown]);
-          }
-        } else {
-          for (let i = 0; i < unread.length; i++) {
-            for (const entry of taken.bucket(unread[i]!)) held.push(entry);
-            if (i % 16 === 15) await step();
-          }
-          groups = grouped(held);
-        }
-        const { texts, refTables } = await mapTexts(groups, written ? null : short, step);
-        maps[name] = { ...storeMap(texts), refTables };
+        if (taken.whole) {
+          const { texts, refTables } = await mapTexts(grouped(taken.whole), short, step);
+          maps[name] = { buckets: texts.length, entries: taken.entries, refTables, sections: texts.map((text) => [section(text)]) };
+        } else maps[name] = await addChanges(taken.written!, taken.changes, taken.written!.places === before ? fresh : null, taken.entries, short);
         await flush();
       }
       const values: AccountIndex['values'] = {};
@@ -393,6 +424,70 @@ export async function writeIndexSections(
   };
 }
 
+/** An index file's header (its last line) and where it starts, if it is whole. */
+function headerOf(bytes: Buffer): { header: Header; end: number } | null {
+  // The header is the last line; the sections come before it, then a newline.
+  const end = bytes.lastIndexOf(10, bytes.length - 2);
+  if (end < 0 || bytes[bytes.length - 1] !== 10) return null;
+  const line = readLine(bytes.subarray(end + 1, bytes.length - 1));
+  return line.kind === 'checked' ? { header: line.value as Header, end } : null;
+}
+
+const textOf = (bytes: Buffer, [at, length]: Section): string => bytes.toString('utf8', at, at + length);
+
+/** An account's indexes in an index file's bytes, its records' places being `places`: each section read when first asked. */
+function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places[]): IndexSource {
+  // Whether a section holds some text, without turning it to a string or parsing it (see `BucketSource.mayHold`).
+  const holds = ([at, length]: Section, needle: string): boolean => bytes.subarray(at, at + length).includes(needle);
+  const named = ids(places);
+  const read = (at: Section): unknown => eachString(JSON.parse(textOf(bytes, at)), named);
+  // A key is in a bucket's JSON as itself (`[<key as JSON>,`), or as a ref when it, or its part after a colon, is the
+  // id of a record the snapshot holds in a table whose records the map's keys name (`refTables`, a bit each); a key
+  // written with another `~` in front is not looked for.
+  const mayHold = (section: Section, refTables: number, key: string | number): boolean => {
+    if (typeof key === 'number') return holds(section, `[${key},`);
+    if (key.charCodeAt(0) === TILDE || holds(section, `[${JSON.stringify(key)},`)) return true;
+    const colon = key.lastIndexOf(':');
+    return places.some((table, i) => (refTables & (1 << i)) !== 0 && (table.has(key) || (colon > 0 && table.has(key.slice(colon + 1)))));
+  };
+  return {
+    map: (name) => {
+      const map = index.maps[name];
+      if (!map) return undefined;
+      const entries = (bucket: number): [string | number, never][] => {
+        const [base, ...deltas] = map.sections[bucket]!;
+        return applyChanges(read(base!) as [string | number, unknown][], deltas.flatMap((delta) => read(delta) as MapChange<string | number>[])) as [string | number, never][];
+      };
+      return {
+        buckets: map.buckets,
+        read: entries,
+        mayHold: (bucket, key) => map.sections[bucket]!.some((section) => mayHold(section, map.refTables, key)),
+        written: {
+          buckets: map.buckets,
+          entries: map.entries,
+          refTables: map.refTables,
+          places,
+          segments: (bucket) => map.sections[bucket]!.map(([at, length]) => bytes.subarray(at, at + length)),
+          read: entries,
+        },
+      };
+    },
+    value: (name) => read(index.values[name]!),
+  };
+}
+
+/**
+ * The indexes of the index file a fold just wrote, by account, for its maps to read from and add to next (see
+ * `KeptIndexes.folded`): the refs name records by the places that fold laid out.
+ */
+export function foldedIndexes(path: string, placement: Placement): Map<string, IndexSource> {
+  const bytes = readFileSync(path);
+  const { header } = headerOf(bytes)!;
+  return new Map(
+    header.accounts.map(([key, index]) => [key, indexSource(bytes, index, TABLES.map((table) => Places.of(placement.get(key)?.get(table) ?? NO_RECORDS)))]),
+  );
+}
+
 /**
  * The state described by the index file, if it describes the snapshot at `snapshot` (else null): each account's
  * tables read a record from the snapshot when first asked, its indexes a bucket when first used.
@@ -400,12 +495,9 @@ export async function writeIndexSections(
 export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE_PARSE): LazyState | null {
   if (!existsSync(path) || !existsSync(snapshot)) return null;
   const bytes = readFileSync(path);
-  // The header is the last line; the sections come before it, then a newline.
-  const end = bytes.lastIndexOf(10, bytes.length - 2);
-  if (end < 0 || bytes[bytes.length - 1] !== 10) return null;
-  const line = readLine(bytes.subarray(end + 1, bytes.length - 1));
-  if (line.kind !== 'checked') return null;
-  const header = line.value as Header;
+  const read = headerOf(bytes);
+  if (!read) return null;
+  const { header, end } = read;
   const stat = statSync(snapshot);
   // Its version, exact length and checksum say the rest is as written; the snapshot's size, times and checksum, that
   // it is this one's.
@@ -417,9 +509,6 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     crc32(bytes.subarray(0, end)) === header.sections &&
     ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc);
   if (!matches) return null;
-  const text = ([at, length]: Section): string => bytes.toString('utf8', at, at + length);
-  // Whether a section holds some text, without turning it to a string or parsing it (see `BucketSource.mayHold`).
-  const holds = ([at, length]: Section, needle: string): boolean => bytes.subarray(at, at + length).includes(needle);
   const fd = new SnapshotReader(snapshot);
   const tables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
@@ -428,39 +517,13 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
     const account: Record<string, unknown> = { ...index.head };
     const places = TABLES.map((table) => {
       const { start, end: stop, buckets, sections } = index.tables[table]!;
-      const places = new Places(buckets, (bucket) => parseBucket(text(sections[bucket]!)));
+      const places = new Places(buckets, (bucket) => parseBucket(textOf(bytes, sections[bucket]!)));
       const lazy = new LazyTable(snapshot, fd, start, stop, places, pieceBytes);
       lazy.placeIn(account, table);
       tables.push(lazy);
       return lazy.places;
     });
-    const named = ids(places);
-    const read = (at: Section): unknown => eachString(JSON.parse(text(at)), named);
-    // A key is in a bucket's JSON as itself (`[<key as JSON>,`), or as a ref when it, or its part after a colon, is the
-    // id of a record the snapshot holds in a table whose records the map's keys name (`refTables`, a bit each); a key
-    // written with another `~` in front is not looked for.
-    const mayHold = (section: Section, refTables: number, key: string | number): boolean => {
-      if (typeof key === 'number') return holds(section, `[${key},`);
-      if (key.charCodeAt(0) === TILDE || holds(section, `[${JSON.stringify(key)},`)) return true;
-      const colon = key.lastIndexOf(':');
-      return places.some(
-        (table, i) => (refTables & (1 << i)) !== 0 && (table.has(key) || (colon > 0 && table.has(key.slice(colon + 1)))),
-      );
-    };
-    indexes.set(key, {
-      map: (name): BucketSource<string | number, never> | undefined => {
-        const map = index.maps[name];
-        return (
-          map && {
-            buckets: map.buckets,
-            read: (bucket) => read(map.sections[bucket]!) as [string, never][],
-            mayHold: (bucket, key) => mayHold(map.sections[bucket]!, map.refTables, key),
-            written: { places, buckets: map.buckets, read: (bucket) => JSON.parse(text(map.sections[bucket]!)) as [unknown, unknown][], key: (key) => eachString(key, named) as string },
-          }
-        );
-      },
-      value: (name) => read(index.values[name]!),
-    });
+    indexes.set(key, indexSource(bytes, index, places));
     accounts[key] = account as unknown as AccountState;
   }
   return {

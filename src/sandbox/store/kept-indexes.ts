@@ -1,9 +1,9 @@
 import type { Indexes, RecordChange } from '../../core/index.js';
 import { LazyMap, type BucketSource, type TakenMap } from './lazy-map.js';
 
-/** An account's indexes as the index file keeps them: maps as entries (their buckets not read yet, read when written), the rest as JSON. */
+/** An account's indexes for the index file: each map's changes since the last one (or all its entries), the rest as JSON. */
 export interface StoredIndexes {
-  maps: Record<string, TakenMap<string | number, unknown>>;
+  maps: Record<string, TakenMap<string | number>>;
   values: Record<string, unknown>;
 }
 
@@ -17,7 +17,7 @@ export interface IndexSource {
  * The shape of `StoredIndexes` and of the index file that keeps them, bumped whenever either changes (the core's indexes,
  * how the file writes them): an index file of another version is not used, the start reads everything.
  */
-export const STORED_INDEXES_VERSION = 7;
+export const STORED_INDEXES_VERSION = 8;
 
 /**
  * The file engine's `Indexes`: LazyMaps over the index file's buckets (or empty, for an account the core indexes from
@@ -49,14 +49,24 @@ export class KeptIndexes implements Indexes {
   }
 
   /**
-   * The indexes as they are now, for the index file (read back through an `IndexSource`): each map's entries held (its
-   * keys and values, the lists among them still the live ones) and its buckets not read yet as they are now.
+   * The indexes as they are now, for the index file (read back through an `IndexSource`): what each map changed since the
+   * last index file (see `LazyMap.taken`), and each value. Then `folded` or `unfolded` says how the fold went.
    */
   stored(): StoredIndexes {
     return {
       maps: Object.fromEntries([...this.maps].map(([name, map]) => [name, map.taken()])),
       values: Object.fromEntries([...this.values].map(([name, save]) => [name, save()])),
     };
+  }
+
+  /** The fold that took them wrote the index file `source` reads: the maps read from it, and the next fold adds to it. */
+  folded(source: IndexSource | undefined): void {
+    for (const [name, map] of this.maps) map.folded(source?.map(name));
+  }
+
+  /** The fold that took them failed (`indexed`: the last index file is still the one), or wrote no index file. */
+  unfolded(indexed: boolean): void {
+    for (const map of this.maps.values()) map.unfolded(indexed);
   }
 
   /** Reads the buckets not read yet, one a step, so they can be read ahead of use when the server is idle. */

@@ -9,19 +9,54 @@ export interface BucketSource<K, V> {
    * then known absent without reading and parsing its bucket.
    */
   mayHold?(bucket: number, key: K): boolean;
-  /** The buckets as the index file writes them, for a fold that can keep them so (see `TakenMap.writtenBucket`). */
-  written?: WrittenBuckets<K>;
+  /** The buckets as the index file wrote them, for the next fold to copy what did not change (see `WrittenMap`). */
+  written?: WrittenMap<K>;
 }
 
-/** A source's buckets as written: records named by refs to `places` (see `writeIndexSections`). */
-export interface WrittenBuckets<K> {
+/**
+ * A change to a map, as a delta of the index file writes it: `[key, value]` set (so a bucket's entries read as changes
+ * set them all), `[key]` deleted, `[key, items, 1]` items appended to the list under the key.
+ */
+export type MapChange<K> = [K, unknown] | [K] | [K, unknown[], 1];
+
+/**
+ * A map's buckets as the last index file wrote them: each a base (its entries, records named by refs to `places`) and
+ * the deltas written by the folds since (the changes, ids as they are), which a fold copies as they are, adding a delta
+ * for what changed since (see `writeIndexSections`).
+ */
+export interface WrittenMap<K> {
+  buckets: number;
+  /** About how many entries it holds: exact when written whole, counting each key set since as a new one. */
+  entries: number;
+  /** The tables whose records the bases' keys name by ref, a bit each (see `writeIndexSections`). */
+  refTables: number;
   /** Each table's places in the snapshot the refs name records of. */
   places: readonly Places[];
-  buckets: number;
-  read(bucket: number): [unknown, unknown][];
-  /** A key as the map holds it. */
-  key(written: unknown): K;
+  /** A bucket as written: its base, then its deltas, oldest first. */
+  segments(bucket: number): Buffer[];
+  /** A bucket's entries: its base with its deltas applied, keys as the map holds them. */
+  read(bucket: number): [K, unknown][];
 }
+
+/** `entries` with `changes` applied in order (a new array; `entries` itself when there are none). */
+export function applyChanges<K>(entries: [K, unknown][], changes: readonly MapChange<K>[]): [K, unknown][] {
+  if (changes.length === 0) return entries;
+  const map = new Map(entries);
+  for (const change of changes) {
+    if (change.length === 1) map.delete(change[0]);
+    else if (change.length === 3) map.set(change[0], ((map.get(change[0]) as unknown[] | undefined) ?? []).concat(change[1]));
+    else map.set(change[0], change[1]);
+  }
+  return [...map];
+}
+
+/** A value as it is now, for a fold writing it later while the live one changes: arrays and objects copied. */
+export const copied = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map((item) => (typeof item === 'object' ? copied(item) : item))
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copied(item)]))
+      : value;
 
 /**
  * The bucket of a key among `buckets` (FNV-1a of its text, its high bits folded into the low ones, which alone depend
@@ -54,21 +89,35 @@ export function bucketsKept(entries: number, before: number | undefined): number
   return before !== undefined && before * 4 >= fit && before <= fit * 4 ? before : fit;
 }
 
+/** A key set (or deleted) since the changes were last taken: its value now is what to write. */
+const WHOLE = 0;
+/** What changed under a key since the changes were last taken: set whole, or these items appended to its list. */
+type Changed = typeof WHOLE | unknown[];
+
 /**
  * A Map whose entries may still be in storage: the bucket of a key is read the first time that key is used, so
  * an index of 100,000 entries costs nothing until it is asked, and then only the bucket asked. Without a source
  * it is a plain Map. Reading a key not set since, or deleting one, reads its bucket first, unless the source can tell
  * the bucket does not hold it (`mayHold`); setting one does not (a start replaying a journal sets many keys), so a
  * bucket read later leaves out the keys set since. Iterating reads every bucket.
+ *
+ * It also keeps what changed since a fold last took its changes (`taken`), key by key, so the fold writes only that:
+ * a list changed in place must be set again (see `Index`).
  */
 export class LazyMap<K extends string | number, V> {
   private readonly map = new Map<K, V>();
   private unread: Set<number>;
   /** Items appended to lists whose bucket was unread, by bucket: they go after what the bucket holds. */
   private readonly appended = new Map<number, Map<K, unknown[]>>();
+  /** The buckets as the last index file wrote them (none: the next fold writes the map whole). */
+  private written: WrittenMap<K> | undefined;
+  private changed = new Map<K, Changed>();
+  /** What the fold under way took: its changes, and the lists appended to in unread buckets, with their lengths then. */
+  private taking: { changed: Map<K, Changed>; appended: [number, K, unknown[], number][] } | null = null;
 
   constructor(private source?: BucketSource<K, V>) {
     this.unread = new Set(source ? Array.from({ length: source.buckets }, (_, i) => i) : []);
+    this.written = source?.written;
   }
 
   /**
@@ -115,12 +164,16 @@ export class LazyMap<K extends string | number, V> {
 
   set(key: K, value: V): this {
     this.map.set(key, value);
+    this.changed.set(key, WHOLE);
     if (this.appended.size > 0) this.appended.get(bucketOf(key, this.source!.buckets))?.delete(key); // replaced whole
     return this;
   }
 
   /** Appends to the list under `key` (a list index), leaving its bucket unread if it is. */
   append(key: K, item: unknown): void {
+    const changed = this.changed.get(key);
+    if (changed === undefined) this.changed.set(key, [item]);
+    else if (changed !== WHOLE) changed.push(item);
     const list = this.map.get(key) as unknown[] | undefined;
     if (list) list.push(item);
     else if (this.unread.size === 0 || !this.unread.has(bucketOf(key, this.source!.buckets))) this.map.set(key, [item] as V);
@@ -136,7 +189,9 @@ export class LazyMap<K extends string | number, V> {
 
   delete(key: K): boolean {
     this.need(key, true);
-    return this.map.delete(key);
+    const had = this.map.delete(key);
+    if (had) this.changed.set(key, WHOLE);
+    return had;
   }
 
   /** Reads one bucket not read yet; false once all are. For reading them all ahead of use, a bucket at a time. */
@@ -153,82 +208,78 @@ export class LazyMap<K extends string | number, V> {
   }
 
   /**
-   * The entries as they are now, for a fold, without reading the buckets not read yet: those are read when the fold
-   * writes them (`TakenMap.bucket`), as they are now. Reading them all here held the event loop for seconds at 300,000
-   * payments, and kept them all in memory from then on.
+   * For a fold: what changed since the last fold took it, as it is now, reading no bucket; or, when there is no index
+   * file to add those changes to (or its buckets no longer fit the map), every entry, reading the buckets not read yet.
+   * Until the fold says how it went (`folded`, `unfolded`), later changes are kept apart.
    */
-  taken(): TakenMap<K, V> {
-    const unread = [...this.unread];
-    const appended = new Map<number, Map<K, unknown[]>>();
-    for (const [bucket, lists] of this.appended) appended.set(bucket, new Map([...lists].map(([key, items]) => [key, [...items]])));
-    // A key set since in a bucket not read is whole here: what the bucket holds under it is older.
-    const since = new Set<K>();
-    if (unread.length > 0) for (const key of this.map.keys()) if (this.unread.has(bucketOf(key, this.source!.buckets))) since.add(key);
-    return new TakenMap([...this.map.keys()], [...this.map.values()], this.source, unread, appended, since);
-  }
-}
-
-/** A `LazyMap`'s entries as they were when taken: those it held then, and its buckets not read then. */
-export class TakenMap<K, V> {
-  constructor(
-    /**
-     * The entries held when taken, as their keys and their values (which may be live lists): two arrays, not a pair
-     * each, until the fold writes the map (`held`): at 300,000 payments the pairs of every map at once were ~100 MB.
-     */
-    readonly keys: K[],
-    readonly values: V[],
-    private readonly source: BucketSource<K, V> | undefined,
-    /** The buckets not read when taken. */
-    readonly unread: number[],
-    private readonly appended: Map<number, Map<K, unknown[]>>,
-    private readonly since: Set<K>,
-  ) {}
-
-  /** The entries held when taken, as new pairs. */
-  held(): [K, V][] {
-    return this.keys.map((key, i) => [key, this.values[i]!]);
-  }
-
-  /** What a bucket not read when taken held then: its entries, with what was appended to their lists since. */
-  bucket(bucket: number): [K, V][] {
-    return this.merged(bucket, this.source!.read(bucket), (key) => key as K, (value) => value) as [K, V][];
-  }
-
-  /** The buckets as written, if the source has them (see `BucketSource.written`). */
-  get written(): WrittenBuckets<K> | undefined {
-    return this.source?.written;
+  taken(): TakenMap<K> {
+    const changed = this.changed;
+    this.changed = new Map();
+    const changes: MapChange<K>[] = [];
+    let added = 0;
+    for (const [key, change] of changed) {
+      if (change !== WHOLE) changes.push([key, change.slice(), 1]);
+      else if (this.map.has(key)) changes.push([key, copied(this.map.get(key))]);
+      else changes.push([key]);
+      added += changes.at(-1)!.length === 1 ? -1 : 1;
+    }
+    const appended: [number, K, unknown[], number][] = [];
+    for (const [bucket, lists] of this.appended) for (const [key, items] of lists) appended.push([bucket, key, items, items.length]);
+    this.taking = { changed, appended };
+    const written = this.written;
+    const entries = written ? written.entries + added : this.map.size;
+    if (written && bucketsKept(entries, written.buckets) === written.buckets) return { written, changes, entries, whole: null };
+    // Written whole: rare once the map has an index file (it grew four times over), and held whole already without one.
+    const whole = [...this.entries()].map(([key, value]): [K, unknown] => [key, copied(value)]);
+    return { written: undefined, changes, entries: whole.length, whole };
   }
 
   /**
-   * `bucket` as the index file writes it: what it held as written (its strings not read back to ids), what was
-   * appended since through `short` (which writes it so).
+   * The fold that took the changes wrote them into the index file whose buckets `source` reads: the map reads its unread
+   * buckets there from now on (what was appended to their lists before is there), and the next fold adds to them.
    */
-  writtenBucket(bucket: number, short: (value: unknown) => unknown): [unknown, unknown][] {
-    const { read, key } = this.written!;
-    return this.merged(bucket, read(bucket), key, short);
+  folded(source: BucketSource<K, V> | undefined): void {
+    if (!source?.written) return this.unfolded(false);
+    const taking = this.taking;
+    this.taking = null;
+    if (!taking) return;
+    this.written = source.written;
+    if (this.unread.size === 0) return;
+    this.source = source; // as many buckets: a map read whole was not split anew (see `taken`)
+    for (const [bucket, key, items, length] of taking.appended) {
+      const lists = this.appended.get(bucket);
+      if (lists?.get(key) !== items) continue; // read, or set whole, since
+      items.splice(0, length);
+      if (items.length === 0) lists.delete(key);
+    }
   }
 
-  private merged(
-    bucket: number,
-    held: [unknown, unknown][],
-    keyOf: (held: unknown) => K,
-    short: (value: unknown) => unknown,
-  ): [unknown, unknown][] {
-    const entries: [unknown, unknown][] = [];
-    const lists = this.appended.get(bucket);
-    for (const entry of held) {
-      const key = keyOf(entry[0]);
-      if (this.since.has(key)) continue;
-      const items = lists?.get(key);
-      if (!items) {
-        entries.push(entry); // as read: no new pair for each of the millions at 300,000 payments
-        continue;
-      }
-      lists!.delete(key);
-      entries.push([entry[0], (entry[1] as unknown[]).concat(short(items))]);
+  /**
+   * The fold that took the changes failed (`indexed`), or wrote no index file (the next fold writes the map whole): its
+   * changes are changes again, before the later ones.
+   */
+  unfolded(indexed: boolean): void {
+    const taking = this.taking;
+    this.taking = null;
+    if (!indexed) this.written = undefined;
+    if (!taking) return;
+    const later = this.changed;
+    this.changed = taking.changed;
+    for (const [key, change] of later) {
+      const before = this.changed.get(key);
+      if (before === undefined) this.changed.set(key, change);
+      else if (before === WHOLE || change === WHOLE) this.changed.set(key, WHOLE);
+      else this.changed.set(key, before.concat(change));
     }
-    // Lists the bucket did not hold: what was appended is the whole list.
-    for (const [key, items] of lists ?? []) entries.push([short(key), short(items)]);
-    return entries;
   }
+}
+
+/** What a fold writes of a map (see `LazyMap.taken`). */
+export interface TakenMap<K> {
+  /** The buckets the last index file wrote, which this fold adds `changes` to; none when it writes `whole`. */
+  written: WrittenMap<K> | undefined;
+  changes: MapChange<K>[];
+  /** About how many entries the map holds. */
+  entries: number;
+  whole: [K, unknown][] | null;
 }

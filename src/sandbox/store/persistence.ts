@@ -36,7 +36,7 @@ import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
 import {
-  indexesTaken,
+  foldedIndexes,
   newSinceSnapshot,
   readIndexFile,
   rebase,
@@ -353,9 +353,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     foldCut = false;
     const wasIndexed = indexed;
     indexed = false;
-    // The indexes (a copy) and the snapshot's records, taken in the same turn (`db.write` lays them out at once).
-    const stored = storedIndexes();
-    const indexes = stored && indexesTaken(stored);
+    // The indexes (what changed since the last index file) and the snapshot's records, taken in the same turn (`db.write`
+    // lays them out at once); each account's indexes then hear how the fold went.
+    const indexes = storedIndexes();
+    const took = indexes?.map(([key]) => accountIndexes.get(key)!) ?? [];
     // The index file's sections are written before the snapshot is put in place, so a stop can cut the fold short until
     // then (past it, the stop would wait for them: seconds at 300,000 payments); its header once it is in place.
     const index: { sections: IndexSections | null } = { sections: null };
@@ -369,6 +370,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     } catch (error) {
       sinceFold = null;
       await index.sections?.abandon();
+      for (const kept of took) kept.unfolded(true);
       if (error !== WRITE_CUT) throw foldFailed(error);
       // Cut short by a stop: the snapshot and index file are the ones before it, whole; the journals hold the rest.
       indexed = wasIndexed;
@@ -384,6 +386,11 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     // The index file before the journals' swap, so a crash once the fold is seen done (no next journal) finds it; a crash
     // before the swap finds a fold cut short, done again.
     const withIndex = index.sections !== null && (await finishIndex(index.sections));
+    if (withIndex) {
+      // The maps read their unread buckets from it, and the next fold adds what changes to it.
+      const sources = foldedIndexes(indexPath, snapshot.placement!);
+      took.forEach((kept, i) => kept.folded(sources.get(indexes![i]![0])));
+    } else for (const kept of took) kept.unfolded(false);
     snapshot.placement = null; // read into the tables' places and the index file: no longer needed
     try {
       renameSync(nextJournalPath, journalPath);

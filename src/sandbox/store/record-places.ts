@@ -103,6 +103,11 @@ export class Places {
     return indexIn(this.bucket(bucketOf(id, this.buckets)), id) >= 0;
   }
 
+  /** How many records a bucket holds. */
+  size(bucket: number): number {
+    return this.bucket(bucket).ids.length;
+  }
+
   /** The id at a position (see `positionIn`). */
   id(position: number): string | undefined {
     return this.bucket(position % this.buckets).ids[Math.floor(position / this.buckets)];
