@@ -33,7 +33,7 @@ async function createMany(server: RunningServer, n: number): Promise<string[]> {
 /** A copy of a data file and the files beside it (but its lock) in a new folder: what a crash leaves, or a backup. */
 function copyFiles(data: string): string {
   const to = join(useTmp(), 'state.json');
-  for (const suffix of ['', '.journal', '.journal.next', '.index']) if (existsSync(data + suffix)) copyFileSync(data + suffix, to + suffix);
+  for (const suffix of ['', '.delta', '.journal', '.journal.next', '.index']) if (existsSync(data + suffix)) copyFileSync(data + suffix, to + suffix);
   return to;
 }
 

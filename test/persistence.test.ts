@@ -16,7 +16,7 @@ import { api, eventually, runCli, spawnServer, useServer, useTmp, PAYMENT, CLIEN
 /** Loads a copy of a data file and its journal, as they are on disk now (what a crash would leave). */
 async function loadCopy(data: string) {
   const copy = join(useTmp(), 'state.json');
-  for (const suffix of ['', '.journal', '.journal.next']) if (existsSync(data + suffix)) copyFileSync(data + suffix, copy + suffix);
+  for (const suffix of ['', '.delta', '.journal', '.journal.next']) if (existsSync(data + suffix)) copyFileSync(data + suffix, copy + suffix);
   const store = fileStore(copy);
   const state = await store.load();
   await store.close();
@@ -373,7 +373,7 @@ describe('the index file: a quick start after a clean stop', () => {
   /** A copy of the files as they are now, in a new folder (`keepTimes`: as `cp -p` makes it). */
   function copy(data: string, keepTimes: boolean): string {
     const to = join(useTmp(), 'state.json');
-    for (const suffix of ['', '.journal', '.index']) {
+    for (const suffix of ['', '.delta', '.journal', '.index']) {
       if (existsSync(data + suffix)) cpSync(data + suffix, to + suffix, { preserveTimestamps: keepTimes });
     }
     return to;
@@ -406,7 +406,7 @@ describe('the index file: a quick start after a clean stop', () => {
     const first = await startServer({ port: 0, host: '127.0.0.1', data });
     await fill(first.url);
     await first.close();
-    const lazy = readIndexFile(`${data}.index`, data)!;
+    const lazy = readIndexFile(`${data}.index`, data, `${data}.delta`)!;
     const indexes = lazy.indexes.get(KEY)!;
     let checked = 0;
     for (const name of ['eventsBySource', 'poolByAddress', 'vaPaymentsOrder', 'clientsByTaxId', 'vaPaymentsGroups']) {
@@ -608,20 +608,69 @@ describe('the index file: a quick start after a clean stop', () => {
     await restarted.close();
   });
 
-  it('a stop cuts a fold short while it writes the index file too: the new data file is not put in place', { timeout: 60_000 }, async () => {
+  it('a fold of a large state appends what changed to the delta file, leaving the data file; a quick start and a full read both read it back', { timeout: 90_000 }, async () => {
+    const { data, runtime, create, readBack } = await largeState('sk_delta');
+    const { ino, size } = statSync(data);
+    while (!existsSync(`${data}.journal.next`)) await create(2_000);
+    await eventually(() => !existsSync(`${data}.journal.next`), 30_000, 'the fold to be done');
+    expect([statSync(data).ino, statSync(data).size], 'the data file as it was').toEqual([ino, size]);
+    const appended = statSync(`${data}.delta`).size;
+    expect(appended).toBeGreaterThan(20 * 1024 * 1024);
+    await create(10); // in the journal only
+    const state = JSON.stringify(runtime.sandbox.state.accounts.sk_delta);
+    await runtime.close(); // a large state: the stop leaves the files as they are
+    expect(statSync(`${data}.delta`).size).toBe(appended);
+    const image = copy(data, true);
+
+    // Through the index file: what the delta file holds read from there, in the order records were made.
+    const quick = await readBack();
+    expect(JSON.stringify(quick.sandbox.state.accounts.sk_delta)).toBe(state);
+    await quick.close();
+    // Everything read: the data file, the delta file's batches, the journal.
+    expect(JSON.stringify((await loadCopy(image)).accounts.sk_delta)).toBe(state);
+
+    // A batch a crash cut short (no end line) is dropped: the index file names the delta file without it.
+    const torn = copy(image, true);
+    writeFileSync(`${torn}.delta`, '["sk_delta","vaPayments","torn",{"id":"torn"}]\n', { flag: 'a' });
+    const again = fileStore(torn);
+    const read = await again.load();
+    expect(again.quick).toBe(true);
+    expect(statSync(`${torn}.delta`).size, 'cut back to what the index file names').toBe(appended);
+    expect(read.accounts.sk_delta!.vaPayments.torn).toBeUndefined();
+    await again.close();
+    writeFileSync(`${torn}.delta`, '["sk_delta","vaPayments","torn",{"id":"torn"}]\n', { flag: 'a' });
+    rmSync(`${torn}.index`);
+    expect((await loadCopy(torn)).accounts.sk_delta!.vaPayments.torn).toBeUndefined();
+
+    // A byte damaged in the middle of a batch: the index file no longer matches (its CRC32), and the full read stops the
+    // start, naming where to cut; nothing is changed.
+    const damaged = copy(image, true);
+    const bytes = readFileSync(`${damaged}.delta`);
+    const at = bytes.indexOf('"amount":') + '"amount":'.length;
+    bytes[at] = bytes[at] === 0x39 ? 0x38 : bytes[at]! + 1;
+    writeFileSync(`${damaged}.delta`, bytes);
+    await expect(fileStore(damaged).load()).rejects.toThrow(/state\.json\.delta is damaged in the batch from byte 0: .*truncate -s 0 /);
+    expect(readFileSync(`${damaged}.delta`).equals(bytes)).toBe(true);
+  });
+
+  it('a stop cuts a fold short while it writes the index file too: the delta file it appended to is cut back at the next start', { timeout: 60_000 }, async () => {
     const { data, runtime, create, generation, readBack } = await largeState('sk_index');
     const g = generation();
     const { ino } = statSync(data);
+    const delta = () => statSync(`${data}.delta`, { throwIfNoEntry: false })?.size ?? 0;
+    const before = delta();
     while (!existsSync(`${data}.journal.next`)) await create(2_000);
-    // The data file is written (its temp file whole) and the index file's sections are being written: the fold pauses
+    // The records are appended to the delta file and the index file's sections are being written: the fold pauses
     // between them, and this loop runs in those pauses.
     while (!existsSync(`${data}.index.tmp`)) await new Promise((resolve) => setImmediate(resolve));
-    expect(existsSync(`${data}.tmp`), 'the new data file, not yet in place').toBe(true);
     await runtime.close();
     expect(existsSync(`${data}.journal.next`), 'the fold was cut short').toBe(true);
-    expect([existsSync(`${data}.tmp`), existsSync(`${data}.index.tmp`)], 'its parts removed').toEqual([false, false]);
-    expect([statSync(data).ino, generation()], 'the data file it would have replaced').toEqual([ino, g]);
-    await (await readBack()).close();
+    expect(existsSync(`${data}.index.tmp`), 'its part removed').toBe(false);
+    expect([statSync(data).ino, generation()], 'the data file as it was').toEqual([ino, g]);
+    expect(delta(), 'its records appended').toBeGreaterThan(before);
+    const restarted = await readBack();
+    expect(delta(), 'what the index file does not name, cut off').toBe(before);
+    await restarted.close();
   });
 
   it("a fold of a large state that the stop's own last save sets off is cut short too", { timeout: 60_000 }, async () => {
@@ -651,7 +700,7 @@ describe('the index file: a quick start after a clean stop', () => {
   /** Every lookup an index file holds, read back (ids, not refs), by account and name; each key checked to be in its bucket. */
   const lookups = (data: string) => {
     const { header } = indexParts(`${data}.index`);
-    const lazy = readIndexFile(`${data}.index`, data)!;
+    const lazy = readIndexFile(`${data}.index`, data, `${data}.delta`)!;
     try {
       const accounts = (header as { value: { accounts: [string, { maps: Record<string, unknown>; values: Record<string, unknown> }][] } }).value.accounts;
       return accounts.map(([key, { maps, values }]) => {
@@ -745,11 +794,12 @@ describe('the index file: a quick start after a clean stop', () => {
     expect(Object.keys(JSON.parse(readFileSync(full.data, 'utf8')).accounts[KEY].idempotency)).toEqual(['later']);
   });
 
-  it("the folds of a running server add to the index file the last one wrote, whatever they read ahead", { timeout: 240_000 }, async () => {
-    // 20,000 payments expired and 1,500 waiting: the lookup of active payments is small in the index file, the tables not.
+  it("the folds of a running server add to the delta and index files the last one wrote, whatever they read ahead", { timeout: 240_000 }, async () => {
+    // 20,000 payments expired and 1,500 waiting: the lookup of active payments is small in the index file, the tables
+    // not; all in the data file (the stop folds everything into it).
     const data = join(useTmp(), 'state.json');
     let now = Date.now();
-    const first = await createRuntime({ store: fileStore(data), ids: seededIds(2), clock: { now: () => now } });
+    const first = await createRuntime({ store: fileStore(data, { foldAtStopBelow: Infinity }), ids: seededIds(2), clock: { now: () => now } });
     const make = async (n: number) => {
       for (let i = 0; i < n; i++) first.sandbox.account('sk_twice').createVaPayment(PAYMENT);
       await first.commit();
@@ -774,19 +824,27 @@ describe('the index file: a quick start after a clean stop', () => {
       for (let i = 0; i < 20_000; i++) account.createVaPayment(PAYMENT);
       await again.commit();
       const folded = deltas(copied);
+      const appended = existsSync(`${copied}.delta`);
+      const state = JSON.stringify(await loadCopy(copied));
       account.createVaPayment({ ...PAYMENT, amount: 99 });
       await again.close();
-      return { data: copied, deltas: [folded, deltas(copied)] };
+      return { data: copied, deltas: [folded, deltas(copied)], appended, state };
     };
     const kept = await twice('as they are');
     const readAll = await twice('read ahead');
     const whole = await twice('no index');
     expect(kept.deltas[0]!.with, 'the first fold added deltas').toBeGreaterThan(0);
-    expect(kept.deltas[1]!.most, "the second added to the first's").toBe(kept.deltas[0]!.most + 1);
+    expect(kept.deltas[1]!.with, 'and so did the second, into a new data file: what the refs name kept its place').toBeGreaterThan(0);
     expect(whole.deltas[0]!.with, 'with nothing to add to, bases only').toBe(0);
     // The same lookups, each with its ids (a map written whole lists what was read ahead first, so not the same bytes).
     expect(lookups(kept.data)).toEqual(lookups(readAll.data));
-    expect(readFileSync(kept.data).equals(readFileSync(whole.data))).toBe(true);
+    // The first fold appended its records to the delta file (the stop's, a small state's, wrote a new data file): the
+    // files held the same state then as those of a fold into a new data file, and after.
+    expect([kept.appended, whole.appended]).toEqual([true, false]);
+    expect(kept.state).toBe(whole.state);
+    // The same data file but for its generation (a start without its index file folds once more).
+    const records = (data: string) => readFileSync(data, 'utf8').replace(/^\{"version":1,"generation":\d+,/, '');
+    expect(records(kept.data) === records(whole.data)).toBe(true);
     const store = fileStore(kept.data);
     const state = await store.load();
     expect(store.quick).toBe(true);
@@ -800,7 +858,7 @@ describe('the index file: a quick start after a clean stop', () => {
     const a = api(server.url, KEY);
     for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i, externalReference: `ref-ñ-${i}` });
     await server.close();
-    const lazy = readIndexFile(`${data}.index`, data, 2048)!;
+    const lazy = readIndexFile(`${data}.index`, data, `${data}.delta`, 2048)!;
     try {
       const stored = JSON.parse(readFileSync(data, 'utf8')).accounts[KEY];
       for (const table of ['vaPayments', 'pool', 'events', 'deliveries', 'transfers'] as const) {
@@ -817,7 +875,7 @@ describe('the index file: a quick start after a clean stop', () => {
     const a = api(server.url, KEY);
     for (let i = 1; i <= 12; i++) await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i, metadata: { note: `ñandú ${i}` } });
     await server.close();
-    const lazy = readIndexFile(`${data}.index`, data, 2048)!;
+    const lazy = readIndexFile(`${data}.index`, data, `${data}.delta`, 2048)!;
     try {
       const payments = lazy.state.accounts[KEY]!.vaPayments;
       const ids = Object.keys(JSON.parse(readFileSync(data, 'utf8')).accounts[KEY].vaPayments);

@@ -51,9 +51,9 @@ export interface ServerOptions extends AppOptions {
  */
 const LARGE_STATE = 128 * 1024 * 1024;
 
-/** The bytes of a data file and its journal (0 when new). */
+/** The bytes of a data file, its delta file and its journal (0 when new). */
 function stateBytes(data: string): number {
-  return [data, `${data}.journal`].reduce((sum, file) => sum + (statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
+  return [data, `${data}.delta`, `${data}.journal`].reduce((sum, file) => sum + (statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
 }
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */

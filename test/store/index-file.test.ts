@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
-import { foldedIndexes, readIndexFile, writeIndexSections, type IndexesTaken } from '../../src/sandbox/store/index-file.js';
+import { foldedIndexes, partsOf, readIndexFile, writeIndexSections, type IndexesTaken } from '../../src/sandbox/store/index-file.js';
 import { hashOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
-import { bucketed, Places, positionIn } from '../../src/sandbox/store/record-places.js';
+import { bucketed, Places } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
 import { useTmp } from '../helpers.js';
 
@@ -55,10 +55,10 @@ describe('the index file names records by their place', () => {
     const all: IndexesTaken = [['k', { clockOffsetMs: 5 }, stored]];
     (indexes.maps.groups![0]![1] as string[]).push('made after the snapshot');
     const sections = await writeIndexSections(`${file}.index`, all, snapshot.placement!, () => false);
-    await sections.finish(file, 3, snapshot.checksum!);
+    await sections.finish(file, 3, snapshot.checksum!, null);
     (indexes.maps.groups![0]![1] as string[]).pop();
 
-    const lazy = readIndexFile(`${file}.index`, file)!;
+    const lazy = readIndexFile(`${file}.index`, file, `${file}.delta`)!;
     try {
       const source = lazy.indexes.get('k')!;
       for (const [name, entries] of Object.entries(indexes.maps)) {
@@ -107,13 +107,13 @@ describe('an index file that folds add their changes to', () => {
     const fold = async () => {
       const maps = Object.fromEntries(names.map((name) => [name, live[name]!.taken()]));
       const sections = await writeIndexSections(`${file}.index`, [['k', {}, { maps, values: {} }]], snapshot.placement!, () => false);
-      await sections.finish(file, 3, snapshot.checksum!);
-      const source = foldedIndexes(`${file}.index`, snapshot.placement!).get('k')!;
+      await sections.finish(file, 3, snapshot.checksum!, null);
+      const source = foldedIndexes(`${file}.index`, partsOf(snapshot.placement!)).indexes.get('k')!;
       for (const name of names) live[name]!.folded(source.map(name));
     };
     /** The maps a start reads back from the index file, against the plain ones. */
     const readBack = () => {
-      const lazy = readIndexFile(`${file}.index`, file)!;
+      const lazy = readIndexFile(`${file}.index`, file, `${file}.delta`)!;
       try {
         const source = lazy.indexes.get('k')!;
         for (const name of names) expect(new Map(new LazyMap(source.map(name)).entries()), name).toEqual(plain[name]);
@@ -187,10 +187,10 @@ describe('a table’s places', () => {
     expect(places.get(placement.ids[i]!)).toEqual([placement.offsets[i], placement.lengths[i]]);
     expect(reads).toHaveLength(1);
     expect([places.has('nope'), places.get('nope')]).toEqual([false, undefined]);
-    const positions = placement.ids.map((id) => positionIn(split, id, hashOf(id)));
+    const positions = placement.ids.map((id) => places.position(id, hashOf(id)));
     expect(new Set(positions).size).toBe(placement.ids.length);
     positions.forEach((position, at) => expect(places.id(position)).toBe(placement.ids[at]));
-    expect(positionIn(split, 'nope', hashOf('nope'))).toBe(-1);
+    expect(places.position('nope')).toBe(-1);
     expect([...places.inOrder()]).toEqual(placement.ids.map((id, at) => [id, placement.offsets[at], placement.lengths[at]]));
     expect(new Set(reads).size).toBe(reads.length); // no bucket read twice
     expect(places.readNext()).toBe(false);

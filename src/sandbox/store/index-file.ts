@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
 import { applyChanges, bucketOf, bucketsFor, bucketsKept, copied, hashOf, type MapChange, type WrittenMap } from './lazy-map.js';
-import { bucketed, bucketText, parseBucket, Places, positionIn, type PlacesBucket, type TablePlacement } from './record-places.js';
+import { bucketed, bucketText, parseBucket, Places, type PlacesBucket, type TablePlacement } from './record-places.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
 
 /**
@@ -34,7 +34,18 @@ interface Header {
   generation: number;
   /** Its size and modification time (matched within a millisecond: what a copy that keeps times keeps), and more. */
   snapshot: { size: number; mtimeMs: number; ino: number; ctimeMs: number; crc: number };
+  /** The delta file beside the snapshot, if records were written there since (see `appendDelta`). */
+  delta: DeltaStat | null;
   accounts: [string, AccountIndex][];
+}
+
+/** The delta file as an index file names it: its length and CRC32 (a longer file has a batch cut short after them), and its times then. */
+export interface DeltaStat {
+  length: number;
+  crc: number;
+  mtimeMs: number;
+  ino: number;
+  ctimeMs: number;
 }
 
 /** A section's byte offset and length. */
@@ -44,13 +55,43 @@ interface AccountIndex {
   /** The account's fields other than its tables (clock offset, hub). */
   head: Record<string, unknown>;
   /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
-  tables: Record<string, { start: number; end: number; buckets: number; sections: Section[] }>;
+  tables: Record<string, TableIndex>;
   /**
    * Each map's buckets, each a base and its deltas (see `WrittenMap`), about how many entries it holds, and the tables
    * whose records the bases' keys name by ref (a bit per table, see `refs`).
    */
   maps: Record<string, { buckets: number; entries: number; refTables: number; sections: Section[][] }>;
   values: Record<string, Section>;
+}
+
+/** A table's record lines in the snapshot (a byte range) and their places, and the places of its records in the delta file. */
+interface TableIndex {
+  start: number;
+  end: number;
+  buckets: number;
+  sections: Section[];
+  delta: { buckets: number; sections: Section[] } | null;
+}
+
+/**
+ * A table's places as the last index file wrote them, for a fold that leaves the snapshot as it is (see `DeltaFold`):
+ * the snapshot's, copied as they are, and the delta file's.
+ */
+export interface WrittenTable {
+  start: number;
+  end: number;
+  sections: Buffer[];
+  places: Places;
+  delta: Places | null;
+}
+
+/**
+ * A fold that leaves the snapshot as it is, the records written since appended to the delta file: each account's tables
+ * as the last index file wrote them (none for an account new since), and where every record the delta file holds is.
+ */
+export interface DeltaFold {
+  tables: Map<string, WrittenTable[]>;
+  placement: Placement;
 }
 
 /** Sections are written in pieces of about this many characters. */
@@ -119,16 +160,16 @@ function refs(ref: (id: string) => string | undefined): (text: string) => string
 }
 
 /**
- * The ref of a record among `split`, a snapshot's places. Looked for in each table's bucket of places, first to last, so
+ * The ref of a record among a snapshot's places. Looked for in each table's bucket of places, first to last, so
  * an id that two tables hold names the first's record (either reads back the same id). Each bucket keeps a map of its
  * ids once asked, which the tables that read from this snapshot use too (see `Places`): no map of every id (~1M at
  * 300,000 payments, 0.8 s to make).
  */
-function placesRef(split: PlacesBucket[][]): (id: string) => string | undefined {
+function placesRef(places: readonly Places[]): (id: string) => string | undefined {
   return (id) => {
     const hash = hashOf(id);
-    for (let table = 0; table < split.length; table++) {
-      const position = positionIn(split[table]!, id, hash);
+    for (let table = 0; table < places.length; table++) {
+      const position = places[table]!.position(id, hash);
       if (position >= 0) return (position * TABLES.length + table).toString(36);
     }
     return undefined;
@@ -236,6 +277,7 @@ async function mapTexts(
 }
 
 const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
+const NO_PLACES: PlacesBucket = { ids: [], offsets: [], lengths: [] };
 
 /** Lets other work run between the pieces of a large index: a fold writes it beside requests. */
 const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -249,8 +291,11 @@ const SLICE = 10_000;
 
 /** An index file whose sections are written, waiting for its header (see `writeIndexSections`). */
 export interface IndexSections {
-  /** Writes the header, naming the snapshot as it is now (in place), and renames the index file over the last. */
-  finish(snapshot: string, generation: number, checksum: number): Promise<void>;
+  /**
+   * Writes the header, naming the snapshot as it is now (in place) and the delta file, if any, and renames the index
+   * file over the last.
+   */
+  finish(snapshot: string, generation: number, checksum: number, delta: DeltaStat | null): Promise<void>;
   /** Removes what was written. */
   abandon(): Promise<void>;
 }
@@ -262,13 +307,15 @@ export interface IndexSections {
  * seconds), written out a megabyte at a time as they are made (held until the end, they were ~90 MB of a fold's peak
  * memory at 300,000 payments). The header, which says where each section is and names the snapshot by its size and
  * times, comes last (`finish`), once the snapshot is in place. When `cut` says so, it stops at its next pause,
- * removes its part and rejects with `WRITE_CUT`.
+ * removes its part and rejects with `WRITE_CUT`. A fold that left the snapshot as it was (`delta`) copies its places
+ * as the last index file wrote them and adds the delta file's; `placement` is then unused.
  */
 export async function writeIndexSections(
   path: string,
   accounts: IndexesTaken,
   placement: Placement,
   cut: () => boolean,
+  delta: DeltaFold | null = null,
 ): Promise<IndexSections> {
   const temp = `${path}.tmp`;
   const handle = await open(temp, 'w');
@@ -336,39 +383,66 @@ export async function writeIndexSections(
       }
       return { buckets: written.buckets, entries, refTables, sections };
     };
+    /** A table's places, a section a bucket, a pause after every few thousand of them. */
+    const placesSections = async (buckets: PlacesBucket[]): Promise<Section[]> => {
+      const sections: Section[] = [];
+      for (let i = 0, n = 0; i < buckets.length; i++) {
+        sections.push(section(bucketText(buckets[i]!)));
+        if ((n += buckets[i]!.ids.length) >= SLICE) {
+          n = 0;
+          await flush();
+        }
+      }
+      return sections;
+    };
     for (const [key, head, indexes] of accounts) {
-      const split: PlacesBucket[][] = [];
+      const places: Places[] = [];
       const tables: AccountIndex['tables'] = {};
       // The places the account's maps name records by (they were all read from one index file, see `KeptIndexes`).
-      // Each table's records go in as many buckets as there, while that fits, so that those refs may still name the
-      // same records (see `kept` below).
       const before = Object.values(indexes.maps).find((map) => map.written)?.written!.places;
-      for (const [t, table] of TABLES.entries()) {
-        const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
-        const buckets = bucketed(placed, bucketsKept(placed.ids.length, before?.[t]!.buckets));
-        split.push(buckets);
-        const sections: Section[] = [];
-        for (let i = 0, n = 0; i < buckets.length; i++) {
-          sections.push(section(bucketText(buckets[i]!)));
-          if ((n += buckets[i]!.ids.length) >= SLICE) {
-            n = 0;
-            await flush();
-          }
+      let kept: boolean;
+      let fresh: (id: string) => string | undefined = () => undefined;
+      if (delta) {
+        // The snapshot as it was: its places copied, those of the delta file written anew.
+        const written = delta.tables.get(key);
+        for (const [t, table] of TABLES.entries()) {
+          const from = written?.[t];
+          const inDelta = delta.placement.get(key)?.get(table);
+          const deltaBuckets = inDelta ? bucketed(inDelta) : null;
+          tables[table] = {
+            start: from?.start ?? 0,
+            end: from?.end ?? 0,
+            buckets: from?.places.buckets ?? 1,
+            sections: from ? from.sections.map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
+            delta: deltaBuckets && { buckets: deltaBuckets.length, sections: await placesSections(deltaBuckets) },
+          };
+          places.push(from?.places ?? new Places(1, () => NO_PLACES));
+          await flush();
         }
-        tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections };
-        await flush();
+        kept = written !== undefined && written.every((table, t) => table.places === before?.[t]);
+      } else {
+        // Each table's records go in as many buckets as before, while that fits, so that the refs of the index file the
+        // maps were read from may still name the same records (see `kept` below).
+        const split: PlacesBucket[][] = [];
+        for (const [t, table] of TABLES.entries()) {
+          const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
+          const buckets = bucketed(placed, bucketsKept(placed.ids.length, before?.[t]!.buckets));
+          split.push(buckets);
+          places.push(new Places(buckets.length, (bucket) => buckets[bucket]!));
+          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections: await placesSections(buckets), delta: null };
+          await flush();
+        }
+        // The refs of the index file a map was read from still name the same records here when every record there kept
+        // its position: its buckets can then be copied as written, what changed since added as a delta, not read back
+        // to ids and made refs again.
+        kept = before !== undefined;
+        for (let table = 0; table < split.length && kept; table++) {
+          kept = before![table]!.keptIn(split[table]!);
+          await step();
+        }
+        if (kept) fresh = newRecordsRef(before!, split);
       }
-      // The refs of the index file a map was read from still name the same records here when every record there kept
-      // its position: its buckets can then be copied as written, what changed since added as a delta, not read back to
-      // ids and made refs again (most of a fold's work at 300,000 payments, before deltas).
-      let kept = before !== undefined;
-      for (let table = 0; table < split.length && kept; table++) {
-        kept = before![table]!.keptIn(split[table]!);
-        await step();
-      }
-      const short = refs(placesRef(split));
-      // What changed since is written as deltas after the buckets as written (see `addChanges`).
-      const fresh = kept ? refs(newRecordsRef(before!, split)) : null;
+      const short = refs(placesRef(places));
       const maps: AccountIndex['maps'] = {};
       for (const name of Object.keys(indexes.maps)) {
         // Each map is let go once written (what it holds may be all its entries).
@@ -377,7 +451,7 @@ export async function writeIndexSections(
         if (taken.whole) {
           const { texts, refTables } = await mapTexts(grouped(taken.whole), short, step);
           maps[name] = { buckets: texts.length, entries: taken.entries, refTables, sections: texts.map((text) => [section(text)]) };
-        } else maps[name] = await addChanges(taken.written!, taken.changes, taken.written!.places === before ? fresh : null, taken.entries, short);
+        } else maps[name] = await addChanges(taken.written!, taken.changes, kept && taken.written!.places === before ? refs(fresh) : null, taken.entries, short);
         await flush();
       }
       const values: AccountIndex['values'] = {};
@@ -402,7 +476,7 @@ export async function writeIndexSections(
   };
   return {
     abandon,
-    async finish(snapshot, generation, checksum) {
+    async finish(snapshot, generation, checksum, delta) {
       try {
         const stat = statSync(snapshot);
         const header: Header = {
@@ -411,6 +485,7 @@ export async function writeIndexSections(
           sections: crc,
           generation,
           snapshot: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs, crc: checksum },
+          delta,
           accounts: indexed,
         };
         await handle.write(Buffer.concat([Buffer.from('\n'), checkedLine(header)]));
@@ -476,23 +551,52 @@ function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places
   };
 }
 
-/**
- * The indexes of the index file a fold just wrote, by account, for its maps to read from and add to next (see
- * `KeptIndexes.folded`): the refs name records by the places that fold laid out.
- */
-export function foldedIndexes(path: string, placement: Placement): Map<string, IndexSource> {
-  const bytes = readFileSync(path);
-  const { header } = headerOf(bytes)!;
-  return new Map(
-    header.accounts.map(([key, index]) => [key, indexSource(bytes, index, TABLES.map((table) => Places.of(placement.get(key)?.get(table) ?? NO_RECORDS)))]),
-  );
+/** Where a table's records are: a byte range of the snapshot and their places there, and their places in the delta file. */
+export interface TableParts {
+  start: number;
+  end: number;
+  places: Places;
+  delta: Places | null;
 }
 
 /**
- * The state described by the index file, if it describes the snapshot at `snapshot` (else null): each account's
- * tables read a record from the snapshot when first asked, its indexes a bucket when first used.
+ * The index file a fold just wrote, its records' places being those of `parts` (as that fold laid them out): each
+ * account's indexes, for its maps to read from and add to next (see `KeptIndexes.folded`), and its tables' places as
+ * written, for the next fold that leaves the snapshot as it is.
  */
-export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE_PARSE): LazyState | null {
+export function foldedIndexes(path: string, parts: Map<string, TableParts[]>): Pick<LazyState, 'indexes' | 'tables'> {
+  const bytes = readFileSync(path);
+  const { header } = headerOf(bytes)!;
+  const indexes = new Map<string, IndexSource>();
+  const tables = new Map<string, WrittenTable[]>();
+  for (const [key, index] of header.accounts) {
+    const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: new Places(1, () => NO_PLACES), delta: null }));
+    indexes.set(key, indexSource(bytes, index, made.map((table) => table.places)));
+    tables.set(key, TABLES.map((table, t) => writtenTable(bytes, index.tables[table]!, made[t]!)));
+  }
+  return { indexes, tables };
+}
+
+/** A table as the index file wrote it (see `WrittenTable`), its places being `parts`'. */
+const writtenTable = (bytes: Buffer, table: TableIndex, parts: TableParts): WrittenTable => ({
+  start: table.start,
+  end: table.end,
+  sections: table.sections.map(([at, length]) => bytes.subarray(at, at + length)),
+  places: parts.places,
+  delta: parts.delta,
+});
+
+/**
+ * The state described by the index file, if it describes the snapshot at `snapshot` and the delta file at `delta`
+ * (else null): each account's tables read a record from them when first asked, its indexes a bucket when first used.
+ * A delta file longer than the index file names holds a batch a crash cut short: `delta` says how long it is to be.
+ */
+export function readIndexFile(
+  path: string,
+  snapshot: string,
+  deltaPath: string,
+  pieceBytes = TABLE_PARSE,
+): (LazyState & { delta: DeltaStat | null; snapshotCrc: number }) | null {
   if (!existsSync(path) || !existsSync(snapshot)) return null;
   const bytes = readFileSync(path);
   const read = headerOf(bytes);
@@ -500,40 +604,63 @@ export function readIndexFile(path: string, snapshot: string, pieceBytes = TABLE
   const { header, end } = read;
   const stat = statSync(snapshot);
   // Its version, exact length and checksum say the rest is as written; the snapshot's size, times and checksum, that
-  // it is this one's.
+  // it is this one's; the same for the delta file, up to the length it names.
   const matches =
     header.version === STORED_INDEXES_VERSION &&
     end === header.length &&
     header.snapshot?.size === stat.size &&
     Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1 &&
     crc32(bytes.subarray(0, end)) === header.sections &&
-    ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc);
+    ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc) &&
+    deltaMatches(deltaPath, header.delta);
   if (!matches) return null;
   const fd = new SnapshotReader(snapshot);
-  const tables: LazyTable[] = [];
+  const deltaFd = header.delta && new SnapshotReader(deltaPath);
+  const lazyTables: LazyTable[] = [];
   const accounts = keyedByCaller<AccountState>();
   const indexes = new Map<string, IndexSource>();
+  const tables = new Map<string, WrittenTable[]>();
   for (const [key, index] of header.accounts) {
     const account: Record<string, unknown> = { ...index.head };
-    const places = TABLES.map((table) => {
-      const { start, end: stop, buckets, sections } = index.tables[table]!;
+    const parts = TABLES.map((table): TableParts => {
+      const { start, end: stop, buckets, sections, delta } = index.tables[table]!;
       const places = new Places(buckets, (bucket) => parseBucket(textOf(bytes, sections[bucket]!)));
-      const lazy = new LazyTable(snapshot, fd, start, stop, places, pieceBytes);
+      const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(textOf(bytes, delta.sections[bucket]!)));
+      const lazy = new LazyTable({ file: snapshot, reader: fd, start, end: stop, places }, inDelta && { file: deltaPath, reader: deltaFd!, places: inDelta }, pieceBytes);
       lazy.placeIn(account, table);
-      tables.push(lazy);
-      return lazy.places;
+      lazyTables.push(lazy);
+      return { start, end: stop, places, delta: inDelta };
     });
-    indexes.set(key, indexSource(bytes, index, places));
+    indexes.set(key, indexSource(bytes, index, parts.map((table) => table.places)));
+    tables.set(key, TABLES.map((table, t) => writtenTable(bytes, index.tables[table]!, parts[t]!)));
     accounts[key] = account as unknown as AccountState;
   }
   return {
     state: { version: 1, generation: header.generation, accounts },
     indexes,
+    tables,
+    delta: header.delta,
+    snapshotCrc: header.snapshot.crc,
     *warming() {
-      for (const table of tables) while (table.places.readNext()) yield;
+      for (const table of lazyTables) for (const places of table.placesRead()) while (places.readNext()) yield;
     },
-    release: () => fd.close(),
+    release: () => {
+      fd.close();
+      deltaFd?.close();
+    },
   };
+}
+
+/**
+ * Whether the delta file is the one an index file names (none: whatever is there is older than the snapshot): the same
+ * file, or its first `length` bytes have the CRC32 named. It may be longer: a fold appended to it and was cut short.
+ */
+function deltaMatches(path: string, named: DeltaStat | null): boolean {
+  if (named === null) return true;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat || stat.size < named.length) return false;
+  if (stat.size === named.length && stat.ino === named.ino && stat.ctimeMs === named.ctimeMs && Math.abs(stat.mtimeMs - named.mtimeMs) < 1) return true;
+  return fileChecksum(path, named.length) === named.crc;
 }
 
 /**
@@ -560,6 +687,8 @@ export interface LazyState {
   state: SandboxState;
   /** Each account's indexes, read when first used. */
   indexes: Map<string, IndexSource>;
+  /** Each account's tables' places as the index file wrote them (none: it wrote none), for a fold that keeps the snapshot. */
+  tables: Map<string, WrittenTable[]>;
   /** Reads where each record sits a bucket at a time, a step each (see `Store.warming`). */
   warming(): Generator<void>;
   /** Closes the snapshot the tables read from, once nothing will ask them again (a newer snapshot took over). */
@@ -580,27 +709,42 @@ export async function splitPlaces(placement: Placement): Promise<void> {
   }
 }
 
+/** Each table's parts in a snapshot just written, laid out as `placement`. */
+export function partsOf(placement: Placement): Map<string, TableParts[]> {
+  return new Map(
+    [...placement].map(([key, tables]) => [
+      key,
+      TABLES.map((table) => {
+        const at = tables.get(table) ?? NO_RECORDS;
+        return { start: at.start, end: at.end, places: Places.of(at), delta: null };
+      }),
+    ]),
+  );
+}
+
 /**
- * After a fold wrote a new snapshot of `state` (laid out as `placement`): every table of the accounts it holds
- * reads from that snapshot from now on, so the records it holds leave memory, but for the records changed since
- * the fold took its entries (`since`: by account, `table\0id`), kept as they are now. An account replaced whole
- * since (`replaced`) keeps its plain tables.
+ * After a fold wrote what the tables of `state` held (the snapshot, or the delta file beside it): every table of the
+ * accounts it holds reads from there from now on (`parts`), so the records it holds leave memory, but for the records
+ * changed since the fold took them (`since`: by account, `table\0id`), kept as they are now. An account replaced whole
+ * since (`replaced`) keeps its plain tables. Returns how to close the files they read.
  */
 export function rebase(
   state: SandboxState,
   snapshot: string,
-  placement: Placement,
-  since: Map<string, Set<string>>,
+  deltaPath: string,
+  parts: Map<string, TableParts[]>,
+  since: Map<string, Map<string, [string, string]>>,
   replaced: Set<string>,
-): LazyState {
+): () => void {
   const fd = new SnapshotReader(snapshot);
-  for (const [key, placed] of placement) {
+  const deltaFd = [...parts.values()].some((tables) => tables.some((table) => table.delta)) ? new SnapshotReader(deltaPath) : null;
+  for (const [key, tables] of parts) {
     const account = state.accounts[key] as unknown as Record<string, Record<string, unknown>> | undefined;
     if (!account || replaced.has(key)) continue;
-    const changed = [...(since.get(key) ?? [])].map((entry) => entry.split('\u0000') as [string, string]);
-    for (const table of TABLES) {
-      const at = placed.get(table) ?? NO_RECORDS;
-      const lazy = new LazyTable(snapshot, fd, at.start, at.end, Places.of(at), TABLE_PARSE);
+    const changed = [...(since.get(key)?.values() ?? [])];
+    for (const [t, table] of TABLES.entries()) {
+      const { start, end, places, delta } = tables[t]!;
+      const lazy = new LazyTable({ file: snapshot, reader: fd, start, end, places }, delta && { file: deltaPath, reader: deltaFd!, places: delta }, TABLE_PARSE);
       const before = account[table]!;
       for (const [name, id] of changed) {
         if (name !== table) continue;
@@ -611,7 +755,46 @@ export function rebase(
       lazy.placeIn(account, table);
     }
   }
-  return { state, indexes: new Map(), warming: function* () {}, release: () => fd.close() };
+  return () => {
+    fd.close();
+    deltaFd?.close();
+  };
+}
+
+/**
+ * The places of every record in the delta file once a batch is appended (`added`, see `appendDelta`): the last index
+ * file's (`written`), each record written again moved to its new place, keeping its place in their order, the new
+ * ones after.
+ */
+export function deltaPlacement(written: Map<string, WrittenTable[]>, added: Placement): Placement {
+  const placement: Placement = new Map();
+  for (const key of new Set([...written.keys(), ...added.keys()])) {
+    const tables = new Map<string, TablePlacement>();
+    for (const [t, table] of TABLES.entries()) {
+      const before = written.get(key)?.[t]?.delta?.inMadeOrder();
+      const batch = added.get(key)?.get(table);
+      if (!before && !batch) continue;
+      const at = new Map<string, number>();
+      const merged: TablePlacement = { start: 0, end: 0, ids: before?.ids ?? [], offsets: before?.offsets ?? [], lengths: before?.lengths ?? [], ordered: true };
+      merged.ids.forEach((id, i) => at.set(id, i));
+      for (let i = 0; i < (batch?.ids.length ?? 0); i++) {
+        const id = batch!.ids[i]!;
+        const known = at.get(id);
+        if (known === undefined) {
+          at.set(id, merged.ids.length);
+          merged.ids.push(id);
+          merged.offsets.push(batch!.offsets[i]!);
+          merged.lengths.push(batch!.lengths[i]!);
+        } else {
+          merged.offsets[known] = batch!.offsets[i]!;
+          merged.lengths[known] = batch!.lengths[i]!;
+        }
+      }
+      tables.set(table, merged);
+    }
+    placement.set(key, tables);
+  }
+  return placement;
 }
 
 /** Up to `length` bytes of a file from `start` (fewer at its end). */
@@ -639,17 +822,24 @@ export function tableEntries(table: object): TableEntries | null {
   return lazyTables.get(table)?.entries() ?? null;
 }
 
-/** Whether a record is new since the snapshot a table reads from: false when it may be there (a plain table). */
+/** Whether a record is new since the files a table reads from: false when it may be there (a plain table). */
 export function newSinceSnapshot(table: object, id: string): boolean {
   const lazy = lazyTables.get(table);
-  return lazy !== undefined && !lazy.places.has(id);
+  return lazy !== undefined && lazy.placesRead().every((places) => !places.has(id));
+}
+
+/** A file a table reads records from, and their places there. */
+interface RecordsIn {
+  file: string;
+  reader: SnapshotReader;
+  places: Places;
 }
 
 /**
- * A table whose records stay in the snapshot until asked: a record is read and parsed on first use; asking for
- * every id (`Object.keys`, `Object.values`) reads the whole table once, in its order, and from then on it is a
- * plain object. Records written since hold their place like in an object: a replaced one keeps its position, a
- * new one comes last.
+ * A table whose records stay in the snapshot (or the delta file beside it) until asked: a record is read and parsed on
+ * first use; asking for every id (`Object.keys`, `Object.values`) reads the whole table once, in its order, and from
+ * then on it is a plain object. Records written since hold their place like in an object: a replaced one keeps its
+ * position, a new one comes last.
  */
 class LazyTable {
   private readonly records = new Map<string, unknown>();
@@ -660,24 +850,39 @@ class LazyTable {
   /** Where the table sits, so it can leave a plain object there once read whole. */
   private place: { account: Record<string, unknown>; table: string; proxy: Record<string, unknown> } | null = null;
 
+  /** `base`: the table's record lines in the snapshot (a byte range); `delta`: its records in the delta file, newer. */
   constructor(
-    private readonly file: string,
-    private readonly snapshot: SnapshotReader,
-    private readonly start: number,
-    private readonly end: number,
-    readonly places: Places,
+    private readonly base: RecordsIn & { start: number; end: number },
+    private readonly delta: RecordsIn | null,
     private readonly pieceBytes: number,
   ) {}
+
+  /** The places it reads records by: the snapshot's, and the delta file's. */
+  placesRead(): Places[] {
+    return this.delta ? [this.base.places, this.delta.places] : [this.base.places];
+  }
 
   get(id: string): unknown {
     if (this.whole) return Object.hasOwn(this.whole, id) ? this.whole[id] : undefined;
     const record = this.records.get(id);
     if (record !== undefined || this.gone.has(id)) return record;
-    const place = this.places.get(id);
-    if (!place) return undefined;
-    const value: unknown = JSON.parse(readText(this.snapshot.fd, place[0], place[0] + place[1]));
+    const inDelta = this.delta?.places.get(id);
+    const from = inDelta ? this.delta! : this.base;
+    const place = inDelta ?? this.base.places.get(id);
+    if (!place || place[1] < 0) return undefined;
+    const value: unknown = JSON.parse(readText(from.reader.fd, place[0], place[0] + place[1]));
     this.records.set(id, value);
     return value;
+  }
+
+  /** The records of the delta file, in the order they were made (gone ones undefined). */
+  private *inDelta(): Generator<[string, unknown]> {
+    if (!this.delta) return;
+    const { ids, offsets, lengths } = this.delta.places.inMadeOrder();
+    for (let i = 0; i < ids.length; i++) {
+      const at = offsets[i]!;
+      yield [ids[i]!, lengths[i]! < 0 ? undefined : JSON.parse(readText(this.delta.reader.fd, at, at + lengths[i]!))];
+    }
   }
 
   set(id: string, value: unknown): void {
@@ -701,10 +906,11 @@ class LazyTable {
   all(): Record<string, unknown> {
     if (this.whole) return this.whole;
     let whole: Record<string, unknown> | null = null;
-    for (let at = this.start; at < this.end; ) {
-      let stop = Math.min(at + this.pieceBytes, this.end);
-      let text = readText(this.snapshot.fd, at, stop);
-      if (stop < this.end) {
+    const { start, end, reader } = this.base;
+    for (let at = start; at < end; ) {
+      let stop = Math.min(at + this.pieceBytes, end);
+      let text = readText(reader.fd, at, stop);
+      if (stop < end) {
         // Cut after the last whole line; the rest is read with the next piece.
         const cut = text.lastIndexOf('\n');
         if (cut < 0) throw new Error(`a record of the data file is over ${this.pieceBytes} bytes`);
@@ -715,6 +921,10 @@ class LazyTable {
       at = stop;
     }
     whole ??= {};
+    for (const [id, record] of this.inDelta()) {
+      if (record === undefined) delete whole[id];
+      else define(whole, id, record);
+    }
     for (const [id, record] of this.records) define(whole, id, record);
     for (const id of this.gone) delete whole[id];
     this.records.clear();
@@ -733,10 +943,22 @@ class LazyTable {
    */
   entries(): TableEntries {
     if (this.whole) return Object.entries(this.whole);
-    const written = new Map([...this.written].map((id) => [id, this.records.get(id)]));
-    const gone = new Set(this.gone);
-    const onDisk = this.places.inOrder();
-    const { file, start } = this;
+    // The records of the delta file count as written since: a new snapshot holds them in their place.
+    const written = new Map<string, unknown>();
+    const gone = new Set<string>();
+    const changes: Iterable<[string, unknown]> = [...this.inDelta(), ...[...this.written].map((id): [string, unknown] => [id, this.records.get(id)])];
+    for (const [id, record] of changes) {
+      if (record === undefined) {
+        written.delete(id);
+        gone.add(id);
+      } else written.set(id, record);
+    }
+    for (const id of this.gone) {
+      written.delete(id);
+      gone.add(id);
+    }
+    const onDisk = this.base.places.inOrder();
+    const { file, start } = this.base;
     return (function* (): Generator<[string, unknown] | CopiedLines> {
       const fd = openSync(file, 'r');
       try {

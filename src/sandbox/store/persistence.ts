@@ -3,6 +3,8 @@
  *
  * On disk, beside the data file `<file>`:
  * - `<file>`: the snapshot, a JSON document of every account, one record a line (`snapshot-file.ts`);
+ * - `<file>.delta`: the records written since the snapshot, appended by the folds that leave it as it is, batch by
+ *   batch (`delta-file.ts`);
  * - `<file>.journal` (and `<file>.journal.next` while a fold runs): the changes since the snapshot, one checked line
  *   per save (`checked-line.ts`: a CRC32 before the JSON);
  * - `<file>.index`: written with each fold, beside the snapshot it describes: where each record sits in it and each
@@ -23,6 +25,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  truncateSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -35,9 +38,12 @@ import {
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, readLine } from './checked-line.js';
+import { appendDelta, readDelta, type DeltaRecord } from './delta-file.js';
 import {
+  deltaPlacement,
   foldedIndexes,
   newSinceSnapshot,
+  partsOf,
   readIndexFile,
   rebase,
   splitPlaces,
@@ -46,8 +52,10 @@ import {
   type IndexesTaken,
   type IndexSections,
   type LazyState,
+  type TableParts,
 } from './index-file.js';
-import { SnapshotFile, WRITE_CUT } from './snapshot-file.js';
+import { Places } from './record-places.js';
+import { define, SnapshotFile, WRITE_CUT } from './snapshot-file.js';
 import {
   accountHead,
   emptyState,
@@ -123,6 +131,12 @@ type JournalChange = [string, string, string | null, unknown, 1?];
  * CPU of each create (from 100,000 payments on, a quarter of the snapshot is more than the floor).
  */
 const COMPACT_FLOOR = 20 * 1024 * 1024;
+/**
+ * A fold appends what changed to the delta file while it is smaller than this share of the snapshot, else writes a new
+ * snapshot holding it (see `fileStore`): each record is read through one more file meanwhile, and a start reads the
+ * places of the delta's records, but a fold at 300,000 payments writes tens of megabytes instead of hundreds.
+ */
+const DELTA_SHARE = 0.5;
 /** A clean stop folds a state smaller than this (see `FileStoreOptions.foldAtStopBelow`). */
 const FOLD_AT_STOP_BELOW = 32 * 1024 * 1024;
 /** A save of more changes than this (an import, a seed) is written as several journal lines, read back as one. */
@@ -149,13 +163,16 @@ const FOLD_RETRY_MAX_MS = 5 * 60_000;
  * the core made it, and needs nothing of the core but its `replace`. Until the disk has room again every write
  * fails the same way; reads go on. With `fsync`, each write is also synced before it is acknowledged.
  *
- * When the journal outgrows a quarter of the snapshot it is folded into a new snapshot in the background: the
- * snapshot of generation g+1 and every account's indexes are taken at once, and written out (the snapshot copying
- * the bytes of records not written since into a temp file, then the index file's sections, then the snapshot renamed
- * into place and the index file's header written) while saves go on into a new journal
- * (`<file>.journal.next`, headed g+1), which then replaces the old one. The tables then read from the new snapshot,
- * so records nobody touches leave memory. On start, each journal is replayed if its generation is not older than the
- * snapshot's, so a crash at any step loses nothing that was acknowledged. A fold that fails leaves both journals
+ * When the journal outgrows a quarter of the snapshot it is folded in the background: generation g+1 of the
+ * records and every account's indexes are taken at once, and written out while saves go on into a new journal
+ * (`<file>.journal.next`, headed g+1), which then replaces the old one. While the delta file is under half the
+ * snapshot, the records changed since the last fold are appended to it (a batch closed by a line naming g+1), then the
+ * index file is written naming both (`foldIntoDelta`); else a new snapshot is written, holding the delta file's
+ * records too (the bytes of records not written since copied into a temp file, then the index file's sections, then
+ * the snapshot renamed into place, the delta file removed and the index file's header written: `foldIntoSnapshot`).
+ * The tables then read from what was written, so records nobody touches leave memory. On start, the delta file's
+ * batches and each journal are applied if their generation is not older than the snapshot's, so a crash at any step
+ * loses nothing that was acknowledged. A fold that fails leaves both journals
  * whole (the new one stays the one written to) and is tried again later, taking a snapshot of that same generation
  * g+1: the next journal replayed over it still gives the latest state, records being written whole and every change
  * since it began being in it.
@@ -174,6 +191,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const lockPath = `${file}.lock`;
   const journalPath = `${file}.journal`;
   const nextJournalPath = `${file}.journal.next`;
+  const deltaPath = `${file}.delta`;
   const indexPath = `${file}.index`;
   const log = options.log ?? (() => {});
   const snapshot = new SnapshotFile(file, undefined, tableEntries);
@@ -201,8 +219,16 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   let indexed = false;
   /** The snapshot the tables read from (through the index file, or after a fold), closed when a newer one takes over. */
   let lazy: LazyState | null = null;
-  /** While a fold writes: the records changed since it took the state (`table\0id` by account), and accounts replaced. */
-  let sinceFold: { records: Map<string, Set<string>>; replaced: Set<string> } | null = null;
+  /**
+   * The records changed since the last fold took them (`table\0id` by account), and the accounts replaced whole since:
+   * what a fold that leaves the snapshot as it is appends to the delta file, and, while a fold writes, what it did not take.
+   */
+  let dirty = new Map<string, Map<string, [string, string]>>();
+  let replaced = new Set<string>();
+  /** The delta file as the index file names it, the snapshot's size without it, and the snapshot's CRC32. */
+  let delta = { length: 0, crc: 0 };
+  let baseBytes = 0;
+  let snapshotCrc = 0;
   /** The indexes handed to each account (`indexes`), written to the index file at each fold. */
   const accountIndexes = new Map<string, KeptIndexes>();
   /** What a start replayed over kept indexes, by account (null: the account was replaced whole, its indexes are built). */
@@ -336,62 +362,49 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   }
 
   /**
-   * Folds everything into a new snapshot (the next generation) and its index file, taken now and written out while
-   * later saves go to the next journal. Resolves once both are on disk; one at a time.
+   * Folds the journal (the next generation): into the delta file and a new index file while the delta file stays under
+   * a share of the snapshot (`major` false), else into a new snapshot and its index file; taken now and written out
+   * while later saves go to the next journal. Resolves once both are on disk; one at a time.
    */
-  function compact(): Promise<void> {
-    compacting ??= fold().finally(() => {
+  function compact(major = false): Promise<void> {
+    compacting ??= fold(major).finally(() => {
       compacting = null;
     });
     return compacting;
   }
 
-  async function fold(): Promise<void> {
+  async function fold(major: boolean): Promise<void> {
     if (broken) throw broken;
     checkLock();
     if (!folding) startFold((db.data.generation ?? 0) + 1);
     foldCut = false;
     const wasIndexed = indexed;
     indexed = false;
-    // The indexes (what changed since the last index file) and the snapshot's records, taken in the same turn (`db.write`
-    // lays them out at once); each account's indexes then hear how the fold went.
+    // The indexes (what changed since the last index file) and the records, taken in the same turn (`db.write` lays them
+    // out at once); each account's indexes then hear how the fold went.
     const indexes = storedIndexes();
     const took = indexes?.map(([key]) => accountIndexes.get(key)!) ?? [];
-    // The index file's sections are written before the snapshot is put in place, so a stop can cut the fold short until
-    // then (past it, the stop would wait for them: seconds at 300,000 payments); its header once it is in place.
-    const index: { sections: IndexSections | null } = { sections: null };
-    snapshot.beforeRename = indexes && (async () => void (index.sections = await indexSections(indexes)));
-    const written = db.write();
-    snapshot.beforeRename = null;
-    sinceFold = { records: new Map(), replaced: new Set() };
+    const taken = { dirty, replaced };
+    dirty = new Map();
+    replaced = new Set();
+    const tables = lazy?.tables;
+    const toDelta =
+      !major && wasIndexed && indexes !== null && tables !== undefined && tables.size > 0 && taken.replaced.size === 0 && delta.length < baseBytes * DELTA_SHARE;
     try {
-      await written;
-      if (options.fsync) syncFolder(file);
+      if (toDelta) await foldIntoDelta(taken.dirty, indexes, tables);
+      else await foldIntoSnapshot(indexes);
     } catch (error) {
-      sinceFold = null;
-      await index.sections?.abandon();
+      // What it took is still to be written, before what changed since.
+      for (const [key, records] of taken.dirty) for (const [id, record] of records) changedRecord(key, id, record);
+      for (const key of taken.replaced) replaced.add(key);
       for (const kept of took) kept.unfolded(true);
-      if (error !== WRITE_CUT) throw foldFailed(error);
-      // Cut short by a stop: the snapshot and index file are the ones before it, whole; the journals hold the rest.
+      // The snapshot, delta file (cut back to what the index file names) and index file are the ones before it, whole;
+      // the journals hold the rest.
       indexed = wasIndexed;
-      foldCut = true;
+      if (error !== WRITE_CUT) throw foldFailed(error);
+      foldCut = true; // by a stop
       throw error;
     }
-    snapshotBytes = statSync(file).size;
-    await splitPlaces(snapshot.placement!);
-    const before = lazy;
-    lazy = rebase(db.data, file, snapshot.placement!, sinceFold.records, sinceFold.replaced);
-    sinceFold = null;
-    before?.release();
-    // The index file before the journals' swap, so a crash once the fold is seen done (no next journal) finds it; a crash
-    // before the swap finds a fold cut short, done again.
-    const withIndex = index.sections !== null && (await finishIndex(index.sections));
-    if (withIndex) {
-      // The maps read their unread buckets from it, and the next fold adds what changes to it.
-      const sources = foldedIndexes(indexPath, snapshot.placement!);
-      took.forEach((kept, i) => kept.folded(sources.get(indexes![i]![0])));
-    } else for (const kept of took) kept.unfolded(false);
-    snapshot.placement = null; // read into the tables' places and the index file: no longer needed
     try {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
@@ -400,7 +413,95 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     folding = false;
     foldDelay = FOLD_RETRY_MS;
-    indexed = withIndex;
+    // The maps read their unread buckets from the index file written, and the next fold adds what changes to it.
+    if (indexed) {
+      const written = foldedIndexes(indexPath, lazyParts!);
+      lazy!.tables = written.tables;
+      took.forEach((kept, i) => kept.folded(written.indexes.get(indexes![i]![0])));
+    } else for (const kept of took) kept.unfolded(false);
+    lazyParts = null;
+  }
+
+  /** The tables' parts the last fold laid out, until its index file is read back (see `fold`). */
+  let lazyParts: Map<string, TableParts[]> | null = null;
+
+  /**
+   * A fold that leaves the snapshot as it is: the records changed since the last fold appended to the delta file, then
+   * an index file naming both (a fold that cannot write it fails: the journal it would replace is all that holds those
+   * records' changes besides the delta file the index file before it does not name).
+   */
+  async function foldIntoDelta(records: typeof dirty, indexes: IndexesTaken, tables: NonNullable<LazyState['tables']>): Promise<void> {
+    const generation = db.data.generation!;
+    const batch: DeltaRecord[] = [];
+    for (const [key, changed] of records) {
+      const account = db.data.accounts[key];
+      if (!account) continue;
+      for (const [table, id] of changed.values()) batch.push([key, table, id, (account[table as keyof AccountState] as Record<string, unknown>)[id] ?? null]);
+    }
+    const heads = Object.fromEntries(Object.entries(db.data.accounts).map(([key, account]) => [key, accountHead(account)]));
+    const appended = await appendDelta(deltaPath, batch, { generation, heads }, delta, () => snapshot.cut);
+    const placement = deltaPlacement(tables, appended.placement);
+    const sections = await writeIndexSections(indexPath, indexes, new Map(), () => snapshot.cut, { tables, placement });
+    const stat = statSync(deltaPath);
+    await sections.finish(file, generation, snapshotCrc, { length: appended.length, crc: appended.crc, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs });
+    delta = { length: appended.length, crc: appended.crc };
+    snapshotBytes = baseBytes + delta.length;
+    const none = new Places(1, () => ({ ids: [], offsets: [], lengths: [] }));
+    const parts = new Map(
+      Object.keys(db.data.accounts).map((key) => [
+        key,
+        TABLES.map((table, t): TableParts => {
+          const written = tables.get(key)?.[t];
+          const inDelta = placement.get(key)?.get(table);
+          return { start: written?.start ?? 0, end: written?.end ?? 0, places: written?.places ?? none, delta: inDelta ? Places.of(inDelta) : null };
+        }),
+      ]),
+    );
+    swapTables(parts);
+    indexed = true;
+  }
+
+  /** A fold into a new snapshot, which holds the delta file's records too, and its index file. */
+  async function foldIntoSnapshot(indexes: IndexesTaken | null): Promise<void> {
+    // The index file's sections are written before the snapshot is put in place, so a stop can cut the fold short until
+    // then (past it, the stop would wait for them: seconds at 300,000 payments); its header once it is in place.
+    const index: { sections: IndexSections | null } = { sections: null };
+    snapshot.beforeRename = indexes && (async () => void (index.sections = await indexSections(indexes)));
+    const written = db.write();
+    snapshot.beforeRename = null;
+    try {
+      await written;
+      if (options.fsync) syncFolder(file);
+    } catch (error) {
+      await index.sections?.abandon();
+      throw error;
+    }
+    // The snapshot holds what the delta file did: a delta file left by a crash now is older than it, and not read.
+    rmSync(deltaPath, { force: true });
+    delta = { length: 0, crc: 0 };
+    snapshotBytes = baseBytes = statSync(file).size;
+    snapshotCrc = snapshot.checksum!;
+    await splitPlaces(snapshot.placement!);
+    swapTables(partsOf(snapshot.placement!));
+    // The index file before the journals' swap, so a crash once the fold is seen done (no next journal) finds it; a crash
+    // before the swap finds a fold cut short, done again.
+    indexed = index.sections !== null && (await finishIndex(index.sections));
+    snapshot.placement = null; // read into the tables' places and the index file: no longer needed
+  }
+
+  /** The tables read from what a fold wrote (`parts`), but for the records changed since it took them. */
+  function swapTables(parts: Map<string, TableParts[]>): void {
+    const release = rebase(db.data, file, deltaPath, parts, dirty, replaced);
+    lazy?.release();
+    lazy = { state: db.data, indexes: new Map(), tables: new Map(), warming: function* () {}, release };
+    lazyParts = parts;
+  }
+
+  /** Notes a record changed since the last fold took them (`key`: `table\0id`). */
+  function changedRecord(account: string, key: string, record: [string, string]): void {
+    let records = dirty.get(account);
+    if (!records) dirty.set(account, (records = new Map()));
+    records.set(key, record);
   }
 
   /**
@@ -421,7 +522,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   /** Puts the index file of the snapshot just put in place beside it (see `indexSections`). */
   async function finishIndex(sections: IndexSections): Promise<boolean> {
     try {
-      await sections.finish(file, db.data.generation!, snapshot.checksum!);
+      await sections.finish(file, db.data.generation!, snapshot.checksum!, null);
       return true;
     } catch (error) {
       rmSync(indexPath, { force: true });
@@ -482,30 +583,65 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    * it (what each replay changed kept in `replayed`, for the accounts to re-index).
    */
   function readIndexed() {
-    const kept = readIndexFile(indexPath, file);
+    const kept = readIndexFile(indexPath, file, deltaPath);
     if (!kept) return null;
+    // A delta file longer than the index file names holds a batch a fold cut short (the journals hold its records); one
+    // the index file does not name is older than the snapshot.
+    if (kept.delta) truncateSync(deltaPath, kept.delta.length);
+    else rmSync(deltaPath, { force: true });
+    delta = { length: kept.delta?.length ?? 0, crc: kept.delta?.crc ?? 0 };
+    snapshotCrc = kept.snapshotCrc;
     const since = new Map<string, RecordChange[] | null>();
-    return { ...replayJournals(kept.state, since), lazy: kept, since };
+    const read = replayJournals(kept.state, since);
+    // What the journals hold is not in the delta file yet: the next fold appends it.
+    for (const [key, changes] of since) {
+      if (changes === null) replaced.add(key);
+      else for (const { table, id } of changes) changedRecord(key, `${table}\u0000${id}`, [table, id]);
+    }
+    return { ...read, lazy: kept, since };
   }
 
   /**
-   * The state as the files hold it: the snapshot, then each journal not older than it (`current`, `upcoming`: the
-   * journals replayed, if they were).
+   * The state as the files hold it: the snapshot, then the delta file's batches newer than it, then each journal not
+   * older than them (`current`, `upcoming`: the journals replayed, if they were).
    */
   function readState() {
-    return replayJournals(normalizeState(snapshot.readSync() ?? emptyState()));
+    const state = normalizeState(snapshot.readSync() ?? emptyState());
+    for (const batch of readDelta(deltaPath, state.generation ?? 0)?.batches ?? []) {
+      for (const [key, head] of Object.entries(batch.heads)) {
+        const account = state.accounts[key];
+        if (account) Object.assign(account, head);
+        else state.accounts[key] = normalizeAccount(head as unknown as AccountState);
+      }
+      for (const [key, table, id, value] of batch.records) {
+        const records = state.accounts[key]?.[table as keyof AccountState] as Record<string, unknown> | undefined;
+        if (!records) continue;
+        if (value === null) delete records[id];
+        else define(records, id, value);
+      }
+      state.generation = batch.generation;
+    }
+    return replayJournals(state);
   }
 
   function replayJournals(state: SandboxState, since?: Map<string, RecordChange[] | null>) {
     const replayed = new Set<string>();
-    const replay = (journal: Journal | null) => {
+    const replay = (journal: Journal | null, path: string, ahead = 0) => {
       if (journal === null || journal.generation < (state.generation ?? 0)) return null;
+      // A journal goes on from the fold that wrote the files it follows (the next one from the fold under way): one
+      // newer than them follows files that are not here (a delta file left out of a copy).
+      if (journal.generation > (state.generation ?? 0) + ahead) {
+        throw new Error(
+          `${path} follows changes that ${file} and its delta file do not hold (generation ${journal.generation}, they ` +
+            `${state.generation ?? 0}): a file of the state is missing. Nothing was changed; copy the files together (cp -p '${file}'*)`,
+        );
+      }
       for (const save of journal.saves) for (const change of save) apply(state, change, since, replayed);
       return journal;
     };
     // Both are read (and checked) before either is applied.
     const [current, upcoming] = [readJournal(journalPath), readJournal(nextJournalPath)];
-    return { state, current: replay(current), upcoming: replay(upcoming) };
+    return { state, current: replay(current, journalPath), upcoming: replay(upcoming, nextJournalPath, 1) };
   }
 
 
@@ -574,7 +710,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
           indexed = quick = true;
         }
         db.data = normalizeState(state);
-        snapshotBytes = existsSync(file) ? statSync(file).size : 0;
+        baseBytes = existsSync(file) ? statSync(file).size : 0;
+        snapshotBytes = baseBytes + delta.length;
         if (upcoming) {
           // A fold cut short (by a crash, or for want of room) goes on: the next journal is written to, after its last
           // whole line, and the fold is done again now.
@@ -588,7 +725,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
           ftruncateSync(journal, (journalBytes = current.length));
           journalChanges = current.saves.length > 0;
         }
-        if (snapshotBytes === 0) {
+        if (baseBytes === 0) {
           // A new data file exists from the start, where the user was told it is. A fold that fails once its next
           // journal is written to (a full disk) is tried again later: the journals hold everything.
           await compact().catch((error: unknown) => {
@@ -610,14 +747,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     },
     changed(account, change) {
       if (muted) return;
-      if (sinceFold) {
-        if ('all' in change) sinceFold.replaced.add(account);
-        else if ('table' in change) {
-          let records = sinceFold.records.get(account);
-          if (!records) sinceFold.records.set(account, (records = new Set()));
-          records.add(`${change.table}\u0000${change.id}`);
-        }
-      }
+      if ('all' in change) replaced.add(account);
+      else if ('table' in change) changedRecord(account, `${change.table}\u0000${change.id}`, [change.table, change.id]);
       let entry = pending.get(account);
       if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
       if ('all' in change) entry.all = true;
@@ -650,9 +781,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         snapshot.cut = false;
         // The journal holds every change since the snapshot: a stop folds it only if the next start could not replay
         // it over an index file (none matches the snapshot), a fold was cut short before (not by this stop), or it is
-        // quick (a small state).
-        if ((folding && !foldCut) || !indexed || (journalChanges && small())) {
-          await compact().catch((error: Error) => {
+        // quick (a small state: then into one document, with what the delta file holds).
+        if ((folding && !foldCut) || !indexed || ((journalChanges || delta.length > 0) && small())) {
+          await compact(small()).catch((error: Error) => {
             throw new Error(`${error.message} at the stop: nothing is lost, the journals beside it keep every change for the next start`);
           });
         }

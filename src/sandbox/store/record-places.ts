@@ -1,19 +1,28 @@
-import { bucketOf, bucketsFor } from './lazy-map.js';
+import { bucketOf, bucketsFor, hashOf } from './lazy-map.js';
 
-/** Where a snapshot write put a table's records, in its order: the byte range of its record lines, and each record's value. */
+/**
+ * Where a snapshot write put a table's records, in its order: the byte range of its record lines, and each record's
+ * value. In the delta file, a record gone has length -1, and the order is the order records were made in (`ordered`),
+ * not the file's (see `appendDelta`).
+ */
 export interface TablePlacement {
   start: number;
   end: number;
   ids: string[];
   offsets: number[];
   lengths: number[];
+  ordered?: true;
 }
 
-/** The places of the records whose ids fall in one bucket, in file order (so their offsets only grow). */
+/**
+ * The places of the records whose ids fall in one bucket, in their table's order, and with `order` each one's place
+ * in it (a delta file's: its records' offsets are not in that order).
+ */
 export interface PlacesBucket {
   ids: string[];
   offsets: number[];
   lengths: number[];
+  order?: number[];
   /** Each id's index in `ids`, made when the bucket is first asked for an id (see `indexIn`). */
   byId?: Map<string, number>;
 }
@@ -36,13 +45,14 @@ const splits = new WeakMap<TablePlacement, PlacesBucket[]>();
 export function bucketed(placement: TablePlacement, buckets = bucketsFor(placement.ids.length)): PlacesBucket[] {
   let split = splits.get(placement);
   if (split) return split;
-  const { ids, offsets, lengths } = placement;
-  split = Array.from({ length: buckets }, () => ({ ids: [], offsets: [], lengths: [] }));
+  const { ids, offsets, lengths, ordered } = placement;
+  split = Array.from({ length: buckets }, (): PlacesBucket => (ordered ? { ids: [], offsets: [], lengths: [], order: [] } : { ids: [], offsets: [], lengths: [] }));
   for (let i = 0; i < ids.length; i++) {
     const bucket = split[bucketOf(ids[i]!, split.length)]!;
     bucket.ids.push(ids[i]!);
     bucket.offsets.push(offsets[i]!);
     bucket.lengths.push(lengths[i]!);
+    bucket.order?.push(i);
   }
   splits.set(placement, split);
   return split;
@@ -52,19 +62,20 @@ export function bucketed(placement: TablePlacement, buckets = bucketsFor(placeme
  * A bucket as the index file keeps it: `[ids, offsets, lengths]`, each offset but the first as the step from the one
  * before (a few digits, not the ten of a place in a large snapshot).
  */
-export const bucketText = ({ ids, offsets, lengths }: PlacesBucket): string =>
-  JSON.stringify([ids, offsets.map((at, i) => (i === 0 ? at : at - offsets[i - 1]!)), lengths]);
+export const bucketText = ({ ids, offsets, lengths, order }: PlacesBucket): string =>
+  JSON.stringify([ids, offsets.map((at, i) => (i === 0 ? at : at - offsets[i - 1]!)), lengths, ...(order ? [order] : [])]);
 
 export function parseBucket(text: string): PlacesBucket {
-  const [ids, steps, lengths] = JSON.parse(text) as [string[], number[], number[]];
+  const [ids, steps, lengths, order] = JSON.parse(text) as [string[], number[], number[], number[]?];
   for (let i = 1; i < steps.length; i++) steps[i]! += steps[i - 1]!;
+  if (order) return { ids, offsets: steps, lengths, order };
   return { ids, offsets: steps, lengths };
 }
 
 /**
  * Where a table's records sit in the snapshot: asking for one reads its bucket, when first needed (a search of a few
  * hundred ids, no map of them all). A record is also known by its position, its bucket and its index there as one
- * number, which the index file writes in place of its id (see `positionIn`).
+ * number, which the index file writes in place of its id (see `position`).
  */
 export class Places {
   private readonly split: (PlacesBucket | undefined)[];
@@ -108,7 +119,14 @@ export class Places {
     return this.bucket(bucket).ids.length;
   }
 
-  /** The id at a position (see `positionIn`). */
+  /** A record's position: its index in its bucket times the buckets, plus its bucket (-1 if it is not here). */
+  position(id: string, hash = hashOf(id)): number {
+    const bucket = hash % this.buckets;
+    const at = indexIn(this.bucket(bucket), id);
+    return at < 0 ? -1 : at * this.buckets + bucket;
+  }
+
+  /** The id at a position (see `position`). */
   id(position: number): string | undefined {
     return this.bucket(position % this.buckets).ids[Math.floor(position / this.buckets)];
   }
@@ -139,8 +157,25 @@ export class Places {
     for (const i of order) yield [ids[i]!, offsets[i]!, lengths[i]!];
   }
 
+  /** Every record's id and place, in the order records were made (a delta file's places: see `PlacesBucket.order`). */
+  inMadeOrder(): { ids: string[]; offsets: number[]; lengths: number[] } {
+    const ids: string[] = [];
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    for (let bucket = 0; bucket < this.buckets; bucket++) {
+      const { order, ...read } = this.bucket(bucket);
+      for (let i = 0; i < read.ids.length; i++) {
+        const at = order![i]!;
+        ids[at] = read.ids[i]!;
+        offsets[at] = read.offsets[i]!;
+        lengths[at] = read.lengths[i]!;
+      }
+    }
+    return { ids, offsets, lengths };
+  }
+
   /**
-   * Whether each record here keeps its position (see `positionIn`) among `split`, a later snapshot's places: none
+   * Whether each record here keeps its position (see `position`) among `split`, a later snapshot's places: none
    * left or moved, as many buckets, the records since only after. A fold then keeps the index file's refs to them as
    * they are (see `writeIndexSections`). Reads every bucket.
    */
@@ -162,14 +197,4 @@ export class Places {
     this.bucket(this.cursor);
     return true;
   }
-}
-
-/**
- * A record's position among `split` (its index in its bucket times the buckets, plus its bucket), or -1 if it is not
- * there; `hash`: its id's `hashOf`.
- */
-export function positionIn(split: PlacesBucket[], id: string, hash: number): number {
-  const bucket = hash % split.length;
-  const at = indexIn(split[bucket]!, id);
-  return at < 0 ? -1 : at * split.length + bucket;
 }

@@ -250,7 +250,7 @@ function layout(state: SandboxState, entriesOf: (table: object) => TableEntries 
 }
 
 /** JSON on one line: U+2028 and U+2029, which JSON leaves raw but readline takes for line ends, are escaped. */
-const json = (value: unknown): string => {
+export const json = (value: unknown): string => {
   const text = JSON.stringify(value);
   return LINE_SEPARATORS.test(text) ? text.replace(LINE_SEPARATORS_ALL, (c) => `\\u${c.charCodeAt(0).toString(16)}`) : text;
 };
@@ -359,13 +359,16 @@ function* lines(file: string): Generator<string> {
   }
 }
 
-/** The CRC32 of a whole file, read in large chunks. */
-export function fileChecksum(file: string): number {
+/** The CRC32 of a file, or of its first `length` bytes, read in large chunks. */
+export function fileChecksum(file: string, length = Infinity): number {
   const fd = openSync(file, 'r');
   try {
     const chunk = Buffer.alloc(16 * 1024 * 1024);
     let checksum = 0;
-    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) checksum = crc32(chunk.subarray(0, n), checksum);
+    for (let at = 0, n = -1; at < length && n !== 0; at += n) {
+      n = readSync(fd, chunk, 0, Math.min(chunk.length, length - at), at);
+      checksum = crc32(chunk.subarray(0, n), checksum);
+    }
     return checksum;
   } finally {
     closeSync(fd);

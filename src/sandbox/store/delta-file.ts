@@ -1,0 +1,144 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { json, WRITE_CUT, type Placement } from './snapshot-file.js';
+import type { TablePlacement } from './record-places.js';
+
+/** A record as the delta file holds it: `[account, table, id, value]`, the value null when the record is gone. */
+export type DeltaRecord = [string, string, string, unknown];
+
+/**
+ * A batch's last line: the generation of the fold that wrote it, every account's head (its fields but its tables) then,
+ * and the CRC32 of the batch's record lines (`crc`, written by `appendDelta`).
+ */
+interface BatchEnd {
+  generation: number;
+  heads: Record<string, Record<string, unknown>>;
+  crc: number;
+}
+
+/** What the delta file holds: each whole batch after the data file's generation, and the bytes of whole batches. */
+export interface Delta {
+  batches: (Omit<BatchEnd, 'crc'> & { records: DeltaRecord[] })[];
+  length: number;
+}
+
+/** Lines are gathered into writes of about this size. */
+const CHUNK = 1024 * 1024;
+
+/**
+ * Appends a batch to the delta file (`<data file>.delta`): the records a fold took, one a line, then its end
+ * (`BatchEnd`), synced. The delta file holds the records written since the data file, so that a fold writes what
+ * changed rather than the whole state (see `fileStore`); the index file names each record's place in it. Resolves with
+ * those places (a gone record's length -1), the file's length and the CRC32 of all of it (`crc`: of what it held
+ * before, `length` bytes). When `cut` says so, it stops at its next piece, cuts the file back and rejects with
+ * `WRITE_CUT`; a failed write cuts it back too (a crash leaves a batch without its end, which a start drops).
+ */
+export async function appendDelta(
+  path: string,
+  records: DeltaRecord[],
+  end: Omit<BatchEnd, 'crc'>,
+  at: { length: number; crc: number },
+  cut: () => boolean,
+): Promise<{ placement: Placement; length: number; crc: number }> {
+  const handle = await open(path, existsSync(path) ? 'r+' : 'w');
+  const placement: Placement = new Map();
+  let position = at.length;
+  let crc = at.crc;
+  let batchCrc = 0;
+  try {
+    await handle.truncate(at.length); // what a batch cut short left
+    let text = '';
+    let textBytes = 0;
+    const put = async () => {
+      const bytes = Buffer.from(text);
+      text = '';
+      textBytes = 0;
+      crc = crc32(bytes, crc);
+      batchCrc = crc32(bytes, batchCrc);
+      for (let done = 0; done < bytes.length; ) done += (await handle.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
+      position += bytes.length;
+    };
+    for (const [account, table, id, value] of records) {
+      const prefix = `${json([account, table, id]).slice(0, -1)},`;
+      const body = value === null ? 'null' : json(value);
+      const prefixBytes = Buffer.byteLength(prefix);
+      const length = Buffer.byteLength(body);
+      const places = placed(placement, account, table);
+      places.ids.push(id);
+      places.offsets.push(position + textBytes + prefixBytes);
+      places.lengths.push(value === null ? -1 : length);
+      text += `${prefix}${body}]\n`;
+      textBytes += prefixBytes + length + 2;
+      if (textBytes >= CHUNK) {
+        if (cut()) throw WRITE_CUT;
+        await put();
+      }
+    }
+    await put();
+    text = `${JSON.stringify({ ...end, crc: batchCrc })}\n`;
+    await put();
+    await handle.sync();
+  } catch (error) {
+    await handle.truncate(at.length).catch(() => {});
+    await handle.close();
+    throw error;
+  }
+  await handle.close();
+  return { placement, length: position, crc };
+}
+
+/** A table's places in a placement, made if new (a delta file's have no byte range of their own). */
+function placed(placement: Placement, account: string, table: string): TablePlacement {
+  let tables = placement.get(account);
+  if (!tables) placement.set(account, (tables = new Map()));
+  let at = tables.get(table);
+  if (!at) tables.set(table, (at = { start: 0, end: 0, ids: [], offsets: [], lengths: [] }));
+  return at;
+}
+
+/**
+ * Reads the delta file's whole batches of generations after `after` (the data file's: older ones it holds already),
+ * null when there is none. A batch without its end (a fold cut short by a crash) is dropped; a whole batch whose bytes
+ * do not match the CRC32 its end names (the file was damaged after it was written) stops the start, naming the byte
+ * to cut at.
+ */
+export function readDelta(path: string, after: number): Delta | null {
+  if (!existsSync(path)) return null;
+  const size = statSync(path).size;
+  const fd = openSync(path, 'r');
+  try {
+    const bytes = Buffer.allocUnsafe(size);
+    for (let at = 0, n = -1; at < size && n !== 0; at += n) n = readSync(fd, bytes, at, size - at, at);
+    const batches: Delta['batches'] = [];
+    let records: DeltaRecord[] = [];
+    let length = 0;
+    let torn = false;
+    for (let start = 0, end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start)) {
+      let line: unknown;
+      try {
+        line = JSON.parse(bytes.toString('utf8', start, end));
+      } catch {
+        torn = true; // a batch's end may still come: its checksum says
+        continue;
+      }
+      if (Array.isArray(line)) {
+        records.push(line as DeltaRecord);
+        continue;
+      }
+      const batch = line as BatchEnd;
+      if (torn || crc32(bytes.subarray(length, start)) !== batch.crc) {
+        throw new Error(
+          `${path} is damaged in the batch from byte ${length}: it does not match its checksum. Nothing was changed. ` +
+            `Keep a copy of the file; to start with what comes before the damage, cut it there: truncate -s ${length} '${path}'`,
+        );
+      }
+      if (batch.generation > after) batches.push({ generation: batch.generation, heads: batch.heads, records });
+      records = [];
+      length = end + 1;
+    }
+    return { batches, length };
+  } finally {
+    closeSync(fd);
+  }
+}
