@@ -357,6 +357,7 @@ export async function writeIndexSections(
       written: WrittenMap<string | number>,
       changes: MapChange<string | number>[],
       fresh: ((text: string) => string) | null,
+      newRefs: boolean,
       entries: number,
       short: (text: string) => string,
     ): Promise<AccountIndex['maps'][string]> => {
@@ -367,10 +368,11 @@ export async function writeIndexSections(
       for (let bucket = 0; bucket < written.buckets; bucket++) {
         const segments = written.segments(bucket);
         const changed = byBucket[bucket]!;
-        // Its records named as a base names them, those written since by their refs here (see `newRecordsRef`); the
-        // changes kept as they are, for a merge.
-        const mapped = fresh && changed.length > 0 ? (eachString(copied(changed), fresh) as unknown[][]) : null;
-        const delta = mapped ? JSON.stringify(mapped) : '';
+        // Its records named as a base names them, those new here by their refs (see `newRecordsRef`: none when the
+        // snapshot was left as it was); the changes kept as they are, for a merge.
+        const plain = fresh && changed.length > 0 && !newRefs ? JSON.stringify(changed) : null;
+        const mapped = fresh && changed.length > 0 && (plain === null || plain.includes('"~')) ? (eachString(copied(changed), fresh) as unknown[][]) : null;
+        const delta = mapped ? JSON.stringify(mapped) : (plain ?? '');
         if (fresh && !mergeDue(segments, delta)) {
           if (mapped) refTables |= refTablesOf(mapped);
           sections.push([...segments.map((segment) => section(segment)), ...(delta ? [section(delta)] : [])]);
@@ -451,7 +453,7 @@ export async function writeIndexSections(
         if (taken.whole) {
           const { texts, refTables } = await mapTexts(grouped(taken.whole), short, step);
           maps[name] = { buckets: texts.length, entries: taken.entries, refTables, sections: texts.map((text) => [section(text)]) };
-        } else maps[name] = await addChanges(taken.written!, taken.changes, kept && taken.written!.places === before ? refs(fresh) : null, taken.entries, short);
+        } else maps[name] = await addChanges(taken.written!, taken.changes, kept && taken.written!.places === before ? refs(fresh) : null, !delta, taken.entries, short);
         await flush();
       }
       const values: AccountIndex['values'] = {};

@@ -225,6 +225,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    */
   let dirty = new Map<string, Map<string, [string, string]>>();
   let replaced = new Set<string>();
+  /** What the start replayed from the journals over the index file, by account (null: replaced): changed too. */
+  let replayedChanges: Map<string, RecordChange[] | null> | null = null;
   /** The delta file as the index file names it, the snapshot's size without it, and the snapshot's CRC32. */
   let delta = { length: 0, crc: 0 };
   let baseBytes = 0;
@@ -384,7 +386,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     // out at once); each account's indexes then hear how the fold went.
     const indexes = storedIndexes();
     const took = indexes?.map(([key]) => accountIndexes.get(key)!) ?? [];
-    const taken = { dirty, replaced };
+    const taken = { dirty: replayedDirty(), replaced };
     dirty = new Map();
     replaced = new Set();
     const tables = lazy?.tables;
@@ -395,7 +397,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       else await foldIntoSnapshot(indexes);
     } catch (error) {
       // What it took is still to be written, before what changed since.
-      for (const [key, records] of taken.dirty) for (const [id, record] of records) changedRecord(key, id, record);
+      dirty = mergeDirty(taken.dirty, dirty);
       for (const key of taken.replaced) replaced.add(key);
       for (const kept of took) kept.unfolded(true);
       // The snapshot, delta file (cut back to what the index file names) and index file are the ones before it, whole;
@@ -405,6 +407,13 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       foldCut = true; // by a stop
       throw error;
     }
+    // The maps read their unread buckets from the index file written, and the next fold adds what changes to it.
+    if (indexed) {
+      const written = foldedIndexes(indexPath, lazyParts!);
+      lazy!.tables = written.tables;
+      took.forEach((kept, i) => kept.folded(written.indexes.get(indexes![i]![0])));
+    } else for (const kept of took) kept.unfolded(false);
+    lazyParts = null;
     try {
       renameSync(nextJournalPath, journalPath);
       if (options.fsync) syncFolder(file);
@@ -413,13 +422,6 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     folding = false;
     foldDelay = FOLD_RETRY_MS;
-    // The maps read their unread buckets from the index file written, and the next fold adds what changes to it.
-    if (indexed) {
-      const written = foldedIndexes(indexPath, lazyParts!);
-      lazy!.tables = written.tables;
-      took.forEach((kept, i) => kept.folded(written.indexes.get(indexes![i]![0])));
-    } else for (const kept of took) kept.unfolded(false);
-    lazyParts = null;
   }
 
   /** The tables' parts the last fold laid out, until its index file is read back (see `fold`). */
@@ -495,6 +497,31 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     lazy?.release();
     lazy = { state: db.data, indexes: new Map(), tables: new Map(), warming: function* () {}, release };
     lazyParts = parts;
+  }
+
+  /**
+   * The records changed since the last fold, the start's replayed ones first (`replayedChanges`, once): a new record's
+   * place among the delta file's is where it was first written.
+   */
+  function replayedDirty(): typeof dirty {
+    if (!replayedChanges) return dirty;
+    const replayed: typeof dirty = new Map();
+    for (const [key, changes] of replayedChanges) {
+      if (changes === null) replaced.add(key);
+      else replayed.set(key, new Map(changes.map(({ table, id }) => [`${table}\u0000${id}`, [table, id]])));
+    }
+    replayedChanges = null;
+    return mergeDirty(replayed, dirty);
+  }
+
+  /** `first` with `then`'s records after its own (a record in both keeps its place in `first`). */
+  function mergeDirty(first: typeof dirty, then: typeof dirty): typeof dirty {
+    for (const [key, records] of then) {
+      const into = first.get(key);
+      if (!into) first.set(key, records);
+      else for (const [id, record] of records) into.set(id, record);
+    }
+    return first;
   }
 
   /** Notes a record changed since the last fold took them (`key`: `table\0id`). */
@@ -593,11 +620,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     snapshotCrc = kept.snapshotCrc;
     const since = new Map<string, RecordChange[] | null>();
     const read = replayJournals(kept.state, since);
-    // What the journals hold is not in the delta file yet: the next fold appends it.
-    for (const [key, changes] of since) {
-      if (changes === null) replaced.add(key);
-      else for (const { table, id } of changes) changedRecord(key, `${table}\u0000${id}`, [table, id]);
-    }
+    // What the journals hold is not in the delta file yet: the next fold appends it (noted then, not on start).
+    replayedChanges = new Map(since);
     return { ...read, lazy: kept, since };
   }
 
