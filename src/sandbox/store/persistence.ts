@@ -432,7 +432,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    * an index file naming both (a fold that cannot write it fails: the journal it would replace is all that holds those
    * records' changes besides the delta file the index file before it does not name).
    */
-  async function foldIntoDelta(records: typeof dirty, indexes: IndexesTaken, tables: NonNullable<LazyState['tables']>): Promise<void> {
+  async function foldIntoDelta(records: typeof dirty, indexes: IndexesTaken, tables: LazyState['tables']): Promise<void> {
     const generation = db.data.generation!;
     const batch: DeltaRecord[] = [];
     for (const [key, changed] of records) {
@@ -614,8 +614,11 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (!kept) return null;
     // A delta file longer than the index file names holds a batch a fold cut short (the journals hold its records); one
     // the index file does not name is older than the snapshot.
-    if (kept.delta) truncateSync(deltaPath, kept.delta.length);
-    else rmSync(deltaPath, { force: true });
+    // (Cut only when longer: a cut changes the file's times even to its own length, and the next start would check its
+    // CRC32 rather than trust them.)
+    if (kept.delta) {
+      if (statSync(deltaPath).size > kept.delta.length) truncateSync(deltaPath, kept.delta.length);
+    } else rmSync(deltaPath, { force: true });
     delta = { length: kept.delta?.length ?? 0, crc: kept.delta?.crc ?? 0 };
     snapshotCrc = kept.snapshotCrc;
     const since = new Map<string, RecordChange[] | null>();
