@@ -1,8 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { json, WRITE_CUT, type Placement } from './snapshot-file.js';
-import type { TablePlacement } from './record-places.js';
+import { json, placed, WRITE_CUT, type Placement } from './snapshot-file.js';
 
 /** A record as the delta file holds it: `[account, table, id, value]`, the value null when the record is gone. */
 export type DeltaRecord = [string, string, string, unknown];
@@ -64,7 +63,7 @@ export async function appendDelta(
       const body = value === null ? 'null' : json(value);
       const prefixBytes = Buffer.byteLength(prefix);
       const length = Buffer.byteLength(body);
-      const places = placed(placement, account, table);
+      const places = placed(placement, account, table, 0); // a delta file's tables have no byte range
       places.ids.push(id);
       places.offsets.push(position + textBytes + prefixBytes);
       places.lengths.push(value === null ? -1 : length);
@@ -86,15 +85,6 @@ export async function appendDelta(
   }
   await handle.close();
   return { placement, length: position, crc };
-}
-
-/** A table's places in a placement, made if new (a delta file's have no byte range of their own). */
-function placed(placement: Placement, account: string, table: string): TablePlacement {
-  let tables = placement.get(account);
-  if (!tables) placement.set(account, (tables = new Map()));
-  let at = tables.get(table);
-  if (!at) tables.set(table, (at = { start: 0, end: 0, ids: [], offsets: [], lengths: [] }));
-  return at;
 }
 
 /**

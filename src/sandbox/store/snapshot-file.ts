@@ -177,18 +177,18 @@ type Line =
 
 const COMMA = 0x2c;
 
-/** The table a line is in, from `position` on if new. */
-function placed(placement: Placement, line: Exclude<Line, string>, position: number): TablePlacement {
-  let tables = placement.get(line.account);
-  if (!tables) placement.set(line.account, (tables = new Map()));
-  let table = tables.get(line.table);
-  if (!table) tables.set(line.table, (table = { start: position, end: position, ids: [], offsets: [], lengths: [] }));
-  return table;
+/** An account's table in a placement, starting at `position` if new. */
+export function placed(placement: Placement, account: string, table: string, position: number): TablePlacement {
+  let tables = placement.get(account);
+  if (!tables) placement.set(account, (tables = new Map()));
+  let at = tables.get(table);
+  if (!at) tables.set(table, (at = { start: position, end: position, ids: [], offsets: [], lengths: [] }));
+  return at;
 }
 
 /** Notes a record line (or a table's end) at `position`; returns the position after it. */
 function place(placement: Placement, line: Extract<Line, { prefix: string }>, position: number): number {
-  const table = placed(placement, line, position);
+  const table = placed(placement, line.account, line.table, position);
   const prefix = Buffer.byteLength(line.prefix);
   if (line.id === null) {
     table.end = position;
@@ -206,7 +206,7 @@ function place(placement: Placement, line: Extract<Line, { prefix: string }>, po
  * them. Each record moved as much as the first.
  */
 function placeCopied(placement: Placement, line: Extract<Line, { copied: CopiedLines }>, position: number, dropped: number): number {
-  const table = placed(placement, line, position);
+  const table = placed(placement, line.account, line.table, position);
   const { bytes, at, ids, offsets, lengths } = line.copied;
   const moved = position - (at + dropped);
   for (let i = 0; i < ids.length; i++) {
