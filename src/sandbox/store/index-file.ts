@@ -518,12 +518,14 @@ function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places
   const holds = ([at, length]: Section, needle: string): boolean => bytes.subarray(at, at + length).includes(needle);
   const named = ids(places);
   const read = (at: Section): unknown => eachString(JSON.parse(textOf(bytes, at)), named);
-  // A key is in a bucket's JSON as itself (`[<key as JSON>,`), or as a ref when it, or its part after a colon, is the
-  // id of a record the snapshot holds in a table whose records the map's keys name (`refTables`, a bit each); a key
-  // written with another `~` in front is not looked for.
-  const mayHold = (section: Section, refTables: number, key: string | number): boolean => {
-    if (typeof key === 'number') return holds(section, `[${key},`);
-    if (key.charCodeAt(0) === TILDE || holds(section, `[${JSON.stringify(key)},`)) return true;
+  // A key is in a bucket's JSON (its base or a delta) as itself (`[<key as JSON>,`), or as a ref when it, or its part
+  // after a colon, is the id of a record the snapshot holds in a table whose records the map's keys name (`refTables`,
+  // a bit each); a key written with another `~` in front is not looked for. The records are looked for once a bucket.
+  const mayHold = (sections: Section[], refTables: number, key: string | number): boolean => {
+    if (typeof key === 'number') return sections.some((section) => holds(section, `[${key},`));
+    if (key.charCodeAt(0) === TILDE) return true;
+    const needle = `[${JSON.stringify(key)},`;
+    if (sections.some((section) => holds(section, needle))) return true;
     const colon = key.lastIndexOf(':');
     return places.some((table, i) => (refTables & (1 << i)) !== 0 && (table.has(key) || (colon > 0 && table.has(key.slice(colon + 1)))));
   };
@@ -538,7 +540,7 @@ function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places
       return {
         buckets: map.buckets,
         read: entries,
-        mayHold: (bucket, key) => map.sections[bucket]!.some((section) => mayHold(section, map.refTables, key)),
+        mayHold: (bucket, key) => mayHold(map.sections[bucket]!, map.refTables, key),
         written: {
           buckets: map.buckets,
           entries: map.entries,
