@@ -55,7 +55,7 @@ import {
   type TableParts,
 } from './index-file.js';
 import { Places } from './record-places.js';
-import { define, SnapshotFile, WRITE_CUT } from './snapshot-file.js';
+import { SnapshotFile, WRITE_CUT } from './snapshot-file.js';
 import {
   accountHead,
   emptyState,
@@ -634,18 +634,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    */
   function readState() {
     const state = normalizeState(snapshot.readSync() ?? emptyState());
+    // A batch applied as journal changes are: each account's head (an account new since, made from it), its records.
     for (const batch of readDelta(deltaPath, state.generation ?? 0)?.batches ?? []) {
-      for (const [key, head] of Object.entries(batch.heads)) {
-        const account = state.accounts[key];
-        if (account) Object.assign(account, head);
-        else state.accounts[key] = normalizeAccount(head as unknown as AccountState);
-      }
-      for (const [key, table, id, value] of batch.records) {
-        const records = state.accounts[key]?.[table as keyof AccountState] as Record<string, unknown> | undefined;
-        if (!records) continue;
-        if (value === null) delete records[id];
-        else define(records, id, value);
-      }
+      for (const [key, head] of Object.entries(batch.heads)) apply(state, [key, state.accounts[key] ? 'header' : 'all', null, head]);
+      for (const record of batch.records) apply(state, record);
       state.generation = batch.generation;
     }
     return replayJournals(state);
