@@ -418,7 +418,7 @@ export async function writeIndexSections(
             sections: from ? from.sections.map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
             delta: deltaBuckets && { buckets: deltaBuckets.length, sections: await placesSections(deltaBuckets) },
           };
-          places.push(from?.places ?? new Places(1, () => NO_PLACES));
+          places.push(from?.places ?? Places.empty());
           await flush();
         }
         kept = written !== undefined && written.every((table, t) => table.places === before?.[t]);
@@ -574,7 +574,7 @@ export function foldedIndexes(path: string, parts: Map<string, TableParts[]>): P
   const indexes = new Map<string, IndexSource>();
   const tables = new Map<string, WrittenTable[]>();
   for (const [key, index] of header.accounts) {
-    const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: new Places(1, () => NO_PLACES), delta: null }));
+    const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: Places.empty(), delta: null }));
     indexes.set(key, indexSource(bytes, index, made.map((table) => table.places)));
     tables.set(key, TABLES.map((table, t) => writtenTable(bytes, index.tables[table]!, made[t]!)));
   }
@@ -630,10 +630,11 @@ export function readIndexFile(
       const { start, end: stop, buckets, sections, delta } = index.tables[table]!;
       const places = new Places(buckets, (bucket) => parseBucket(textOf(bytes, sections[bucket]!)));
       const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(textOf(bytes, delta.sections[bucket]!)));
-      const lazy = new LazyTable({ file: snapshot, reader: fd, start, end: stop, places }, inDelta && { file: deltaPath, reader: deltaFd!, places: inDelta }, pieceBytes);
+      const parts = { start, end: stop, places, delta: inDelta };
+      const lazy = new LazyTable(parts, fd, deltaFd, pieceBytes);
       lazy.placeIn(account, table);
       lazyTables.push(lazy);
-      return { start, end: stop, places, delta: inDelta };
+      return parts;
     });
     indexes.set(key, indexSource(bytes, index, parts.map((table) => table.places)));
     tables.set(key, TABLES.map((table, t) => writtenTable(bytes, index.tables[table]!, parts[t]!)));
@@ -675,7 +676,7 @@ class SnapshotReader {
   private static readonly unused = new FinalizationRegistry<number>((fd) => closeSync(fd));
   readonly fd: number;
 
-  constructor(path: string) {
+  constructor(readonly path: string) {
     this.fd = openSync(path, 'r');
     SnapshotReader.unused.register(this, this.fd, this);
   }
@@ -747,8 +748,7 @@ export function rebase(
     if (!account || replaced.has(key)) continue;
     const changed = [...(since.get(key)?.values() ?? [])];
     for (const [t, table] of TABLES.entries()) {
-      const { start, end, places, delta } = tables[t]!;
-      const lazy = new LazyTable({ file: snapshot, reader: fd, start, end, places }, delta && { file: deltaPath, reader: deltaFd!, places: delta }, TABLE_PARSE);
+      const lazy = new LazyTable(tables[t]!, fd, deltaFd, TABLE_PARSE);
       const before = account[table]!;
       for (const [name, id] of changed) {
         if (name !== table) continue;
@@ -832,13 +832,6 @@ export function newSinceSnapshot(table: object, id: string): boolean {
   return lazy !== undefined && lazy.placesRead().every((places) => !places.has(id));
 }
 
-/** A file a table reads records from, and their places there. */
-interface RecordsIn {
-  file: string;
-  reader: SnapshotReader;
-  places: Places;
-}
-
 /**
  * A table whose records stay in the snapshot (or the delta file beside it) until asked: a record is read and parsed on
  * first use; asking for every id (`Object.keys`, `Object.values`) reads the whole table once, in its order, and from
@@ -854,38 +847,38 @@ class LazyTable {
   /** Where the table sits, so it can leave a plain object there once read whole. */
   private place: { account: Record<string, unknown>; table: string; proxy: Record<string, unknown> } | null = null;
 
-  /** `base`: the table's record lines in the snapshot (a byte range); `delta`: its records in the delta file, newer. */
+  /** Its records in the snapshot (`parts`' range and places) and, newer, in the delta file (its places there). */
   constructor(
-    private readonly base: RecordsIn & { start: number; end: number },
-    private readonly delta: RecordsIn | null,
+    private readonly parts: TableParts,
+    private readonly snapshot: SnapshotReader,
+    private readonly deltaFile: SnapshotReader | null,
     private readonly pieceBytes: number,
   ) {}
 
   /** The places it reads records by: the snapshot's, and the delta file's. */
   placesRead(): Places[] {
-    return this.delta ? [this.base.places, this.delta.places] : [this.base.places];
+    return this.parts.delta ? [this.parts.places, this.parts.delta] : [this.parts.places];
   }
 
   get(id: string): unknown {
     if (this.whole) return Object.hasOwn(this.whole, id) ? this.whole[id] : undefined;
     const record = this.records.get(id);
     if (record !== undefined || this.gone.has(id)) return record;
-    const inDelta = this.delta?.places.get(id);
-    const from = inDelta ? this.delta! : this.base;
-    const place = inDelta ?? this.base.places.get(id);
+    const inDelta = this.parts.delta?.get(id);
+    const place = inDelta ?? this.parts.places.get(id);
     if (!place || place[1] < 0) return undefined;
-    const value: unknown = JSON.parse(readText(from.reader.fd, place[0], place[0] + place[1]));
+    const value: unknown = JSON.parse(readText((inDelta ? this.deltaFile! : this.snapshot).fd, place[0], place[0] + place[1]));
     this.records.set(id, value);
     return value;
   }
 
   /** The records of the delta file, in the order they were made (gone ones undefined). */
   private *inDelta(): Generator<[string, unknown]> {
-    if (!this.delta) return;
-    const { ids, offsets, lengths } = this.delta.places.inMadeOrder();
+    if (!this.parts.delta) return;
+    const { ids, offsets, lengths } = this.parts.delta.inMadeOrder();
     for (let i = 0; i < ids.length; i++) {
       const at = offsets[i]!;
-      yield [ids[i]!, lengths[i]! < 0 ? undefined : JSON.parse(readText(this.delta.reader.fd, at, at + lengths[i]!))];
+      yield [ids[i]!, lengths[i]! < 0 ? undefined : JSON.parse(readText(this.deltaFile!.fd, at, at + lengths[i]!))];
     }
   }
 
@@ -910,10 +903,10 @@ class LazyTable {
   all(): Record<string, unknown> {
     if (this.whole) return this.whole;
     let whole: Record<string, unknown> | null = null;
-    const { start, end, reader } = this.base;
+    const { start, end } = this.parts;
     for (let at = start; at < end; ) {
       let stop = Math.min(at + this.pieceBytes, end);
-      let text = readText(reader.fd, at, stop);
+      let text = readText(this.snapshot.fd, at, stop);
       if (stop < end) {
         // Cut after the last whole line; the rest is read with the next piece.
         const cut = text.lastIndexOf('\n');
@@ -961,8 +954,9 @@ class LazyTable {
       written.delete(id);
       gone.add(id);
     }
-    const onDisk = this.base.places.inOrder();
-    const { file, start } = this.base;
+    const onDisk = this.parts.places.inOrder();
+    const { start } = this.parts;
+    const file = this.snapshot.path;
     return (function* (): Generator<[string, unknown] | CopiedLines> {
       const fd = openSync(file, 'r');
       try {

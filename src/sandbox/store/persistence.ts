@@ -448,14 +448,13 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     await sections.finish(file, generation, snapshotCrc, { length: appended.length, crc: appended.crc, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs });
     delta = { length: appended.length, crc: appended.crc };
     snapshotBytes = baseBytes + delta.length;
-    const none = new Places(1, () => ({ ids: [], offsets: [], lengths: [] }));
     const parts = new Map(
       Object.keys(db.data.accounts).map((key) => [
         key,
         TABLES.map((table, t): TableParts => {
           const written = tables.get(key)?.[t];
           const inDelta = placement.get(key)?.get(table);
-          return { start: written?.start ?? 0, end: written?.end ?? 0, places: written?.places ?? none, delta: inDelta ? Places.of(inDelta) : null };
+          return { start: written?.start ?? 0, end: written?.end ?? 0, places: written?.places ?? Places.empty(), delta: inDelta ? Places.of(inDelta) : null };
         }),
       ]),
     );

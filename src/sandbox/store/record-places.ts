@@ -89,6 +89,11 @@ export class Places {
     this.split = new Array<PlacesBucket | undefined>(buckets);
   }
 
+  /** No places: a table the snapshot does not hold. */
+  static empty(): Places {
+    return new Places(1, () => ({ ids: [], offsets: [], lengths: [] }));
+  }
+
   /** Places kept in memory (a snapshot this process just wrote). */
   static of(placement: TablePlacement): Places {
     const split = bucketed(placement);
