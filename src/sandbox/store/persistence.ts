@@ -765,13 +765,19 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     },
     changed(account, change) {
       if (muted) return;
-      if ('all' in change) replaced.add(account);
-      else if ('table' in change) changedRecord(account, `${change.table}\u0000${change.id}`, [change.table, change.id]);
       let entry = pending.get(account);
       if (!entry) pending.set(account, (entry = { all: false, header: false, records: new Map() }));
-      if ('all' in change) entry.all = true;
-      else if ('header' in change) entry.header = true;
-      else entry.records.set(`${change.table}\u0000${change.id}`, [change.table, change.id]);
+      if ('all' in change) {
+        entry.all = true;
+        replaced.add(account);
+      } else if ('header' in change) entry.header = true;
+      else {
+        // For the journal's next line and the next fold, under one key.
+        const key = `${change.table}\u0000${change.id}`;
+        const record: [string, string] = [change.table, change.id];
+        entry.records.set(key, record);
+        changedRecord(account, key, record);
+      }
     },
     save() {
       // Group commit: every save asked for in this turn of the event loop (the requests read together) shares one
