@@ -77,7 +77,7 @@ export class Account {
     this.due = new DueWork(ctx, indexes, handlers, (inFlight) => this.log.nextRetryAt(inFlight));
     this.log = new DeliveryLog(ctx, indexes);
     this.events = new Events(ctx, indexes, this.log);
-    this.hubs = new Hubs(ctx, indexes, (cvuOrAlias) => this.ledger.clientAt(cvuOrAlias));
+    this.hubs = new Hubs(ctx, indexes, (cvuOrAlias) => this.ledger.mayBeClientAt(cvuOrAlias));
     this.ledger = new ClientLedger(ctx, indexes, this.hubs, this.due);
     this.payments = new VaPayments(ctx, indexes, this.hubs, this.events, this.log, this.due);
     this.transfers = new Transfers(ctx, this.hubs, this.payments, this.ledger, this.events);

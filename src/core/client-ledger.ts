@@ -60,6 +60,11 @@ export class ClientLedger {
     return this.index.at(cvuOrAlias);
   }
 
+  /** Whether a client may have this CVU or alias (see `Index.mayHave`). */
+  mayBeClientAt(cvuOrAlias: string): boolean {
+    return this.index.mayBeAt(cvuOrAlias);
+  }
+
   createClient(body: unknown) {
     const input = parse(createClientSchema, body);
     if (this.ctx.deps.strictTaxId) clients.assertCuit(input.taxId);
@@ -218,7 +223,7 @@ export class ClientLedger {
   /** The client with a CVU and an alias from its hints (or a random one), both unique in the account. */
   private provisionCvu(client: Client, now: string): Client {
     const brand = this.ctx.state.hubs[client.paymentHubId]?.brand ?? 'SANDBOX';
-    const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.hubs.aliasTaken(candidate), clients.aliasBase(client, brand));
+    const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.hubs.mayBeTaken(candidate), clients.aliasBase(client, brand));
     return clients.provision(client, { cvu: this.hubs.uniqueCvu(), alias }, now);
   }
 

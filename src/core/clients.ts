@@ -4,7 +4,7 @@ import { fromCents, type Cents } from './money.js';
 import type { CreateClientInput, CreateInvoiceInput, DebitInput, UpdateClientInput, UpdateInvoiceInput } from './schemas.js';
 import { push } from './account-context.js';
 import { Lists } from './lists.js';
-import type { Index, Indexes } from './store.js';
+import { mayHave, type Index, type Indexes } from './store.js';
 import type { AccountState, Client, CvuStatus, Hub, Entry, Invoice, SandboxEvent, Transfer } from './state.js';
 
 /** Clients (contract part 3) as pure rules: records in, records out. The account stores them and keeps the CVUs unique. */
@@ -266,6 +266,11 @@ export class ClientIndex {
   /** The client whose CVU or alias (case-insensitive) this is. */
   at(cvuOrAlias: string): string | undefined {
     return this.byAddress.get(cvuOrAlias.toUpperCase());
+  }
+
+  /** Whether a client may have this CVU or alias (see `Index.mayHave`). */
+  mayBeAt(cvuOrAlias: string): boolean {
+    return mayHave(this.byAddress, cvuOrAlias.toUpperCase());
   }
 
   addEntry(entry: Entry): void {

@@ -19,7 +19,15 @@ export interface Index<K extends string | number, V> {
   entries(): IterableIterator<[K, V]>;
   /** Appends to the list kept under `key` (made if none); a store's may do so without reading the list first. */
   append?(key: K, item: unknown): void;
+  /**
+   * False when `key` is surely not there; true when it is or may be (a store's may tell without reading what it keeps,
+   * wrong about one key in thousands): for picking a key no one holds, where a wrong true costs one more pick.
+   */
+  mayHave?(key: K): boolean;
 }
+
+/** `index.mayHave`, or `has` for an index that cannot tell without looking. */
+export const mayHave = <K extends string | number>(index: Index<K, unknown>, key: K): boolean => (index.mayHave ? index.mayHave(key) : index.has(key));
 
 /**
  * A record that changed after an account's kept indexes were taken (the store replayed it from its journal): as

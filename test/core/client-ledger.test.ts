@@ -12,7 +12,7 @@ function ledgerModules(options: Parameters<typeof moduleContext>[0] = {}) {
   const { ctx, indexes } = context;
   const nothing = () => false;
   const due = new DueWork(ctx, indexes, { expiry: nothing, idempotency: nothing, cvu: (id, at) => ledger.provisionDue(id, at) }, () => null);
-  const hubs = new Hubs(ctx, indexes, (cvuOrAlias) => ledger.clientAt(cvuOrAlias));
+  const hubs = new Hubs(ctx, indexes, (cvuOrAlias) => ledger.mayBeClientAt(cvuOrAlias));
   const ledger: ClientLedger = new ClientLedger(ctx, indexes, hubs, due);
   return { ...context, due, hubs, ledger };
 }
@@ -31,7 +31,7 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     const twin = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-2', aliasPrefixHint: 'ana', aliasSuffixHint: 'pérez' });
     expect(ana).toMatchObject({ cvuStatus: 'active', alias: 'ANA.PEREZ.SANDBOX', hubName: 'Sandbox Hub 1' });
     expect(twin.alias).not.toBe(ana.alias);
-    expect([ana.cvu, twin.cvu].every((cvu) => /^\d{22}$/.test(cvu!) && m.hubs.aliasTaken(cvu!))).toBe(true);
+    expect([ana.cvu, twin.cvu].every((cvu) => /^\d{22}$/.test(cvu!) && m.hubs.mayBeTaken(cvu!))).toBe(true);
     expect([m.ledger.clientAt(ana.alias!.toLowerCase()), m.ledger.clientAt(twin.cvu!)]).toEqual([ana.id, twin.id]);
   });
 

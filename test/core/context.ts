@@ -63,7 +63,7 @@ export function accountModules(options: Parameters<typeof moduleContext>[0] = {}
   const due = new DueWork(ctx, indexes, handlers, (inFlight) => log.nextRetryAt(inFlight));
   const log = new DeliveryLog(ctx, indexes);
   const events = new Events(ctx, indexes, log);
-  const hubs = new Hubs(ctx, indexes, (cvuOrAlias) => ledger.clientAt(cvuOrAlias));
+  const hubs = new Hubs(ctx, indexes, (cvuOrAlias) => ledger.mayBeClientAt(cvuOrAlias));
   const ledger: ClientLedger = new ClientLedger(ctx, indexes, hubs, due);
   const payments: VaPayments = new VaPayments(ctx, indexes, hubs, events, log, due);
   const transfers = new Transfers(ctx, hubs, payments, ledger, events);

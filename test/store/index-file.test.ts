@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
+import { readLine } from '../../src/sandbox/store/checked-line.js';
 import { foldedIndexes, partsOf, readIndexFile, writeIndexSections, type IndexesTaken } from '../../src/sandbox/store/index-file.js';
 import { hashOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
-import { bucketed, Places } from '../../src/sandbox/store/record-places.js';
+import { KeyFilter } from '../../src/sandbox/store/key-filter.js';
+import { bucketed, filterOf, Places } from '../../src/sandbox/store/record-places.js';
 import { SnapshotFile } from '../../src/sandbox/store/snapshot-file.js';
 import { useTmp } from '../helpers.js';
 
@@ -79,7 +82,15 @@ describe('the index file names records by their place', () => {
     const text = readFileSync(`${file}.index`, 'utf8');
     expect(text, 'a string that starts with ~ is written escaped, in an object too').toContain('"tilde":"~~a"');
     for (const id of [...p.slice(10), ...e.slice(10)]) expect(text.split(id).length - 1, id).toBe(1);
-    expect(Buffer.byteLength(text) / p.length).toBeLessThan(2 * 39 + 60);
+    // Besides the filters: 4 bytes of hash a key (as 5⅓ of base64), for each id of each table and each key of each map.
+    const line = readLine(Buffer.from(text.slice(text.lastIndexOf('\n', text.length - 2) + 1, -1)));
+    const header = (line.kind === 'checked' ? line.value : null) as {
+      accounts: [string, { tables: Record<string, { filter: number[] }>; maps: Record<string, { filter: number[] }> }][];
+    };
+    const [, index] = header.accounts[0]!;
+    const filters = [...Object.values(index.tables), ...Object.values(index.maps)].reduce((sum, { filter }) => sum + filter[1]!, 0);
+    expect(filters).toBeGreaterThan(0);
+    expect((Buffer.byteLength(text) - filters) / p.length).toBeLessThan(2 * 39 + 60);
   });
 });
 
@@ -180,11 +191,14 @@ describe('a table’s places', () => {
     const placement = snapshot.placement!.get('k')!.get('vaPayments')!;
     const split = bucketed(placement);
     const reads: number[] = [];
-    const places = new Places(split.length, (bucket) => (reads.push(bucket), split[bucket]!));
+    const places = new Places(split.length, (bucket) => (reads.push(bucket), split[bucket]!), filterOf(placement));
     expect(split.length).toBe(4);
     const i = 700;
     expect(places.get(placement.ids[i]!)).toEqual([placement.offsets[i], placement.lengths[i]]);
     expect(places.get(placement.ids[i]!)).toEqual([placement.offsets[i], placement.lengths[i]]);
+    expect(reads).toHaveLength(1);
+    // A new id: its filter says it is not there, no bucket read.
+    expect([places.has(randomUUID()), places.get(randomUUID()), places.position(randomUUID())]).toEqual([false, undefined, -1]);
     expect(reads).toHaveLength(1);
     expect([places.has('nope'), places.get('nope')]).toEqual([false, undefined]);
     const positions = placement.ids.map((id) => places.position(id, hashOf(id)));
@@ -198,7 +212,7 @@ describe('a table’s places', () => {
 
   it('lists records in file order even where an offset and a place do not fit one number', () => {
     const far = 2 ** 51; // times 4 (the places, rounded up to a power of two): 2 ** 53, past what a double holds exactly
-    const places = new Places(1, () => ({ ids: ['c', 'a', 'b'], offsets: [far + 30, far + 10, far + 20], lengths: [3, 1, 2] }));
+    const places = new Places(1, () => ({ ids: ['c', 'a', 'b'], offsets: [far + 30, far + 10, far + 20], lengths: [3, 1, 2] }), KeyFilter.of(['a', 'b', 'c']));
     expect([...places.inOrder()]).toEqual([['a', far + 10, 1], ['b', far + 20, 2], ['c', far + 30, 3]]);
   });
 });

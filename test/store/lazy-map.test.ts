@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KeyFilter } from '../../src/sandbox/store/key-filter.js';
 import { applyChanges, bucketOf, bucketsFor, bucketsKept, LazyMap, type BucketSource } from '../../src/sandbox/store/lazy-map.js';
 import { generateCvu } from '../../src/core/cvu.js';
 import { seededIds } from '../../src/core/ids.js';
@@ -22,14 +23,25 @@ function sourceOf(entries: [string, unknown][], buckets: number, reads: number[]
       reads.push(bucket);
       return inBucket(bucket) as [string, never][];
     },
-    ...(knows && { mayHold: (_bucket, key) => entries.some(([stored]) => stored === key) }),
+    ...(knows && { mayHold: (key: string) => entries.some(([stored]) => stored === key) }),
     ...(written !== undefined && {
-      written: { buckets, entries: written, refTables: 0, places: [], segments: (bucket) => [Buffer.from(JSON.stringify(inBucket(bucket)))], read: inBucket },
+      written: { buckets, entries: written, filter: KeyFilter.of(entries.map(([key]) => key)), places: [], segments: (bucket) => [Buffer.from(JSON.stringify(inBucket(bucket)))], read: inBucket },
     }),
   };
 }
 
 describe('LazyMap: a key its bucket surely does not hold', () => {
+  it('may be there (mayHave) without reading a bucket: true for a stored key, false for a new one, true for one appended to', () => {
+    const { map, reads } = stored([['old', ['x']]], 1, true);
+    map.append('fresh', 'a');
+    expect([map.mayHave('old'), map.mayHave('new'), map.mayHave('fresh')]).toEqual([true, false, true]);
+    expect(reads).toEqual([]);
+    // A source that cannot tell: the bucket is read to know.
+    const blind = stored([['old', 1]], 1);
+    expect([blind.map.mayHave('new'), blind.map.mayHave('old')]).toEqual([false, true]);
+    expect(blind.reads).toEqual([0]);
+  });
+
   it('is asked for, deleted or appended to without reading the bucket; a stored key still reads it', () => {
     const { map, reads } = stored([['old', ['x']]], 1, true);
     expect([map.get('new'), map.has('new'), map.delete('new')]).toEqual([undefined, false, false]);

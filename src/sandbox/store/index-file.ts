@@ -5,7 +5,8 @@ import { crc32 } from 'node:zlib';
 import { checkedLine, readLine } from './checked-line.js';
 import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './kept-indexes.js';
 import { applyChanges, bucketOf, bucketsFor, bucketsKept, copied, hashOf, type MapChange, type WrittenMap } from './lazy-map.js';
-import { bucketed, bucketText, parseBucket, Places, type PlacesBucket, type TablePlacement } from './record-places.js';
+import { KeyFilter } from './key-filter.js';
+import { bucketed, bucketText, filterOf, parseBucket, Places, type PlacesBucket, type TablePlacement } from './record-places.js';
 import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
 
 /**
@@ -56,21 +57,22 @@ interface AccountIndex {
   head: Record<string, unknown>;
   /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
   tables: Record<string, TableIndex>;
-  /**
-   * Each map's buckets, each a base and its deltas (see `WrittenMap`), about how many entries it holds, and the tables
-   * whose records the bases' keys name by ref (a bit per table, see `refs`).
-   */
-  maps: Record<string, { buckets: number; entries: number; refTables: number; sections: Section[][] }>;
+  /** Each map's buckets, each a base and its deltas (see `WrittenMap`), about how many entries it holds, and its keys' `KeyFilter`. */
+  maps: Record<string, { buckets: number; entries: number; filter: Section; sections: Section[][] }>;
   values: Record<string, Section>;
 }
 
-/** A table's record lines in the snapshot (a byte range) and their places, and the places of its records in the delta file. */
+/**
+ * A table's record lines in the snapshot (a byte range) and their places, and the places of its records in the delta
+ * file; each places with the `KeyFilter` of their ids.
+ */
 interface TableIndex {
   start: number;
   end: number;
   buckets: number;
   sections: Section[];
-  delta: { buckets: number; sections: Section[] } | null;
+  filter: Section;
+  delta: { buckets: number; sections: Section[]; filter: Section } | null;
 }
 
 /**
@@ -193,15 +195,6 @@ function newRecordsRef(before: readonly Places[], split: PlacesBucket[][]): (id:
   return (id) => known.get(id);
 }
 
-/** The tables whose records the keys of `entries` (or changes) name by ref, a bit each. */
-function refTablesOf(entries: readonly (readonly unknown[])[]): number {
-  let tables = 0;
-  for (const [key] of entries) {
-    if (typeof key === 'string' && key.charCodeAt(0) === TILDE && key.charCodeAt(1) !== TILDE) tables |= 1 << refOf(key) % TABLES.length;
-  }
-  return tables;
-}
-
 /** Reads back what `refs` wrote: each `~` string is the id it names. */
 function ids(places: readonly Places[]): (text: string) => string {
   return (text) => {
@@ -252,28 +245,20 @@ function grouped<T extends [unknown, unknown]>(entries: T[], buckets = bucketsFo
 
 /**
  * A map's buckets as JSON, a string each, each string in them as `short` writes it (see `refs`; none when they are
- * written so already): mapped in place and then turned to JSON natively, far quicker than through a replacer. With them,
- * the tables whose records the keys name by ref, a bit each: asking a map for a key it does not hold (a new payment's
- * id) looks for the key among those tables' records only (see `readIndexFile`).
+ * written so already): mapped in place and then turned to JSON natively, far quicker than through a replacer.
  */
-async function mapTexts(
-  groups: [string | number, unknown][][],
-  short: ((text: string) => string) | null,
-  step: Step,
-): Promise<{ texts: string[]; refTables: number }> {
+async function mapTexts(groups: [string | number, unknown][][], short: ((text: string) => string) | null, step: Step): Promise<string[]> {
   if (short) await eachStringPausing(groups, short, step);
-  let tables = 0;
   const texts: string[] = [];
   for (let i = 0, n = 0; i < groups.length; i++) {
     const group = groups[i]!;
-    tables |= refTablesOf(group);
     texts.push(JSON.stringify(group));
     if ((n += group.length) >= SLICE) {
       n = 0;
       await step();
     }
   }
-  return { texts, refTables: tables };
+  return texts;
 }
 
 const NO_RECORDS: TablePlacement = { start: 0, end: 0, ids: [], offsets: [], lengths: [] };
@@ -363,7 +348,7 @@ export async function writeIndexSections(
     ): Promise<AccountIndex['maps'][string]> => {
       const byBucket: MapChange<string | number>[][] = Array.from({ length: written.buckets }, () => []);
       for (const change of changes) byBucket[bucketOf(change[0], written.buckets)]!.push(change);
-      let refTables = fresh ? written.refTables : 0;
+      const filter = section(written.filter.with(changes.filter((change) => change.length > 1).map(([key]) => key)).text());
       const sections: Section[][] = [];
       for (let bucket = 0; bucket < written.buckets; bucket++) {
         const segments = written.segments(bucket);
@@ -373,17 +358,11 @@ export async function writeIndexSections(
         const plain = fresh && changed.length > 0 && !newRefs ? JSON.stringify(changed) : null;
         const mapped = fresh && changed.length > 0 && (plain === null || plain.includes('"~')) ? (eachString(copied(changed), fresh) as unknown[][]) : null;
         const delta = mapped ? JSON.stringify(mapped) : (plain ?? '');
-        if (fresh && !mergeDue(segments, delta)) {
-          if (mapped) refTables |= refTablesOf(mapped);
-          sections.push([...segments.map((segment) => section(segment)), ...(delta ? [section(delta)] : [])]);
-        } else {
-          const merged = await mapTexts([applyChanges(written.read(bucket), changed)], short, step);
-          refTables |= merged.refTables;
-          sections.push([section(merged.texts[0]!)]);
-        }
+        if (fresh && !mergeDue(segments, delta)) sections.push([...segments.map((segment) => section(segment)), ...(delta ? [section(delta)] : [])]);
+        else sections.push([section((await mapTexts([applyChanges(written.read(bucket), changed)], short, step))[0]!)]);
         if (bucket % 16 === 15) await flush();
       }
-      return { buckets: written.buckets, entries, refTables, sections };
+      return { buckets: written.buckets, entries, filter, sections };
     };
     /** A table's places, a section a bucket, a pause after every few thousand of them. */
     const placesSections = async (buckets: PlacesBucket[]): Promise<Section[]> => {
@@ -411,14 +390,16 @@ export async function writeIndexSections(
           const from = written?.[t];
           const inDelta = delta.placement.get(key)?.get(table);
           const deltaBuckets = inDelta ? bucketed(inDelta) : null;
+          const snapshotPlaces = from?.places ?? Places.empty();
           tables[table] = {
             start: from?.start ?? 0,
             end: from?.end ?? 0,
-            buckets: from?.places.buckets ?? 1,
+            buckets: snapshotPlaces.buckets,
             sections: from ? from.sections.map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
-            delta: deltaBuckets && { buckets: deltaBuckets.length, sections: await placesSections(deltaBuckets) },
+            filter: section(snapshotPlaces.filter.text()),
+            delta: deltaBuckets && { buckets: deltaBuckets.length, sections: await placesSections(deltaBuckets), filter: section(filterOf(inDelta!).text()) },
           };
-          places.push(from?.places ?? Places.empty());
+          places.push(snapshotPlaces);
           await flush();
         }
         kept = written !== undefined && written.every((table, t) => table.places === before?.[t]);
@@ -430,8 +411,9 @@ export async function writeIndexSections(
           const placed = placement.get(key)?.get(table) ?? NO_RECORDS;
           const buckets = bucketed(placed, bucketsKept(placed.ids.length, before?.[t]!.buckets));
           split.push(buckets);
-          places.push(new Places(buckets.length, (bucket) => buckets[bucket]!));
-          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections: await placesSections(buckets), delta: null };
+          places.push(new Places(buckets.length, (bucket) => buckets[bucket]!, filterOf(placed)));
+          const sections = await placesSections(buckets);
+          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections, filter: section(filterOf(placed).text()), delta: null };
           await flush();
         }
         // The refs of the index file a map was read from still name the same records here when every record there kept
@@ -451,8 +433,9 @@ export async function writeIndexSections(
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
         if (taken.whole) {
-          const { texts, refTables } = await mapTexts(grouped(taken.whole), short, step);
-          maps[name] = { buckets: texts.length, entries: taken.entries, refTables, sections: texts.map((text) => [section(text)]) };
+          const filter = section(KeyFilter.of(taken.whole.map(([key]) => key)).text());
+          const texts = await mapTexts(grouped(taken.whole), short, step);
+          maps[name] = { buckets: texts.length, entries: taken.entries, filter, sections: texts.map((text) => [section(text)]) };
         } else maps[name] = await addChanges(taken.written!, taken.changes, kept && taken.written!.places === before ? refs(fresh) : null, !delta, taken.entries, short);
         await flush();
       }
@@ -511,28 +494,17 @@ function headerOf(bytes: Buffer): { header: Header; end: number } | null {
 }
 
 const textOf = (bytes: Buffer, [at, length]: Section): string => bytes.toString('utf8', at, at + length);
+const filterAt = (bytes: Buffer, at: Section): KeyFilter => KeyFilter.parse(bytes.toString('latin1', at[0], at[0] + at[1]));
 
 /** An account's indexes in an index file's bytes, its records' places being `places`: each section read when first asked. */
 function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places[]): IndexSource {
-  // Whether a section holds some text, without turning it to a string or parsing it (see `BucketSource.mayHold`).
-  const holds = ([at, length]: Section, needle: string): boolean => bytes.subarray(at, at + length).includes(needle);
   const named = ids(places);
   const read = (at: Section): unknown => eachString(JSON.parse(textOf(bytes, at)), named);
-  // A key is in a bucket's JSON (its base or a delta) as itself (`[<key as JSON>,`), or as a ref when it, or its part
-  // after a colon, is the id of a record the snapshot holds in a table whose records the map's keys name (`refTables`,
-  // a bit each); a key written with another `~` in front is not looked for. The records are looked for once a bucket.
-  const mayHold = (sections: Section[], refTables: number, key: string | number): boolean => {
-    if (typeof key === 'number') return sections.some((section) => holds(section, `[${key},`));
-    if (key.charCodeAt(0) === TILDE) return true;
-    const needle = `[${JSON.stringify(key)},`;
-    if (sections.some((section) => holds(section, needle))) return true;
-    const colon = key.lastIndexOf(':');
-    return places.some((table, i) => (refTables & (1 << i)) !== 0 && (table.has(key) || (colon > 0 && table.has(key.slice(colon + 1)))));
-  };
   return {
     map: (name) => {
       const map = index.maps[name];
       if (!map) return undefined;
+      const filter = filterAt(bytes, map.filter);
       const entries = (bucket: number): [string | number, never][] => {
         const [base, ...deltas] = map.sections[bucket]!;
         return applyChanges(read(base!) as [string | number, unknown][], deltas.flatMap((delta) => read(delta) as MapChange<string | number>[])) as [string | number, never][];
@@ -540,11 +512,11 @@ function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places
       return {
         buckets: map.buckets,
         read: entries,
-        mayHold: (bucket, key) => mayHold(map.sections[bucket]!, map.refTables, key),
+        mayHold: (key) => filter.mayHave(key),
         written: {
           buckets: map.buckets,
           entries: map.entries,
-          refTables: map.refTables,
+          filter,
           places,
           segments: (bucket) => map.sections[bucket]!.map(([at, length]) => bytes.subarray(at, at + length)),
           read: entries,
@@ -627,9 +599,9 @@ export function readIndexFile(
   for (const [key, index] of header.accounts) {
     const account: Record<string, unknown> = { ...index.head };
     const parts = TABLES.map((table): TableParts => {
-      const { start, end: stop, buckets, sections, delta } = index.tables[table]!;
-      const places = new Places(buckets, (bucket) => parseBucket(textOf(bytes, sections[bucket]!)));
-      const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(textOf(bytes, delta.sections[bucket]!)));
+      const { start, end: stop, buckets, sections, filter, delta } = index.tables[table]!;
+      const places = new Places(buckets, (bucket) => parseBucket(textOf(bytes, sections[bucket]!)), filterAt(bytes, filter));
+      const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(textOf(bytes, delta.sections[bucket]!)), filterAt(bytes, delta.filter));
       const parts = { start, end: stop, places, delta: inDelta };
       const lazy = new LazyTable(parts, fd, deltaFd, pieceBytes);
       lazy.placeIn(account, table);
@@ -701,14 +673,16 @@ export interface LazyState {
 }
 
 /**
- * Splits the places of a snapshot just written in buckets (`bucketed`), a table at a time between pauses, so that
- * `rebase`, which must swap every table at once, finds them made (at 300,000 payments, making them there held the
- * event loop for a quarter of a second).
+ * Splits the places of a snapshot just written in buckets (`bucketed`) and makes their filters (`filterOf`), a table at
+ * a time between pauses, so that `rebase`, which must swap every table at once, finds them made (at 300,000 payments,
+ * making them there held the event loop for a quarter of a second).
  */
 export async function splitPlaces(placement: Placement): Promise<void> {
   for (const tables of placement.values()) {
     for (const placed of tables.values()) {
       bucketed(placed);
+      await pause();
+      filterOf(placed);
       await pause();
     }
   }

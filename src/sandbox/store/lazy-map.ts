@@ -1,3 +1,4 @@
+import type { KeyFilter } from './key-filter.js';
 import type { Places } from './record-places.js';
 
 /** Where a `LazyMap`'s entries are kept: split in buckets by `bucketOf(key)`, each read only when first needed. */
@@ -5,10 +6,10 @@ export interface BucketSource<K, V> {
   buckets: number;
   read(bucket: number): [K, V][];
   /**
-   * False when the bucket surely does not hold the key (true when it may): a key just made (a new payment's id) is
-   * then known absent without reading and parsing its bucket.
+   * False when the key is surely not stored (true when it may be): a key just made (a new payment's id) is then known
+   * absent without reading and parsing its bucket (see `KeyFilter`).
    */
-  mayHold?(bucket: number, key: K): boolean;
+  mayHold?(key: K): boolean;
   /** The buckets as the index file wrote them, for the next fold to copy what did not change (see `WrittenMap`). */
   written?: WrittenMap<K>;
 }
@@ -28,8 +29,8 @@ export interface WrittenMap<K> {
   buckets: number;
   /** About how many entries it holds: exact when written whole, counting each key set since as a new one. */
   entries: number;
-  /** The tables whose records the bases' keys name by ref, a bit each (see `writeIndexSections`). */
-  refTables: number;
+  /** The keys it may hold: every key written in it (see `KeyFilter`). */
+  filter: KeyFilter;
   /** Each table's places in the snapshot the refs name records of. */
   places: readonly Places[];
   /** A bucket as written: its base, then its deltas, oldest first. */
@@ -128,7 +129,7 @@ export class LazyMap<K extends string | number, V> {
     if (this.unread.size === 0 || (!deleting && this.map.has(key))) return;
     const bucket = bucketOf(key, this.source!.buckets);
     if (!this.unread.has(bucket)) return;
-    if (this.source!.mayHold?.(bucket, key) ?? true) {
+    if (this.source!.mayHold?.(key) ?? true) {
       this.read(bucket);
       return;
     }
@@ -160,6 +161,15 @@ export class LazyMap<K extends string | number, V> {
   has(key: K): boolean {
     this.need(key);
     return this.map.has(key);
+  }
+
+  /** `Index.mayHave`: true for a key of an unread bucket that the source cannot tell is not there, without reading it. */
+  mayHave(key: K): boolean {
+    if (this.map.has(key)) return true;
+    const bucket = this.unread.size === 0 ? -1 : bucketOf(key, this.source!.buckets);
+    if (!this.unread.has(bucket)) return false;
+    if (!this.source!.mayHold) return this.has(key);
+    return this.source!.mayHold(key) || this.appended.get(bucket)?.has(key) === true;
   }
 
   set(key: K, value: V): this {

@@ -1,3 +1,4 @@
+import { KeyFilter } from './key-filter.js';
 import { bucketOf, bucketsFor, hashOf } from './lazy-map.js';
 
 /**
@@ -58,6 +59,15 @@ export function bucketed(placement: TablePlacement, buckets = bucketsFor(placeme
   return split;
 }
 
+const filters = new WeakMap<TablePlacement, KeyFilter>();
+
+/** The ids a placement may hold (see `KeyFilter`), made once per placement, as `bucketed`'s buckets are. */
+export function filterOf(placement: TablePlacement): KeyFilter {
+  let filter = filters.get(placement);
+  if (!filter) filters.set(placement, (filter = KeyFilter.of(placement.ids)));
+  return filter;
+}
+
 /**
  * A bucket as the index file keeps it: `[ids, offsets, lengths]`, each offset but the first as the step from the one
  * before (a few digits, not the ten of a place in a large snapshot).
@@ -74,8 +84,9 @@ export function parseBucket(text: string): PlacesBucket {
 
 /**
  * Where a table's records sit in the snapshot: asking for one reads its bucket, when first needed (a search of a few
- * hundred ids, no map of them all). A record is also known by its position, its bucket and its index there as one
- * number, which the index file writes in place of its id (see `position`).
+ * hundred ids, no map of them all), unless `filter` tells the id is not there (a new one). A record is also known by
+ * its position, its bucket and its index there as one number, which the index file writes in place of its id (see
+ * `position`).
  */
 export class Places {
   private readonly split: (PlacesBucket | undefined)[];
@@ -85,38 +96,37 @@ export class Places {
   constructor(
     readonly buckets: number,
     private readonly source: (bucket: number) => PlacesBucket,
+    readonly filter: KeyFilter,
   ) {
     this.split = new Array<PlacesBucket | undefined>(buckets);
   }
 
   /** No places: a table the snapshot does not hold. */
   static empty(): Places {
-    return new Places(1, () => ({ ids: [], offsets: [], lengths: [] }));
+    return new Places(1, () => ({ ids: [], offsets: [], lengths: [] }), KeyFilter.of([]));
   }
 
   /** Places kept in memory (a snapshot this process just wrote). */
   static of(placement: TablePlacement): Places {
     const split = bucketed(placement);
-    return new Places(split.length, (bucket) => split[bucket]!);
+    return new Places(split.length, (bucket) => split[bucket]!, filterOf(placement));
   }
 
   private bucket(bucket: number): PlacesBucket {
     return (this.split[bucket] ??= this.source(bucket));
   }
 
-  /**
-   * A record's value as [byte offset, byte length], if the snapshot holds it. Its bucket is read even for a new id:
-   * once per bucket, where searching the bucket's text for each new id took a sixth of a create's CPU at 300,000
-   * payments (several new ids a create, several tables each).
-   */
+  /** A record's value as [byte offset, byte length], if the snapshot holds it. */
   get(id: string): [number, number] | undefined {
-    const bucket = this.bucket(bucketOf(id, this.buckets));
+    const hash = hashOf(id);
+    if (!this.filter.mayHave(id, hash)) return undefined;
+    const bucket = this.bucket(hash % this.buckets);
     const at = indexIn(bucket, id);
     return at < 0 ? undefined : [bucket.offsets[at]!, bucket.lengths[at]!];
   }
 
   has(id: string): boolean {
-    return indexIn(this.bucket(bucketOf(id, this.buckets)), id) >= 0;
+    return this.position(id) >= 0;
   }
 
   /** How many records a bucket holds. */
@@ -126,6 +136,7 @@ export class Places {
 
   /** A record's position: its index in its bucket times the buckets, plus its bucket (-1 if it is not here). */
   position(id: string, hash = hashOf(id)): number {
+    if (!this.filter.mayHave(id, hash)) return -1;
     const bucket = hash % this.buckets;
     const at = indexIn(this.bucket(bucket), id);
     return at < 0 ? -1 : at * this.buckets + bucket;
