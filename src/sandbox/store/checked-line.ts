@@ -8,9 +8,12 @@ const PREFIX = Buffer.from('{"k":"');
 /** The prefix, 8 hex digits and `",`. */
 const HEAD = PREFIX.length + 10;
 
-/** `value` (a JSON object) as a checked line, with its newline. */
-export function checkedLine(value: object): Buffer {
-  const json = JSON.stringify(value);
+/** A checked line holds the JSON it was made of from this byte on, but for its first, the `{` (see `checkedLine`). */
+export const JSON_AT = HEAD - 1;
+
+/** `value` (a JSON object, or its JSON text) as a checked line, with its newline. */
+export function checkedLine(value: object | string): Buffer {
+  const json = typeof value === 'string' ? value : JSON.stringify(value);
   // One buffer, encoded once: the JSON goes in after the checksum's place, its `{` where the `,` before it goes.
   const line = Buffer.allocUnsafe(HEAD - 1 + Buffer.byteLength(json) + 1);
   line.write(json, HEAD - 1);

@@ -32,6 +32,7 @@ const CHUNK = 1024 * 1024;
  * those places (a gone record's length -1), the file's length and the CRC32 of all of it (`crc`: of what it held
  * before, `length` bytes). When `cut` says so, it stops at its next piece, cuts the file back and rejects with
  * `WRITE_CUT`; a failed write cuts it back too (a crash leaves a batch without its end, which a start drops).
+ * `written` gives a record's JSON as the journal holds it, when it does: copied, not made again.
  */
 export async function appendDelta(
   path: string,
@@ -39,6 +40,7 @@ export async function appendDelta(
   end: Omit<BatchEnd, 'crc'>,
   at: { length: number; crc: number },
   cut: () => boolean,
+  written: (i: number) => Buffer | null = () => null,
 ): Promise<{ placement: Placement; length: number; crc: number }> {
   const handle = await open(path, existsSync(path) ? 'r+' : 'w');
   const placement: Placement = new Map();
@@ -47,10 +49,13 @@ export async function appendDelta(
   let batchCrc = 0;
   try {
     await handle.truncate(at.length); // what a batch cut short left
+    // What is to be written next: text, and the records copied as bytes between it.
+    let pieces: Buffer[] = [];
     let text = '';
     let textBytes = 0;
     const put = async () => {
-      const bytes = Buffer.from(text);
+      const bytes = Buffer.concat([...pieces, Buffer.from(text)]);
+      pieces = [];
       text = '';
       textBytes = 0;
       crc = crc32(bytes, crc);
@@ -58,16 +63,22 @@ export async function appendDelta(
       for (let done = 0; done < bytes.length; ) done += (await handle.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
       position += bytes.length;
     };
-    for (const [account, table, id, value] of records) {
+    for (let i = 0; i < records.length; i++) {
+      const [account, table, id, value] = records[i]!;
       const prefix = `${json([account, table, id]).slice(0, -1)},`;
-      const body = value === null ? 'null' : json(value);
+      const copied = value === null ? null : written(i);
+      const body = copied ?? (value === null ? 'null' : json(value));
       const prefixBytes = Buffer.byteLength(prefix);
-      const length = Buffer.byteLength(body);
+      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
       const places = placed(placement, account, table, 0); // a delta file's tables have no byte range
       places.ids.push(id);
       places.offsets.push(position + textBytes + prefixBytes);
       places.lengths.push(value === null ? -1 : length);
-      text += `${prefix}${body}]\n`;
+      if (typeof body === 'string') text += `${prefix}${body}]\n`;
+      else {
+        pieces.push(Buffer.from(text + prefix), body);
+        text = ']\n';
+      }
       textBytes += prefixBytes + length + 2;
       if (textBytes >= CHUNK) {
         if (cut()) throw WRITE_CUT;
@@ -85,6 +96,46 @@ export async function appendDelta(
   }
   await handle.close();
   return { placement, length: position, crc };
+}
+
+/** `FileRanges` reads ahead this many bytes at a time. */
+const WINDOW = 4 * 1024 * 1024;
+
+/**
+ * Byte ranges of a file, read through a window that moves ahead as they are asked in ascending order (the records a
+ * fold copies from a journal, mostly written in the order they were made); a range elsewhere is read alone.
+ */
+export class FileRanges {
+  private readonly fd: number;
+  private window: Buffer = Buffer.alloc(0);
+  private start = 0;
+
+  constructor(path: string) {
+    this.fd = openSync(path, 'r');
+  }
+
+  /** The bytes at [offset, offset + length), fewer if the file ends before. */
+  read(offset: number, length: number): Buffer {
+    const end = this.start + this.window.length;
+    if (offset >= this.start && offset + length <= end) return this.window.subarray(offset - this.start, offset - this.start + length);
+    if (offset >= end && offset < end + WINDOW && length <= WINDOW) {
+      this.window = this.bytes(offset, WINDOW);
+      this.start = offset;
+      return this.window.subarray(0, length);
+    }
+    return this.bytes(offset, length);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  private bytes(offset: number, length: number): Buffer {
+    const bytes = Buffer.allocUnsafe(length);
+    let at = 0;
+    for (let n = -1; at < length && n !== 0; at += n) n = readSync(this.fd, bytes, at, length - at, offset + at);
+    return bytes.subarray(0, at);
+  }
 }
 
 /**

@@ -712,7 +712,7 @@ export function rebase(
   snapshot: string,
   deltaPath: string,
   parts: Map<string, TableParts[]>,
-  since: Map<string, Map<string, [string, string]>>,
+  since: Map<string, Map<string, readonly [string, string, ...unknown[]]>>,
   replaced: Set<string>,
 ): () => void {
   const fd = new SnapshotReader(snapshot);

@@ -37,8 +37,8 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Low, Memory } from 'lowdb';
-import { checkedLine, readLine } from './checked-line.js';
-import { appendDelta, readDelta, type DeltaRecord } from './delta-file.js';
+import { checkedLine, JSON_AT, readLine } from './checked-line.js';
+import { appendDelta, FileRanges, readDelta, type DeltaRecord } from './delta-file.js';
 import {
   deltaPlacement,
   foldedIndexes,
@@ -124,6 +124,35 @@ export class StoreLockedError extends Error {}
 type JournalChange = [string, string, string | null, unknown, 1?];
 
 /**
+ * A record changed since the last fold (its table and id) and, once a journal holds it as it is now, where: that
+ * journal's generation, and the byte offset and length of its JSON there (a fold copies it rather than making it again).
+ */
+type ChangedRecord = [table: string, id: string, generation?: number, offset?: number, length?: number];
+
+/**
+ * A journal line of `changes` (`more`: the save goes on in the next line), and where each change's value is in it, a
+ * byte offset and length each, also written in the line (`p`) for a start that replays it. The JSON of the journal's
+ * changes, put together a change at a time so as to know where each value is.
+ */
+function journalLine(changes: JournalChange[], more: boolean): { line: Buffer; places: number[] } {
+  let text = '{"c":[';
+  let bytes = text.length;
+  const places: number[] = [];
+  for (let i = 0; i < changes.length; i++) {
+    const [key, table, id, value, created] = changes[i]!;
+    const head = `${i > 0 ? ',' : ''}[${JSON.stringify(key)},${JSON.stringify(table)},${JSON.stringify(id)},`;
+    const body = JSON.stringify(value);
+    const tail = created === 1 ? ',1]' : ']';
+    const headBytes = Buffer.byteLength(head);
+    const bodyBytes = Buffer.byteLength(body);
+    places.push(JSON_AT + bytes + headBytes, bodyBytes);
+    text += head + body + tail;
+    bytes += headBytes + bodyBytes + tail.length;
+  }
+  return { line: checkedLine(`${text}]${more ? ',"more":true' : ''},"p":[${places.join(',')}]}`), places };
+}
+
+/**
  * The journal is folded into a new snapshot once it outgrows a quarter of the snapshot (and this floor): a start
  * replays the journal, so it stays a fraction of the snapshot, and each fold's cost is spread over the writes since.
  * A fold rewrites the whole state, so the floor is as high as a start can replay quickly (20 MiB, about 18,000
@@ -197,7 +226,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   const snapshot = new SnapshotFile(file, undefined, tableEntries);
   snapshot.locate = true;
   const db = new Low<SandboxState>(snapshot, emptyState());
-  const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, [string, string]> }>();
+  const pending = new Map<string, { all: boolean; header: boolean; records: Map<string, ChangedRecord> }>();
   let lock: Lock | null = null;
   let journal = -1;
   let journalBytes = 0;
@@ -223,10 +252,12 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    * The records changed since the last fold took them (`table\0id` by account), and the accounts replaced whole since:
    * what a fold that leaves the snapshot as it is appends to the delta file, and, while a fold writes, what it did not take.
    */
-  let dirty = new Map<string, Map<string, [string, string]>>();
+  let dirty = new Map<string, Map<string, ChangedRecord>>();
   let replaced = new Set<string>();
   /** What the start replayed from the journals over the index file, by account (null: replaced): changed too. */
   let replayedChanges: Map<string, RecordChange[] | null> | null = null;
+  /** Where the journals hold each of those changes' values, by account: a `JournalPlace` each, flat (-1: nowhere). */
+  let replayedPlaces = new Map<string, number[]>();
   /** The delta file as the index file names it, the snapshot's size without it, and the snapshot's CRC32. */
   let delta = { length: 0, crc: 0 };
   let baseBytes = 0;
@@ -246,10 +277,14 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   /** Whether the last write failed (so the next one that works says writes are stored again). */
   let refusing = false;
 
-  /** The lines of every change since the last ones, values read now (records are replaced whole, never edited). */
-  function drain(): Buffer | null {
+  /**
+   * The lines of every change since the last ones, values read now (records are replaced whole, never edited), and
+   * where each record changed is in them (`stamp` says so once they are in the journal).
+   */
+  function drain(): { lines: Buffer; records: [ChangedRecord, number, number][] } | null {
     if (pending.size === 0) return null;
     const changes: JournalChange[] = [];
+    const changed: (ChangedRecord | null)[] = [];
     for (const [key, change] of pending) {
       const account = db.data.accounts[key];
       if (!account) {
@@ -262,29 +297,44 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         continue;
       }
       if (change.header) changes.push([key, 'header', null, accountHead(account)]);
-      for (const [table, id] of change.records.values()) {
+      for (const record of change.records.values()) {
+        const [table, id] = record;
         const records = account[table as keyof AccountState] as Record<string, unknown>;
         changes.push(newSinceSnapshot(records, id) ? [key, table, id, records[id] ?? null, 1] : [key, table, id, records[id] ?? null]);
+        changed[changes.length - 1] = record;
       }
     }
     pending.clear();
     const lines: Buffer[] = [];
-    for (let at = 0; at < changes.length; at += LINE_CHANGES) {
-      const c = changes.slice(at, at + LINE_CHANGES);
-      lines.push(checkedLine(at + LINE_CHANGES < changes.length ? { c, more: true } : { c }));
+    const records: [ChangedRecord, number, number][] = [];
+    for (let at = 0, bytes = 0; at < changes.length; at += LINE_CHANGES) {
+      const { line, places } = journalLine(changes.slice(at, at + LINE_CHANGES), at + LINE_CHANGES < changes.length);
+      for (let i = 0; i < places.length / 2; i++) {
+        const record = changed[at + i];
+        if (record) records.push([record, bytes + places[2 * i]!, places[2 * i + 1]!]);
+      }
+      lines.push(line);
+      bytes += line.length;
     }
-    return Buffer.concat(lines);
+    return { lines: Buffer.concat(lines), records };
   }
 
   async function write(): Promise<void> {
     const accounts = [...pending.keys()];
-    const lines = drain();
-    if (lines === null) return;
+    const drained = drain();
+    if (drained === null) return;
+    const at = journalBytes;
     try {
       writes++;
-      append(lines);
+      append(drained.lines);
     } catch (error) {
       undo(accounts, error);
+    }
+    // Where this journal holds each record as it is now, for the fold that takes it (a record changed again is noted anew).
+    for (const [record, offset, length] of drained.records) {
+      record[2] = db.data.generation ?? 0;
+      record[3] = at + offset;
+      record[4] = length;
     }
     journalChanges = true;
     if (refusing) log(`writes to ${file} are stored again`);
@@ -293,7 +343,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     // A save that alone outgrows the journal (an import, a seed) is acknowledged once folded, so a crash after its
     // acknowledgement leaves it in the snapshot and index file, not in a journal the next start must replay whole. The
     // journal holds it meanwhile: a fold that fails loses nothing, and the save is acknowledged all the same.
-    if (lines.length > threshold && Date.now() >= foldAfter) {
+    if (drained.lines.length > threshold && Date.now() >= foldAfter) {
       await compacting?.catch(() => {});
       await compact().catch(() => {});
       return;
@@ -435,13 +485,37 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   async function foldIntoDelta(records: typeof dirty, indexes: IndexesTaken, tables: LazyState['tables']): Promise<void> {
     const generation = db.data.generation!;
     const batch: DeltaRecord[] = [];
+    const changedRecords: ChangedRecord[] = [];
     for (const [key, changed] of records) {
       const account = db.data.accounts[key];
       if (!account) continue;
-      for (const [table, id] of changed.values()) batch.push([key, table, id, (account[table as keyof AccountState] as Record<string, unknown>)[id] ?? null]);
+      for (const record of changed.values()) {
+        const [table, id] = record;
+        batch.push([key, table, id, (account[table as keyof AccountState] as Record<string, unknown>)[id] ?? null]);
+        changedRecords.push(record);
+      }
     }
     const heads = Object.fromEntries(Object.entries(db.data.accounts).map(([key, account]) => [key, accountHead(account)]));
-    const appended = await appendDelta(deltaPath, batch, { generation, heads }, delta, () => snapshot.cut);
+    // A record as the journal it was last written to holds it: the one this fold folds, or (after a fold that failed)
+    // the next one. Its JSON is copied from there, not made again (a fold at 300,000 payments spent a third of its CPU so).
+    const journals = new Map<string, FileRanges>();
+    const written = (i: number): Buffer | null => {
+      const [, , from, offset, length] = changedRecords[i]!;
+      const path = from === generation ? nextJournalPath : from === generation - 1 ? journalPath : null;
+      if (path === null) return null;
+      try {
+        let ranges = journals.get(path);
+        if (!ranges) journals.set(path, (ranges = new FileRanges(path)));
+        const bytes = ranges.read(offset!, length!);
+        // A record is an object: anything else was not read whole.
+        return bytes.length === length && bytes[0] === 0x7b && bytes[length - 1] === 0x7d ? bytes : null;
+      } catch {
+        return null; // made again, as the journal cannot be read
+      }
+    };
+    const appended = await appendDelta(deltaPath, batch, { generation, heads }, delta, () => snapshot.cut, written).finally(() => {
+      for (const ranges of journals.values()) ranges.close();
+    });
     const placement = deltaPlacement(tables, appended.placement);
     const sections = await writeIndexSections(indexPath, indexes, new Map(), () => snapshot.cut, { tables, placement });
     const stat = statSync(deltaPath);
@@ -506,10 +580,20 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (!replayedChanges) return dirty;
     const replayed: typeof dirty = new Map();
     for (const [key, changes] of replayedChanges) {
-      if (changes === null) replaced.add(key);
-      else replayed.set(key, new Map(changes.map(({ table, id }) => [`${table}\u0000${id}`, [table, id]])));
+      if (changes === null) {
+        replaced.add(key);
+        continue;
+      }
+      const places = replayedPlaces.get(key)!;
+      const records = new Map<string, ChangedRecord>();
+      for (const [i, { table, id }] of changes.entries()) {
+        const generation = places[3 * i]!;
+        records.set(`${table}\u0000${id}`, generation < 0 ? [table, id] : [table, id, generation, places[3 * i + 1], places[3 * i + 2]]);
+      }
+      replayed.set(key, records);
     }
     replayedChanges = null;
+    replayedPlaces = new Map();
     return mergeDirty(replayed, dirty);
   }
 
@@ -524,7 +608,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   }
 
   /** Notes a record changed since the last fold took them (`key`: `table\0id`). */
-  function changedRecord(account: string, key: string, record: [string, string]): void {
+  function changedRecord(account: string, key: string, record: ChangedRecord): void {
     let records = dirty.get(account);
     if (!records) dirty.set(account, (records = new Map()));
     records.set(key, record);
@@ -654,7 +738,15 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
             `${state.generation ?? 0}): a file of the state is missing. Nothing was changed; copy the files together (cp -p '${file}'*)`,
         );
       }
-      for (const save of journal.saves) for (const change of save) apply(state, change, since, replayed);
+      for (const [s, save] of journal.saves.entries()) {
+        const places = journal.places[s]!;
+        for (const [i, change] of save.entries()) {
+          if (!apply(state, change, since, replayed)) continue;
+          let noted = replayedPlaces.get(change[0]);
+          if (!noted) replayedPlaces.set(change[0], (noted = []));
+          noted.push(places[2 * i]! < 0 ? -1 : journal.generation, places[2 * i]!, places[2 * i + 1]!);
+        }
+      }
       return journal;
     };
     // Both are read (and checked) before either is applied.
@@ -774,7 +866,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       else {
         // For the journal's next line and the next fold, under one key.
         const key = `${change.table}\u0000${change.id}`;
-        const record: [string, string] = [change.table, change.id];
+        const record: ChangedRecord = [change.table, change.id];
         entry.records.set(key, record);
         changedRecord(account, key, record);
       }
@@ -818,10 +910,14 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   };
 }
 
-/** A journal as read on start: the generation its header names, its changes save by save, and the length of its whole saves. */
+/**
+ * A journal as read on start: the generation its header names, its changes save by save with where each one's value is
+ * (byte offset and length, flat; -1 when its line does not say), and the length of its whole saves.
+ */
 interface Journal {
   generation: number;
   saves: JournalChange[][];
+  places: number[][];
   length: number;
 }
 
@@ -839,6 +935,7 @@ function readJournal(path: string): Journal | null {
   if (!existsSync(path)) return null;
   const bytes = readFileSync(path);
   const values: Record<string, unknown>[] = [];
+  const starts: number[] = [];
   let length = 0;
   let checked = false;
   let damage: { at: number; line: number } | null = null;
@@ -863,6 +960,7 @@ function readJournal(path: string): Journal | null {
       throw new Error(`${path} is not a journal va-sandbox wrote (its lines are JSON, but not the journal's); nothing was changed`);
     }
     values.push(value);
+    starts.push(start);
     // A save ends with a line not marked `more`: the journal is whole up to there.
     if (value.more !== true) length = end + 1;
   }
@@ -872,40 +970,49 @@ function readJournal(path: string): Journal | null {
     throw new Error(`${path} is not a journal va-sandbox wrote (its lines are JSON, but not the journal's); nothing was changed`);
   }
   const saves: JournalChange[][] = [];
+  const places: number[][] = [];
   let save: JournalChange[] = [];
-  for (const line of lines) {
-    save.push(...(line.c as JournalChange[]));
+  let placed: number[] = [];
+  for (const [n, line] of lines.entries()) {
+    const changes = line.c as JournalChange[];
+    save.push(...changes);
+    // Lines written before they said where their values are (`p`) leave them to be made again.
+    const p = Array.isArray(line.p) && line.p.length === 2 * changes.length ? (line.p as number[]) : null;
+    for (let i = 0; i < changes.length; i++) placed.push(p ? starts[n + 1]! + p[2 * i]! : -1, p ? p[2 * i + 1]! : -1);
     if (line.more === true) continue;
     saves.push(save);
+    places.push(placed);
     save = [];
+    placed = [];
   }
-  return { generation: header.generation, saves, length };
+  return { generation: header.generation, saves, places, length };
 }
 
 /**
  * Applies a journal change to a state; with `since`, notes each record's change there, by account (null: replaced
- * whole), and in `replayed` the records it put (a new record's first change replaced nothing).
+ * whole), and in `replayed` the records it put (a new record's first change replaced nothing). True when it noted one.
  */
 function apply(
   state: SandboxState,
   [key, table, id, value, created]: JournalChange,
   since?: Map<string, RecordChange[] | null>,
   replayed?: Set<string>,
-): void {
+): boolean {
   if (table === 'all') {
     if (value === null) delete state.accounts[key];
     else state.accounts[key] = normalizeAccount(value as AccountState);
     since?.set(key, null);
-    return;
+    return false;
   }
   const account = state.accounts[key];
-  if (!account) return;
+  if (!account) return false;
   if (table === 'header') {
     Object.assign(account, value);
-    return;
+    return false;
   }
   const records = account[table as keyof AccountState] as Record<string, unknown>;
-  if (since && since.get(key) !== null) {
+  const noted = since !== undefined && since.get(key) !== null;
+  if (noted) {
     let changes = since.get(key);
     if (!changes) since.set(key, (changes = []));
     const replayedKey = `${key}\u0000${table}\u0000${id}`;
@@ -915,6 +1022,7 @@ function apply(
   }
   if (value === null) delete records[id!];
   else records[id!] = value;
+  return noted;
 }
 
 /**
