@@ -25,7 +25,7 @@ function sourceOf(entries: [string, unknown][], buckets: number, reads: number[]
     },
     ...(knows && { mayHold: (key: string) => entries.some(([stored]) => stored === key) }),
     ...(written !== undefined && {
-      written: { buckets, entries: written, filter: KeyFilter.of(entries.map(([key]) => key)), places: [], segments: (bucket) => [Buffer.from(JSON.stringify(inBucket(bucket)))], read: inBucket },
+      written: { buckets, entries: written, filter: KeyFilter.of(entries.map(([key]) => key)), places: [], segments: () => Array.from({ length: buckets }, (_, bucket) => [Buffer.from(JSON.stringify(inBucket(bucket)))]), read: inBucket },
     }),
   };
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../../core/index.js';
 import { crc32 } from 'node:zlib';
@@ -58,7 +58,7 @@ interface AccountIndex {
   /** Each table's record lines in the snapshot (a byte range) and its records' places, a `bucketText` per bucket. */
   tables: Record<string, TableIndex>;
   /** Each map's buckets, each a base and its deltas (see `WrittenMap`), about how many entries it holds, and its keys' `KeyFilter`. */
-  maps: Record<string, { buckets: number; entries: number; filter: Section; sections: Section[][] }>;
+  maps: Record<string, { buckets: number; entries: number; filter: Section[]; sections: Section[][] }>;
   values: Record<string, Section>;
 }
 
@@ -71,8 +71,8 @@ interface TableIndex {
   end: number;
   buckets: number;
   sections: Section[];
-  filter: Section;
-  delta: { buckets: number; sections: Section[]; filter: Section } | null;
+  filter: Section[];
+  delta: { buckets: number; sections: Section[]; filter: Section[] } | null;
 }
 
 /**
@@ -82,7 +82,8 @@ interface TableIndex {
 export interface WrittenTable {
   start: number;
   end: number;
-  sections: Buffer[];
+  /** Its places' sections as written, read when asked. */
+  sections(): Buffer[];
   places: Places;
   delta: Places | null;
 }
@@ -348,10 +349,11 @@ export async function writeIndexSections(
     ): Promise<AccountIndex['maps'][string]> => {
       const byBucket: MapChange<string | number>[][] = Array.from({ length: written.buckets }, () => []);
       for (const change of changes) byBucket[bucketOf(change[0], written.buckets)]!.push(change);
-      const filter = section(written.filter.with(changes.filter((change) => change.length > 1).map(([key]) => key)).text());
+      const filter = written.filter.with(changes.filter((change) => change.length > 1).map(([key]) => key)).text().map((part) => section(part));
       const sections: Section[][] = [];
+      const every = written.segments();
       for (let bucket = 0; bucket < written.buckets; bucket++) {
-        const segments = written.segments(bucket);
+        const segments = every[bucket]!;
         const changed = byBucket[bucket]!;
         // Its records named as a base names them, those new here by their refs (see `newRecordsRef`: none when the
         // snapshot was left as it was); the changes kept as they are, for a merge.
@@ -395,9 +397,13 @@ export async function writeIndexSections(
             start: from?.start ?? 0,
             end: from?.end ?? 0,
             buckets: snapshotPlaces.buckets,
-            sections: from ? from.sections.map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
-            filter: section(snapshotPlaces.filter.text()),
-            delta: deltaBuckets && { buckets: deltaBuckets.length, sections: await placesSections(deltaBuckets), filter: section(filterOf(inDelta!).text()) },
+            sections: from ? from.sections().map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
+            filter: snapshotPlaces.filter.text().map((part) => section(part)),
+            delta: deltaBuckets && {
+              buckets: deltaBuckets.length,
+              sections: await placesSections(deltaBuckets),
+              filter: filterOf(inDelta!).text().map((part) => section(part)),
+            },
           };
           places.push(snapshotPlaces);
           await flush();
@@ -413,7 +419,8 @@ export async function writeIndexSections(
           split.push(buckets);
           places.push(new Places(buckets.length, (bucket) => buckets[bucket]!, filterOf(placed)));
           const sections = await placesSections(buckets);
-          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections, filter: section(filterOf(placed).text()), delta: null };
+          const filter = filterOf(placed).text().map((part) => section(part));
+          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections, filter, delta: null };
           await flush();
         }
         // The refs of the index file a map was read from still name the same records here when every record there kept
@@ -433,7 +440,7 @@ export async function writeIndexSections(
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
         if (taken.whole) {
-          const filter = section(KeyFilter.of(taken.whole.map(([key]) => key)).text());
+          const filter = KeyFilter.of(taken.whole.map(([key]) => key)).text().map((part) => section(part));
           const texts = await mapTexts(grouped(taken.whole), short, step);
           maps[name] = { buckets: texts.length, entries: taken.entries, filter, sections: texts.map((text) => [section(text)]) };
         } else maps[name] = await addChanges(taken.written!, taken.changes, kept && taken.written!.places === before ? refs(fresh) : null, !delta, taken.entries, short);
@@ -485,28 +492,33 @@ export async function writeIndexSections(
 }
 
 /** An index file's header (its last line) and where it starts, if it is whole. */
-function headerOf(bytes: Buffer): { header: Header; end: number } | null {
-  // The header is the last line; the sections come before it, then a newline.
-  const end = bytes.lastIndexOf(10, bytes.length - 2);
-  if (end < 0 || bytes[bytes.length - 1] !== 10) return null;
-  const line = readLine(bytes.subarray(end + 1, bytes.length - 1));
-  return line.kind === 'checked' ? { header: line.value as Header, end } : null;
+function headerOf(file: IndexFile): { header: Header; end: number } | null {
+  // The header is the last line; the sections come before it, then a newline. It is read from the end, more at a
+  // time until its start is found (it names every section: a megabyte or so at 300,000 payments).
+  for (let tail = Math.min(HEADER_TAIL, file.size); ; tail = Math.min(tail * 4, file.size)) {
+    const bytes = file.bytes([file.size - tail, tail]);
+    const end = bytes.lastIndexOf(10, bytes.length - 2);
+    if (end < 0 && tail < file.size) continue;
+    if (end < 0 || bytes[bytes.length - 1] !== 10) return null;
+    const line = readLine(bytes.subarray(end + 1, bytes.length - 1));
+    return line.kind === 'checked' ? { header: line.value as Header, end: file.size - tail + end } : null;
+  }
 }
 
-const textOf = (bytes: Buffer, [at, length]: Section): string => bytes.toString('utf8', at, at + length);
-const filterAt = (bytes: Buffer, at: Section): KeyFilter => KeyFilter.parse(bytes.toString('latin1', at[0], at[0] + at[1]));
+/** How much of an index file's end is read first for its header. */
+const HEADER_TAIL = 1024 * 1024;
 
-/** An account's indexes in an index file's bytes, its records' places being `places`: each section read when first asked. */
-function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places[]): IndexSource {
+/** An account's indexes in an index file, its records' places being `places`: each section read when first asked. */
+function indexSource(file: IndexFile, index: AccountIndex, places: readonly Places[]): IndexSource {
   const named = ids(places);
-  const read = (at: Section): unknown => eachString(JSON.parse(textOf(bytes, at)), named);
+  const read = (bytes: Buffer): unknown => eachString(JSON.parse(bytes.toString('utf8')), named);
   return {
     map: (name) => {
       const map = index.maps[name];
       if (!map) return undefined;
-      const filter = filterAt(bytes, map.filter);
+      const filter = file.filter(map.filter);
       const entries = (bucket: number): [string | number, never][] => {
-        const [base, ...deltas] = map.sections[bucket]!;
+        const [base, ...deltas] = file.run(map.sections[bucket]!);
         return applyChanges(read(base!) as [string | number, unknown][], deltas.flatMap((delta) => read(delta) as MapChange<string | number>[])) as [string | number, never][];
       };
       return {
@@ -518,12 +530,17 @@ function indexSource(bytes: Buffer, index: AccountIndex, places: readonly Places
           entries: map.entries,
           filter,
           places,
-          segments: (bucket) => map.sections[bucket]!.map(([at, length]) => bytes.subarray(at, at + length)),
+          segments: () => {
+            // Every bucket's sections follow each other: read at once, and split.
+            const all = file.run(map.sections.flat());
+            let at = 0;
+            return map.sections.map((bucket) => all.slice(at, (at += bucket.length)));
+          },
           read: entries,
         },
       };
     },
-    value: (name) => read(index.values[name]!),
+    value: (name) => read(file.bytes(index.values[name]!)),
   };
 }
 
@@ -541,23 +558,23 @@ export interface TableParts {
  * written, for the next fold that leaves the snapshot as it is.
  */
 export function foldedIndexes(path: string, parts: Map<string, TableParts[]>): Pick<LazyState, 'indexes' | 'tables'> {
-  const bytes = readFileSync(path);
-  const { header } = headerOf(bytes)!;
+  const file = new IndexFile(path);
+  const { header } = headerOf(file)!;
   const indexes = new Map<string, IndexSource>();
   const tables = new Map<string, WrittenTable[]>();
   for (const [key, index] of header.accounts) {
     const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: Places.empty(), delta: null }));
-    indexes.set(key, indexSource(bytes, index, made.map((table) => table.places)));
-    tables.set(key, TABLES.map((table, t) => writtenTable(bytes, index.tables[table]!, made[t]!)));
+    indexes.set(key, indexSource(file, index, made.map((table) => table.places)));
+    tables.set(key, TABLES.map((table, t) => writtenTable(file, index.tables[table]!, made[t]!)));
   }
   return { indexes, tables };
 }
 
 /** A table as the index file wrote it (see `WrittenTable`), its places being `parts`'. */
-const writtenTable = (bytes: Buffer, table: TableIndex, parts: TableParts): WrittenTable => ({
+const writtenTable = (file: IndexFile, table: TableIndex, parts: TableParts): WrittenTable => ({
   start: table.start,
   end: table.end,
-  sections: table.sections.map(([at, length]) => bytes.subarray(at, at + length)),
+  sections: () => file.run(table.sections),
   places: parts.places,
   delta: parts.delta,
 });
@@ -574,9 +591,12 @@ export function readIndexFile(
   pieceBytes = TABLE_PARSE,
 ): (LazyState & { delta: DeltaStat | null; snapshotCrc: number }) | null {
   if (!existsSync(path) || !existsSync(snapshot)) return null;
-  const bytes = readFileSync(path);
-  const read = headerOf(bytes);
-  if (!read) return null;
+  const file = new IndexFile(path);
+  const read = headerOf(file);
+  if (!read) {
+    file.close();
+    return null;
+  }
   const { header, end } = read;
   const stat = statSync(snapshot);
   // Its version, exact length and checksum say the rest is as written; the snapshot's size, times and checksum, that
@@ -586,10 +606,13 @@ export function readIndexFile(
     end === header.length &&
     header.snapshot?.size === stat.size &&
     Math.abs(header.snapshot.mtimeMs - stat.mtimeMs) < 1 &&
-    crc32(bytes.subarray(0, end)) === header.sections &&
+    fileChecksum(path, end) === header.sections &&
     ((header.snapshot.ino === stat.ino && header.snapshot.ctimeMs === stat.ctimeMs) || fileChecksum(snapshot) === header.snapshot.crc) &&
     deltaMatches(deltaPath, header.delta);
-  if (!matches) return null;
+  if (!matches) {
+    file.close();
+    return null;
+  }
   const fd = new SnapshotReader(snapshot);
   const deltaFd = header.delta && new SnapshotReader(deltaPath);
   const lazyTables: LazyTable[] = [];
@@ -600,16 +623,16 @@ export function readIndexFile(
     const account: Record<string, unknown> = { ...index.head };
     const parts = TABLES.map((table): TableParts => {
       const { start, end: stop, buckets, sections, filter, delta } = index.tables[table]!;
-      const places = new Places(buckets, (bucket) => parseBucket(textOf(bytes, sections[bucket]!)), filterAt(bytes, filter));
-      const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(textOf(bytes, delta.sections[bucket]!)), filterAt(bytes, delta.filter));
+      const places = new Places(buckets, (bucket) => parseBucket(file.text(sections[bucket]!)), file.filter(filter));
+      const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(file.text(delta.sections[bucket]!)), file.filter(delta.filter));
       const parts = { start, end: stop, places, delta: inDelta };
       const lazy = new LazyTable(parts, fd, deltaFd, pieceBytes);
       lazy.placeIn(account, table);
       lazyTables.push(lazy);
       return parts;
     });
-    indexes.set(key, indexSource(bytes, index, parts.map((table) => table.places)));
-    tables.set(key, TABLES.map((table, t) => writtenTable(bytes, index.tables[table]!, parts[t]!)));
+    indexes.set(key, indexSource(file, index, parts.map((table) => table.places)));
+    tables.set(key, TABLES.map((table, t) => writtenTable(file, index.tables[table]!, parts[t]!)));
     accounts[key] = account as unknown as AccountState;
   }
   return {
@@ -656,6 +679,43 @@ class SnapshotReader {
   close(): void {
     SnapshotReader.unused.unregister(this);
     closeSync(this.fd);
+  }
+}
+
+/**
+ * An index file held open, its sections read when asked: held whole in memory it was ~100 MB at 300,000 payments,
+ * and reading it whole again after each fold a tenth of the fold. A fold renames the next one over it: the sections
+ * are still read from this one, which is closed once nothing can read it any more.
+ */
+class IndexFile extends SnapshotReader {
+  readonly size: number;
+
+  constructor(path: string) {
+    super(path);
+    this.size = fstatSync(this.fd).size;
+  }
+
+  bytes([at, length]: Section): Buffer {
+    const bytes = readBytes(this.fd, at, length);
+    if (bytes.length < length) throw new Error(`${this.path} ends early`);
+    return bytes;
+  }
+
+  text(section: Section): string {
+    return this.bytes(section).toString('utf8');
+  }
+
+  filter(sections: Section[]): KeyFilter {
+    return KeyFilter.parse(this.run(sections).map((part) => part.toString('latin1')));
+  }
+
+  /** Sections written one after the other (a bucket's base and deltas, a table's places), read at once. */
+  run(sections: Section[]): Buffer[] {
+    if (sections.length === 0) return [];
+    const [start] = sections[0]!;
+    const [at, length] = sections.at(-1)!;
+    const bytes = this.bytes([start, at + length - start]);
+    return sections.map(([at, length]) => bytes.subarray(at - start, at - start + length));
   }
 }
 

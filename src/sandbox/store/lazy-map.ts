@@ -33,8 +33,8 @@ export interface WrittenMap<K> {
   filter: KeyFilter;
   /** Each table's places in the snapshot the refs name records of. */
   places: readonly Places[];
-  /** A bucket as written: its base, then its deltas, oldest first. */
-  segments(bucket: number): Buffer[];
+  /** Every bucket as written, read now: its base, then its deltas, oldest first. */
+  segments(): Buffer[][];
   /** A bucket's entries: its base with its deltas applied, keys as the map holds them. */
   read(bucket: number): [K, unknown][];
 }
