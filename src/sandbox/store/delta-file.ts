@@ -63,9 +63,14 @@ export async function appendDelta(
       for (let done = 0; done < bytes.length; ) done += (await handle.write(bytes, done, bytes.length - done, position + done)).bytesWritten;
       position += bytes.length;
     };
+    // Each line's `[account,table,` made once a table.
+    const heads = new Map<string, string>();
     for (let i = 0; i < records.length; i++) {
       const [account, table, id, value] = records[i]!;
-      const prefix = `${json([account, table, id]).slice(0, -1)},`;
+      const tableKey = `${account}\u0000${table}`;
+      let head = heads.get(tableKey);
+      if (head === undefined) heads.set(tableKey, (head = `${json([account, table]).slice(0, -1)},`));
+      const prefix = `${head}${json(id)},`;
       const copied = value === null ? null : written(i);
       const body = copied ?? (value === null ? 'null' : json(value));
       const prefixBytes = Buffer.byteLength(prefix);
