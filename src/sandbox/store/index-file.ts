@@ -309,16 +309,16 @@ export async function writeIndexSections(
   let crc = 0;
   const indexed: [string, AccountIndex][] = [];
   try {
-    let batch: (string | Buffer)[] = [];
+    let batch: Buffer[] = [];
     let batched = 0;
     /** A section: text made now, or bytes copied from the last index file. */
     const section = (piece: string | Buffer): Section => {
-      const length = typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-      batch.push(piece);
-      batched += length;
-      crc = crc32(piece, crc);
-      offset += length;
-      return [offset - length, length];
+      const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece; // encoded once, for its length, CRC and write
+      batch.push(bytes);
+      batched += bytes.length;
+      crc = crc32(bytes, crc);
+      offset += bytes.length;
+      return [offset - bytes.length, bytes.length];
     };
     const step: Step = async () => {
       if (cut()) throw WRITE_CUT;
@@ -327,10 +327,11 @@ export async function writeIndexSections(
     /** Writes the sections made so far once they make a megabyte (`all`: whatever they make); then lets other work run. */
     const flush = async (all = false): Promise<void> => {
       if (batched >= WRITE_CHUNK || (all && batched > 0)) {
-        const bytes = Buffer.concat(batch.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece)));
+        // Written as they are, not copied into one buffer first: most are bytes of the last index file.
+        const pieces = batch;
         batch = [];
         batched = 0;
-        await handle.write(bytes);
+        await handle.writev(pieces);
       }
       await step();
     };
