@@ -1,6 +1,7 @@
-import { copyFileSync, cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, seededIds } from '../src/core/index.js';
 import { checkedLine, readLine } from '../src/sandbox/store/checked-line.js';
@@ -240,7 +241,7 @@ describe('fileStore', () => {
     await store.close();
   });
 
-  it('each journal line says where the JSON of each change’s value is (`p`), which a fold copies from there', async () => {
+  it('each journal line says where the JSON of each change’s value is and its CRC32 (`p`), which a fold copies from there', async () => {
     const store = fileStore(join(useTmp(), 'state.json'));
     const state = await store.load();
     state.accounts.a = emptyAccountState();
@@ -257,9 +258,11 @@ describe('fileStore', () => {
     let values = 0;
     for (let start = bytes.indexOf(10) + 1, end = bytes.indexOf(10, start); end >= 0; start = end + 1, end = bytes.indexOf(10, start)) {
       const { c, p } = JSON.parse(bytes.toString('utf8', start, end)) as { c: unknown[][]; p: number[] };
-      expect(p).toHaveLength(2 * c.length);
+      expect(p).toHaveLength(3 * c.length);
       for (const [i, change] of c.entries()) {
-        expect(bytes.toString('utf8', start + p[2 * i]!, start + p[2 * i]! + p[2 * i + 1]!)).toBe(JSON.stringify(change[3]));
+        const value = bytes.subarray(start + p[3 * i]!, start + p[3 * i]! + p[3 * i + 1]!);
+        expect(value.toString()).toBe(JSON.stringify(change[3]));
+        expect(crc32(value)).toBe(p[3 * i + 2]);
         values++;
       }
     }
@@ -638,6 +641,18 @@ describe('the index file: a quick start after a clean stop', () => {
   it('a fold of a large state appends what changed to the delta file, leaving the data file; a quick start and a full read both read it back', { timeout: 90_000 }, async () => {
     const { data, runtime, create, readBack } = await largeState('sk_delta');
     const { ino, size } = statSync(data);
+    await create(2_000);
+    // A byte of a payment the journal holds, damaged after it was written (its amount): the fold does not copy the damage
+    // into the delta file, but makes that payment's JSON again (its bytes no longer have the CRC32 its line says).
+    const journal = readFileSync(`${data}.journal`);
+    const start = journal.indexOf(10) + 1;
+    const { c, p } = JSON.parse(journal.toString('utf8', start, journal.indexOf(10, start))) as { c: unknown[][]; p: number[] };
+    const i = c.findIndex((change) => change[1] === 'vaPayments');
+    const amount = journal.indexOf('"amount":', start + p[3 * i]!) + '"amount":'.length;
+    expect(amount).toBeLessThan(start + p[3 * i]! + p[3 * i + 1]!);
+    const fd = openSync(`${data}.journal`, 'r+');
+    writeSync(fd, Buffer.from([journal[amount] === 0x39 ? 0x38 : journal[amount]! + 1]), 0, 1, amount);
+    closeSync(fd);
     while (!existsSync(`${data}.journal.next`)) await create(2_000);
     await eventually(() => !existsSync(`${data}.journal.next`), 30_000, 'the fold to be done');
     expect([statSync(data).ino, statSync(data).size], 'the data file as it was').toEqual([ino, size]);

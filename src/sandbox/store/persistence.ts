@@ -36,6 +36,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { Low, Memory } from 'lowdb';
 import { checkedLine, JSON_AT, readLine } from './checked-line.js';
 import { appendDelta, FileRanges, readDelta, type DeltaRecord } from './delta-file.js';
@@ -125,13 +126,17 @@ type JournalChange = [string, string, string | null, unknown, 1?];
 
 /**
  * A record changed since the last fold (its table and id) and, once a journal holds it as it is now, where: that
- * journal's generation, and the byte offset and length of its JSON there (a fold copies it rather than making it again).
+ * journal's generation, and the byte offset, length and CRC32 of its JSON there (a fold copies it rather than making
+ * it again, if its bytes there still have that CRC32).
  */
-type ChangedRecord = [table: string, id: string, generation?: number, offset?: number, length?: number];
+type ChangedRecord = [table: string, id: string, generation?: number, offset?: number, length?: number, crc?: number];
+
+/** How many numbers say where a change's value is in a journal line (`p`): its byte offset, length and CRC32. */
+const PLACE = 3;
 
 /**
- * A journal line of `changes` (`more`: the save goes on in the next line), and where each change's value is in it, a
- * byte offset and length each, also written in the line (`p`) for a start that replays it. The JSON of the journal's
+ * A journal line of `changes` (`more`: the save goes on in the next line), and where each change's value is in it
+ * (`PLACE` numbers each), also written in the line (`p`) for a start that replays it. The JSON of the journal's
  * changes, put together a change at a time so as to know where each value is.
  */
 function journalLine(changes: JournalChange[], more: boolean): { line: Buffer; places: number[] } {
@@ -145,7 +150,7 @@ function journalLine(changes: JournalChange[], more: boolean): { line: Buffer; p
     const tail = created === 1 ? ',1]' : ']';
     const headBytes = Buffer.byteLength(head);
     const bodyBytes = Buffer.byteLength(body);
-    places.push(JSON_AT + bytes + headBytes, bodyBytes);
+    places.push(JSON_AT + bytes + headBytes, bodyBytes, crc32(body));
     text += head + body + tail;
     bytes += headBytes + bodyBytes + tail.length;
   }
@@ -256,7 +261,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
   let replaced = new Set<string>();
   /** What the start replayed from the journals over the index file, by account (null: replaced): changed too. */
   let replayedChanges: Map<string, RecordChange[] | null> | null = null;
-  /** Where the journals hold each of those changes' values, by account: a `JournalPlace` each, flat (-1: nowhere). */
+  /**
+   * Where the journals hold each of those changes' values, by account, flat: the journal's generation and the value's
+   * `PLACE` numbers (all -1: its line does not say).
+   */
   let replayedPlaces = new Map<string, number[]>();
   /** The delta file as the index file names it, the snapshot's size without it, and the snapshot's CRC32. */
   let delta = { length: 0, crc: 0 };
@@ -281,7 +289,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    * The lines of every change since the last ones, values read now (records are replaced whole, never edited), and
    * where each record changed is in them (`stamp` says so once they are in the journal).
    */
-  function drain(): { lines: Buffer; records: [ChangedRecord, number, number][] } | null {
+  function drain(): { lines: Buffer; records: [ChangedRecord, number, number, number][] } | null {
     if (pending.size === 0) return null;
     const changes: JournalChange[] = [];
     const changed: (ChangedRecord | null)[] = [];
@@ -306,12 +314,12 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     }
     pending.clear();
     const lines: Buffer[] = [];
-    const records: [ChangedRecord, number, number][] = [];
+    const records: [ChangedRecord, number, number, number][] = [];
     for (let at = 0, bytes = 0; at < changes.length; at += LINE_CHANGES) {
       const { line, places } = journalLine(changes.slice(at, at + LINE_CHANGES), at + LINE_CHANGES < changes.length);
-      for (let i = 0; i < places.length / 2; i++) {
+      for (let i = 0; i < places.length / PLACE; i++) {
         const record = changed[at + i];
-        if (record) records.push([record, bytes + places[2 * i]!, places[2 * i + 1]!]);
+        if (record) records.push([record, bytes + places[PLACE * i]!, places[PLACE * i + 1]!, places[PLACE * i + 2]!]);
       }
       lines.push(line);
       bytes += line.length;
@@ -331,10 +339,11 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       undo(accounts, error);
     }
     // Where this journal holds each record as it is now, for the fold that takes it (a record changed again is noted anew).
-    for (const [record, offset, length] of drained.records) {
+    for (const [record, offset, length, crc] of drained.records) {
       record[2] = db.data.generation ?? 0;
       record[3] = at + offset;
       record[4] = length;
+      record[5] = crc;
     }
     journalChanges = true;
     if (refusing) log(`writes to ${file} are stored again`);
@@ -500,15 +509,15 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     // the next one. Its JSON is copied from there, not made again (a fold at 300,000 payments spent a third of its CPU so).
     const journals = new Map<string, FileRanges>();
     const written = (i: number): Buffer | null => {
-      const [, , from, offset, length] = changedRecords[i]!;
+      const [, , from, offset, length, crc] = changedRecords[i]!;
       const path = from === generation ? nextJournalPath : from === generation - 1 ? journalPath : null;
       if (path === null) return null;
       try {
         let ranges = journals.get(path);
         if (!ranges) journals.set(path, (ranges = new FileRanges(path)));
         const bytes = ranges.read(offset!, length!);
-        // A record is an object: anything else was not read whole.
-        return bytes.length === length && bytes[0] === 0x7b && bytes[length - 1] === 0x7d ? bytes : null;
+        // As the journal line had it, or made again (damaged since, or not read whole).
+        return bytes.length === length && crc32(bytes) === crc ? bytes : null;
       } catch {
         return null; // made again, as the journal cannot be read
       }
@@ -587,8 +596,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       const places = replayedPlaces.get(key)!;
       const records = new Map<string, ChangedRecord>();
       for (const [i, { table, id }] of changes.entries()) {
-        const generation = places[3 * i]!;
-        records.set(`${table}\u0000${id}`, generation < 0 ? [table, id] : [table, id, generation, places[3 * i + 1], places[3 * i + 2]]);
+        const at = (PLACE + 1) * i;
+        const generation = places[at]!;
+        records.set(`${table}\u0000${id}`, generation < 0 ? [table, id] : [table, id, generation, places[at + 1], places[at + 2], places[at + 3]]);
       }
       replayed.set(key, records);
     }
@@ -744,7 +754,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
           if (!apply(state, change, since, replayed)) continue;
           let noted = replayedPlaces.get(change[0]);
           if (!noted) replayedPlaces.set(change[0], (noted = []));
-          noted.push(places[2 * i]! < 0 ? -1 : journal.generation, places[2 * i]!, places[2 * i + 1]!);
+          const at = PLACE * i;
+          noted.push(places[at]! < 0 ? -1 : journal.generation, places[at]!, places[at + 1]!, places[at + 2]!);
         }
       }
       return journal;
@@ -912,7 +923,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
 
 /**
  * A journal as read on start: the generation its header names, its changes save by save with where each one's value is
- * (byte offset and length, flat; -1 when its line does not say), and the length of its whole saves.
+ * (`PLACE` numbers each, flat, the offset from the file's start; -1 when its line does not say), and the length of its
+ * whole saves.
  */
 interface Journal {
   generation: number;
@@ -977,8 +989,8 @@ function readJournal(path: string): Journal | null {
     const changes = line.c as JournalChange[];
     save.push(...changes);
     // Lines written before they said where their values are (`p`) leave them to be made again.
-    const p = Array.isArray(line.p) && line.p.length === 2 * changes.length ? (line.p as number[]) : null;
-    for (let i = 0; i < changes.length; i++) placed.push(p ? starts[n + 1]! + p[2 * i]! : -1, p ? p[2 * i + 1]! : -1);
+    const p = Array.isArray(line.p) && line.p.length === PLACE * changes.length ? (line.p as number[]) : null;
+    for (let i = 0; i < PLACE * changes.length; i += PLACE) placed.push(p ? starts[n + 1]! + p[i]! : -1, p ? p[i + 1]! : -1, p ? p[i + 2]! : -1);
     if (line.more === true) continue;
     saves.push(save);
     places.push(placed);
