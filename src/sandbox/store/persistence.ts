@@ -287,7 +287,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
 
   /**
    * The lines of every change since the last ones, values read now (records are replaced whole, never edited), and
-   * where each record changed is in them (`stamp` says so once they are in the journal).
+   * where each record changed is in them (noted on the record by `write` once they are in the journal).
    */
   function drain(): { lines: Buffer; records: [ChangedRecord, number, number, number][] } | null {
     if (pending.size === 0) return null;

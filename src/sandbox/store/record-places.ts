@@ -29,8 +29,9 @@ export interface PlacesBucket {
 }
 
 /**
- * Where an id is in a bucket (-1: not there). Each create asks it of several new ids, so a bucket asked keeps a map
- * of its ids: searching its list took a fifth of a create's CPU at 300,000 payments.
+ * Where an id is in a bucket (-1: not there). A bucket asked keeps a map of its ids: it is asked again and again (a
+ * fold names records by their positions, `placesRef`), and searching its list each time was a fifth of a create's CPU
+ * at 300,000 payments, when new ids were asked too (the filter answers for those now).
  */
 function indexIn(bucket: PlacesBucket, id: string): number {
   bucket.byId ??= new Map(bucket.ids.map((known, i) => [known, i]));
@@ -83,8 +84,8 @@ export function parseBucket(text: string): PlacesBucket {
 }
 
 /**
- * Where a table's records sit in the snapshot: asking for one reads its bucket, when first needed (a search of a few
- * hundred ids, no map of them all), unless `filter` tells the id is not there (a new one). A record is also known by
+ * Where a table's records sit in the snapshot: asking for one reads its bucket, when first needed (a few hundred ids,
+ * no map of them all), unless `filter` tells the id is not there (a new one). A record is also known by
  * its position, its bucket and its index there as one number, which the index file writes in place of its id (see
  * `position`).
  */
