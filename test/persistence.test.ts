@@ -359,6 +359,21 @@ describe('snapshot layout and compaction', () => {
 describe('the index file: a quick start after a clean stop', () => {
   const KEY = '__proto__'; // an awkward API key: the index file keeps it a key like any other
 
+  it('is read from its end, more at a time until its header starts: 800 accounts make a header past the first megabyte', { timeout: 60_000 }, async () => {
+    const data = join(useTmp(), 'state.json');
+    const runtime = await createRuntime({ store: fileStore(data) });
+    const made = Array.from({ length: 800 }, (_, i) => runtime.sandbox.account(`sk_many_${i}`).createVaPayment(PAYMENT).id);
+    await runtime.commit();
+    await runtime.close(); // a small state: folded at the stop, with its index file
+    const bytes = readFileSync(`${data}.index`);
+    expect(bytes.length - bytes.lastIndexOf(10, bytes.length - 2), 'the header line').toBeGreaterThan(1024 * 1024);
+    const again = fileStore(data);
+    const restarted = await createRuntime({ store: again });
+    expect(again.quick).toBe(true);
+    expect(restarted.sandbox.account('sk_many_799').getVaPayment(made[799]!).id).toBe(made[799]);
+    await restarted.close();
+  });
+
   it('a fold cut short by a crash is done again with its index file, so a crash right after it still starts through the index', async () => {
     const data = join(useTmp(), 'state.json');
     const first = await startServer({ port: 0, data });
