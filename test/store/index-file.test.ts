@@ -210,6 +210,19 @@ describe('a table’s places', () => {
     expect(places.readNext()).toBe(false);
   });
 
+  it('read the buckets not read yet from a newer source once told (`readFrom`), keeping those read', async () => {
+    const { snapshot } = await snapshotOf();
+    const placement = snapshot.placement!.get('k')!.get('vaPayments')!;
+    const split = bucketed(placement);
+    const reads: string[] = [];
+    const places = new Places(split.length, (bucket) => (reads.push(`old ${bucket}`), split[bucket]!), filterOf(placement));
+    const [one, other] = [placement.ids[0]!, placement.ids.find((id) => hashOf(id) % split.length !== hashOf(placement.ids[0]!) % split.length)!];
+    places.get(one);
+    places.readFrom((bucket) => (reads.push(`new ${bucket}`), split[bucket]!));
+    expect([places.has(one), places.has(other)]).toEqual([true, true]);
+    expect(reads).toEqual([`old ${hashOf(one) % split.length}`, `new ${hashOf(other) % split.length}`]);
+  });
+
   it('lists records in file order even where an offset and a place do not fit one number', () => {
     const far = 2 ** 51; // times 4 (the places, rounded up to a power of two): 2 ** 53, past what a double holds exactly
     const places = new Places(1, () => ({ ids: ['c', 'a', 'b'], offsets: [far + 30, far + 10, far + 20], lengths: [3, 1, 2] }), KeyFilter.of(['a', 'b', 'c']));

@@ -567,9 +567,20 @@ export function foldedIndexes(path: string, parts: Map<string, TableParts[]>): P
     const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: Places.empty(), delta: null }));
     indexes.set(key, indexSource(file, index, made.map((table) => table.places)));
     tables.set(key, TABLES.map((table, t) => writtenTable(file, index.tables[table]!, made[t]!)));
+    // The data file's places, read from this file from now on: the index file they were read from is let go.
+    for (const [t, table] of TABLES.entries()) {
+      const { buckets, sections } = index.tables[table]!;
+      if (made[t]!.places.buckets === buckets) made[t]!.places.readFrom(placesSource(file, sections));
+    }
   }
   return { indexes, tables };
 }
+
+/** A table's places as an index file holds them, a bucket at a time. */
+const placesSource =
+  (file: IndexFile, sections: Section[]) =>
+  (bucket: number): PlacesBucket =>
+    parseBucket(file.text(sections[bucket]!));
 
 /** A table as the index file wrote it (see `WrittenTable`), its places being `parts`'. */
 const writtenTable = (file: IndexFile, table: TableIndex, parts: TableParts): WrittenTable => ({
@@ -624,8 +635,8 @@ export function readIndexFile(
     const account: Record<string, unknown> = { ...index.head };
     const parts = TABLES.map((table): TableParts => {
       const { start, end: stop, buckets, sections, filter, delta } = index.tables[table]!;
-      const places = new Places(buckets, (bucket) => parseBucket(file.text(sections[bucket]!)), file.filter(filter));
-      const inDelta = delta && new Places(delta.buckets, (bucket) => parseBucket(file.text(delta.sections[bucket]!)), file.filter(delta.filter));
+      const places = new Places(buckets, placesSource(file, sections), file.filter(filter));
+      const inDelta = delta && new Places(delta.buckets, placesSource(file, delta.sections), file.filter(delta.filter));
       const parts = { start, end: stop, places, delta: inDelta };
       const lazy = new LazyTable(parts, fd, deltaFd, pieceBytes);
       lazy.placeIn(account, table);

@@ -30,7 +30,7 @@ export class KeptIndexes implements Indexes {
 
   /** `since`: the records changed after `source` was taken, replayed from the journal (see `Indexes.since`). */
   constructor(
-    private readonly source?: IndexSource,
+    private source?: IndexSource,
     readonly since: readonly RecordChange[] = [],
   ) {
     this.kept = source !== undefined;
@@ -59,9 +59,13 @@ export class KeptIndexes implements Indexes {
     };
   }
 
-  /** The fold that took them wrote the index file `source` reads: the maps read from it, and the next fold adds to it. */
+  /**
+   * The fold that took them wrote the index file `source` reads: the maps read from it, and the next fold adds to it
+   * (and the index file they were read from before can be let go).
+   */
   folded(source: IndexSource | undefined): void {
     for (const [name, map] of this.maps) map.folded(source?.map(name));
+    this.source = source;
   }
 
   /** The fold that took them failed (`indexed`: the last index file is still the one), or wrote no index file. */

@@ -96,7 +96,7 @@ export class Places {
 
   constructor(
     readonly buckets: number,
-    private readonly source: (bucket: number) => PlacesBucket,
+    private source: (bucket: number) => PlacesBucket,
     readonly filter: KeyFilter,
   ) {
     this.split = new Array<PlacesBucket | undefined>(buckets);
@@ -115,6 +115,14 @@ export class Places {
 
   private bucket(bucket: number): PlacesBucket {
     return (this.split[bucket] ??= this.source(bucket));
+  }
+
+  /**
+   * Reads the buckets not read yet from `source` from now on: the same places, as a newer index file holds them, so
+   * that the one they were read from can be let go (a fold that leaves the data file as it is copies its places).
+   */
+  readFrom(source: (bucket: number) => PlacesBucket): void {
+    this.source = source;
   }
 
   /** A record's value as [byte offset, byte length], if the snapshot holds it. */
