@@ -1,7 +1,7 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { json, placed, WRITE_CUT, type Placement } from './snapshot-file.js';
+import { json, placed, readBytes, WRITE_CUT, type Placement } from './snapshot-file.js';
 
 /** A record as the delta file holds it: `[account, table, id, value]`, the value null when the record is gone. */
 export type DeltaRecord = [string, string, string, unknown];
@@ -124,22 +124,15 @@ export class FileRanges {
     const end = this.start + this.window.length;
     if (offset >= this.start && offset + length <= end) return this.window.subarray(offset - this.start, offset - this.start + length);
     if (offset >= end && offset < end + WINDOW && length <= WINDOW) {
-      this.window = this.bytes(offset, WINDOW);
+      this.window = readBytes(this.fd, offset, WINDOW);
       this.start = offset;
       return this.window.subarray(0, length);
     }
-    return this.bytes(offset, length);
+    return readBytes(this.fd, offset, length);
   }
 
   close(): void {
     closeSync(this.fd);
-  }
-
-  private bytes(offset: number, length: number): Buffer {
-    const bytes = Buffer.allocUnsafe(length);
-    let at = 0;
-    for (let n = -1; at < length && n !== 0; at += n) n = readSync(this.fd, bytes, at, length - at, offset + at);
-    return bytes.subarray(0, at);
   }
 }
 
@@ -151,40 +144,33 @@ export class FileRanges {
  */
 export function readDelta(path: string, after: number): Delta | null {
   if (!existsSync(path)) return null;
-  const size = statSync(path).size;
-  const fd = openSync(path, 'r');
-  try {
-    const bytes = Buffer.allocUnsafe(size);
-    for (let at = 0, n = -1; at < size && n !== 0; at += n) n = readSync(fd, bytes, at, size - at, at);
-    const batches: Delta['batches'] = [];
-    let records: DeltaRecord[] = [];
-    let length = 0;
-    let torn = false;
-    for (let start = 0, end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start)) {
-      let line: unknown;
-      try {
-        line = JSON.parse(bytes.toString('utf8', start, end));
-      } catch {
-        torn = true; // a batch's end may still come: its checksum says
-        continue;
-      }
-      if (Array.isArray(line)) {
-        records.push(line as DeltaRecord);
-        continue;
-      }
-      const batch = line as BatchEnd;
-      if (torn || crc32(bytes.subarray(length, start)) !== batch.crc) {
-        throw new Error(
-          `${path} is damaged in the batch from byte ${length}: it does not match its checksum. Nothing was changed. ` +
-            `Keep a copy of the file; to start with what comes before the damage, cut it there: truncate -s ${length} '${path}'`,
-        );
-      }
-      if (batch.generation > after) batches.push({ generation: batch.generation, heads: batch.heads, records });
-      records = [];
-      length = end + 1;
+  const bytes = readFileSync(path);
+  const batches: Delta['batches'] = [];
+  let records: DeltaRecord[] = [];
+  let length = 0;
+  let torn = false;
+  for (let start = 0, end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start)) {
+    let line: unknown;
+    try {
+      line = JSON.parse(bytes.toString('utf8', start, end));
+    } catch {
+      torn = true; // a batch's end may still come: its checksum says
+      continue;
     }
-    return { batches, length };
-  } finally {
-    closeSync(fd);
+    if (Array.isArray(line)) {
+      records.push(line as DeltaRecord);
+      continue;
+    }
+    const batch = line as BatchEnd;
+    if (torn || crc32(bytes.subarray(length, start)) !== batch.crc) {
+      throw new Error(
+        `${path} is damaged in the batch from byte ${length}: it does not match its checksum. Nothing was changed. ` +
+          `Keep a copy of the file; to start with what comes before the damage, cut it there: truncate -s ${length} '${path}'`,
+      );
+    }
+    if (batch.generation > after) batches.push({ generation: batch.generation, heads: batch.heads, records });
+    records = [];
+    length = end + 1;
   }
+  return { batches, length };
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { keyedByCaller, TABLES, type AccountState, type SandboxState } from '../../core/index.js';
 import { crc32 } from 'node:zlib';
@@ -7,7 +7,7 @@ import { STORED_INDEXES_VERSION, type IndexSource, type StoredIndexes } from './
 import { applyChanges, bucketOf, bucketsFor, bucketsKept, copied, hashOf, type MapChange, type WrittenMap } from './lazy-map.js';
 import { KeyFilter } from './key-filter.js';
 import { bucketed, bucketText, filterOf, parseBucket, Places, type PlacesBucket, type TablePlacement } from './record-places.js';
-import { addMembers, define, fileChecksum, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
+import { addMembers, define, fileChecksum, readBytes, TABLE_PARSE, WRITE_CUT, type CopiedLines, type Placement, type TableEntries } from './snapshot-file.js';
 
 /**
  * The index file (`<data file>.index`), written beside the snapshot on a clean stop so the next start need not read
@@ -845,14 +845,6 @@ export function deltaPlacement(written: Map<string, WrittenTable[]>, added: Plac
     placement.set(key, tables);
   }
   return placement;
-}
-
-/** Up to `length` bytes of a file from `start` (fewer at its end). */
-function readBytes(fd: number, start: number, length: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let at = 0;
-  for (let n = -1; at < length && n !== 0; at += n) n = readSync(fd, buffer, at, length - at, start + at);
-  return buffer.subarray(0, at);
 }
 
 /** The byte range [start, end) of a file as text. */

@@ -359,6 +359,14 @@ function* lines(file: string): Generator<string> {
   }
 }
 
+/** Up to `length` bytes of a file from `start` (fewer at its end). */
+export function readBytes(fd: number, start: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (let n = -1; at < length && n !== 0; at += n) n = readSync(fd, buffer, at, length - at, start + at);
+  return buffer.subarray(0, at);
+}
+
 /** The CRC32 of a file, or of its first `length` bytes, read in large chunks. */
 export function fileChecksum(file: string, length = Infinity): number {
   const fd = openSync(file, 'r');
