@@ -320,6 +320,8 @@ export async function writeIndexSections(
       offset += bytes.length;
       return [offset - bytes.length, bytes.length];
     };
+    /** A filter's parts, a section each (see `KeyFilter`). */
+    const filterSections = (filter: KeyFilter): Section[] => filter.text().map((part) => section(part));
     const step: Step = async () => {
       if (cut()) throw WRITE_CUT;
       await pause();
@@ -350,7 +352,7 @@ export async function writeIndexSections(
     ): Promise<AccountIndex['maps'][string]> => {
       const byBucket: MapChange<string | number>[][] = Array.from({ length: written.buckets }, () => []);
       for (const change of changes) byBucket[bucketOf(change[0], written.buckets)]!.push(change);
-      const filter = written.filter.with(changes.filter((change) => change.length > 1).map(([key]) => key)).text().map((part) => section(part));
+      const filter = filterSections(written.filter.with(changes.filter((change) => change.length > 1).map(([key]) => key)));
       const sections: Section[][] = [];
       const every = written.segments();
       for (let bucket = 0; bucket < written.buckets; bucket++) {
@@ -399,11 +401,11 @@ export async function writeIndexSections(
             end: from?.end ?? 0,
             buckets: snapshotPlaces.buckets,
             sections: from ? from.sections().map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
-            filter: snapshotPlaces.filter.text().map((part) => section(part)),
+            filter: filterSections(snapshotPlaces.filter),
             delta: deltaBuckets && {
               buckets: deltaBuckets.length,
               sections: await placesSections(deltaBuckets),
-              filter: filterOf(inDelta!).text().map((part) => section(part)),
+              filter: filterSections(filterOf(inDelta!)),
             },
           };
           places.push(snapshotPlaces);
@@ -420,7 +422,7 @@ export async function writeIndexSections(
           split.push(buckets);
           places.push(new Places(buckets.length, (bucket) => buckets[bucket]!, filterOf(placed)));
           const sections = await placesSections(buckets);
-          const filter = filterOf(placed).text().map((part) => section(part));
+          const filter = filterSections(filterOf(placed));
           tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections, filter, delta: null };
           await flush();
         }
@@ -441,7 +443,7 @@ export async function writeIndexSections(
         const taken = indexes.maps[name]!;
         delete indexes.maps[name];
         if (taken.whole) {
-          const filter = KeyFilter.of(taken.whole.map(([key]) => key)).text().map((part) => section(part));
+          const filter = filterSections(KeyFilter.of(taken.whole.map(([key]) => key)));
           const texts = await mapTexts(grouped(taken.whole), short, step);
           maps[name] = { buckets: texts.length, entries: taken.entries, filter, sections: texts.map((text) => [section(text)]) };
         } else maps[name] = await addChanges(taken.written!, taken.changes, kept && taken.written!.places === before ? refs(fresh) : null, !delta, taken.entries, short);
@@ -495,7 +497,8 @@ export async function writeIndexSections(
 /** An index file's header (its last line) and where it starts, if it is whole. */
 function headerOf(file: IndexFile): { header: Header; end: number } | null {
   // The header is the last line; the sections come before it, then a newline. It is read from the end, more at a
-  // time until its start is found (it names every section: a megabyte or so at 300,000 payments).
+  // time until its start is found (it names every section: ~140 KB at 300,000 payments after a fold, more with many
+  // accounts or deltas).
   for (let tail = Math.min(HEADER_TAIL, file.size); ; tail = Math.min(tail * 4, file.size)) {
     const bytes = file.bytes([file.size - tail, tail]);
     const end = bytes.lastIndexOf(10, bytes.length - 2);
