@@ -1,6 +1,7 @@
 import { closeSync, copyFileSync, cpSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { emptyAccountState, seededIds } from '../src/core/index.js';
@@ -8,7 +9,7 @@ import { checkedLine, readLine } from '../src/sandbox/store/checked-line.js';
 import { readIndexFile, tableEntries } from '../src/sandbox/store/index-file.js';
 import { STORED_INDEXES_VERSION } from '../src/sandbox/store/kept-indexes.js';
 import { bucketOf } from '../src/sandbox/store/lazy-map.js';
-import { fileStore, memoryStore, type Store } from '../src/sandbox/store/persistence.js';
+import { fileStore, memoryStore, type FileStoreOptions, type Store } from '../src/sandbox/store/persistence.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { SnapshotFile, type CopiedLines } from '../src/sandbox/store/snapshot-file.js';
 import { startServer } from '../src/sandbox/server.js';
@@ -627,8 +628,8 @@ describe('the index file: a quick start after a clean stop', () => {
     await create(20_000); // over 20 MiB (the journal's floor) in one save: folded before it is acknowledged
     const generation = () => JSON.parse(readFileSync(data, 'utf8').split('\n')[0]! + '}}').generation as number;
     /** A start on the files: through the index file of the data file before the fold, each payment as it was made. */
-    const readBack = async () => {
-      const again = fileStore(data);
+    const readBack = async (options?: FileStoreOptions) => {
+      const again = fileStore(data, options);
       const restarted = await createRuntime({ store: again });
       expect(again.quick, 'a start through the index file of the data file before the fold').toBe(true);
       for (const id of [ids[0]!, ids[20_000]!, ids.at(-1)!]) {
@@ -651,6 +652,37 @@ describe('the index file: a quick start after a clean stop', () => {
     const restarted = await readBack();
     await eventually(() => !existsSync(`${data}.journal.next`), 20_000, 'the fold to be done again once idle');
     await restarted.close();
+  });
+
+  it('a start that replayed over half a fold’s worth of journal folds it at its first write; one that replayed less does not', { timeout: 90_000 }, async () => {
+    const { data, runtime, create, readBack } = await largeState('sk_soon');
+    const journal = () => statSync(`${data}.journal`).size;
+    /** A fold began (the next journal is written to) or is done (the journal holds what came since). */
+    const folded = (before: number) => existsSync(`${data}.journal.next`) || journal() < before;
+    await create(2_000); // ~2.3 MB: under half the journal's floor (20 MiB)
+    await runtime.close(); // leaves the journal (`foldAtStopBelow`)
+    const small = await readBack({ foldAtStopBelow: 1 });
+    const account = small.sandbox.account('sk_soon');
+    let before = journal();
+    account.createVaPayment(PAYMENT);
+    await small.commit();
+    await sleep(500);
+    expect(folded(before), 'no fold after a short replay').toBe(false);
+    for (let i = 0; i < 4; i++) {
+      for (let n = 0; n < 2_000; n++) account.createVaPayment(PAYMENT);
+      await small.commit();
+    }
+    await small.close();
+    expect(journal(), 'over half of 20 MiB').toBeGreaterThan(10 * 2 ** 20);
+    expect(journal(), 'under all of it: no fold while it grew').toBeLessThan(20 * 2 ** 20);
+    before = journal();
+    const long = await readBack();
+    await sleep(500);
+    expect(folded(before), 'none before a write').toBe(false);
+    long.sandbox.account('sk_soon').createVaPayment(PAYMENT);
+    await long.commit();
+    await eventually(() => !existsSync(`${data}.journal.next`) && journal() < 64 * 1024, 20_000, 'the first write to fold the replayed journal');
+    await long.close();
   });
 
   it('a fold of a large state appends what changed to the delta file, leaving the data file; a quick start and a full read both read it back', { timeout: 90_000 }, async () => {
