@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emptyAccountState, mulberry32, type SandboxState } from '../../src/core/index.js';
+import { emptyAccountState, mulberry32, TABLES, type SandboxState } from '../../src/core/index.js';
 import { readLine } from '../../src/sandbox/store/checked-line.js';
+import { appendDelta } from '../../src/sandbox/store/delta-file.js';
 import { foldedIndexes, partsOf, readIndexFile, writeIndexSections, type IndexesTaken } from '../../src/sandbox/store/index-file.js';
 import { hashOf, LazyMap } from '../../src/sandbox/store/lazy-map.js';
 import { KeyFilter } from '../../src/sandbox/store/key-filter.js';
@@ -227,5 +228,62 @@ describe('a table’s places', () => {
     const far = 2 ** 51; // times 4 (the places, rounded up to a power of two): 2 ** 53, past what a double holds exactly
     const places = new Places(1, () => ({ ids: ['c', 'a', 'b'], offsets: [far + 30, far + 10, far + 20], lengths: [3, 1, 2] }), KeyFilter.of(['a', 'b', 'c']));
     expect([...places.inOrder()]).toEqual([['a', far + 10, 1], ['b', far + 20, 2], ['c', far + 30, 3]]);
+  });
+});
+
+describe('the places of the delta file’s records', () => {
+  it('each batch a fold appends has places of its own, those before copied as written; a record reads from the latest', async () => {
+    const { file, snapshot, payments: p } = await snapshotOf();
+    const deltaPath = `${file}.delta`;
+    const index = `${file}.index`;
+    const none: IndexesTaken = [['k', {}, { maps: {}, values: {} }]];
+    // The state as a plain object, to read back against; the index file the snapshot's write came with.
+    const plain: Record<string, unknown> = Object.fromEntries(p.map((id, i) => [id, { id, amount: i, note: 'ñandú'.repeat(i % 3) }]));
+    let sections = await writeIndexSections(index, none, snapshot.placement!, () => false);
+    await sections.finish(file, 3, snapshot.checksum!, null);
+    let parts = partsOf(snapshot.placement!);
+    let tables = foldedIndexes(index, parts).tables;
+    let at = { length: 0, crc: 0 };
+    /** A fold that leaves the snapshot as it is: a batch appended, an index file naming it beside the ones before. */
+    const fold = async (batch: [string, unknown][]) => {
+      for (const [id, value] of batch) if (value === null) delete plain[id];
+      else plain[id] = value;
+      const appended = await appendDelta(deltaPath, batch.map(([id, value]) => ['k', 'vaPayments', id, value]), { generation: 3, heads: { k: {} } }, at, () => false);
+      at = { length: appended.length, crc: appended.crc };
+      sections = await writeIndexSections(index, none, new Map(), () => false, { tables, placement: appended.placement });
+      const stat = statSync(deltaPath);
+      await sections.finish(file, 3, snapshot.checksum!, { ...at, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs });
+      const batchPlaces = appended.placement.get('k')?.get('vaPayments');
+      parts = new Map([['k', parts.get('k')!.map((table, t) => ({ ...table, deltas: [...table.deltas, ...(TABLES[t] === 'vaPayments' && batchPlaces ? [Places.of(batchPlaces)] : [])] }))]]);
+      tables = foldedIndexes(index, parts).tables;
+    };
+    /** The delta file's places of the payments as the index file's header names them, and their bytes there. */
+    const deltas = () => {
+      const bytes = readFileSync(index);
+      const header = JSON.parse(bytes.subarray(bytes.lastIndexOf(10, bytes.length - 2) + 1).toString()) as {
+        accounts: [string, { tables: Record<string, { deltas: { sections: [number, number][] }[] } > }][];
+      };
+      return header.accounts[0]![1].tables.vaPayments!.deltas.map(({ sections }) => sections.map(([from, length]) => bytes.toString('utf8', from, from + length)));
+    };
+    const readBack = () => {
+      const lazy = readIndexFile(index, file, deltaPath)!;
+      try {
+        const table = lazy.state.accounts.k!.vaPayments as Record<string, unknown>;
+        for (const id of [p[0]!, p[1]!, p[2]!, p[3]!, 'n1', 'n2', 'n3']) expect(table[id], id).toEqual(plain[id]);
+        expect(JSON.stringify(Object.entries(table)), 'every record, in the order first written').toBe(JSON.stringify(Object.entries(plain)));
+      } finally {
+        lazy.release();
+      }
+    };
+
+    await fold([['n1', { id: 'n1', note: 'new' }], [p[0]!, { id: p[0], note: 'changed' }], [p[1]!, null], ['n2', { id: 'n2' }]]);
+    const first = deltas();
+    expect(first).toHaveLength(1);
+    readBack();
+    await fold([[p[0]!, { id: p[0], note: 'again' }], ['n2', null], ['n3', { id: 'n3' }], ['n1', { id: 'n1', note: 'changed' }], [p[2]!, null]]);
+    const second = deltas();
+    expect(second, 'a second batch').toHaveLength(2);
+    expect(second[0], 'the first as written').toEqual(first[0]);
+    readBack();
   });
 });

@@ -63,8 +63,9 @@ interface AccountIndex {
 }
 
 /**
- * A table's record lines in the snapshot (a byte range) and their places, and the places of its records in the delta
- * file; each places with the `KeyFilter` of their ids.
+ * A table's record lines in the snapshot (a byte range) and their places, and the places of its records in each batch
+ * of the delta file (`deltas`, oldest first: a record written again is in a later one too, where it is now); each
+ * places with the `KeyFilter` of their ids.
  */
 interface TableIndex {
   start: number;
@@ -72,25 +73,28 @@ interface TableIndex {
   buckets: number;
   sections: Section[];
   filter: Section[];
-  delta: { buckets: number; sections: Section[]; filter: Section[] } | null;
+  deltas: { buckets: number; sections: Section[]; filter: Section[] }[];
+}
+
+/** Places as the last index file wrote them, to be copied as they are: its sections read when asked. */
+export interface WrittenPlaces {
+  places: Places;
+  sections(): Buffer[];
 }
 
 /**
  * A table's places as the last index file wrote them, for a fold that leaves the snapshot as it is (see `DeltaFold`):
- * the snapshot's, copied as they are, and the delta file's.
+ * the snapshot's and each batch's of the delta file, copied as they are.
  */
-export interface WrittenTable {
+export interface WrittenTable extends WrittenPlaces {
   start: number;
   end: number;
-  /** Its places' sections as written, read when asked. */
-  sections(): Buffer[];
-  places: Places;
-  delta: Places | null;
+  deltas: WrittenPlaces[];
 }
 
 /**
  * A fold that leaves the snapshot as it is, the records written since appended to the delta file: each account's tables
- * as the last index file wrote them (none for an account new since), and where every record the delta file holds is.
+ * as the last index file wrote them (none for an account new since), and where the batch it appended put each record.
  */
 export interface DeltaFold {
   tables: Map<string, WrittenTable[]>;
@@ -389,24 +393,25 @@ export async function writeIndexSections(
       let kept: boolean;
       let fresh: (id: string) => string | undefined = () => undefined;
       if (delta) {
-        // The snapshot as it was: its places copied, those of the delta file written anew.
+        // The snapshot and the delta file's batches before as they were: their places copied, the new batch's added.
         const written = delta.tables.get(key);
         for (const [t, table] of TABLES.entries()) {
           const from = written?.[t];
-          const inDelta = delta.placement.get(key)?.get(table);
-          const deltaBuckets = inDelta ? bucketed(inDelta) : null;
+          const batch = delta.placement.get(key)?.get(table);
           const snapshotPlaces = from?.places ?? Places.empty();
+          const copied = (places: WrittenPlaces) => ({ buckets: places.places.buckets, sections: places.sections().map((bytes) => section(bytes)), filter: filterSections(places.places.filter) });
+          const deltas = (from?.deltas ?? []).map(copied);
+          if (batch) {
+            const buckets = bucketed(batch);
+            deltas.push({ buckets: buckets.length, sections: await placesSections(buckets), filter: filterSections(filterOf(batch)) });
+          }
           tables[table] = {
             start: from?.start ?? 0,
             end: from?.end ?? 0,
             buckets: snapshotPlaces.buckets,
             sections: from ? from.sections().map((bytes) => section(bytes)) : [section(bucketText(NO_PLACES))],
             filter: filterSections(snapshotPlaces.filter),
-            delta: deltaBuckets && {
-              buckets: deltaBuckets.length,
-              sections: await placesSections(deltaBuckets),
-              filter: filterSections(filterOf(inDelta!)),
-            },
+            deltas,
           };
           places.push(snapshotPlaces);
           await flush();
@@ -423,7 +428,7 @@ export async function writeIndexSections(
           places.push(new Places(buckets.length, (bucket) => buckets[bucket]!, filterOf(placed)));
           const sections = await placesSections(buckets);
           const filter = filterSections(filterOf(placed));
-          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections, filter, delta: null };
+          tables[table] = { start: placed.start, end: placed.end, buckets: buckets.length, sections, filter, deltas: [] };
           await flush();
         }
         // The refs of the index file a map was read from still name the same records here when every record there kept
@@ -553,7 +558,8 @@ export interface TableParts {
   start: number;
   end: number;
   places: Places;
-  delta: Places | null;
+  /** The places of each batch of the delta file, oldest first. */
+  deltas: Places[];
 }
 
 /**
@@ -567,13 +573,16 @@ export function foldedIndexes(path: string, parts: Map<string, TableParts[]>): P
   const indexes = new Map<string, IndexSource>();
   const tables = new Map<string, WrittenTable[]>();
   for (const [key, index] of header.accounts) {
-    const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: Places.empty(), delta: null }));
+    const made = parts.get(key) ?? TABLES.map(() => ({ start: 0, end: 0, places: Places.empty(), deltas: [] }));
     indexes.set(key, indexSource(file, index, made.map((table) => table.places)));
     tables.set(key, TABLES.map((table, t) => writtenTable(file, index.tables[table]!, made[t]!)));
-    // The data file's places, read from this file from now on: the index file they were read from is let go.
+    // The places, read from this file from now on: the index file they were read from is let go.
     for (const [t, table] of TABLES.entries()) {
-      const { buckets, sections } = index.tables[table]!;
+      const { buckets, sections, deltas } = index.tables[table]!;
       if (made[t]!.places.buckets === buckets) made[t]!.places.readFrom(placesSource(file, sections));
+      made[t]!.deltas.forEach((places, i) => {
+        if (places.buckets === deltas[i]?.buckets) places.readFrom(placesSource(file, deltas[i].sections));
+      });
     }
   }
   return { indexes, tables };
@@ -591,7 +600,7 @@ const writtenTable = (file: IndexFile, table: TableIndex, parts: TableParts): Wr
   end: table.end,
   sections: () => file.run(table.sections),
   places: parts.places,
-  delta: parts.delta,
+  deltas: parts.deltas.map((places, i) => ({ places, sections: () => file.run(table.deltas[i]!.sections) })),
 });
 
 /**
@@ -637,10 +646,10 @@ export function readIndexFile(
   for (const [key, index] of header.accounts) {
     const account: Record<string, unknown> = { ...index.head };
     const parts = TABLES.map((table): TableParts => {
-      const { start, end: stop, buckets, sections, filter, delta } = index.tables[table]!;
+      const { start, end: stop, buckets, sections, filter, deltas } = index.tables[table]!;
       const places = new Places(buckets, placesSource(file, sections), file.filter(filter));
-      const inDelta = delta && new Places(delta.buckets, placesSource(file, delta.sections), file.filter(delta.filter));
-      const parts = { start, end: stop, places, delta: inDelta };
+      const inDelta = deltas.map((batch) => new Places(batch.buckets, placesSource(file, batch.sections), file.filter(batch.filter)));
+      const parts = { start, end: stop, places, deltas: inDelta };
       const lazy = new LazyTable(parts, fd, deltaFd, pieceBytes);
       lazy.placeIn(account, table);
       lazyTables.push(lazy);
@@ -770,7 +779,7 @@ export function partsOf(placement: Placement): Map<string, TableParts[]> {
       key,
       TABLES.map((table) => {
         const at = tables.get(table) ?? NO_RECORDS;
-        return { start: at.start, end: at.end, places: Places.of(at), delta: null };
+        return { start: at.start, end: at.end, places: Places.of(at), deltas: [] };
       }),
     ]),
   );
@@ -791,7 +800,7 @@ export function rebase(
   replaced: Set<string>,
 ): () => void {
   const fd = new SnapshotReader(snapshot);
-  const deltaFd = [...parts.values()].some((tables) => tables.some((table) => table.delta)) ? new SnapshotReader(deltaPath) : null;
+  const deltaFd = [...parts.values()].some((tables) => tables.some((table) => table.deltas.length > 0)) ? new SnapshotReader(deltaPath) : null;
   for (const [key, tables] of parts) {
     const account = state.accounts[key] as unknown as Record<string, Record<string, unknown>> | undefined;
     if (!account || replaced.has(key)) continue;
@@ -812,42 +821,6 @@ export function rebase(
     fd.close();
     deltaFd?.close();
   };
-}
-
-/**
- * The places of every record in the delta file once a batch is appended (`added`, see `appendDelta`): the last index
- * file's (`written`), each record written again moved to its new place, keeping its place in their order, the new
- * ones after.
- */
-export function deltaPlacement(written: Map<string, WrittenTable[]>, added: Placement): Placement {
-  const placement: Placement = new Map();
-  for (const key of new Set([...written.keys(), ...added.keys()])) {
-    const tables = new Map<string, TablePlacement>();
-    for (const [t, table] of TABLES.entries()) {
-      const before = written.get(key)?.[t]?.delta?.inMadeOrder();
-      const batch = added.get(key)?.get(table);
-      if (!before && !batch) continue;
-      const at = new Map<string, number>();
-      const merged: TablePlacement = { start: 0, end: 0, ids: before?.ids ?? [], offsets: before?.offsets ?? [], lengths: before?.lengths ?? [], ordered: true };
-      merged.ids.forEach((id, i) => at.set(id, i));
-      for (let i = 0; i < (batch?.ids.length ?? 0); i++) {
-        const id = batch!.ids[i]!;
-        const known = at.get(id);
-        if (known === undefined) {
-          at.set(id, merged.ids.length);
-          merged.ids.push(id);
-          merged.offsets.push(batch!.offsets[i]!);
-          merged.lengths.push(batch!.lengths[i]!);
-        } else {
-          merged.offsets[known] = batch!.offsets[i]!;
-          merged.lengths[known] = batch!.lengths[i]!;
-        }
-      }
-      tables.set(table, merged);
-    }
-    placement.set(key, tables);
-  }
-  return placement;
 }
 
 /** The byte range [start, end) of a file as text. */
@@ -896,31 +869,34 @@ class LazyTable {
     private readonly pieceBytes: number,
   ) {}
 
-  /** The places it reads records by: the snapshot's, and the delta file's. */
+  /** The places it reads records by: the snapshot's, and each batch's of the delta file. */
   placesRead(): Places[] {
-    return this.parts.delta ? [this.parts.places, this.parts.delta] : [this.parts.places];
+    return [this.parts.places, ...this.parts.deltas];
   }
 
   get(id: string): unknown {
     if (this.whole) return Object.hasOwn(this.whole, id) ? this.whole[id] : undefined;
     const record = this.records.get(id);
     if (record !== undefined || this.gone.has(id)) return record;
-    const inDelta = this.parts.delta?.get(id);
-    const place = inDelta ?? this.parts.places.get(id);
+    let place: [number, number] | undefined;
+    // The latest batch that holds it; the snapshot if none does.
+    for (let batch = this.parts.deltas.length - 1; batch >= 0 && !place; batch--) place = this.parts.deltas[batch]!.get(id);
+    const inDelta = place !== undefined;
+    place ??= this.parts.places.get(id);
     if (!place || place[1] < 0) return undefined;
     const value: unknown = JSON.parse(readText((inDelta ? this.deltaFile! : this.snapshot).fd, place[0], place[0] + place[1]));
     this.records.set(id, value);
     return value;
   }
 
-  /** The records of the delta file, in the order they were made (gone ones undefined). */
+  /**
+   * The records of the delta file as its last batch to write each left it (gone ones undefined), in the order they
+   * were first written there: each batch's in file order, those of a batch before first.
+   */
   private *inDelta(): Generator<[string, unknown]> {
-    if (!this.parts.delta) return;
-    const { ids, offsets, lengths } = this.parts.delta.inMadeOrder();
-    for (let i = 0; i < ids.length; i++) {
-      const at = offsets[i]!;
-      yield [ids[i]!, lengths[i]! < 0 ? undefined : JSON.parse(readText(this.deltaFile!.fd, at, at + lengths[i]!))];
-    }
+    const latest = new Map<string, [number, number]>(); // a key set again keeps its first place in the order
+    for (const batch of this.parts.deltas) for (const [id, at, length] of batch.inOrder()) latest.set(id, [at, length]);
+    for (const [id, [at, length]] of latest) yield [id, length < 0 ? undefined : JSON.parse(readText(this.deltaFile!.fd, at, at + length))];
   }
 
   set(id: string, value: unknown): void {

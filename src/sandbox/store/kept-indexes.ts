@@ -17,7 +17,7 @@ export interface IndexSource {
  * The shape of `StoredIndexes` and of the index file that keeps them, bumped whenever either changes (the core's indexes,
  * how the file writes them): an index file of another version is not used, the start reads everything.
  */
-export const STORED_INDEXES_VERSION = 10;
+export const STORED_INDEXES_VERSION = 11;
 
 /**
  * The file engine's `Indexes`: LazyMaps over the index file's buckets (or empty, for an account the core indexes from

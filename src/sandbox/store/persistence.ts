@@ -41,7 +41,6 @@ import { Low, Memory } from 'lowdb';
 import { checkedLine, JSON_AT, readLine } from './checked-line.js';
 import { appendDelta, FileRanges, readDelta, type DeltaRecord } from './delta-file.js';
 import {
-  deltaPlacement,
   foldedIndexes,
   newSinceSnapshot,
   partsOf,
@@ -540,7 +539,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     const appended = await appendDelta(deltaPath, batch, { generation, heads }, delta, () => snapshot.cut, written).finally(() => {
       for (const ranges of journals.values()) ranges.close();
     });
-    const placement = deltaPlacement(tables, appended.placement);
+    const { placement } = appended;
     const sections = await writeIndexSections(indexPath, indexes, new Map(), () => snapshot.cut, { tables, placement });
     const stat = statSync(deltaPath);
     await sections.finish(file, generation, snapshotCrc, { length: appended.length, crc: appended.crc, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs });
@@ -551,8 +550,10 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         key,
         TABLES.map((table, t): TableParts => {
           const written = tables.get(key)?.[t];
-          const inDelta = placement.get(key)?.get(table);
-          return { start: written?.start ?? 0, end: written?.end ?? 0, places: written?.places ?? Places.empty(), delta: inDelta ? Places.of(inDelta) : null };
+          const batch = placement.get(key)?.get(table);
+          const deltas = (written?.deltas ?? []).map((before) => before.places);
+          if (batch) deltas.push(Places.of(batch));
+          return { start: written?.start ?? 0, end: written?.end ?? 0, places: written?.places ?? Places.empty(), deltas };
         }),
       ]),
     );

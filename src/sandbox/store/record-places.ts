@@ -3,8 +3,7 @@ import { bucketOf, bucketsFor, hashOf } from './lazy-map.js';
 
 /**
  * Where a snapshot write put a table's records, in its order: the byte range of its record lines, and each record's
- * value. In the delta file, a record gone has length -1, and the order is the order records were made in (`ordered`),
- * not the file's (see `appendDelta`).
+ * value. In a batch of the delta file, a record gone has length -1 (see `appendDelta`).
  */
 export interface TablePlacement {
   start: number;
@@ -12,18 +11,13 @@ export interface TablePlacement {
   ids: string[];
   offsets: number[];
   lengths: number[];
-  ordered?: true;
 }
 
-/**
- * The places of the records whose ids fall in one bucket, in their table's order, and with `order` each one's place
- * in it (a delta file's: its records' offsets are not in that order).
- */
+/** The places of the records whose ids fall in one bucket, in their table's order. */
 export interface PlacesBucket {
   ids: string[];
   offsets: number[];
   lengths: number[];
-  order?: number[];
   /** Each id's index in `ids`, made when the bucket is first asked for an id (see `indexIn`). */
   byId?: Map<string, number>;
 }
@@ -47,14 +41,13 @@ const splits = new WeakMap<TablePlacement, PlacesBucket[]>();
 export function bucketed(placement: TablePlacement, buckets = bucketsFor(placement.ids.length)): PlacesBucket[] {
   let split = splits.get(placement);
   if (split) return split;
-  const { ids, offsets, lengths, ordered } = placement;
-  split = Array.from({ length: buckets }, (): PlacesBucket => (ordered ? { ids: [], offsets: [], lengths: [], order: [] } : { ids: [], offsets: [], lengths: [] }));
+  const { ids, offsets, lengths } = placement;
+  split = Array.from({ length: buckets }, (): PlacesBucket => ({ ids: [], offsets: [], lengths: [] }));
   for (let i = 0; i < ids.length; i++) {
     const bucket = split[bucketOf(ids[i]!, split.length)]!;
     bucket.ids.push(ids[i]!);
     bucket.offsets.push(offsets[i]!);
     bucket.lengths.push(lengths[i]!);
-    bucket.order?.push(i);
   }
   splits.set(placement, split);
   return split;
@@ -73,13 +66,12 @@ export function filterOf(placement: TablePlacement): KeyFilter {
  * A bucket as the index file keeps it: `[ids, offsets, lengths]`, each offset but the first as the step from the one
  * before (a few digits, not the ten of a place in a large snapshot).
  */
-export const bucketText = ({ ids, offsets, lengths, order }: PlacesBucket): string =>
-  JSON.stringify([ids, offsets.map((at, i) => (i === 0 ? at : at - offsets[i - 1]!)), lengths, ...(order ? [order] : [])]);
+export const bucketText = ({ ids, offsets, lengths }: PlacesBucket): string =>
+  JSON.stringify([ids, offsets.map((at, i) => (i === 0 ? at : at - offsets[i - 1]!)), lengths]);
 
 export function parseBucket(text: string): PlacesBucket {
-  const [ids, steps, lengths, order] = JSON.parse(text) as [string[], number[], number[], number[]?];
+  const [ids, steps, lengths] = JSON.parse(text) as [string[], number[], number[]];
   for (let i = 1; i < steps.length; i++) steps[i]! += steps[i - 1]!;
-  if (order) return { ids, offsets: steps, lengths, order };
   return { ids, offsets: steps, lengths };
 }
 
@@ -180,23 +172,6 @@ export class Places {
           .map((key) => key % shift)
       : Uint32Array.from(offsets, (_, i) => i).sort((a, b) => offsets[a]! - offsets[b]!);
     for (const i of order) yield [ids[i]!, offsets[i]!, lengths[i]!];
-  }
-
-  /** Every record's id and place, in the order records were made (a delta file's places: see `PlacesBucket.order`). */
-  inMadeOrder(): { ids: string[]; offsets: number[]; lengths: number[] } {
-    const ids: string[] = [];
-    const offsets: number[] = [];
-    const lengths: number[] = [];
-    for (let bucket = 0; bucket < this.buckets; bucket++) {
-      const { order, ...read } = this.bucket(bucket);
-      for (let i = 0; i < read.ids.length; i++) {
-        const at = order![i]!;
-        ids[at] = read.ids[i]!;
-        offsets[at] = read.offsets[i]!;
-        lengths[at] = read.lengths[i]!;
-      }
-    }
-    return { ids, offsets, lengths };
   }
 
   /**
