@@ -166,8 +166,8 @@ function journalLine(changes: JournalChange[], more: boolean): { line: Buffer; p
 const COMPACT_FLOOR = 20 * 1024 * 1024;
 /**
  * A fold appends what changed to the delta file while it is smaller than this share of the snapshot, else writes a new
- * snapshot holding it (see `fileStore`): each record is read through one more file meanwhile, and a start reads the
- * places of the delta's records, but a fold at 300,000 payments writes tens of megabytes instead of hundreds.
+ * snapshot holding it (see `fileStore`): a record is looked for among the places of each batch meanwhile (their filters
+ * first), and read through one more file, but a fold at 300,000 payments writes tens of megabytes instead of hundreds.
  */
 const DELTA_SHARE = 0.5;
 /** A clean stop folds a state smaller than this (see `FileStoreOptions.foldAtStopBelow`). */
