@@ -683,25 +683,28 @@ async function largeRuns() {
     await sleep(500);
     return { warmup, run: await post(origin, FLOOD.run) };
   };
-  /** `creates`, then `MORE`: the run and those, as one run. */
-  const sustained = async (origin) => {
+  /** What a fold writes to: the data file, or the delta file beside it (either grows). */
+  const written = (folder) => ['state.json', 'state.json.delta'].reduce((sum, name) => sum + (statSync(join(folder, name), { throwIfNoEntry: false })?.size ?? 0), 0);
+  /** `creates`, then `MORE`: the run and those, as one run, and whether a fold came during those (`folder`: its files). */
+  const sustained = async (origin, folder) => {
     const { warmup, run } = await creates(origin);
+    const before = written(folder);
     const more = await post(origin, MORE);
     const seconds = run.seconds + more.seconds;
     const all = { ...more, ok: run.ok + more.ok, errors: run.errors + more.errors, seconds, rps: (run.ok + more.ok) / seconds, p50: null, p99: null };
-    return { warmup, run, all };
+    return { warmup, run, all, folded: written(folder) > before };
   };
   /** What `load` gives, or two runs made one (their latencies are not merged). */
   const cell = (run) => (run.p50 === null ? `${fmt.rps(run.rps)} req/s (n=${fmt.int(run.ok)}${run.errors ? `, ${run.errors} errors` : ''})` : runCell(run));
   const empty = await launch('ours', join(work, 'X-empty'));
-  const atZero = await sustained(empty.origin);
+  const atZero = await sustained(empty.origin, join(work, 'X-empty'));
   log(`creates at 0: ${JSON.stringify(atZero)}`);
   await stop(empty.child);
 
   const server = await launch('ours', dir);
   const rss = watchRss(server.child.pid);
   try {
-    const atLarge = await sustained(server.origin);
+    const atLarge = await sustained(server.origin, dir);
     log(`creates at ${LARGE}: ${JSON.stringify(atLarge)}`);
     const stopped = await stopGracefully(server.child);
     const peak = rss.peak();
@@ -709,7 +712,8 @@ async function largeRuns() {
     row('8', `start until /health answers, ${what}, after SIGKILL, a sixth of them in the journal (${fmt.mb(size)}; one start)`, `${fmt.ms(server.readyMs)} ms`);
     row('8', `POST create, ${what}, 32 conn, the ${fmt.int(FLOOD.warmup.count)} warm-up creates right after the start (there: the fold of what the start replayed; beside: a new data file)`, cell(atLarge.warmup), cell(atZero.warmup), fmt.ratio(ratio('warmup')));
     row('8', `POST create, ${what}, 32 conn, the run after the warm-up (beside: a new data file, the same bounds)`, cell(atLarge.run), cell(atZero.run), fmt.ratio(ratio('run')));
-    row('8', `POST create, ${what}, 32 conn, that run and ${fmt.int(MORE.count)} more as one (at ${what}: through the next fold)`, cell(atLarge.all), cell(atZero.all), fmt.ratio(ratio('all')));
+    const fold = (at) => `${at.folded ? 'a fold' : 'no fold'} during the ${fmt.int(MORE.count)}`;
+    row('8', `POST create, ${what}, 32 conn, that run and ${fmt.int(MORE.count)} more as one (there: ${fold(atLarge)}; beside: ${fold(atZero)})`, cell(atLarge.all), cell(atZero.all), fmt.ratio(ratio('all')));
     row('8', `server peak RSS, ${what}: that start, ${fmt.int(atLarge.warmup.ok + atLarge.all.ok)} creates and the stop`, fmt.mb(peak));
     row('8', `graceful stop (SIGTERM) with ${what} + those creates`, stopped.cell);
     target(`start after SIGKILL with ${what}`, `${fmt.ms(server.readyMs)} ms`, '3000 ms', fmt.ratio(server.readyMs / 3000), '< 3 s', server.readyMs < 3000);
@@ -722,10 +726,7 @@ async function largeRuns() {
     await stop(server.child);
   }
   // A server left idle long enough to read every lookup ahead holds them all when its fold takes them: its peak.
-  const warmData = join(work, 'X-warm', 'state.json');
-  // A fold writes what the creates changed into the delta file, or a new data file holding them: either grows.
-  const written = () => [warmData, `${warmData}.delta`].reduce((sum, file) => sum + (statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
-  const dataBytes = written();
+  const dataBytes = written(join(work, 'X-warm'));
   const warm = await launch('ours', join(work, 'X-warm'));
   const warmRss = watchRss(warm.child.pid);
   try {
@@ -735,7 +736,7 @@ async function largeRuns() {
     await untilIdle(warm.child.pid); // the fold those creates set off, done
     await stopGracefully(warm.child);
     const peak = warmRss.peak();
-    const fold = written() > dataBytes ? 'through a fold' : '(no fold came)';
+    const fold = written(join(work, 'X-warm')) > dataBytes ? 'through a fold' : '(no fold came)';
     row('8', `server peak RSS, ${what}, every lookup read ahead first (idle until its CPU rests: ${fmt.mb(idle)}), then ${fmt.int(made.ok)} creates ${fold} and the stop`, fmt.mb(peak));
     target(`peak RSS with ${what}, lookups read ahead`, fmt.mb(peak), '1 GiB', fmt.ratio(peak / 2 ** 30), '< 1 GiB', peak < 2 ** 30);
   } finally {

@@ -399,8 +399,8 @@ export async function writeIndexSections(
           const from = written?.[t];
           const batch = delta.placement.get(key)?.get(table);
           const snapshotPlaces = from?.places ?? Places.empty();
-          const copied = (places: WrittenPlaces) => ({ buckets: places.places.buckets, sections: places.sections().map((bytes) => section(bytes)), filter: filterSections(places.places.filter) });
-          const deltas = (from?.deltas ?? []).map(copied);
+          const asWritten = (written: WrittenPlaces) => ({ buckets: written.places.buckets, sections: written.sections().map((bytes) => section(bytes)), filter: filterSections(written.places.filter) });
+          const deltas = (from?.deltas ?? []).map(asWritten);
           if (batch) {
             const buckets = bucketed(batch);
             deltas.push({ buckets: buckets.length, sections: await placesSections(buckets), filter: filterSections(filterOf(batch)) });
