@@ -690,9 +690,13 @@ async function largeRuns() {
     const { warmup, run } = await creates(origin);
     const before = written(folder);
     const more = await post(origin, MORE);
-    const seconds = run.seconds + more.seconds;
-    const all = { ...more, ok: run.ok + more.ok, errors: run.errors + more.errors, seconds, rps: (run.ok + more.ok) / seconds, p50: null, p99: null };
-    return { warmup, run, all, folded: written(folder) > before };
+    const all = joined([run, more]);
+    return { warmup, run, all, withWarmup: joined([warmup, all]), folded: written(folder) > before };
+  };
+  /** Runs made one: their requests over their seconds (their latencies are not merged). */
+  const joined = (runs) => {
+    const sum = (key) => runs.reduce((total, one) => total + one[key], 0);
+    return { ok: sum('ok'), errors: sum('errors'), seconds: sum('seconds'), rps: sum('ok') / sum('seconds'), p50: null, p99: null };
   };
   /** What `load` gives, or two runs made one (their latencies are not merged). */
   const cell = (run) => (run.p50 === null ? `${fmt.rps(run.rps)} req/s (n=${fmt.int(run.ok)}${run.errors ? `, ${run.errors} errors` : ''})` : runCell(run));
@@ -714,6 +718,7 @@ async function largeRuns() {
     row('8', `POST create, ${what}, 32 conn, the run after the warm-up (beside: a new data file, the same bounds)`, cell(atLarge.run), cell(atZero.run), fmt.ratio(ratio('run')));
     const fold = (at) => `${at.folded ? 'a fold' : 'no fold'} during the ${fmt.int(MORE.count)}`;
     row('8', `POST create, ${what}, 32 conn, that run and ${fmt.int(MORE.count)} more as one (there: ${fold(atLarge)}; beside: ${fold(atZero)})`, cell(atLarge.all), cell(atZero.all), fmt.ratio(ratio('all')));
+    row('8', `POST create, ${what}, 32 conn, the warm-up and those as one (there: the fold of what the start replayed as well)`, cell(atLarge.withWarmup), cell(atZero.withWarmup), fmt.ratio(ratio('withWarmup')));
     row('8', `server peak RSS, ${what}: that start, ${fmt.int(atLarge.warmup.ok + atLarge.all.ok)} creates and the stop`, fmt.mb(peak));
     row('8', `graceful stop (SIGTERM) with ${what} + those creates`, stopped.cell);
     target(`start after SIGKILL with ${what}`, `${fmt.ms(server.readyMs)} ms`, '3000 ms', fmt.ratio(server.readyMs / 3000), '< 3 s', server.readyMs < 3000);
