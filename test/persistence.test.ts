@@ -612,9 +612,10 @@ describe('the index file: a quick start after a clean stop', () => {
   });
 
   /** A runtime on a new data file where every state counts as large (a stop never folds to leave one file). */
-  async function largeState(key: string) {
+  /** `options`: more options of its store, given the data file's path. */
+  async function largeState(key: string, options: (data: string) => FileStoreOptions = () => ({})) {
     const data = join(useTmp(), 'state.json');
-    const runtime = await createRuntime({ store: fileStore(data, { foldAtStopBelow: 1 }) });
+    const runtime = await createRuntime({ store: fileStore(data, { foldAtStopBelow: 1, ...options(data) }) });
     const account = runtime.sandbox.account(key);
     const ids: string[] = [];
     /** Makes payments, not saved yet. */
@@ -683,6 +684,26 @@ describe('the index file: a quick start after a clean stop', () => {
     await long.commit();
     await eventually(() => !existsSync(`${data}.journal.next`) && journal() < 64 * 1024, 20_000, 'the first write to fold the replayed journal');
     await long.close();
+  });
+
+  it('tells onFold when each fold begins and when it ends: one into a new data file, one into the delta file', { timeout: 90_000 }, async () => {
+    const told: [running: boolean, dataFile: number | undefined][] = [];
+    const onFold = (data: string) => (running: boolean) => told.push([running, statSync(data, { throwIfNoEntry: false })?.ino]);
+    const { data, runtime, create } = await largeState('sk_told', (data) => ({ onFold: onFold(data) }));
+    // The start's fold (a new data file exists from the start) and the first save's (no index file yet) each wrote a
+    // new data file: told before it was in place, and after.
+    expect(told.map(([running]) => running)).toEqual([true, false, true, false]);
+    for (const at of [0, 2]) expect(told[at]![1], 'the new data file in place once told it ended').not.toBe(told[at + 1]![1]);
+    expect(statSync(data).ino).toBe(told[3]![1]);
+    while (!existsSync(`${data}.journal.next`)) await create(2_000);
+    expect(told.at(-1)![0], 'told as it began').toBe(true);
+    await eventually(() => !existsSync(`${data}.journal.next`), 30_000, 'the fold to be done');
+    expect(statSync(`${data}.delta`).size, 'a fold into the delta file').toBeGreaterThan(0);
+    expect(told.slice(4)).toEqual([
+      [true, told[3]![1]],
+      [false, told[3]![1]],
+    ]);
+    await runtime.close();
   });
 
   it('a fold of a large state appends what changed to the delta file, leaving the data file; a quick start and a full read both read it back', { timeout: 90_000 }, async () => {

@@ -42,12 +42,15 @@ export interface ServerOptions extends AppOptions {
 }
 
 /**
- * From this much state on disk (data file and journal), a process the server owns lets its heap grow only a quarter
- * past what it holds before V8 collects it, not V8's default (up to several times): at 300,000 payments (~320 MB) a
- * fold's garbage otherwise took the peak RSS from ~0.95 to ~1.4 GiB, for ~10% more CPU spent collecting. A smaller
- * state keeps the default, which is quicker and stays under a GiB (100,000 payments, ~110 MB: 786 MiB through a fold
- * with every lookup read): there the collections the quarter asks for nearly doubled the p99 of creates at 32
- * connections (20-28 ms against 12-14 ms in alternated runs).
+ * From this much state on disk (data file, delta file and journal), a process the server owns lets its heap grow only
+ * a quarter past what it holds before V8 collects it while a fold runs, and V8's default (up to several times) the
+ * rest of the time. A fold's garbage grows with the state: with the default throughout, the peak RSS at 300,000
+ * payments varied from 0.84 to 1.0 GiB through a fold into the delta file, and a fold into a new data file at
+ * ~580,000 payments peaked at 2.09 GB (1.66-1.69 GB with the quarter while it ran, 1.58 with it throughout). The quarter throughout, as before, cost
+ * creates at 300,000 payments ~5% of their pace outside folds: alternated by hand on one seed, 30,000 creates then
+ * 70,000 through a fold, 6,154 and 4,999 req/s on average (five runs) against 6,516 and 5,229 so (four runs), the
+ * peaks alike (733-818 MiB against 764-798). A smaller state keeps the default throughout: the collections the quarter
+ * asks for nearly doubled the p99 of creates at 32 connections at 100,000 payments (20-28 ms against 12-14 ms).
  */
 const LARGE_STATE = 128 * 1024 * 1024;
 
@@ -58,7 +61,11 @@ function stateBytes(data: string): number {
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
-  const store = options.memory ? memoryStore() : fileStore(options.data ?? DEFAULT_DATA, { fsync: options.fsync, log: options.log });
+  const data = options.data ?? DEFAULT_DATA;
+  const onFold = options.ownsProcess
+    ? (running: boolean) => setFlagsFromString(`--heap-growing-percent=${running && stateBytes(data) >= LARGE_STATE ? 25 : 0}`) // 0: V8's default
+    : undefined;
+  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log, onFold });
   const runtime = await createRuntime({
     store,
     clock: options.clock,
@@ -70,8 +77,6 @@ export async function startServer(options: ServerOptions = {}) {
     log: options.log,
     version: options.version,
   });
-  // Once loaded: the start itself keeps V8's default (collecting more often while it reads took it past a second).
-  if (options.ownsProcess && store.path && stateBytes(store.path) >= LARGE_STATE) setFlagsFromString('--heap-growing-percent=25');
   const host = options.host ?? DEFAULT_HOST;
   // The address it binds is a name its callers use too; loopback ones are always allowed.
   const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });

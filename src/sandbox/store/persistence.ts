@@ -112,6 +112,8 @@ export interface FileStoreOptions {
    * fraction of a second), so a small state is one file after a stop; a larger one's stop leaves the journal beside it.
    */
   foldAtStopBelow?: number;
+  /** Told when a fold begins (true) and when it ends (false), however it ends. */
+  onFold?: (running: boolean) => void;
 }
 
 export class StoreLockedError extends Error {}
@@ -465,6 +467,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     const tables = lazy?.tables;
     const toDelta =
       !major && wasIndexed && indexes !== null && tables !== undefined && tables.size > 0 && taken.replaced.size === 0 && delta.length < baseBytes * DELTA_SHARE;
+    options.onFold?.(true);
     try {
       if (toDelta) await foldIntoDelta(taken.dirty, indexes, tables);
       else await foldIntoSnapshot(indexes);
@@ -479,6 +482,8 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       if (error !== WRITE_CUT) throw foldFailed(error);
       foldCut = true; // by a stop
       throw error;
+    } finally {
+      options.onFold?.(false);
     }
     // The maps read their unread buckets from the index file written, and the next fold adds what changes to it.
     if (indexed) {
