@@ -700,8 +700,9 @@ async function largeRuns() {
   };
   /** What `load` gives, or two runs made one (their latencies are not merged). */
   const cell = (run) => (run.p50 === null ? `${fmt.rps(run.rps)} req/s (n=${fmt.int(run.ok)}${run.errors ? `, ${run.errors} errors` : ''})` : runCell(run));
-  const empty = await launch('ours', join(work, 'X-empty'));
-  const atZero = await sustained(empty.origin, join(work, 'X-empty'));
+  const emptyDir = join(work, 'X-empty');
+  const empty = await launch('ours', emptyDir);
+  const atZero = await sustained(empty.origin, emptyDir);
   log(`creates at 0: ${JSON.stringify(atZero)}`);
   await stop(empty.child);
 
@@ -731,8 +732,9 @@ async function largeRuns() {
     await stop(server.child);
   }
   // A server left idle long enough to read every lookup ahead holds them all when its fold takes them: its peak.
-  const dataBytes = written(join(work, 'X-warm'));
-  const warm = await launch('ours', join(work, 'X-warm'));
+  const warmDir = join(work, 'X-warm');
+  const dataBytes = written(warmDir);
+  const warm = await launch('ours', warmDir);
   const warmRss = watchRss(warm.child.pid);
   try {
     await untilIdle(warm.child.pid);
@@ -741,7 +743,7 @@ async function largeRuns() {
     await untilIdle(warm.child.pid); // the fold those creates set off, done
     await stopGracefully(warm.child);
     const peak = warmRss.peak();
-    const fold = written(join(work, 'X-warm')) > dataBytes ? 'through a fold' : '(no fold came)';
+    const fold = written(warmDir) > dataBytes ? 'through a fold' : '(no fold came)';
     row('8', `server peak RSS, ${what}, every lookup read ahead first (idle until its CPU rests: ${fmt.mb(idle)}), then ${fmt.int(made.ok)} creates ${fold} and the stop`, fmt.mb(peak));
     target(`peak RSS with ${what}, lookups read ahead`, fmt.mb(peak), '1 GiB', fmt.ratio(peak / 2 ** 30), '< 1 GiB', peak < 2 ** 30);
   } finally {

@@ -611,8 +611,10 @@ describe('the index file: a quick start after a clean stop', () => {
     await runtime.close();
   });
 
-  /** A runtime on a new data file where every state counts as large (a stop never folds to leave one file). */
-  /** `options`: more options of its store, given the data file's path. */
+  /**
+   * A runtime on a new data file where every state counts as large (a stop never folds to leave one file); `options`
+   * gives more options of its store, from the data file's path.
+   */
   async function largeState(key: string, options: (data: string) => FileStoreOptions = () => ({})) {
     const data = join(useTmp(), 'state.json');
     const runtime = await createRuntime({ store: fileStore(data, { foldAtStopBelow: 1, ...options(data) }) });
@@ -688,8 +690,9 @@ describe('the index file: a quick start after a clean stop', () => {
 
   it('tells onFold when each fold begins and when it ends: one into a new data file, one into the delta file', { timeout: 90_000 }, async () => {
     const told: [running: boolean, dataFile: number | undefined][] = [];
-    const onFold = (data: string) => (running: boolean) => told.push([running, statSync(data, { throwIfNoEntry: false })?.ino]);
-    const { data, runtime, create } = await largeState('sk_told', (data) => ({ onFold: onFold(data) }));
+    const { data, runtime, create } = await largeState('sk_told', (data) => ({
+      onFold: (running) => told.push([running, statSync(data, { throwIfNoEntry: false })?.ino]),
+    }));
     // The start's fold (a new data file exists from the start) and the first save's (no index file yet) each wrote a
     // new data file: told before it was in place, and after.
     expect(told.map(([running]) => running)).toEqual([true, false, true, false]);

@@ -46,11 +46,12 @@ export interface ServerOptions extends AppOptions {
  * a quarter past what it holds before V8 collects it while a fold runs, and V8's default (up to several times) the
  * rest of the time. A fold's garbage grows with the state: with the default throughout, the peak RSS at 300,000
  * payments varied from 0.84 to 1.0 GiB through a fold into the delta file, and a fold into a new data file at
- * ~580,000 payments peaked at 2.09 GB (1.66-1.69 GB with the quarter while it ran, 1.58 with it throughout). The quarter throughout, as before, cost
- * creates at 300,000 payments ~5% of their pace outside folds: alternated by hand on one seed, 30,000 creates then
- * 70,000 through a fold, 6,154 and 4,999 req/s on average (five runs) against 6,516 and 5,229 so (four runs), the
- * peaks alike (733-818 MiB against 764-798). A smaller state keeps the default throughout: the collections the quarter
- * asks for nearly doubled the p99 of creates at 32 connections at 100,000 payments (20-28 ms against 12-14 ms).
+ * ~580,000 payments peaked at 2.09 GB (1.66-1.69 GB with the quarter while it ran, 1.58 with it throughout). The
+ * quarter throughout, as before, cost creates at 300,000 payments ~5% of their pace outside folds: alternated by hand
+ * on one seed, 30,000 creates then 70,000 through a fold, 6,154 and 4,999 req/s on average (five runs) against 6,516
+ * and 5,229 so (four runs), the peaks alike (733-818 MiB against 764-798). A smaller state keeps the default
+ * throughout: the collections the quarter asks for nearly doubled the p99 of creates at 32 connections at 100,000
+ * payments (20-28 ms against 12-14 ms).
  */
 const LARGE_STATE = 128 * 1024 * 1024;
 
