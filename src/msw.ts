@@ -2,7 +2,7 @@ import { http, type HttpHandler } from 'msw';
 import type { WallClock } from './core/index.js';
 import { createApp, type AppOptions } from './sandbox/app.js';
 import type { AttemptResult, Transport } from './sandbox/delivery.js';
-import { memoryStore } from './sandbox/store/persistence.js';
+import { memoryStore } from './sandbox/store/database.js';
 import { createRuntime, type Runtime } from './sandbox/runtime.js';
 
 /** One callback attempt, as the sandbox sends it. */

@@ -41,7 +41,7 @@ describe('cvuProvisioning delayed', () => {
     const client = await createClient(a);
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 4 });
     // No more requests: only the runtime's timer can make it active (within about a second of real time).
-    const stored = () => server.runtime.sandbox.state.accounts[key]!.clients[client.id]!;
+    const stored = () => server.runtime.sandbox.account(key).state.clients[client.id]!;
     expect(stored().cvuStatus).toBe('provisioning');
     await eventually(() => stored().cvuStatus === 'active', 10_000, 'the timer to activate the CVU');
     expect(isValidCvu(stored().cvu!)).toBe(true);
@@ -156,7 +156,7 @@ describe('the client.cashin event', () => {
 
 describe('persistence', () => {
   it('a provisioning client survives a restart and becomes active when its time has passed', async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const clock = new FakeClock();
     const key = 'sk_restart';
     const first = await startServer({ port: 0, host: '127.0.0.1', data, clock });
@@ -168,16 +168,15 @@ describe('persistence', () => {
     } finally {
       await first.close();
     }
-    const storedClient = () => JSON.parse(readFileSync(data, 'utf8')).accounts[key].clients[clientId];
+    const storedClient = () => stored(data, key).clients[clientId];
     expect(storedClient()).toMatchObject({ cvuStatus: 'provisioning', cvu: null });
 
     clock.advance(6000);
     const second = await useServer({ data, clock });
-    // Activated on start, before any request, and written to disk (the data file's journal).
-    const activated = second.runtime.sandbox.state.accounts[key]!.clients[clientId]!;
+    // Activated on start, before any request, and written to the database.
+    const activated = storedClient();
     expect(activated.cvuStatus).toBe('active');
     expect(isValidCvu(activated.cvu!)).toBe(true);
-    expect(readFileSync(`${data}.journal`, 'utf8')).toContain(activated.cvu!);
     const a = api(second.url, key);
     const client = await a.data('GET', `/api/v1/clients/${clientId}`);
     expect(client).toMatchObject({ cvuStatus: 'active', cvu: activated.cvu });
@@ -185,7 +184,7 @@ describe('persistence', () => {
   });
 
   it('a state file written before clients existed still loads', async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const key = 'sk_old_file';
     const first = await startServer({ port: 0, host: '127.0.0.1', data });
     let paymentId: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/sandbox/app.js';
-import { memoryStore } from '../src/sandbox/store/persistence.js';
+import { memoryStore } from '../src/sandbox/store/database.js';
 import { createRuntime } from '../src/sandbox/runtime.js';
 import { startServer } from '../src/sandbox/server.js';
 import { api, eventually, freePort, useReceiver, useServer, useStream, type Api, type Received, PAYMENT } from './helpers.js';

@@ -8,13 +8,11 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
-import { checkedLine } from '../src/sandbox/store/checked-line.js';
-import { api, eventually, PAYMENT, ROOT, useReceiver, useTmp, type Api, type Received } from './helpers.js';
+import { api, eventually, PAYMENT, ROOT, stored, useReceiver, useTmp, type Api, type Received } from './helpers.js';
 
 const receiver = await useReceiver();
 const of = (paymentId: string) => (r: Received) => r.body?.vaPaymentId === paymentId;
 const create = (client: Api, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
-const stored = (data: string, key: string) => JSON.parse(readFileSync(data, 'utf8')).accounts[key];
 const allDelivered = (client: Api) =>
   eventually(async () => (await client.list('/sandbox/v1/deliveries?status=pending,retrying')).pagination.total === 0, 10_000, 'every delivery done');
 
@@ -150,7 +148,7 @@ describe('records stored the old way', () => {
   it("a previous release's file: its events' bodies as held, its dropped deliveries under their own ids", async () => {
     const dir = useTmp();
     cpSync(join(ROOT, 'test', 'data', 'previous-release', 'clean'), dir, { recursive: true });
-    const held = stored(join(dir, 'state.json'), 'sk_prev');
+    const held = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).accounts.sk_prev; // as that release loads it
     const server = await startServer({ port: 0, host: '127.0.0.1', data: join(dir, 'state.json') });
     const client = api(server.url, 'sk_prev');
     // Its payments have expired since (the sandbox clock runs with real time): their failed events are new.
@@ -171,19 +169,17 @@ describe('records stored the old way', () => {
     await server.close();
   });
 
-  it("a previous release's journal over a kept index file: a dropped event's stored delivery is its first", async () => {
+  it("a previous release's journal line after its data file: a dropped event's stored delivery is its first", async () => {
     const dir = useTmp();
     const data = join(dir, 'state.json');
     cpSync(join(ROOT, 'test', 'data', 'previous-release', 'clean'), dir, { recursive: true });
-    const held = stored(data, 'sk_prev');
-    // A start and a clean stop: the file as it was, and an index file kept beside it.
-    await (await startServer({ port: 0, host: '127.0.0.1', data })).close();
-    // What that release wrote after its last fold: one more dropped cash-in, its delivery stored, in a journal line.
+    const held = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).accounts.sk_prev;
+    // What that release wrote after its data file: one more dropped cash-in, its delivery stored, in a journal line.
     const [event, delivery] = [Object.values(held.events), Object.values(held.deliveries)].map((records: any[]) => records.find((r) => r.eventType === 'client.cashin'));
     const eventId = randomUUID();
     const deliveryId = randomUUID();
     const line = { c: [['sk_prev', 'events', eventId, { ...event, id: eventId, body: { ...event.body, eventId } }], ['sk_prev', 'deliveries', deliveryId, { ...delivery, id: deliveryId, eventId }]] };
-    appendFileSync(`${data}.journal`, checkedLine(line));
+    appendFileSync(`${data}.journal`, `${JSON.stringify(line)}\n`); // a journal line as that release wrote it
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const client = api(server.url, 'sk_prev');
     const dropped = (await client.list('/sandbox/v1/deliveries?status=dropped&eventType=client.cashin')).data;

@@ -4,8 +4,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/server.js';
+import { TABLE_NAMES } from '../src/sandbox/store/database.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -341,4 +343,24 @@ export async function useStream(baseUrl: string, key = 'sk_test') {
     waitFor: async (predicate: (message: StreamMessage) => boolean, what = 'a stream message'): Promise<StreamMessage> =>
       (await eventually(() => messages.find(predicate), 10_000, what))!,
   };
+}
+
+/**
+ * An account as the state database at `data` holds it, each table's records by id (read as support staff would, in
+ * a connection of its own, with the server running); undefined when it holds none.
+ */
+export function stored(data: string, key: string): any {
+  const db = new DatabaseSync(data, { readOnly: true });
+  try {
+    const head = db.prepare('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
+    if (!head) return undefined;
+    const account: Record<string, any> = JSON.parse(head.head);
+    for (const [table, name] of Object.entries(TABLE_NAMES)) {
+      const rows = db.prepare(`SELECT id, data FROM ${name} WHERE account = ? ORDER BY seq`).all(key) as { id: string; data: string }[];
+      account[table] = Object.fromEntries(rows.map(({ id, data: json }) => [id, JSON.parse(json)]));
+    }
+    return account;
+  } finally {
+    db.close();
+  }
 }

@@ -2,7 +2,6 @@ import { iso, type WallClock } from './clock.js';
 import type { DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
 import type { Attempt, AccountState, SandboxEvent, StateChange, TableName } from './state.js';
-import type { Index, IndexesOf } from './store.js';
 import type { deliveryView, eventView, transferView } from './views.js';
 import type { forwardingView } from './delivery-settings.js';
 
@@ -27,10 +26,8 @@ export interface AccountDeps {
   strictTaxId?: boolean;
   /** `--hubs`: the payment hub ids this sandbox accepts; any positive id when absent. */
   hubIds?: readonly number[];
-  /** Told of every change to the state (see `put`), so a store can persist just those. */
-  changed: (account: string, change: StateChange) => void;
-  /** Where the account's indexes live (see `Indexes`). */
-  indexes: IndexesOf;
+  /** Told of every change to an account's state (see `put`), so a store can persist just those. */
+  changed: (account: string, change: StateChange, state: AccountState) => void;
 }
 
 /** What every module of an account shares: its records, its clock and what it was given. */
@@ -74,17 +71,17 @@ export class AccountContext {
    */
   put<T extends TableName>(table: T, id: string, record: AccountState[T][string]): void {
     (this.state[table] as Record<string, unknown>)[id] = record;
-    this.deps.changed(this.key, { table, id });
+    this.deps.changed(this.key, { table, id }, this.state);
   }
 
   drop(table: TableName, id: string): void {
     delete this.state[table][id];
-    this.deps.changed(this.key, { table, id });
+    this.deps.changed(this.key, { table, id }, this.state);
   }
 
   /** A change to the account's fields other than its tables (its clock offset, forwarding, faults). */
   changedHeader(): void {
-    this.deps.changed(this.key, { header: true });
+    this.deps.changed(this.key, { header: true }, this.state);
   }
 
   /** Tells listeners of a live event, made only if someone listens for its type (a view per write costs). */
@@ -97,10 +94,9 @@ export class AccountContext {
   }
 }
 
-/** Appends to the list an index keeps under `key`. */
-export function push<K extends string | number, V>(map: Index<K, V[]>, key: K, value: V): void {
-  if (map.append) return map.append(key, value);
-  const list = map.get(key) ?? [];
-  list.push(value);
-  map.set(key, list);
+/** Appends to the list a map keeps under `key`. */
+export function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }

@@ -5,18 +5,7 @@ import { DueWork } from './due-work.js';
 import { Events } from './events.js';
 import { Hubs } from './hubs.js';
 import { Idempotency } from './idempotency.js';
-import {
-  keyedByCaller,
-  normalizeAccount,
-  type AccountState,
-  type Attempt,
-  type Delivery,
-  type IdempotencyRecord,
-  type PoolCvu,
-  type SandboxEvent,
-  type VaPayment,
-} from './state.js';
-import type { Indexes, RecordChange } from './store.js';
+import { keyedByCaller, normalizeAccount, type AccountState, type Attempt } from './state.js';
 import { Transfers } from './transfers.js';
 import { VaPayments } from './va-payments.js';
 
@@ -43,7 +32,7 @@ export function emptyAccountState(): AccountState {
 /**
  * One integrator account: a composition of the contract's parts, each a module that owns its records and lookups
  * (see docs/architecture.md). Every method works on the account's sandbox clock; writes go through the context's
- * `put`, which tells the store. The modules are made again, over new indexes, when the state is replaced.
+ * `put`, which tells the store. The modules are made again, with their lookups, when the state is replaced.
  */
 export class Account {
   private readonly ctx: AccountContext;
@@ -62,11 +51,11 @@ export class Account {
     deps: AccountDeps,
   ) {
     this.ctx = new AccountContext(key, state, deps);
-    this.index(deps.indexes(key, false));
+    this.index();
   }
 
-  /** Makes the modules over `indexes`, and fills those from the records unless the store kept them. */
-  private index(indexes: Indexes): void {
+  /** Makes the modules and fills their lookups from the records. */
+  private index(): void {
     const { ctx } = this;
     normalizeAccount(ctx.state);
     const handlers = {
@@ -74,18 +63,14 @@ export class Account {
       cvu: (id: string, at: number) => this.ledger.provisionDue(id, at),
       idempotency: (key: string, at: number) => this.idempotency.forget(key, at),
     };
-    this.due = new DueWork(ctx, indexes, handlers, (inFlight) => this.log.nextRetryAt(inFlight));
-    this.log = new DeliveryLog(ctx, indexes);
-    this.events = new Events(ctx, indexes, this.log);
-    this.hubs = new Hubs(ctx, indexes, (cvuOrAlias) => this.ledger.mayBeClientAt(cvuOrAlias));
-    this.ledger = new ClientLedger(ctx, indexes, this.hubs, this.due);
-    this.payments = new VaPayments(ctx, indexes, this.hubs, this.events, this.log, this.due);
+    this.due = new DueWork(ctx, handlers, (inFlight) => this.log.nextRetryAt(inFlight));
+    this.log = new DeliveryLog(ctx);
+    this.events = new Events(ctx, this.log);
+    this.hubs = new Hubs(ctx, (cvuOrAlias) => this.ledger.clientAt(cvuOrAlias) !== undefined);
+    this.ledger = new ClientLedger(ctx, this.hubs, this.due);
+    this.payments = new VaPayments(ctx, this.hubs, this.events, this.log, this.due);
     this.transfers = new Transfers(ctx, this.hubs, this.payments, this.ledger, this.events);
     this.idempotency = new Idempotency(ctx, this.due);
-    if (indexes.kept) {
-      for (const change of indexes.since) this.reindex(change);
-      return;
-    }
     // In this order, so what falls due at the same instant is done in the order it was before a restart.
     this.payments.build();
     this.hubs.build();
@@ -93,30 +78,6 @@ export class Account {
     this.idempotency.build();
     this.events.build();
     this.log.build();
-  }
-
-  /** Brings kept indexes up to a record that changed after they were taken: each module re-indexes its own. */
-  private reindex(change: RecordChange): void {
-    const { before, after } = change;
-    switch (change.table) {
-      case 'vaPayments':
-        return this.payments.reindex(before as VaPayment | undefined, after as VaPayment | undefined);
-      case 'pool':
-        return this.hubs.reindexPool(before as PoolCvu | undefined, after as PoolCvu | undefined);
-      case 'events':
-        return this.events.reindex(before as SandboxEvent | undefined, after as SandboxEvent | undefined);
-      case 'deliveries':
-        return this.log.reindex(before as Delivery | undefined, after as Delivery | undefined);
-      case 'clients':
-      case 'entries':
-      case 'invoices':
-        return this.ledger.reindex(change);
-      case 'idempotency':
-        return this.idempotency.reindex(change.id, after as IdempotencyRecord | undefined);
-      case 'hubs': // Hubs indexes its table whole when made
-      case 'transfers': // no lookups
-        return;
-    }
   }
 
   /** A write reads the clock once: the records and events it makes carry one instant. */
@@ -132,8 +93,8 @@ export class Account {
   replace(next: AccountState): void {
     for (const key of Object.keys(this.state) as (keyof AccountState)[]) delete this.state[key];
     Object.assign(this.state, next);
-    this.ctx.deps.changed(this.key, { all: true });
-    this.index(this.ctx.deps.indexes(this.key, true));
+    this.ctx.deps.changed(this.key, { all: true }, this.state);
+    this.index();
   }
 
   // --- the clock and due work (due-work.ts) ---
@@ -145,6 +106,12 @@ export class Account {
   standAt = (at: number) => this.due.standAt(at);
   runDue = () => this.due.runDue();
   nextDueAt = () => this.due.nextDueAt();
+  /** When this account's next due work falls due, by real time, and whether it has deliveries to send (first attempts or retries). */
+  wake = (): { dueAt: number | null; sending: boolean } => {
+    const due = this.due.nextDueAt();
+    const sending = this.log.waitingFirst([]) > 0 || this.log.nextRetryAt(new Set()) !== null;
+    return { dueAt: due === null ? null : due - (this.nowMs() - this.ctx.deps.clock.now()), sending };
+  };
 
   // --- hubs and the CVU pool (hubs.ts) ---
   listHubs = (query: Record<string, string>) => this.hubs.listHubs(query);

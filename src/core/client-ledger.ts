@@ -20,7 +20,6 @@ import {
   updateInvoiceSchema,
 } from './schemas.js';
 import type { Client, Entry, Invoice } from './state.js';
-import type { Indexes, RecordChange } from './store.js';
 import { balanceView, clientView, entryView, invoiceView } from './views.js';
 
 /**
@@ -28,31 +27,18 @@ import { balanceView, clientView, entryView, invoiceView } from './views.js';
  * themselves are in `clients.ts`; this keeps the records and their lookups.
  */
 export class ClientLedger {
-  private readonly index: clients.ClientIndex;
+  private readonly index = new clients.ClientIndex();
 
   constructor(
     private readonly ctx: AccountContext,
-    indexes: Indexes,
     private readonly hubs: Hubs,
     private readonly due: DueWork,
-  ) {
-    this.index = new clients.ClientIndex(indexes);
-  }
+  ) {}
 
-  /** Indexes the clients, entries and invoices of an account whose indexes were not kept. */
+  /** Indexes the account's clients, entries and invoices. */
   build(): void {
     for (const client of Object.values(this.ctx.state.clients)) this.trackProvisioning(client);
     this.index.build(this.ctx.state);
-  }
-
-  /** Re-indexes a client, entry or invoice changed after the kept indexes were taken (see `Indexes.since`). */
-  reindex(change: Extract<RecordChange, { table: 'clients' | 'entries' | 'invoices' }>): void {
-    if (change.after === undefined) return;
-    if (change.table === 'clients') this.trackClient(change.after, change.before);
-    else if (change.before === undefined) {
-      if (change.table === 'entries') this.index.addEntry(change.after);
-      else this.index.addInvoice(change.after);
-    }
   }
 
   /** The client whose CVU or alias (case-insensitive) this is. */
@@ -60,10 +46,6 @@ export class ClientLedger {
     return this.index.at(cvuOrAlias);
   }
 
-  /** Whether a client may have this CVU or alias (see `Index.mayHave`). */
-  mayBeClientAt(cvuOrAlias: string): boolean {
-    return this.index.mayBeAt(cvuOrAlias);
-  }
 
   createClient(body: unknown) {
     const input = parse(createClientSchema, body);
@@ -223,7 +205,7 @@ export class ClientLedger {
   /** The client with a CVU and an alias from its hints (or a random one), both unique in the account. */
   private provisionCvu(client: Client, now: string): Client {
     const brand = this.ctx.state.hubs[client.paymentHubId]?.brand ?? 'SANDBOX';
-    const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.hubs.mayBeTaken(candidate), clients.aliasBase(client, brand));
+    const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.hubs.isTaken(candidate), clients.aliasBase(client, brand));
     return clients.provision(client, { cvu: this.hubs.uniqueCvu(), alias }, now);
   }
 

@@ -4,7 +4,6 @@ import { fromCents, type Cents } from './money.js';
 import type { CreateClientInput, CreateInvoiceInput, DebitInput, UpdateClientInput, UpdateInvoiceInput } from './schemas.js';
 import { push } from './account-context.js';
 import { Lists } from './lists.js';
-import { mayHave, type Index, type Indexes } from './store.js';
 import type { AccountState, Client, CvuStatus, Hub, Entry, Invoice, SandboxEvent, Transfer } from './state.js';
 
 /** Clients (contract part 3) as pure rules: records in, records out. The account stores them and keeps the CVUs unique. */
@@ -223,26 +222,17 @@ export function cashInEvent(client: Client, transfer: Transfer, eventId: string,
   };
 }
 
-/** Lookups over an account's clients, ledger and invoices: built from the records, or read back from a store. */
+/** Lookups over an account's clients, ledger and invoices, built from the records. */
 export class ClientIndex {
-  private byTaxId: Index<string, string>;
+  private byTaxId = new Map<string, string>();
   /** CVUs and upper-case aliases of the clients that have one. */
-  private byAddress: Index<string, string>;
-  private entries: Index<string, string[]>;
-  private invoices: Index<string, string[]>;
+  private byAddress = new Map<string, string>();
+  private entries = new Map<string, string[]>();
+  private invoices = new Map<string, string[]>();
   /** Entries by client and type (`entryType:<client>:<type>`). */
-  private entryTypes: Lists;
+  private entryTypes = new Lists();
 
-  /** Unless they were kept, the indexes are empty until `build`. */
-  constructor(indexes: Indexes) {
-    this.byTaxId = indexes.index('clientsByTaxId');
-    this.byAddress = indexes.index('clientsByAddress');
-    this.entries = indexes.index('entriesByClient');
-    this.invoices = indexes.index('invoicesByClient');
-    this.entryTypes = new Lists(indexes, 'entries');
-  }
-
-  /** Indexes every client, entry and invoice of a state (into indexes that were not kept). */
+  /** Indexes every client, entry and invoice of a state. */
   build(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
     for (const client of Object.values(state.clients)) this.track(client);
     for (const entry of Object.values(state.entries)) this.addEntry(entry);
@@ -268,10 +258,6 @@ export class ClientIndex {
     return this.byAddress.get(cvuOrAlias.toUpperCase());
   }
 
-  /** Whether a client may have this CVU or alias (see `Index.mayHave`). */
-  mayBeAt(cvuOrAlias: string): boolean {
-    return mayHave(this.byAddress, cvuOrAlias.toUpperCase());
-  }
 
   addEntry(entry: Entry): void {
     push(this.entries, entry.clientId, entry.id);

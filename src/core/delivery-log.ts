@@ -2,7 +2,7 @@ import { push, type AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import { callbackHeaders, droppedDelivery, isOpen, newDelivery, recordAttempt } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
-import { DueQueue, type StoredQueue } from './due-queue.js';
+import { DueQueue } from './due-queue.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
@@ -10,7 +10,6 @@ import { Lists, regroup } from './lists.js';
 import { pageNewestFirst, pageOf } from './pagination.js';
 import { listDeliveriesQuery, parse } from './schemas.js';
 import { DELIVERY_STATUSES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from './state.js';
-import type { Index, Indexes } from './store.js';
 import { deliveryView, type CallbackDeliverySummary } from './views.js';
 
 /** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
@@ -28,26 +27,18 @@ export interface DueDelivery {
  * event itself, shown under the event's id (`of`), and a redelivery of it to a URL is stored like any other.
  */
 export class DeliveryLog {
-  private readonly byEvent: Index<string, string[]>;
+  private readonly byEvent = new Map<string, string[]>();
   /** Deliveries by what their list filters on (`deliveryGroups`). */
-  private readonly lists: Lists;
+  private readonly lists = new Lists();
   /** Open deliveries before their first attempt, in the order they were raised (the order rule's queue). */
-  private readonly firstAttempts: Set<string>;
+  private readonly firstAttempts = new Set<string>();
   /** Deliveries waiting to retry, by when (the account's clock), so a backlog is never scanned to find what is due. */
-  private readonly retries: DueQueue;
+  private readonly retries = new DueQueue();
 
-  constructor(
-    private readonly ctx: AccountContext,
-    indexes: Indexes,
-  ) {
-    this.byEvent = indexes.index('deliveriesByEvent');
-    this.lists = new Lists(indexes, 'deliveries');
-    this.firstAttempts = indexes.value('firstAttempts', (kept) => new Set((kept ?? []) as string[]), (ids) => [...ids]);
-    this.retries = indexes.value('retries', (kept) => (kept === undefined ? new DueQueue() : DueQueue.from(kept as StoredQueue)), (retries) => retries.toJSON());
-  }
+  constructor(private readonly ctx: AccountContext) {}
 
   /**
-   * Indexes the deliveries of an account whose indexes were not kept, in the order they were made: each dropped
+   * Indexes the account's deliveries in the order they were made: each dropped
    * event's before the first delivery of a later event, and before a redelivery made after it was raised.
    */
   build(): void {
@@ -85,16 +76,6 @@ export class DeliveryLog {
     if (isOpen(delivery) && delivery.attempts.length === 0) this.firstAttempts.add(delivery.id);
     else this.firstAttempts.delete(delivery.id);
     if (delivery.status === 'retrying' && delivery.nextAttemptAt !== null) this.retries.push(ms(delivery.nextAttemptAt), delivery.id);
-  }
-
-  /** Re-indexes a delivery changed after the kept indexes were taken (see `Indexes.since`). */
-  reindex(before: Delivery | undefined, after: Delivery | undefined): void {
-    if (!after) return;
-    // An earlier release stored a dropped event's first delivery: that one is listed, not the event (see `dropped`).
-    if (!before && after.redeliveryOf === null && after.status === 'dropped') {
-      for (const group of deliveryGroups(after)) this.lists.remove(group, after.eventId);
-    }
-    this.track(after, before);
   }
 
   /**

@@ -1,9 +1,8 @@
 import type { AccountContext } from './account-context.js';
 import { checkClockMove, iso, ms } from './clock.js';
-import { DueQueue, type StoredQueue } from './due-queue.js';
+import { DueQueue } from './due-queue.js';
 import { SandboxError } from './errors.js';
 import { clockAdvanceSchema, clockSetSchema, MAX_CLOCK_MOVE_SECONDS, parse } from './schemas.js';
-import type { Indexes } from './store.js';
 
 /** A clock move as `DueWork.clockMove` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
 export interface ClockMove {
@@ -22,17 +21,14 @@ export type DueHandler = (id: string, at: number) => boolean;
  * idempotency key, done in time order by the module that owns each (`handlers`).
  */
 export class DueWork {
-  private readonly due: DueQueue;
+  private readonly due = new DueQueue();
 
   constructor(
     private readonly ctx: AccountContext,
-    indexes: Indexes,
     private readonly handlers: Record<DueKind, DueHandler>,
     /** When the next retry not under way is due (the delivery log's), so a walk stops there too. */
     private readonly nextRetryAt: (inFlight: ReadonlySet<string>) => number | null,
-  ) {
-    this.due = indexes.value('due', (kept) => (kept === undefined ? new DueQueue() : DueQueue.from(kept as StoredQueue)), (due) => due.toJSON());
-  }
+  ) {}
 
   schedule(at: number, kind: DueKind, id: string): void {
     this.due.push(at, `${kind}:${id}`);

@@ -5,7 +5,6 @@ import { counting, sent, type ExportedEvent } from './event-body.js';
 import { newestFirst, paginate } from './pagination.js';
 import { listEventsQuery, parse } from './schemas.js';
 import type { SandboxEvent, VaPayment } from './state.js';
-import type { Index, Indexes } from './store.js';
 import * as va from './va-payment.js';
 import { eventView } from './views.js';
 
@@ -15,17 +14,14 @@ import { eventView } from './views.js';
  */
 export class Events {
   /** The events of each VA payment and client, oldest first. */
-  private readonly bySource: Index<string, string[]>;
+  private readonly bySource = new Map<string, string[]>();
 
   constructor(
     private readonly ctx: AccountContext,
-    indexes: Indexes,
     private readonly log: DeliveryLog,
-  ) {
-    this.bySource = indexes.index('eventsBySource');
-  }
+  ) {}
 
-  /** Indexes the events of an account whose indexes were not kept. */
+  /** Indexes the account's events. */
   build(): void {
     for (const event of Object.values(this.ctx.state.events)) this.index(event);
   }
@@ -33,13 +29,6 @@ export class Events {
   private index(event: SandboxEvent): void {
     const source = event.vaPaymentId ?? event.clientId;
     if (source !== null) push(this.bySource, source, event.id);
-  }
-
-  /** Re-indexes an event changed after the kept indexes were taken (see `Indexes.since`): a new one is indexed. */
-  reindex(before: SandboxEvent | undefined, after: SandboxEvent | undefined): void {
-    if (before || !after) return;
-    this.index(after);
-    if (after.url === null) this.log.dropped(after);
   }
 
   /** The ids of a VA payment's or client's events, oldest first. */

@@ -4,7 +4,6 @@ import { notFound } from './errors.js';
 import { paginate } from './pagination.js';
 import { hubIdSchema, hubPatchSchema, listQuery, parse } from './schemas.js';
 import type { Hub, PoolCvu, VaPayment } from './state.js';
-import { mayHave, type Index, type Indexes } from './store.js';
 import { hubView } from './views.js';
 
 /**
@@ -15,42 +14,25 @@ export class Hubs {
   /** The hub whose collection CVU each CVU and upper-case alias is (hubs are few: always indexed from their records). */
   private readonly collections = new Map<string, Hub>();
   /** The pool CVU of each pool CVU and upper-case alias, and the free ones, released longest ago first. */
-  private readonly poolByAddress: Index<string, string>;
-  private readonly freePool: string[];
+  private readonly poolByAddress = new Map<string, string>();
+  private readonly freePool: string[] = [];
   /** How many pool CVUs the account opened (see `generateAlias`'s `threeWords`). */
-  private readonly poolSize: { n: number };
+  private readonly poolSize = { n: 0 };
 
   constructor(
     private readonly ctx: AccountContext,
-    indexes: Indexes,
-    /** Whether a client may have this CVU or alias (the client ledger's, see `Index.mayHave`). */
-    private readonly mayBeClientAt: (cvuOrAlias: string) => boolean,
+    /** Whether a client has this CVU or alias (the client ledger's). */
+    private readonly isClientAt: (cvuOrAlias: string) => boolean,
   ) {
     for (const hub of Object.values(ctx.state.hubs)) this.indexHub(hub);
-    this.poolByAddress = indexes.index('poolByAddress');
-    this.freePool = indexes.value('freePool', (kept) => (kept ?? []) as string[], (free) => [...free]);
-    this.poolSize = indexes.value('poolSize', (kept) => ({ n: (kept ?? 0) as number }), (size) => size.n);
   }
 
-  /** Indexes the pool of an account whose indexes were not kept. */
+  /** Indexes the account's pool. */
   build(): void {
     const pool = Object.values(this.ctx.state.pool);
     for (const entry of pool) this.indexPoolCvu(entry);
     this.poolSize.n = pool.length;
     for (const entry of pool.filter((entry) => entry.vaPaymentId === null).sort(lendingOrder)) this.freePool.push(entry.cvu);
-  }
-
-  /** Re-indexes a pool CVU changed after the kept indexes were taken (see `Indexes.since`): lent, or free to lend. */
-  reindexPool(before: PoolCvu | undefined, after: PoolCvu | undefined): void {
-    if (!after) return;
-    if (!before) {
-      this.indexPoolCvu(after);
-      this.poolSize.n++;
-    }
-    const wasFree = before?.vaPaymentId === null;
-    const at = this.freePool.indexOf(after.cvu);
-    if (wasFree && after.vaPaymentId !== null && at >= 0) this.freePool.splice(at, 1);
-    if (!wasFree && after.vaPaymentId === null) this.lendLater(after);
   }
 
   listHubs(query: Record<string, string>) {
@@ -107,7 +89,7 @@ export class Hubs {
     if (!free) {
       const cvu = this.uniqueCvu();
       // Three-word aliases while under half of them are lent to the pool.
-      const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.mayBeTaken(candidate), undefined, this.poolSize.n < THREE_WORDS / 2);
+      const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.isTaken(candidate), undefined, this.poolSize.n < THREE_WORDS / 2);
       free = { cvu, alias, vaPaymentId: null, releasedAt: null };
       this.poolSize.n++;
     }
@@ -124,7 +106,7 @@ export class Hubs {
     this.lendLater(released);
   }
 
-  /** Puts a free pool CVU in its place to be lent (`lendingOrder`), as released while running or replayed since kept. */
+  /** Puts a free pool CVU in its place to be lent (`lendingOrder`). */
   private lendLater(free: PoolCvu): void {
     // Releases come in time order, so this is (nearly always) the end: only ties are placed by CVU.
     let at = this.freePool.length;
@@ -145,18 +127,14 @@ export class Hubs {
   uniqueCvu(): string {
     for (;;) {
       const cvu = generateCvu(this.ctx.deps.ids);
-      if (!this.mayBeTaken(cvu)) return cvu;
+      if (!this.isTaken(cvu)) return cvu;
     }
   }
 
-  /**
-   * Whether a CVU or alias (case-insensitive) may be taken in this account, for picking a new one: true when it is, and
-   * for a free one only as rarely as `Index.mayHave` is wrong (the pick is made again). At 300,000 payments, one new
-   * alias in fifty was taken, and reading the stored bucket that holds it cost a create a tenth of its CPU.
-   */
-  mayBeTaken(alias: string): boolean {
+  /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one. */
+  isTaken(alias: string): boolean {
     const key = alias.toUpperCase();
-    return this.mayBeClientAt(alias) || this.collections.has(key) || mayHave(this.poolByAddress, key);
+    return this.isClientAt(alias) || this.collections.has(key) || this.poolByAddress.has(key);
   }
 
   /** The hub whose collection CVU a CVU or alias (case-insensitive) is: keyed by CVU (digits) and alias in upper case. */

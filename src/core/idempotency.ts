@@ -1,7 +1,6 @@
 import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import type { DueWork } from './due-work.js';
-import type { IdempotencyRecord } from './state.js';
 
 /** How long an Idempotency-Key's answer is kept, by the account's clock. */
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -13,14 +12,9 @@ export class Idempotency {
     private readonly due: DueWork,
   ) {}
 
-  /** Schedules forgetting every key of records the account was given (its indexes were not kept). */
+  /** Schedules forgetting every key of the account's records. */
   build(): void {
     for (const [key, record] of Object.entries(this.ctx.state.idempotency)) this.due.schedule(ms(record.createdAt) + IDEMPOTENCY_TTL_MS, 'idempotency', key);
-  }
-
-  /** Re-indexes a key's record changed after the kept indexes were taken (see `Indexes.since`): it is forgotten in time. */
-  reindex(key: string, after: IdempotencyRecord | undefined): void {
-    if (after) this.due.schedule(ms(after.createdAt) + IDEMPOTENCY_TTL_MS, 'idempotency', key);
   }
 
   idempotent(key: string) {

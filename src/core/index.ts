@@ -11,7 +11,6 @@ export * from './pagination.js';
 export * from './sandbox.js';
 export * from './schemas.js';
 export * from './state.js';
-export * from './store.js';
 export * from './views.js';
 export * as vaPayment from './va-payment.js';
 export * as clients from './clients.js';

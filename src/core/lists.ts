@@ -1,7 +1,6 @@
 import { newestFirst, pageNewestFirst, paginate } from './pagination.js';
 import type { ListQuery } from './schemas.js';
 import { push } from './account-context.js';
-import type { Index, Indexes } from './store.js';
 
 /**
  * The ids of a table's records in groups by what lists filter on (`status:completed`, `clientTaxId:...`), each
@@ -10,41 +9,29 @@ import type { Index, Indexes } from './store.js';
  */
 export class Lists {
   /** Each record's place in the order records were made. */
-  private readonly order: Index<string, number>;
-  private readonly count: { n: number };
-  private readonly groups: Index<string, string[]>;
+  private readonly order = new Map<string, number>();
+  private readonly count = { n: 0 };
+  private readonly groups = new Map<string, string[]>();
   /**
    * How many ids at the start of a group have left it but are still in its array: the oldest leave first as a rule
    * (payments expire in the order they were made), and taking each out of a long array moved every id after it
    * (V8 shifts only short arrays in place): 300,000 expiries took minutes. They are cut off once half the array, or
    * when the group is read.
    */
-  private readonly heads: Map<string, number>;
-
-  constructor(indexes: Indexes, table: string) {
-    this.order = indexes.index(`${table}Order`);
-    this.groups = indexes.index(`${table}Groups`);
-    this.count = indexes.value(`${table}Made`, (kept) => ({ n: (kept ?? 0) as number }), (made) => made.n);
-    this.heads = indexes.value(
-      `${table}Heads`,
-      (kept) => new Map(Object.entries((kept ?? {}) as Record<string, number>)),
-      (heads) => Object.fromEntries(heads),
-    );
-  }
+  private readonly heads = new Map<string, number>();
 
   made(id: string): void {
     this.order.set(id, this.count.n++);
   }
 
   add(group: string, id: string): void {
-    // Records are mostly grouped as they are made: the newest made goes at the end, with no search and no look-up of
-    // the group (which may be in a bucket of kept indexes not read yet: a start replaying creates reads none).
+    // Records are mostly grouped as they are made: the newest made goes at the end, with no search.
     const n = this.order.get(id)!;
     if (n === this.count.n - 1) return push(this.groups, group, id);
     const list = this.groups.get(group) ?? [];
     if (list.length === (this.heads.get(group) ?? 0) || this.order.get(list.at(-1)!)! < n) list.push(id);
     else list.splice(this.place(group, list, id), 0, id);
-    this.groups.set(group, list); // changed in place: set again (see `Index`)
+    this.groups.set(group, list);
   }
 
   remove(group: string, id: string): void {

@@ -2,12 +2,11 @@ import { Account, emptyAccountState, type LiveEvent } from './account.js';
 import type { WallClock } from './clock.js';
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
-import { keyedByCaller, normalizeState, type SandboxState, type StateChange } from './state.js';
-import { memoryIndexes, type IndexesOf } from './store.js';
+import type { AccountState, StateChange } from './state.js';
 
 export interface SandboxOptions {
-  /** The state to work on (as loaded from the store); mutated in place. */
-  state?: SandboxState;
+  /** An account's state as the store holds it (undefined: it holds none), read when the account is first used. */
+  load?: (key: string) => AccountState | undefined;
   clock: WallClock;
   ids: IdSource;
   policy?: DeliveryPolicy;
@@ -16,16 +15,11 @@ export interface SandboxOptions {
   /** `--hubs`: the payment hub ids accepted; any positive id when absent. */
   hubIds?: readonly number[];
   /** Told of every change to the state, so a store can persist just those. */
-  onChange?: (account: string, change: StateChange) => void;
-  /** Where each account's indexes live (the store's, when it keeps them); plain Maps by default. */
-  indexes?: IndexesOf;
+  onChange?: (account: string, change: StateChange, state: AccountState) => void;
 }
-
-export const emptyState = (): SandboxState => ({ version: 1, accounts: keyedByCaller() });
 
 /** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
 export function createSandbox(options: SandboxOptions) {
-  const state = normalizeState(options.state ?? emptyState());
   /** Each listener and the types it listens for (null: all). */
   const listeners = new Map<(event: LiveEvent) => void, ReadonlySet<LiveEvent['type']> | null>();
   const deps = {
@@ -35,7 +29,6 @@ export function createSandbox(options: SandboxOptions) {
     strictTaxId: options.strictTaxId ?? false,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
     changed: options.onChange ?? (() => {}),
-    indexes: options.indexes ?? memoryIndexes,
     notify: (event: LiveEvent) => {
       for (const [listener, types] of listeners) if (!types || types.has(event.type)) listener(event);
     },
@@ -45,23 +38,25 @@ export function createSandbox(options: SandboxOptions) {
     },
   };
   const accounts = new Map<string, Account>();
-  for (const [key, accountState] of Object.entries(state.accounts)) accounts.set(key, new Account(key, accountState, deps));
 
   return {
-    state,
     clock: options.clock,
-    /** The account of an API key, opened on first use. */
+    /**
+     * The account of an API key, read from the store when first used. A key the store holds nothing of gets an empty
+     * account, which the store keeps only once something is written to it: a key that only reads makes no account.
+     */
     account(key: string): Account {
       let account = accounts.get(key);
       if (!account) {
-        state.accounts[key] = emptyAccountState();
-        deps.changed(key, { all: true });
-        account = new Account(key, state.accounts[key], deps);
+        account = new Account(key, options.load?.(key) ?? emptyAccountState(), deps);
         accounts.set(key, account);
       }
       return account;
     },
+    /** The accounts used since the start. */
     accounts: (): Account[] => [...accounts.values()],
+    /** Forgets an account read from the store, so its next use reads it again (after a write that could not be stored). */
+    unload: (key: string): boolean => accounts.delete(key),
     /** Subscribes to what happens in every account (of these types only, if given); returns the unsubscribe function. */
     on(listener: (event: LiveEvent) => void, types?: LiveEvent['type'][]): () => void {
       listeners.set(listener, types ? new Set(types) : null);

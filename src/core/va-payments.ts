@@ -10,7 +10,6 @@ import { filtered, Lists, regroup } from './lists.js';
 import { fromCents, type Cents } from './money.js';
 import { createVaPaymentSchema, listVaPaymentsQuery, parse } from './schemas.js';
 import type { VaPayment } from './state.js';
-import type { Index, Indexes } from './store.js';
 import * as va from './va-payment.js';
 import { vaPaymentView } from './views.js';
 
@@ -20,44 +19,25 @@ import { vaPaymentView } from './views.js';
  * raises its events.
  */
 export class VaPayments {
-  private readonly active: Index<string, true>;
+  private readonly active = new Set<string>();
   /** The active amount-locked payment waiting for each amount of each hub (`hubId:cents`): at most one, by AMOUNT_LOCK_CONFLICT. */
-  private readonly amountLocks: Index<string, string>;
+  private readonly amountLocks = new Map<string, string>();
   /** Payments by what their list filters on (`paymentGroups`). */
-  private readonly lists: Lists;
+  private readonly lists = new Lists();
 
   constructor(
     private readonly ctx: AccountContext,
-    indexes: Indexes,
     private readonly hubs: Hubs,
     private readonly events: Events,
     private readonly log: DeliveryLog,
     private readonly due: DueWork,
-  ) {
-    this.active = indexes.index('active');
-    this.amountLocks = indexes.index('amountLocks');
-    this.lists = new Lists(indexes, 'vaPayments');
-  }
+  ) {}
 
-  /** Indexes the payments of an account whose indexes were not kept. */
+  /** Indexes the account's payments. */
   build(): void {
     for (const payment of Object.values(this.ctx.state.vaPayments)) {
       regroup(this.lists, payment.id, paymentGroups(payment), undefined);
       if (va.isActive(payment)) this.trackActive(payment);
-    }
-  }
-
-  /** Re-indexes a payment changed after the kept indexes were taken (see `Indexes.since`); payments are never removed. */
-  reindex(before: VaPayment | undefined, after: VaPayment | undefined): void {
-    if (!after) return;
-    regroup(this.lists, after.id, paymentGroups(after), before && paymentGroups(before));
-    const wasActive = before !== undefined && va.isActive(before);
-    if (va.isActive(after)) {
-      if (!wasActive) this.trackActive(after);
-    } else if (wasActive) {
-      this.active.delete(after.id);
-      // The pool CVU it held is re-indexed from its own record (`Hubs.reindexPool`).
-      if (after.lockMode === 'amount') this.amountLocks.delete(amountLock(after.paymentHubId, after.amount!));
     }
   }
 
@@ -148,7 +128,7 @@ export class VaPayments {
   }
 
   private trackActive(payment: VaPayment): void {
-    this.active.set(payment.id, true);
+    this.active.add(payment.id);
     this.due.schedule(ms(payment.expiresAt), 'expiry', payment.id);
     if (payment.lockMode === 'amount') this.amountLocks.set(amountLock(payment.paymentHubId, payment.amount!), payment.id);
   }

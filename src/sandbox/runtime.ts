@@ -1,7 +1,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type Account, type IdSource, type WallClock } from '../core/index.js';
 import { createDeliverer, type Transport } from './delivery.js';
-import type { Store } from './store/persistence.js';
+import type { Store } from './store/database.js';
 
 export interface RuntimeOptions {
   store: Store;
@@ -22,14 +22,6 @@ export interface RuntimeOptions {
 export const systemClock: WallClock = { now: () => Date.now() };
 export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => randomInt(max) };
 
-/**
- * Reading ahead (see `warm`): slices of this many milliseconds, this far apart, and only while requests left the event
- * loop busy less than this share of the time between slices.
- */
-const WARM_SLICE_MS = 10;
-const WARM_GAP_MS = 5;
-const WARM_WHILE_BUSY_BELOW = 0.5;
-
 /** Real time a clock move waits for the callback attempts of its instants, at most (see `moveClock`). */
 const WALK_WAIT_MS = 10_000;
 
@@ -47,19 +39,21 @@ export async function createRuntime(options: RuntimeOptions) {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? systemIds;
   const log = options.log ?? (() => {});
-  const state = await options.store.load();
+  const { store } = options;
   const sandbox = createSandbox({
-    state,
+    load: (key) => store.account(key),
     clock,
     ids,
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
-    onChange: (account, change) => options.store.changed(account, change),
-    indexes: options.store.indexes,
+    onChange: (account, change, state) => store.changed(account, change, state),
   });
-  // A write the store could not keep is undone: the account as the files hold it, its lookups rebuilt.
-  options.store.onUndo((key, last) => sandbox.account(key).replace(last ?? emptyAccountState()));
+  store.attach({
+    // A write the store could not keep is undone: the account as the database holds it, its lookups rebuilt.
+    undo: (key, last) => sandbox.account(key).replace(last ?? emptyAccountState()),
+    wake: (key) => sandbox.account(key).wake(),
+  });
   let timer: NodeJS.Timeout | null = null;
   let timerAt: number | null = null;
   let closed = false;
@@ -72,7 +66,7 @@ export async function createRuntime(options: RuntimeOptions) {
     // the record joins the next group commit: waiting for the disk first halved the callbacks' pace.
     onAttempt: () => {
       schedule(deliverer.pump());
-      return options.store.save();
+      return store.save();
     },
     log,
     now: () => clock.now(),
@@ -80,21 +74,18 @@ export async function createRuntime(options: RuntimeOptions) {
 
   /** Persists the state as it is now, then lets due work run and sets the timer for the next. */
   async function commit(): Promise<void> {
-    await options.store.save();
+    await store.save();
     if (closed) return;
     schedule(deliverer.pump());
   }
 
-  /** Sets the timer for the next expiry, delayed CVU or retry (`nextDelivery`, real time, from the deliverer). */
+  /**
+   * Sets the timer for the next expiry, delayed CVU or retry of any account (the store keeps when each account's falls
+   * due, so no account is walked), or the deliverer's next (`nextDelivery`, real time).
+   */
   function schedule(nextDelivery: number | null): void {
-    let next = nextDelivery;
-    for (const account of sandbox.accounts()) {
-      const due = account.nextDueAt();
-      if (due !== null) {
-        const at = due - (account.nowMs() - clock.now());
-        if (next === null || at < next) next = at;
-      }
-    }
+    const due = store.nextDueAt();
+    const next = due === null ? nextDelivery : nextDelivery === null ? due : Math.min(due, nextDelivery);
     if (next === timerAt && timer) return;
     if (timer) clearTimeout(timer);
     timer = null;
@@ -107,9 +98,13 @@ export async function createRuntime(options: RuntimeOptions) {
   function tick(): void {
     timer = null;
     timerAt = null;
-    let changed = false;
-    for (const account of sandbox.accounts()) changed = account.runDue() || changed;
-    if (!changed) return schedule(deliverer.pump());
+    const now = clock.now();
+    for (const key of store.waking(now)) {
+      const account = sandbox.account(key);
+      account.runDue();
+      // Written again even if nothing changed (its due work was stale): the store then knows when it next falls due.
+      store.changed(key, { header: true }, account.state);
+    }
     commit().catch(() => {
       // Not stored (a full disk; the store said why) and undone: the same work falls due again, tried a second later.
       if (closed || timer) return;
@@ -157,40 +152,19 @@ export async function createRuntime(options: RuntimeOptions) {
     return clock;
   }
 
-  /**
-   * After a quick start the indexes and record places are read when first used; this reads them ahead, a slice at a
-   * time, so that a few seconds after the start no request waits for one. It gives way to requests: while they keep
-   * the event loop busy it waits (reading ahead all of 300,000 payments' indexes is seconds of CPU, which took a third
-   * of the creates right after a start), and a request needing a part not read yet reads just that part.
-   */
-  const warming = options.store.warming()[Symbol.iterator]();
-  let sinceSlice = performance.eventLoopUtilization();
-  function warm(): void {
-    if (closed) return;
-    if (performance.eventLoopUtilization(sinceSlice).utilization < WARM_WHILE_BUSY_BELOW) {
-      const until = performance.now() + WARM_SLICE_MS;
-      do if (warming.next().done) return;
-      while (performance.now() < until);
-    }
-    sinceSlice = performance.eventLoopUtilization();
-    setTimeout(warm, WARM_GAP_MS).unref();
-  }
-
-  // What fell due while the server was down (expiries, retries, unsent deliveries) happens now. The log says so when
-  // expiries or delayed CVUs are among it: each is an event and a callback, and a large state that all fell due takes
-  // a while to start (300,000 time-locked payments: about a minute).
+  // What fell due while the server was down (expiries, retries, unsent deliveries) happens now, in the accounts it
+  // fell due in (the others are read when first used). The log says so when there is some: each expiry is an event
+  // and a callback, and a large state that all fell due takes a while to start.
   const started = performance.now();
-  let behind = false;
-  for (const account of sandbox.accounts()) behind ||= (account.nextDueAt() ?? Infinity) <= account.nowMs();
-  if (behind) log('doing what fell due while the server was stopped (expiries, delayed client CVUs) before answering');
+  const behind = store.waking(clock.now()).length > 0;
+  if (behind) log('doing what fell due while the server was stopped (expiries, delayed client CVUs, deliveries) before answering');
   tick();
-  await options.store.save().catch(() => {}); // if it could not be stored, `tick` tries again
+  await store.save().catch(() => {}); // if it could not be stored, `tick` tries again
   if (behind) log(`done what fell due while the server was stopped in ${Math.round(performance.now() - started)} ms`);
-  setTimeout(warm, WARM_GAP_MS).unref();
 
   return {
     sandbox,
-    store: options.store,
+    store,
     log,
     version: options.version ?? '0.0.0',
     commit,
@@ -200,7 +174,7 @@ export async function createRuntime(options: RuntimeOptions) {
       closed = true;
       if (timer) clearTimeout(timer);
       await deliverer.close();
-      await options.store.close();
+      await store.close();
     },
   };
 }

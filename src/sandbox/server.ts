@@ -1,13 +1,11 @@
-import { statSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
-import { fileStore, memoryStore } from './store/persistence.js';
+import { fileStore, memoryStore } from './store/database.js';
 import { rawHeader, type Env } from './routes/kit.js';
 import { createRuntime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
@@ -15,10 +13,10 @@ import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 export interface ServerOptions extends AppOptions {
   port?: number;
   host?: string;
-  /** The data file; ignored with `memory`. */
+  /** The state database; ignored with `memory`. */
   data?: string;
   memory?: boolean;
-  /** Sync the journal (`fdatasync`) after each group of writes, before they are answered: they then survive a crash of the machine. */
+  /** `synchronous=FULL`: each group of writes is synced before it is answered, and survives a crash of the machine. */
   fsync?: boolean;
   /** Sandbox seconds before each retry. */
   retryDelays?: number[];
@@ -41,32 +39,10 @@ export interface ServerOptions extends AppOptions {
   ownsProcess?: boolean;
 }
 
-/**
- * From this much state on disk (data file, delta file and journal), a process the server owns lets its heap grow only
- * a quarter past what it holds before V8 collects it while a fold runs, and V8's default (up to several times) the
- * rest of the time. A fold's garbage grows with the state: with the default throughout, the peak RSS at 300,000
- * payments varied from 0.84 to 1.0 GiB through a fold into the delta file, and a fold into a new data file at
- * ~580,000 payments peaked at 2.09 GB (1.66-1.69 GB with the quarter while it ran, 1.58 with it throughout). The
- * quarter throughout, as before, cost creates at 300,000 payments ~5% of their pace outside folds: alternated by hand
- * on one seed, 30,000 creates then 70,000 through a fold, 6,154 and 4,999 req/s on average (five runs) against 6,516
- * and 5,229 so (four runs), the peaks alike (733-818 MiB against 764-798). A smaller state keeps the default
- * throughout: the collections the quarter asks for nearly doubled the p99 of creates at 32 connections at 100,000
- * payments (20-28 ms against 12-14 ms).
- */
-const LARGE_STATE = 128 * 1024 * 1024;
-
-/** The bytes of a data file, its delta file and its journal (0 when new). */
-function stateBytes(data: string): number {
-  return [data, `${data}.delta`, `${data}.journal`].reduce((sum, file) => sum + (statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
-}
-
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
   const data = options.data ?? DEFAULT_DATA;
-  const onFold = options.ownsProcess
-    ? (running: boolean) => setFlagsFromString(`--heap-growing-percent=${running && stateBytes(data) >= LARGE_STATE ? 25 : 0}`) // 0: V8's default
-    : undefined;
-  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log, onFold });
+  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log });
   const runtime = await createRuntime({
     store,
     clock: options.clock,

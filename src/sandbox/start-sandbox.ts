@@ -33,7 +33,7 @@ export async function startSandbox(options: StartSandboxOptions = {}) {
     port: 0,
     host: '127.0.0.1',
     memory: !file,
-    data: tmp ? join(tmp, 'state.json') : options.data,
+    data: tmp ? join(tmp, 'state.db') : options.data,
     retryDelays: options.retryDelays,
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
@@ -51,7 +51,7 @@ export async function startSandbox(options: StartSandboxOptions = {}) {
     apiKey,
     client,
     receiver,
-    /** The state file, or null in memory. */
+    /** The state database, or null in memory. */
     dataPath: server.dataPath,
     clock: {
       now: async (): Promise<string> => (await client.clock.get()).now,

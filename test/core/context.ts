@@ -8,13 +8,9 @@ import {
   defaultDeliveryPolicy,
   emptyAccountState,
   FakeClock,
-  memoryIndexes,
   SandboxError,
   seededIds,
-  TABLES,
   type AccountState,
-  type Indexes,
-  type RecordChange,
   type TableName,
 } from '../../src/core/index.js';
 import { Transfers } from '../../src/core/transfers.js';
@@ -24,13 +20,12 @@ import { VaPayments } from '../../src/core/va-payments.js';
 type Written = { table: TableName; id: string; after: unknown };
 
 /**
- * An account's context for one module tested on its own: a fake clock, seeded ids, memory indexes (or `indexes`),
- * and what it told. `state` starts it over records already made; `seed` gives other ids than another context's.
+ * An account's context for one module tested on its own: a fake clock, seeded ids, and what it told. `state` starts
+ * it over records already made; `seed` gives other ids than another context's.
  */
-export function moduleContext(options: { hubIds?: number[]; state?: AccountState; indexes?: Indexes; seed?: number } = {}) {
+export function moduleContext(options: { hubIds?: number[]; state?: AccountState; seed?: number } = {}) {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const state = options.state ?? emptyAccountState();
-  const indexes = options.indexes ?? memoryIndexes('sk_module', true);
   const written: Written[] = [];
   const live: LiveEvent[] = [];
   const ctx = new AccountContext('sk_module', state, {
@@ -41,10 +36,9 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
     changed: (_, change) => {
       if ('table' in change) written.push({ ...change, after: state[change.table][change.id] });
     },
-    indexes: () => indexes,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
   });
-  return { clock, ctx, written, live, indexes };
+  return { clock, ctx, written, live };
 }
 
 /**
@@ -54,62 +48,21 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
  */
 export function accountModules(options: Parameters<typeof moduleContext>[0] = {}) {
   const context = moduleContext(options);
-  const { ctx, indexes } = context;
+  const { ctx } = context;
   const handlers = {
     expiry: (id: string, at: number) => payments.expireDue(id, at),
     cvu: (id: string, at: number) => ledger.provisionDue(id, at),
     idempotency: () => false,
   };
-  const due = new DueWork(ctx, indexes, handlers, (inFlight) => log.nextRetryAt(inFlight));
-  const log = new DeliveryLog(ctx, indexes);
-  const events = new Events(ctx, indexes, log);
-  const hubs = new Hubs(ctx, indexes, (cvuOrAlias) => ledger.mayBeClientAt(cvuOrAlias));
-  const ledger: ClientLedger = new ClientLedger(ctx, indexes, hubs, due);
-  const payments: VaPayments = new VaPayments(ctx, indexes, hubs, events, log, due);
+  const due = new DueWork(ctx, handlers, (inFlight) => log.nextRetryAt(inFlight));
+  const log = new DeliveryLog(ctx);
+  const events = new Events(ctx, log);
+  const hubs = new Hubs(ctx, (cvuOrAlias) => ledger.clientAt(cvuOrAlias) !== undefined);
+  const ledger: ClientLedger = new ClientLedger(ctx, hubs, due);
+  const payments: VaPayments = new VaPayments(ctx, hubs, events, log, due);
   const transfers = new Transfers(ctx, hubs, payments, ledger, events);
   const build = () => [payments, hubs, ledger, events, log].forEach((module) => module.build());
   return { ...context, due, log, events, hubs, ledger, payments, transfers, build };
-}
-
-/**
- * Indexes held in plain Maps that a test can take as a store keeps them (`take`, a copy), and hand back later as
- * kept, with the records written since as `Indexes.since`, as a start after a crash replays them from the journal.
- */
-export function keptIndexes() {
-  const maps = new Map<string, Map<unknown, unknown>>();
-  const values = new Map<string, () => unknown>();
-  const indexes: Indexes = {
-    kept: false,
-    since: [],
-    index<K extends string | number, V>(name: string) {
-      const map = new Map<K, V>();
-      maps.set(name, map as Map<unknown, unknown>);
-      return map;
-    },
-    value(name, revive, save) {
-      const value = revive(undefined);
-      values.set(name, () => save(value));
-      return value;
-    },
-  };
-  /** The indexes as they are now, and the records as they are now, so what is written after is `since`. */
-  const take = (state: AccountState, written: readonly Written[]) => {
-    const copy = structuredClone({ maps, values: new Map([...values].map(([name, save]) => [name, save()])) });
-    const known = Object.fromEntries(TABLES.map((table) => [table, { ...state[table] } as Record<string, unknown>]));
-    const mark = written.length;
-    /** The kept indexes, handed back with every record written since the take, as it was before and after. */
-    return (): Indexes => ({
-      kept: true,
-      since: written.slice(mark).map(({ table, id, after }) => {
-        const before = known[table]![id];
-        known[table]![id] = after;
-        return { table, id, before, after } as RecordChange;
-      }),
-      index: <K extends string | number, V>(name: string) => structuredClone(copy.maps.get(name) ?? new Map()) as Map<K, V>,
-      value: (name, revive) => revive(structuredClone(copy.values.get(name))),
-    });
-  };
-  return { indexes, take };
 }
 
 /** The code of the SandboxError `run` throws (undefined when it throws none). */

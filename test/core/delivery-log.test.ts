@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../src/core/index.js';
 import { CLIENT, PAYMENT } from '../helpers.js';
-import { accountModules, codeOf, keptIndexes } from './context.js';
+import { accountModules, codeOf } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -154,43 +154,5 @@ describe('redeliver', () => {
     expect(m.log.getDelivery(id)).toMatchObject({ status: 'delivered', attempts: [{ n: 1 }] });
     expect(m.log.listDeliveries({ eventType: 'created' }).pagination.total).toBe(3);
     expect(codeOf(() => m.log.redeliver('00000000-0000-4000-8000-000000000000', {}))).toBe('NOT_FOUND');
-  });
-});
-
-describe('reindex', () => {
-  it('kept indexes brought up to the deliveries written since give the same queues and lists as built ones', () => {
-    const kept = keptIndexes();
-    const m = accountModules({ indexes: kept.indexes });
-    const make = () => m.payments.createVaPayment({ ...PAYMENT, amount: 5, callbackUrl: CALLBACK });
-    const [p1, p2] = [make(), make(), make()];
-    const [d1, d2, d3] = due(m);
-    for (const retrying of [d1!, d3!]) answer(m, retrying.id, 500);
-    m.payments.cancelVaPayment(p1.id);
-    const handBack = kept.take(m.ctx.state, m.written);
-    // Since the take: a retry fails again (another waits untouched), a first attempt succeeds, new events wait, a redelivery is asked for.
-    m.clock.advance(5000);
-    answer(m, d1!.id, 500);
-    answer(m, d2!.id, 200);
-    m.transfers.createTransfer({ to: p2.cvu, total: 2 });
-    make();
-    m.log.redeliver(d2!.id, {});
-
-    const indexes = handBack();
-    const fresh = accountModules({ state: structuredClone(m.ctx.state) });
-    fresh.build();
-    const restarted = accountModules({ state: structuredClone(m.ctx.state), indexes });
-    for (const change of indexes.since) if (change.table === 'deliveries') restarted.log.reindex(change.before, change.after);
-    const queries: Record<string, string>[] = [{}, { status: 'pending' }, { status: 'retrying,delivered' }, { eventType: 'created,cash_in_received' }];
-    const lookups = (twin: Modules) => {
-      const lists = queries.map((query) => twin.log.listDeliveries(query));
-      const firsts = due(twin).map((d) => d.id);
-      twin.clock.advance(3600_000);
-      return [lists, firsts, twin.log.nextRetryAt(new Set()), due(twin).map((d) => d.id)];
-    };
-    const [after, built] = [restarted, fresh].map(lookups);
-    expect(after).toEqual(built);
-    // p1's cancelled, p2's cash_in_received and the new created; p2's redelivery waits behind p2's cash_in_received.
-    expect((built![1] as string[]).length).toBe(3);
-    expect(built![3]).toEqual(expect.arrayContaining([d1!.id, d3!.id]));
   });
 });

@@ -3,10 +3,10 @@ import { DueWork } from '../../src/core/due-work.js';
 import { moduleContext } from './context.js';
 
 function setup() {
-  const { clock, ctx, indexes } = moduleContext();
+  const { clock, ctx } = moduleContext();
   const done: string[] = [];
   const handler = (kind: string) => (id: string, at: number) => (done.push(`${kind}:${id}@${at - start}`), id !== 'stale');
-  const due = new DueWork(ctx, indexes, { expiry: handler('expiry'), cvu: handler('cvu'), idempotency: handler('idempotency') }, () => null);
+  const due = new DueWork(ctx, { expiry: handler('expiry'), cvu: handler('cvu'), idempotency: handler('idempotency') }, () => null);
   const start = ctx.nowMs();
   return { clock, ctx, due, done, start };
 }
@@ -30,11 +30,11 @@ describe('the clock and due work', () => {
   });
 
   it('work found overdue (a server that was down) is done as at the instant it fell due', () => {
-    const { clock, ctx, indexes } = moduleContext();
+    const { clock, ctx } = moduleContext();
     const start = ctx.nowMs();
     const seen: number[] = [];
     const record = () => (seen.push(ctx.nowMs() - start), true);
-    const due = new DueWork(ctx, indexes, { expiry: record, cvu: record, idempotency: record }, () => null);
+    const due = new DueWork(ctx, { expiry: record, cvu: record, idempotency: record }, () => null);
     due.schedule(start + 1000, 'expiry', 'p1');
     due.schedule(start + 4000, 'cvu', 'c1');
     clock.advance(600_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT, PAYMENT } from '../helpers.js';
-import { accountModules, keptIndexes } from './context.js';
+import { accountModules } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -177,34 +177,5 @@ describe('the order of a payment’s events', () => {
       ['created', payment.createdAt],
       ['failed', payment.expiresAt],
     ]);
-  });
-});
-
-describe('reindex', () => {
-  it('kept indexes brought up to the events and deliveries written since list each payment’s and client’s events as built ones do', () => {
-    const kept = keptIndexes();
-    const m = accountModules({ indexes: kept.indexes });
-    const before = m.payments.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: CALLBACK });
-    const client = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1', cashinCallbackUrl: CALLBACK });
-    m.transfers.createTransfer({ to: before.cvu, total: 3 });
-    const handBack = kept.take(m.ctx.state, m.written);
-    m.transfers.createTransfer({ to: before.cvu, total: 3 });
-    const since = m.payments.createVaPayment({ ...PAYMENT, amount: 10 });
-    m.payments.cancelVaPayment(since.id);
-    m.transfers.createTransfer({ to: client.cvu!, total: 3 });
-
-    const indexes = handBack();
-    const fresh = accountModules({ state: structuredClone(m.ctx.state) });
-    fresh.build();
-    const restarted = accountModules({ state: structuredClone(m.ctx.state), indexes });
-    for (const change of indexes.since) {
-      if (change.table === 'events') restarted.events.reindex(change.before, change.after);
-      else if (change.table === 'deliveries') restarted.log.reindex(change.before, change.after);
-    }
-    const queries: Record<string, string>[] = [{ vaPaymentId: before.id }, { vaPaymentId: since.id }, { clientId: client.id }];
-    const lookups = ({ events }: Modules) => queries.map((query) => events.listEvents(query));
-    const [after, built] = [restarted, fresh].map(lookups);
-    expect(after).toEqual(built);
-    expect(built!.map((page) => page.pagination.total)).toEqual([5, 2, 1]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT, PAYMENT } from '../helpers.js';
-import { accountModules, codeOf, keptIndexes } from './context.js';
+import { accountModules, codeOf } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -137,39 +137,5 @@ describe('under, exact and over: G is the sum of credited gross totals', () => {
     const made = [3, 2, 1].map((total) => m.transfers.createTransfer({ to: payment.alias, total, taxes: 0.5 }));
     expect(m.transfers.listTransfers({ limit: '2' })).toMatchObject({ data: [made[2], made[1]], pagination: { total: 3, totalPages: 2 } });
     expect(made.map((t) => t.netAmount)).toEqual([2.5, 1.5, 0.5]);
-  });
-});
-
-describe('reindex', () => {
-  it('after a restart from kept indexes and the records written since, transfers match as with indexes built from the records', () => {
-    const kept = keptIndexes();
-    const m = accountModules({ indexes: kept.indexes });
-    const ana = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
-    const [early, locked, stays] = [{}, { lockMode: 'amount', amount: 10 }, {}].map((fields) => m.payments.createVaPayment({ ...PAYMENT, ...fields }));
-    const handBack = kept.take(m.ctx.state, m.written);
-    // Since the take: a pool CVU freed and lent again, one opened, an amount lock paid and taken by another, a CVU disabled, a client made.
-    m.payments.cancelVaPayment(early!.id);
-    const reusing = m.payments.createVaPayment({ ...PAYMENT });
-    const opening = m.payments.createVaPayment({ ...PAYMENT }); // a new pool CVU
-    m.transfers.createTransfer({ to: locked!.cvu, total: 10 });
-    const relocked = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 10 });
-    m.ledger.setClientCvuStatus(ana.id, { cvuStatus: 'disabled' });
-    const bea = m.ledger.createClient({ ...CLIENT, name: 'Bea', taxId: '20-2' });
-
-    const indexes = handBack();
-    const fresh = accountModules({ state: structuredClone(m.ctx.state), seed: 9 });
-    fresh.build();
-    const restarted = accountModules({ state: structuredClone(m.ctx.state), indexes, seed: 9 });
-    // Transfers keep no lookups: matching reads the payments', the pool's and the ledger's.
-    for (const change of indexes.since) {
-      if (change.table === 'vaPayments') restarted.payments.reindex(change.before, change.after);
-      else if (change.table === 'pool') restarted.hubs.reindexPool(change.before, change.after);
-      else if (change.table === 'clients' || change.table === 'entries' || change.table === 'invoices') restarted.ledger.reindex(change);
-    }
-    const transfers = ({ transfers }: Modules) =>
-      [early!.cvu, opening.alias, locked!.alias, ana.cvu!, bea.alias!, stays!.alias.toLowerCase()].map((to) => transfers.createTransfer({ to, total: 10 }));
-    const answers = transfers(restarted);
-    expect(answers).toEqual(transfers(fresh));
-    expect(answers.map((t) => t.target?.id ?? t.reason)).toEqual([reusing.id, opening.id, relocked.id, `the CVU of client ${ana.id} is disabled`, bea.id, stays!.id]);
   });
 });

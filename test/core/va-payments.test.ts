@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { vaPayment, type VaPayment } from '../../src/core/index.js';
 import { PAYMENT } from '../helpers.js';
-import { accountModules, codeOf, keptIndexes } from './context.js';
+import { accountModules, codeOf } from './context.js';
 
 type Modules = ReturnType<typeof accountModules>;
 
@@ -178,55 +178,15 @@ describe('get and cancel', () => {
   });
 });
 
-describe('reindex', () => {
-  it('pool CVUs released in the same instant are lent again in the same order after a restart from kept indexes as before it', () => {
-    const kept = keptIndexes();
-    const m = accountModules({ indexes: kept.indexes });
+describe('a restart', () => {
+  it('lends pool CVUs released in the same instant again in the same order as before it (the lookups built from the records)', () => {
+    const m = accountModules();
     const made = Array.from({ length: 6 }, () => m.payments.createVaPayment({ ...PAYMENT }));
-    const handBack = kept.take(m.ctx.state, m.written);
     m.clock.advance(1000);
     for (const { id } of [...made].sort((a, b) => b.cvu.localeCompare(a.cvu))) m.payments.cancelVaPayment(id); // highest CVU first
-    const indexes = handBack();
-    const restarted = accountModules({ state: structuredClone(m.ctx.state), indexes, seed: 9 });
-    for (const change of indexes.since) if (change.table === 'pool') restarted.hubs.reindexPool(change.before, change.after);
+    const restarted = accountModules({ state: structuredClone(m.ctx.state), seed: 9 });
+    restarted.build();
     const lend = ({ payments }: Modules) => made.map(() => payments.createVaPayment({ ...PAYMENT }).cvu);
     expect(lend(restarted)).toEqual(lend(m));
-  });
-
-  it('kept indexes brought up to the payments written since they were taken answer as indexes built from the records', () => {
-    const kept = keptIndexes();
-    const m = accountModules({ indexes: kept.indexes });
-    const early = Array.from({ length: 8 }, (_, i) => m.payments.createVaPayment({ ...PAYMENT, lockMode: i % 2 ? 'amount' : 'time', amount: 20 + i, ttlSeconds: 600, externalReference: `r${i % 3}` }).id);
-    const handBack = kept.take(m.ctx.state, m.written);
-    // Since the take: old payments change status and lock, new ones are made and some of them end too.
-    m.payments.cancelVaPayment(early[1]!);
-    credit(m, early[2]!, 5);
-    credit(m, early[3]!, 2300);
-    const late = [21, 23, 29].map((amount, i) => m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount, clientTaxId: '20-1', ttlSeconds: 60 * (i + 1) }).id);
-    m.payments.cancelVaPayment(late[2]!);
-    m.clock.advance(90_000);
-    m.due.runDue();
-
-    const indexes = handBack();
-    expect(indexes.since.length).toBeGreaterThan(10);
-    const fresh = accountModules({ state: structuredClone(m.ctx.state) });
-    fresh.build();
-    const restarted = accountModules({ state: structuredClone(m.ctx.state), indexes });
-    for (const change of indexes.since) {
-      if (change.table === 'vaPayments') restarted.payments.reindex(change.before, change.after);
-    }
-    const lookups = ({ payments }: Modules) => [
-      ...([{}, { status: 'waiting' }, { status: 'cancelled,completed,expired' }, { externalReference: 'r1' }, { clientTaxId: '20-1', status: 'waiting' }] as Record<string, string>[]).map((query) =>
-        listed(payments.listVaPayments(query)),
-      ),
-      ...[2100, 2300, 2500, 2700, 2900].map((cents) => payments.lockedBy(1, cents)?.id),
-    ];
-    expect(lookups(restarted)).toEqual(lookups(fresh));
-    expect(lookups(restarted)).toEqual(lookups(m));
-    expect(lookups(m).slice(-5)).toEqual([undefined, late[1], early[5], early[7], undefined]);
-    // What is still active expires in both, and nothing that ended does again.
-    for (const twin of [fresh, restarted]) twin.clock.advance(3600_000 + 90_000);
-    expect([fresh.due.runDue(), restarted.due.runDue()]).toEqual([true, true]);
-    expect(lookups(restarted)).toEqual(lookups(fresh));
   });
 });

@@ -21,13 +21,13 @@ const hubList = (value: string): number[] => {
 
 export function startCommand(): Command {
   const command = new Command('start')
-    .description('Start the sandbox server (the only writer of its data file)')
+    .description('Start the sandbox server (the only writer of its state database)')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', port, DEFAULT_PORT)
     .option('--host <host>', 'address to bind', DEFAULT_HOST)
     .option('--allowed-host <name>', 'also serve requests whose Host is this name (repeatable); loopback names and --host always are', collect)
-    .option('--data <path>', 'state file', DEFAULT_DATA)
+    .option('--data <path>', 'state database (SQLite)', DEFAULT_DATA)
     .option('--memory', 'keep state in memory only (nothing written)')
-    .option('--fsync', 'sync the journal to disk before answering each group of writes (survives a machine crash; slower)')
+    .option('--fsync', 'sync each group of writes to disk before answering it (survives a machine crash; slower)')
     .option('--api-key <key>', 'accept only this API key (repeatable); default: any key, each its own account', collect)
     .option('--rate-limit <n>', '/api/v1 requests per minute per API key (0 turns it off)', wholeNumber, 6000)
     .option('--hubs <ids>', 'accept only these paymentHubIds, comma-separated (default: any positive id, each made on first use)', hubList)
@@ -85,5 +85,5 @@ export function startCommand(): Command {
       requestLog.flush();
       banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
-  return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.json', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
+  return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.db', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
 }
