@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isValidCvu } from '../src/core/index.js';
 import { startServer } from '../src/sandbox/server.js';
-import { api, eventually, useReceiver, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
+import { api, eventually, stored, useReceiver, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;

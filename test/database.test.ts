@@ -1,0 +1,174 @@
+import { cpSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../src/sandbox/server.js';
+import { api, PAYMENT, ROOT, runCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
+
+/** The state database (SQLite): what it keeps, what it refuses at start, and the previous release's data sets it takes in. */
+
+const KEY = 'sk_db';
+
+/** A database with a few payments and a client, written by a server that then stopped; their ids. */
+async function written(data: string) {
+  const server = await startServer({ port: 0, host: '127.0.0.1', data });
+  const client = api(server.url, KEY);
+  const payments: string[] = [];
+  for (let i = 0; i < 20; i++) payments.push((await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, externalReference: `r${i}` })).id);
+  const customer = await client.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ana', taxId: '20-1' });
+  await server.close();
+  return { payments, customer };
+}
+
+/** Starts the built CLI's server on `data` expecting a refusal: its exit code and stderr. */
+const refusedStart = (data: string) => runCli(['start', '--port', '0', '--data', data]);
+
+describe('the state database', () => {
+  it('keeps every acknowledged write across a restart, in tables named with the contract’s words and readable JSON', async () => {
+    const data = join(useTmp(), 'state.db');
+    const { payments, customer } = await written(data);
+    const db = new DatabaseSync(data, { readOnly: true });
+    const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(['accounts', 'clients', 'deliveries', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'transfers', 'va_payments']);
+    const row = db.prepare('SELECT data FROM va_payments WHERE account = ? AND id = ?').get(KEY, payments[3]!) as { data: string };
+    expect(JSON.parse(row.data)).toMatchObject({ id: payments[3], amount: 10300, externalReference: 'r3', status: 'waiting' });
+    expect((db.prepare("SELECT data ->> '$.name' AS name FROM clients WHERE id = ?").get(customer.id) as { name: string }).name).toBe('Ana');
+    db.close();
+
+    const server = await useServer({ data }, 'test');
+    const client = api(server.url, KEY);
+    const listed = (await client.list('/api/v1/va-payments?limit=100')).data.map((p: { id: string }) => p.id);
+    expect(listed).toEqual([...payments].reverse());
+    expect(await client.data('GET', `/api/v1/clients/${customer.id}`)).toEqual(customer);
+  });
+
+  it('a key that only reads makes no account; its first write does', async () => {
+    const data = join(useTmp(), 'state.db');
+    const server = await useServer({ data }, 'test');
+    const reader = api(server.url, 'sk_only_reads');
+    expect((await reader.get('/api/v1/va-payments')).status).toBe(200);
+    expect((await reader.get('/sandbox/v1/deliveries')).status).toBe(200);
+    expect((await reader.get('/sandbox/v1/clock')).status).toBe(200);
+    expect(stored(data, 'sk_only_reads')).toBeUndefined();
+    await reader.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
+    expect(Object.keys(stored(data, 'sk_only_reads').vaPayments)).toHaveLength(1);
+  });
+
+  it('refuses a second server on the same database with one line naming the lock file', async () => {
+    const data = join(useTmp(), 'state.db');
+    await spawnServer(['--data', data]);
+    const second = await refusedStart(data);
+    expect(second.code).not.toBe(0);
+    const lines = second.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`${data}.lock`);
+  });
+});
+
+describe('damage found at start', () => {
+  it('a database whose structure is damaged is refused with one line saying what to do; the file is left as it was', async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    // Page 2 (a table's b-tree page): its header overwritten, as a bad sector or a stray write would.
+    const fd = openSync(data, 'r+');
+    writeSync(fd, Buffer.alloc(64, 0xa5), 0, 64, 4096);
+    closeSync(fd);
+    const before = readFileSync(data);
+    const start = await refusedStart(data);
+    expect(start.code).not.toBe(0);
+    expect(start.stderr.trim().split('\n')).toHaveLength(1);
+    expect(start.stderr).toMatch(/is damaged .*restore it from a copy, or move it away/);
+    expect(readFileSync(data).equals(before)).toBe(true);
+  });
+
+  it('a file that is not a database is refused the same way', async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    const fd = openSync(data, 'r+');
+    writeSync(fd, Buffer.from('not a database!!'), 0, 16, 0);
+    closeSync(fd);
+    const start = await refusedStart(data);
+    expect(start.code).not.toBe(0);
+    expect(start.stderr.trim().split('\n')).toHaveLength(1);
+    expect(start.stderr).toMatch(/is damaged/);
+  });
+
+  it('a WAL without its database is refused, never taken for a new state', async () => {
+    const dir = useTmp();
+    const data = join(dir, 'state.db');
+    writeFileSync(`${data}-wal`, Buffer.alloc(4096, 1));
+    const start = await refusedStart(data);
+    expect(start.code).not.toBe(0);
+    expect(start.stderr).toMatch(/state\.db-wal is there without its database/);
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('a database written by a newer version is refused with a clear line', async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    const db = new DatabaseSync(data);
+    db.exec('PRAGMA user_version = 99');
+    db.close();
+    const start = await refusedStart(data);
+    expect(start.code).not.toBe(0);
+    expect(start.stderr).toMatch(/written by a newer va-sandbox \(schema 99/);
+  });
+
+  it('a byte changed inside a record’s JSON, the structure sound, is not detected: SQLite keeps no checksum of what a row holds (docs/storage.md)', async () => {
+    const data = join(useTmp(), 'state.db');
+    const { payments } = await written(data);
+    const db = new DatabaseSync(data);
+    db.prepare("UPDATE va_payments SET data = replace(data, '\"amount\":10300', '\"amount\":10400') WHERE id = ?").run(payments[3]!);
+    db.close();
+    const server = await useServer({ data }, 'test');
+    expect((await api(server.url, KEY).data('GET', `/api/v1/va-payments/${payments[3]}`)).amount).toBe(104);
+  });
+});
+
+/** The previous release's data sets, each with the state that release loaded from it (`expected.json`). */
+const SETS = ['clean', 'crash', 'current-clean', 'current-crash', 'current-delta'];
+
+describe('a data set of the previous release', () => {
+  it.each(SETS)('is copied into the database once, its files kept as *.migrated, each account as that release loaded it (%s)', async (set) => {
+    const dir = useTmp();
+    cpSync(join(ROOT, 'test', 'data', 'previous-release', set), dir, { recursive: true });
+    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).accounts as Record<string, Record<string, unknown>>;
+    const old = readdirSync(dir).filter((name) => name.startsWith('state.json'));
+    const lines: string[] = [];
+    const server = await startServer({ port: 0, host: '127.0.0.1', data: join(dir, 'state.db'), log: (line) => lines.push(line) });
+    await server.close();
+    expect(lines.filter((line) => line.includes('previous release'))).toEqual([
+      `copied the previous release's data set ${join(dir, 'state.json')} into ${join(dir, 'state.db')} (${Object.keys(expected).length} accounts); its files are kept as *.migrated`,
+    ]);
+    expect(readdirSync(dir).filter((name) => name.startsWith('state.json')).sort()).toEqual(old.map((name) => `${name}.migrated`).sort());
+    for (const [key, account] of Object.entries(expected)) {
+      const copied = stored(join(dir, 'state.db'), key);
+      for (const [field, value] of Object.entries(account)) expect(copied[field], `${set} ${key} ${field}`).toEqual(value);
+    }
+    // A second start copies nothing again.
+    const again: string[] = [];
+    await (await startServer({ port: 0, host: '127.0.0.1', data: join(dir, 'state.db'), log: (line) => again.push(line) })).close();
+    expect(again.filter((line) => line.includes('previous release'))).toEqual([]);
+  });
+
+  it('named by --data itself (state.json) goes into state.db beside it', async () => {
+    const dir = useTmp();
+    cpSync(join(ROOT, 'test', 'data', 'previous-release', 'current-clean'), dir, { recursive: true });
+    const server = await startServer({ port: 0, host: '127.0.0.1', data: join(dir, 'state.json') });
+    expect(server.dataPath).toBe(join(dir, 'state.db'));
+    await server.close();
+    expect(statSync(join(dir, 'state.db')).size).toBeGreaterThan(0);
+    expect(existsSync(join(dir, 'state.json.migrated'))).toBe(true);
+  });
+
+  it('a damaged one is refused with its reader’s one line, and nothing is copied or renamed', async () => {
+    const dir = useTmp();
+    cpSync(join(ROOT, 'test', 'data', 'previous-release', 'current-delta'), dir, { recursive: true });
+    rmSync(join(dir, 'state.json.delta'));
+    const start = await refusedStart(join(dir, 'state.db'));
+    expect(start.code).not.toBe(0);
+    expect(start.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(dir, 'state.json'))).toBe(true);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.migrated'))).toEqual([]);
+  });
+});
