@@ -356,7 +356,9 @@ describe('expiry', () => {
       });
     });
     // 59.7 s of sandbox time pass at once; the last 0.3 s pass in real time, with no request at all
-    server.runtime.sandbox.account(client.key).state.clockOffsetMs += 59_700;
+    const { state } = server.runtime.sandbox.account(client.key);
+    state.clockOffsetMs += 59_700;
+    server.runtime.store.changed(client.key, { header: true }, state); // as the core tells the store of a clock move
     await server.runtime.commit();
     expect(await failed).toBe('expired');
     expect(server.runtime.sandbox.account(client.key).state.vaPayments[payment.id]!.status).toBe('expired');
