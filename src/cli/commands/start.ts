@@ -37,7 +37,7 @@ export function startCommand(): Command {
     .option('--quiet', 'no log line per request and per callback attempt')
     .addOption(new Option('--log <format>', 'the log of requests and callback attempts on stdout: text, or json (one object per line)').choices(['text', 'json']).default('text'))
     .action(async (opts, cmd: Command) => {
-      // Loaded here, so the other commands never pay for the server's modules (hono, lowdb, undici).
+      // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
       const { startServer } = await import('../../sandbox/server.js');
       // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`.
       const programKey = given<string>(cmd.parent!, 'apiKey');
