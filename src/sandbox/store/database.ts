@@ -111,7 +111,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     const db = open(file, options.fsync ?? false);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts) => importAll(db, accounts), log);
-    return sqliteStore(db, file, lock);
+    return sqliteStore(db, file, lock, log);
   } catch (error) {
     lock.release();
     throw error;
@@ -154,7 +154,7 @@ function open(file: string, fsync: boolean): DatabaseSync {
 const damaged = (file: string, why: string) =>
   new StoreDamagedError(`${file} is damaged (${why}): restore it from a copy, or move it away to start afresh (see docs/storage.md)`);
 
-function sqliteStore(db: DatabaseSync, path: string | null, lock: Lock | null): Store {
+function sqliteStore(db: DatabaseSync, path: string | null, lock: Lock | null, log: (line: string) => void = () => {}): Store {
   const statements = new Map<string, StatementSync>();
   const sql = (text: string): StatementSync => {
     let statement = statements.get(text);
@@ -166,6 +166,8 @@ function sqliteStore(db: DatabaseSync, path: string | null, lock: Lock | null): 
   let group: Promise<void> | null = null;
   let owner: Parameters<Store['attach']>[0] | null = null;
   let muted = false;
+  /** Whether the last transaction failed (the log says when writes are refused, and when they are stored again). */
+  let refusing = false;
 
   function flush(): void {
     const batch = [...pending];
@@ -191,8 +193,13 @@ function sqliteStore(db: DatabaseSync, path: string | null, lock: Lock | null): 
     } catch (error) {
       if (db.isTransaction) db.exec('ROLLBACK');
       undo(batch.map(([key]) => key));
-      throw storageError(error);
+      const refused = storageError(error);
+      if (!refusing) log(`writes to ${path ?? 'memory'} are refused with 507: ${refused.message}`);
+      refusing = true;
+      throw refused;
     }
+    if (refusing) log(`writes to ${path ?? 'memory'} are stored again`);
+    refusing = false;
   }
 
   function undo(keys: string[]): void {
