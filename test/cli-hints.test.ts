@@ -70,14 +70,14 @@ describe('hints that say what to do', () => {
 
   it('ui, finding the default data file held by a server at another address, points at --url (it has no --data)', async () => {
     const folder = useTmp();
-    const holder = spawnCli(['start', '--port', String(await freePort()), '--data', '.va-sandbox/state.json'], {}, { cwd: folder });
+    const holder = spawnCli(['start', '--port', String(await freePort()), '--data', '.va-sandbox/state.db'], {}, { cwd: folder });
     await holder.waitFor(/listening on/);
     const elsewhere = `http://127.0.0.1:${await freePort()}`;
     const ui = await inTerminal(`${process.execPath} ${BIN} ui --url ${elsewhere}`, folder);
     expect(ui.code).toBe(1);
     const lines = ui.output.replace(/\x1b\[[?0-9;]*[a-zA-Z]/g, '').trim().split(/\r?\n/);
     expect(lines).toEqual([
-      `va-sandbox: no sandbox at ${elsewhere}, and .va-sandbox/state.json is held by another va-sandbox server: give ui its address with --url, or stop it`,
+      `va-sandbox: no sandbox at ${elsewhere}, and .va-sandbox/state.db is held by another va-sandbox server: give ui its address with --url, or stop it`,
     ]);
     expect(ui.output).not.toContain('--memory');
   });

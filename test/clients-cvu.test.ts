@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isValidCvu } from '../src/core/index.js';
 import { startServer } from '../src/sandbox/server.js';
-import { api, eventually, stored, useReceiver, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
+import { api, eventually, ROOT, stored, useReceiver, useServer, useTmp, type Api, CLIENT } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -183,22 +183,18 @@ describe('persistence', () => {
     expect((await transfer(a, { to: client.cvu, total: 10 })).outcome).toBe('credited');
   });
 
-  it('a state file written before clients existed still loads', async () => {
-    const data = join(useTmp(), 'state.db');
-    const key = 'sk_old_file';
-    const first = await startServer({ port: 0, host: '127.0.0.1', data });
-    let paymentId: string;
-    try {
-      paymentId = (await api(first.url, key).data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 })).id;
-    } finally {
-      await first.close();
-    }
-    const state = JSON.parse(readFileSync(data, 'utf8'));
+  it('a data set written before clients existed is copied in, and takes clients', async () => {
+    const dir = useTmp();
+    cpSync(join(ROOT, 'test', 'data', 'previous-release', 'clean'), dir, { recursive: true });
+    const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
+    const key = 'sk_prev';
     for (const table of ['clients', 'entries', 'invoices']) delete state.accounts[key][table];
-    writeFileSync(data, JSON.stringify(state));
+    writeFileSync(join(dir, 'state.json'), JSON.stringify(state));
+    rmSync(join(dir, 'state.json.journal'));
+    const paymentId = Object.keys(state.accounts[key].vaPayments)[0]!;
 
-    const second = await useServer({ data });
-    const a = api(second.url, key);
+    const server = await useServer({ data: join(dir, 'state.db') });
+    const a = api(server.url, key);
     expect((await a.data('GET', `/api/v1/va-payments/${paymentId}`)).id).toBe(paymentId);
     expect((await a.list('/api/v1/clients')).pagination.total).toBe(0);
     const client = await createClient(a);
