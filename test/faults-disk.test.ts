@@ -103,8 +103,9 @@ async function stop(server: Spawned, signal: 'SIGKILL' | 'SIGTERM'): Promise<num
 describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
   describe.each(['SIGKILL', 'SIGTERM'] as const)('a full disk, then %s', (signal) => {
     it('a write that cannot be stored is refused with 507 and leaves no trace; reads go on; writes resume once there is room; every acknowledged write is there after the restart', { timeout: 60_000 }, async () => {
-      // The run: a 3 MiB disk filled but 150 KB, 67 creates with 1.5 KB of metadata, room again, 300 more.
-      const disk = smallDisk(3 * MiB);
+      // A 16 MiB disk (room for SQLite's WAL, which grows to ~4 MiB between checkpoints) filled but 150 KB, 67 creates
+      // with 1.5 KB of metadata, room again, 300 more.
+      const disk = smallDisk(16 * MiB);
       let server = await spawnServer(['--data', disk.data]);
       const client = api(server.url, KEY);
       const acked = new Set<string>();

@@ -193,6 +193,12 @@ function sqliteStore(db: DatabaseSync, path: string | null, lock: Lock | null, l
     } catch (error) {
       if (db.isTransaction) db.exec('ROLLBACK');
       undo(batch.map(([key]) => key));
+      // The WAL may be what filled the disk: copied into the database and cut to nothing, it gives its room back.
+      try {
+        db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      } catch {
+        // no room for that either: the next write tries again
+      }
       const refused = storageError(error);
       if (!refusing) log(`writes to ${path ?? 'memory'} are refused with 507: ${refused.message}`);
       refusing = true;
