@@ -37,7 +37,25 @@ export interface ServerOptions extends AppOptions {
    * owns (`va-sandbox start`) asks for it, never a test suite that embeds the sandbox.
    */
   ownsProcess?: boolean;
+  /** How long a client may take to send its request; `SLOW_CLIENT_TIMEOUTS` for what is not given. */
+  timeouts?: Partial<ServerTimeouts>;
 }
+
+/**
+ * How long the server waits on a client, in ms: for a request's headers from its first byte (or from the
+ * connection's start), for the whole request (headers and body, not the answer: a live stream is not cut), and on
+ * an idle keep-alive connection for its next request. Node looks for expired requests every `checkEveryMs`. A
+ * connection that sends part of a request and then nothing, or trickles it, is answered 408 and closed, so a few
+ * hundred of them hold no sockets for long; Node's defaults are 60 s, 300 s and a look every 30 s.
+ */
+export interface ServerTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+  checkEveryMs: number;
+}
+
+export const SLOW_CLIENT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
@@ -77,7 +95,7 @@ export async function startServer(options: ServerOptions = {}) {
       return response;
     };
   }
-  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log);
+  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -122,6 +140,7 @@ function httpServer(
   now: () => string,
   overrideGlobalObjects: boolean,
   log: (line: string) => void,
+  timeouts: ServerTimeouts,
 ) {
   let current: IncomingMessage | null = null;
   const listener = getRequestListener(fetch, {
@@ -138,17 +157,32 @@ function httpServer(
     },
   });
   // Host is checked by the listener above (in the envelope), not by Node (bare 400).
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
-    current = req;
-    void listener(req, res);
-    current = null;
-  });
+  const server = createServer(
+    {
+      requireHostHeader: false,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    (req, res) => {
+      current = req;
+      void listener(req, res);
+      current = null;
+    },
+  );
+  server.keepAliveTimeout = timeouts.keepAliveMs;
   // A client that sends its request and then closes its side (half-close) still gets the answer: Node's default
   // ends the connection at once, dropping a response that waits for the journal write. (Long-standing, if
   // untyped, switch of Node's HTTP server.)
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+    // A request not received in time (ServerTimeouts): Node's own bare 408 (the contract has no code for it) when
+    // nothing was written on the connection yet, then the socket is closed whether or not the client closes its side.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      if (socket.bytesWritten > 0) return socket.destroy();
+      return void socket.end('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', () => socket.destroy());
+    }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const fault = tooLarge ? new SandboxError('PAYLOAD_TOO_LARGE', 'Request headers are too large') : malformed(error.message);
     const target = /^\S+ (\S+)/.exec(error.rawPacket?.toString('latin1') ?? '')?.[1];
