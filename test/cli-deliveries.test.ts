@@ -218,7 +218,7 @@ describe('deliveries list --follow', () => {
 describe('deliveries list --follow through a restart of the server', () => {
   it('says on stderr that the sandbox went away, reconnects when it is back, and goes on printing attempts', async () => {
     const receiver = await useReceiver();
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const port = String(await freePort());
     const start = async () => {
       const server = spawnCli(['start', '--port', port, '--data', data, '--quiet']);

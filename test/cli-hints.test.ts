@@ -53,7 +53,7 @@ describe('hints that say what to do', () => {
     expect(await memory.exited).toBe(0);
     expect(memory.stdout()).toContain('va-sandbox stopped; it kept nothing (--memory)\n');
     expect(memory.stdout()).not.toContain('saved');
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const file = await spawnServer(['--data', data]);
     file.child.kill('SIGINT');
     expect(await file.exited).toBe(0);

@@ -4,7 +4,7 @@ import { api, eventually, spawnServer, useReceiver, useTmp, PAYMENT } from './he
 
 describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
   it('after a SIGKILL with deliveries in flight, pending and retrying, a restart sends every event at least once', async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     let up = false;
     const hanging = await useReceiver(() => (up ? { status: 200 } : 'hang'));
     const failing = await useReceiver(() => (up ? { status: 200 } : { status: 500 }));

@@ -18,7 +18,7 @@ const allDelivered = (client: Api) =>
 
 describe('event bodies rendered from what is stored', () => {
   it('every VA event: the bytes sent are the bytes listed, shown, exported and redelivered later', async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const client = api(server.url, 'sk_bodies');
     const callbackUrl = `${receiver.url}/bodies`;
@@ -97,7 +97,7 @@ describe('event bodies rendered from what is stored', () => {
 
 describe('a dropped event stores no delivery', () => {
   it('its delivery is the event itself: listed, shown, counted, redelivered to a URL, and the same after a restart with or without the index file', async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     let server = await startServer({ port: 0, host: '127.0.0.1', data });
     let client = api(server.url, 'sk_dropped');
     const first = await create(client, { amount: 5 });
@@ -190,7 +190,7 @@ describe('records stored the old way', () => {
   });
 
   it('an import stores bodies it can render compactly, keeps one it cannot as given, and exports the same file again', async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const source = api(server.url, 'sk_export_from');
     const callbackUrl = `${receiver.url}/import`;

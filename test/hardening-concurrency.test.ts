@@ -7,7 +7,7 @@ import { api, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js'
  * cent (amounts chosen so that float addition would drift), exactly one terminal event is raised, and the status
  * agrees with the sum. Transfers that arrive after the payment ended are returned and change nothing.
  */
-const server = await useServer({ data: join(useTmp(), 'state.json') });
+const server = await useServer({ data: join(useTmp(), 'state.db') });
 let keyN = 0;
 const account = () => api(server.url, `sk_race_${++keyN}`);
 

@@ -33,7 +33,7 @@ describe('crash safety: SIGKILL during concurrent writes', () => {
   it(`${ROUNDS} rounds of ${WRITERS} writers and a SIGKILL at a random moment lose no acknowledged write (seed ${SEED})`, { timeout: 240_000 }, async () => {
     console.log(`hardening-crash seed ${SEED}: replay with CRASH_SEED=${SEED}`);
     const random = rng(SEED);
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const acked: Acked = { payments: new Map(), transfers: new Map() };
     const rounds: string[] = [];
 

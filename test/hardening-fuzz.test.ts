@@ -450,7 +450,7 @@ describe('fuzz: malformed and hostile requests', () => {
   it(`${COUNT} generated requests: no 5xx, no crash, every error in the envelope (seed ${SEED})`, { timeout: 120_000 }, async () => {
     console.log(`hardening-fuzz seed ${SEED}: replay with FUZZ_SEED=${SEED}`);
     const logged: string[] = [];
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const server = await startServer({ port: 0, host: '127.0.0.1', data, log: (line) => logged.push(line) });
     let before: Record<string, unknown>;
     try {

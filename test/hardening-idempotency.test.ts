@@ -7,7 +7,7 @@ import { api, useServer, useTmp } from './helpers.js';
  * the first answer and replay it; another body with the key while the first is in flight is a 409; a first request
  * that fails releases the key. File-backed, so every write waits for the journal and requests really overlap.
  */
-const server = await useServer({ data: join(useTmp(), 'state.json') });
+const server = await useServer({ data: join(useTmp(), 'state.db') });
 let keyN = 0;
 const account = () => api(server.url, `sk_idem_${++keyN}`);
 

@@ -81,7 +81,7 @@ describe('money sums past 2^53 cents', () => {
 
 describe('SIGTERM under file-descriptor exhaustion', () => {
   it('callbacks fail as attempts (not EMFILE from loading a module) and SIGTERM exits 0 with the state saved', { timeout: 60_000 }, async () => {
-    const data = join(useTmp(), 'state.json');
+    const data = join(useTmp(), 'state.db');
     const receiver = await useReceiver();
     const port = await freePort();
     // `ulimit -n` on the child only: 256 descriptors, used up below by idle connections.

@@ -64,7 +64,7 @@ async function streamGiB(res: ServerResponse, self: Hostile): Promise<void> {
 
 describe('hostile callback receivers while the API keeps answering', () => {
   it('hang, 1 GiB slowly, connection reset and a self-redirect end recorded with the right error; 100 API calls meanwhile succeed', { timeout: 60_000 }, async () => {
-    const server = await useServer({ data: join(useTmp(), 'state.json'), callbackTimeoutMs: 1000, retryDelays: [1, 1] });
+    const server = await useServer({ data: join(useTmp(), 'state.db'), callbackTimeoutMs: 1000, retryDelays: [1, 1] });
     const client = api(server.url, 'sk_hostile');
 
     const silent = await hostile(() => {

@@ -100,7 +100,7 @@ describe('va-sandbox ui in a real terminal', () => {
     const url = `http://127.0.0.1:${port}`;
     const cwd = useTmp();
     const terminal = useTerminal(100, 30, ['env', 'NO_COLOR=1', process.execPath, BIN, 'ui', '--url', url], cwd);
-    const screen = await terminal.waitFor(/\(embedded\)  live[^]*no sandbox answered, so one runs here: data \.va-sandbox\/state\.json, q stops it/);
+    const screen = await terminal.waitFor(/\(embedded\)  live[^]*no sandbox answered, so one runs here: data \.va-sandbox\/state\.db, q stops it/);
     expect(screen.replace(/\n$/, '').split('\n')).toHaveLength(30);
     expect((await fetch(`${url}/health`)).ok).toBe(true);
     await terminal.keys('c');
@@ -114,8 +114,8 @@ describe('va-sandbox ui in a real terminal', () => {
 
     await terminal.keys('q');
     expect(await terminal.exited()).toEqual({ status: 0 });
-    expect(terminal.screen()).toMatch(/va-sandbox ui: stopped the sandbox it started; its state is in \.va-sandbox\/state\.json/);
+    expect(terminal.screen()).toMatch(/va-sandbox ui: stopped the sandbox it started; its state is in \.va-sandbox\/state\.db/);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
-    expect(existsSync(join(cwd, '.va-sandbox', 'state.json'))).toBe(true);
+    expect(existsSync(join(cwd, '.va-sandbox', 'state.db'))).toBe(true);
   });
 });

@@ -23,5 +23,5 @@ export function exportCommand(): Command {
       await writeFile(opts.out, text);
       out.result({ file: opts.out, exportedAt: data.exportedAt }, () => `exported ${exportCounts(data)} (sandbox time ${data.exportedAt}) to ${opts.out}`);
     });
-  return example(globalOptions(command), 'va-sandbox export --out incident.json', 'va-sandbox --api-key sk_ci_42 export > state.json');
+  return example(globalOptions(command), 'va-sandbox export --out incident.json', 'va-sandbox --api-key sk_ci_42 export > incident.json');
 }
