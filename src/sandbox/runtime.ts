@@ -49,16 +49,24 @@ export async function createRuntime(options: RuntimeOptions) {
     hubIds: options.hubIds,
     onChange: (account, change, state) => store.changed(account, change, state),
   });
+  /** The accounts with deliveries to send (first attempts or retries): the only ones the deliverer looks at. */
+  const sending = new Set<string>();
   store.attach({
     // A write the store could not keep is undone: the account as the database holds it, its lookups rebuilt.
     undo: (key, last) => sandbox.account(key).replace(last ?? emptyAccountState()),
-    wake: (key) => sandbox.account(key).wake(),
+    // Told at each save of the accounts it wrote: so no pump or timer ever walks every account.
+    wake: (key) => {
+      const wake = sandbox.account(key).wake();
+      if (wake.sending) sending.add(key);
+      else sending.delete(key);
+      return wake;
+    },
   });
   let timer: NodeJS.Timeout | null = null;
   let timerAt: number | null = null;
   let closed = false;
 
-  const deliverer = createDeliverer(() => sandbox.accounts(), {
+  const deliverer = createDeliverer(() => [...sending].map((key) => sandbox.account(key)), {
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
     transport: options.transport,
     concurrency: 32,
