@@ -1,4 +1,5 @@
 import { cpSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,17 @@ describe('the state database', () => {
     const lines = second.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`${data}.lock`);
+  });
+
+  it('takes over a lock left by a server that died, and says so naming the lock file', async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has ended
+    writeFileSync(`${data}.lock`, String(gone));
+    const lines: string[] = [];
+    const server = await startServer({ port: 0, host: '127.0.0.1', data, log: (line) => lines.push(line) });
+    await server.close();
+    expect(lines).toContain(`took over the lock file ${data}.lock, left by a va-sandbox server that is no longer running (pid ${gone})`);
   });
 });
 

@@ -103,7 +103,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
   const file = previous === resolve(path) ? previous.replace(/\.json$/, '') + '.db' : resolve(path);
   const log = options.log ?? (() => {});
   mkdirSync(dirname(file), { recursive: true });
-  const lock = takeLock(`${file}.lock`, file, (message) => new StoreLockedError(message));
+  const lock = takeLock(`${file}.lock`, file, (message) => new StoreLockedError(message), log);
   try {
     if (!existsSync(file) && existsSync(`${file}-wal`)) {
       throw new StoreDamagedError(`${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`);
