@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
-import { api, PAYMENT, ROOT, runCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
+import { api, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
 
 /** The state database (SQLite): what it keeps, what it refuses at start, and the previous release's data sets it takes in. */
 
@@ -183,5 +183,38 @@ describe('a data set of the previous release', () => {
     expect(start.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(join(dir, 'state.json'))).toBe(true);
     expect(readdirSync(dir).filter((name) => name.endsWith('.migrated'))).toEqual([]);
+  });
+});
+
+describe('SIGKILL during a migration', () => {
+  it('at any of several moments loses nothing: the next start copies the data set again or finds it copied', { timeout: 120_000 }, async () => {
+    const dir = useTmp();
+    // A previous release's data file of 30,000 completed payments (nothing falls due on start): about a second to copy.
+    const template = JSON.parse(readFileSync(join(ROOT, 'test', 'data', 'previous-release', 'current-clean', 'expected.json'), 'utf8')).accounts.sk_alpha;
+    const model = Object.values(template.vaPayments as Record<string, any>).find((p) => p.status === 'completed');
+    const vaPayments: Record<string, unknown> = {};
+    for (let i = 0; i < 30_000; i++) {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      vaPayments[id] = { ...model, id };
+    }
+    const account = { ...template, vaPayments, events: {}, deliveries: {}, transfers: {}, idempotency: {} };
+    writeFileSync(join(dir, 'state.json'), JSON.stringify({ version: 1, accounts: { sk_big: account } }));
+    const data = join(dir, 'state.db');
+    const outcomes: string[] = [];
+    for (const after of [300, 700, 1100, 1600, 2500]) {
+      const server = spawnCli(['start', '--port', String(await freePort()), '--data', data]);
+      await new Promise((resolve) => setTimeout(resolve, after));
+      // Killed wherever it is: starting, reading the data set, copying it, renaming its files, or already answering.
+      server.child.kill('SIGKILL');
+      await server.exited;
+      const copied = existsSync(data) ? (stored(data, 'sk_big') === undefined ? 0 : Object.keys(stored(data, 'sk_big').vaPayments).length) : 0;
+      outcomes.push(`${after} ms: ${copied} copied, state.json ${existsSync(join(dir, 'state.json')) ? 'kept' : 'renamed'}`);
+      expect([0, 30_000]).toContain(copied);
+      if (copied === 0) expect(existsSync(join(dir, 'state.json'))).toBe(true);
+    }
+    console.log(`SIGKILL during a migration: ${outcomes.join('; ')}`);
+    const server = await useServer({ data }, 'test');
+    expect((await api(server.url, 'sk_big').list('/api/v1/va-payments?limit=1')).pagination.total).toBe(30_000);
+    expect(existsSync(join(dir, 'state.json.migrated'))).toBe(true);
   });
 });
