@@ -56,8 +56,10 @@ export async function createRuntime(options: RuntimeOptions) {
     undo: (key, last) => sandbox.account(key).replace(last ?? emptyAccountState()),
     // Told at each save of the accounts it wrote: so no pump or timer ever walks every account.
     wake: (key) => {
-      const wake = sandbox.account(key).wake();
-      if (wake.sending) sending.add(key);
+      const account = sandbox.account(key);
+      const wake = account.wake();
+      // An attempt under way keeps it there too: its outcome may be a retry, which the pump after it must see.
+      if (wake.sending || deliverer.inFlightOf(account).size > 0) sending.add(key);
       else sending.delete(key);
       return wake;
     },
