@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './quiet-sqlite-warning.js';
 import { existsSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
