@@ -1,6 +1,18 @@
 #!/usr/bin/env node
 import { existsSync } from 'node:fs';
 
+// Node 22 prints "ExperimentalWarning: SQLite is an experimental feature and might change at any time" the first time
+// node:sqlite is loaded (the state database); Node 24 and later print nothing. Drop exactly that warning, before
+// anything can load node:sqlite, and leave every other one (another ExperimentalWarning too) to Node as usual.
+const emitWarning = process.emitWarning;
+process.emitWarning = function (warning, ...rest) {
+  // (warning[, type[, code]][, ctor]) or (warning[, options]); an Error's name is its type.
+  const type = warning instanceof Error ? warning.name : typeof rest[0] === 'string' ? rest[0] : rest[0]?.type;
+  const message = warning instanceof Error ? warning.message : String(warning);
+  if (type === 'ExperimentalWarning' && /\bSQLite\b/.test(message)) return;
+  return emitWarning.call(this, warning, ...rest);
+};
+
 const argv = process.argv.slice(2);
 const main = new URL('../dist/bundle/main.js', import.meta.url);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {

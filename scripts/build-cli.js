@@ -18,7 +18,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   external: ['ink', 'react', 'react/*', 'undici', 'msw'],
   // commander is CommonJS: its require() of Node's modules needs a require in an ES module.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

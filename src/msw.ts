@@ -1,4 +1,5 @@
 import { http, type HttpHandler } from 'msw';
+import { AsyncResource } from 'node:async_hooks';
 import type { WallClock } from './core/index.js';
 import { createApp, type AppOptions } from './sandbox/app.js';
 import type { AttemptResult, Transport } from './sandbox/delivery.js';
@@ -63,10 +64,14 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
     transport: options.onCallback && toTransport(options.onCallback),
   }).then((runtime) => ({ runtime, app: createApp(runtime, options) }));
 
-  const handle = async ({ request }: { request: Request }): Promise<Response> => {
+  // The sandbox answers in the async context it was made in, not in the intercepted request's, as a server would: msw 3
+  // follows a request's async context into the HTTP it leads to, and would take the callbacks this sandbox then sends
+  // over real HTTP (no onCallback) for requests of the caller's own.
+  const answer = AsyncResource.bind(async (request: Request): Promise<Response> => {
     const { app } = await ready;
     return app.fetch(prefix ? await withoutPrefix(request, prefix) : request);
-  };
+  });
+  const handle = ({ request }: { request: Request }): Promise<Response> => answer(request);
   const handlers = ['/api/v1/*', '/sandbox/v1/*', '/health', '/openapi.json'].map((path) => http.all(`${base.origin}${prefix}${path}`, handle));
   return Object.assign(handlers, {
     close: async () => (await ready).runtime.close(),

@@ -1,3 +1,5 @@
+import { HttpHandler } from 'msw';
+import mswPackage from 'msw/package.json' with { type: 'json' };
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The package's msw entry, as a user's suite imports it (the built dist).
@@ -27,7 +29,10 @@ const hanging = sandboxHandlers({
   onCallback: () => (hangNext > 0 ? (hangNext--, new Promise<number>(() => {})) : 200),
 });
 const server = setupServer(...inProcess, ...overHttp, ...hanging);
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+// This file runs once per supported msw major (vitest.config.ts): msw 3 renamed listen()'s onUnhandledRequest.
+const mswMajor = Number(mswPackage.version.split('.')[0]);
+const strict = mswMajor >= 3 ? { onUnhandledFrame: 'error' as const } : ({ onUnhandledRequest: 'error' } as Parameters<typeof server.listen>[0]);
+beforeAll(() => server.listen(strict));
 afterAll(async () => {
   server.close();
   await inProcess.close();
@@ -51,6 +56,12 @@ async function until(check: () => boolean | Promise<boolean>) {
 }
 
 describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain fetch", () => {
+  it(`runs on the msw major this project asked for (${process.env.VA_SANDBOX_MSW_MAJOR}), in the test and in dist/msw.js alike`, () => {
+    expect(mswMajor).toBe(Number(process.env.VA_SANDBOX_MSW_MAJOR));
+    // The handlers the built entry made are the classes of the msw this file imports, not of another copy.
+    expect(inProcess.every((handler) => handler instanceof HttpHandler)).toBe(true);
+  });
+
   it('answers the API at the chosen base URL with the same envelopes as the server', async () => {
     const health = await fetch(`${BASE}/health`);
     expect(await health.json()).toMatchObject({ status: 'ok' });

@@ -8,7 +8,8 @@ export interface Size {
 
 /** The terminal's size, following resizes; 80x24 when the output is no terminal (tests). */
 export function useTerminalSize(): Size {
-  const { stdout } = useStdout();
+  // ink types its stdout as any writable stream: a terminal's also has columns and rows.
+  const stdout: NodeJS.WritableStream & { columns?: number; rows?: number } = useStdout().stdout;
   const read = (): Size => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
   const [size, setSize] = useState(read);
   useEffect(() => {
