@@ -110,4 +110,20 @@ describe('clock moves walk through every due instant in time order (contract par
     const expiresAt = new Map(payments.map((p) => [p.id, p.expiresAt]));
     for (const event of events) expect(event.body.createdAt).toBe(expiresAt.get(event.vaPaymentId));
   }, 20_000);
+
+  it("a walk over thousands of instants lets another account's requests in between its slices", async () => {
+    const walker = account();
+    // 4,000 payments expiring each at an instant of its own, one second apart.
+    for (let i = 0; i < 4_000; i += 40) {
+      await Promise.all(Array.from({ length: 40 }, (_, j) => walker.post('/api/v1/va-payments', { ...PAYMENT, amount: 1, ttlSeconds: i + j + 1 })));
+    }
+    const other = account();
+    const done: string[] = [];
+    const walk = walker.post('/sandbox/v1/clock/advance', { seconds: 4_001 }).then(() => done.push('walk'));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the walk has begun
+    await other.get('/api/v1/va-payments').then(() => done.push('other'));
+    await walk;
+    expect(done).toEqual(['other', 'walk']);
+    expect((await walker.list('/api/v1/va-payments?status=expired')).pagination.total).toBe(4_000);
+  }, 60_000);
 });

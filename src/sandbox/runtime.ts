@@ -25,6 +25,9 @@ export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => ran
 /** Real time a clock move waits for the callback attempts of its instants, at most (see `moveClock`). */
 const WALK_WAIT_MS = 10_000;
 
+/** A clock walk gives way to other requests (the event loop) after this much work at a stretch, in ms. */
+const WALK_SLICE_MS = 20;
+
 /** After due work could not be stored, it is tried again this much later. */
 const STORE_RETRY_MS = 1000;
 
@@ -149,12 +152,18 @@ export async function createRuntime(options: RuntimeOptions) {
     const clock = await deliverer.walk(account, async () => {
       // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
       account.standAt(account.nowMs());
+      let slice = performance.now();
       for (;;) {
         const attempting = performance.now() < deadline;
         if (attempting) await deliverer.deliverDue(account, deadline);
         const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
         if (at === null) break;
         account.standAt(at);
+        // A walk over thousands of instants would hold every other request up: it lets them in between slices.
+        if (performance.now() - slice > WALK_SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
       }
       return move.finish();
     });
