@@ -45,4 +45,19 @@ describe('warnings of the va-sandbox bin', () => {
     // The one emitted by hand, plus Node 22's own when it loads node:sqlite.
     expect(sqlite).toHaveLength(process.versions.node.startsWith('22.') ? 2 : 1);
   });
+
+  it(`code that embeds the sandbox (startSandbox, with a file and in memory) prints no warning on Node ${process.versions.node}`, async () => {
+    const script = `
+      const { startSandbox } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'index.js')).href)});
+      for (const store of ['memory', 'file']) {
+        const sandbox = await startSandbox({ store });
+        await sandbox.client.vaPayments.create({ paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 10 });
+        await sandbox.stop();
+      }
+      console.log('done');
+    `;
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+    expect(stdout).toBe('done\n');
+    expect(stderr).toBe('');
+  });
 });

@@ -15,11 +15,29 @@
  * (SQLite keeps no checksum of page contents): `docs/storage.md` says so.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type StateChange, type TableName } from '../../core/index.js';
 import { takeLock, type Lock } from './lock.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
+
+/**
+ * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
+ * sandbox relies on it on purpose, from the 22.13 floor on, in the CLI and in code that embeds it (startSandbox, msw).
+ */
+const DatabaseSync = ((): typeof Database => {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
+    const message = warning instanceof Error ? warning.message : warning;
+    if (!/\bSQLite\b/.test(message)) (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  };
+  try {
+    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+})();
 
 /** Each table of records, by the core's name for it. */
 export const TABLE_NAMES: Record<TableName, string> = {
@@ -123,8 +141,8 @@ export function memoryStore(): Store {
   return sqliteStore(open(':memory:', false), null, null);
 }
 
-function open(file: string, fsync: boolean): DatabaseSync {
-  let db: DatabaseSync | undefined;
+function open(file: string, fsync: boolean): Database {
+  let db: Database | undefined;
   try {
     db = new DatabaseSync(file);
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA foreign_keys = OFF`);
@@ -154,7 +172,7 @@ function open(file: string, fsync: boolean): DatabaseSync {
 const damaged = (file: string, why: string) =>
   new StoreDamagedError(`${file} is damaged (${why}): restore it from a copy, or move it away to start afresh (see docs/storage.md)`);
 
-function sqliteStore(db: DatabaseSync, path: string | null, lock: Lock | null, log: (line: string) => void = () => {}): Store {
+function sqliteStore(db: Database, path: string | null, lock: Lock | null, log: (line: string) => void = () => {}): Store {
   const statements = new Map<string, StatementSync>();
   const sql = (text: string): StatementSync => {
     let statement = statements.get(text);
@@ -275,7 +293,7 @@ function writeAccount(sql: (text: string) => StatementSync, key: string, state: 
 }
 
 /** Copies whole accounts into the database in one transaction (a migration). */
-function importAll(db: DatabaseSync, accounts: Record<string, AccountState>): void {
+function importAll(db: Database, accounts: Record<string, AccountState>): void {
   const sql = (text: string) => db.prepare(text);
   db.exec('BEGIN');
   try {
