@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark: child processes, a bounded load loop, percentiles, /proc readings, the table.
 // Plain ESM JavaScript, run by `npm run bench` after the build; nothing here is part of the package.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,9 +11,8 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin', 'va-sandbox.js');
 export const JSON_SERVER_BIN = join(ROOT, 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
 /**
- * How to run bench/seed.js: with room for V8's heap, which holds the whole state and then its journal lines at the
- * commit (300,000 payments: about 3.9 GB resident). At V8's default limit (about 4.3 GB here) the collector works
- * near the limit: 300,000 payments took 57.0 s (68 s CPU) beside 50.7 s (57 s CPU) with this one.
+ * How to run bench/seed.js: with room for V8's heap. In stage 1 of the SQLite store the core still holds every record
+ * of a loaded account in memory, and the seed makes them all before its one commit (1,000,000 payments: several GB).
  */
 export const SEED_ARGS = ['--max-old-space-size=8192', join(ROOT, 'bench', 'seed.js')];
 
@@ -91,28 +90,6 @@ export function rssOf(pid) {
   }
 }
 
-/** A live process's CPU time so far (user and system), in ms; NaN once it is gone. */
-export function cpuMsOf(pid) {
-  try {
-    // The fields after the command (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return NaN;
-  }
-}
-
-/** Resolves once a process used under 2% of a CPU over a whole second (its background work done), or after `maxMs`. */
-export async function untilIdle(pid, maxMs = 180_000) {
-  const until = performance.now() + maxMs;
-  for (let before = cpuMsOf(pid); performance.now() < until; ) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const now = cpuMsOf(pid);
-    if (!(now - before >= 20)) return;
-    before = now;
-  }
-}
-
 /**
  * Follows a live process's peak RSS (VmHWM) until it exits, read every 50 ms: `peak()` is the highest seen, so a
  * peak during a stop is caught up to its last 50 ms.
@@ -134,16 +111,18 @@ export function watchRss(pid) {
   };
 }
 
-/** Total size of the files in a data folder (snapshot, journal, whatever the store keeps), lock files aside. */
-export function dirSize(dir) {
-  let total = 0;
-  for (const name of readdirSync(dir)) {
-    if (name.endsWith('.lock')) continue;
-    const stats = statSync(join(dir, name));
-    total += stats.isDirectory() ? dirSize(join(dir, name)) : stats.size;
-  }
-  return total;
+/** What a database takes on disk: the file and its WAL (`-wal`), if there is one; the lock file and `-shm` aside. */
+export function dataSize(file) {
+  return [file, `${file}-wal`].reduce((total, name) => total + (statSync(name, { throwIfNoEntry: false })?.size ?? 0), 0);
 }
+
+/** A database's file and WAL, each in MiB, for the rows that say how big it is. */
+export function sizeCell(file) {
+  const wal = statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+  return `${fmtMb(dataSize(file))}: database ${fmtMb(dataSize(file) - wal)} + WAL ${fmtMb(wal)}`;
+}
+
+const fmtMb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 /** Nearest-rank percentile of sorted numbers. */
 export function percentile(sorted, p) {
@@ -172,7 +151,7 @@ export async function load(origin, { concurrency, count, seconds, make, onRespon
       const request = make(i);
       const t0 = performance.now();
       try {
-        const response = await pool.request({ ...request, headersTimeout: 120_000, bodyTimeout: 120_000 });
+        const response = await pool.request({ ...request, headersTimeout: 600_000, bodyTimeout: 600_000 });
         const text = await response.body.text();
         const ms = performance.now() - t0;
         if (response.statusCode >= 200 && response.statusCode < 300) {

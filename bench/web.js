@@ -22,7 +22,7 @@ const work = mkdtempSync(join(tmpdir(), 'va-bench-web-'));
 let server = null;
 let browser = null;
 try {
-  const data = join(work, 'state.json');
+  const data = join(work, 'state.db');
   mkdirSync(work, { recursive: true });
   log(`seeding ${fmt.int(RECORDS)} payments`);
   const seed = await runTimed([...SEED_ARGS, '--data', data, '--key', KEY, '--payments', String(RECORDS)]);
