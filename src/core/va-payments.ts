@@ -8,8 +8,9 @@ import type { Hubs } from './hubs.js';
 import { UUID_PATTERN } from './ids.js';
 import { filtered, Lists, regroup } from './lists.js';
 import { fromCents, type Cents } from './money.js';
+import { pageOf } from './pagination.js';
 import { createVaPaymentSchema, listVaPaymentsQuery, parse } from './schemas.js';
-import type { VaPayment } from './state.js';
+import { VA_PAYMENT_STATUSES, type VaPayment } from './state.js';
 import * as va from './va-payment.js';
 import { vaPaymentView } from './views.js';
 
@@ -89,7 +90,13 @@ export class VaPayments {
       q.clientTaxId === undefined ? undefined : lists.group(`clientTaxId:${q.clientTaxId}`),
       q.externalReference === undefined ? undefined : lists.group(`externalReference:${q.externalReference}`),
     ];
-    return filtered(this.ctx.state.vaPayments, groups, [from, to], matches, q, (p) => this.viewOf(p));
+    const render = (p: VaPayment) => this.viewOf(p);
+    // Unfiltered, newest first: merged from the ends of the status groups, so a page costs its page, not the table.
+    if (groups.every((group) => group === undefined) && from === null && to === null) {
+      const { vaPayments } = this.ctx.state;
+      return pageOf(lists.newestOf(EVERY_STATUS), lists.sizeOf(EVERY_STATUS), q, (id) => render(vaPayments[id]!));
+    }
+    return filtered(this.ctx.state.vaPayments, groups, [from, to], matches, q, render);
   }
 
   cancelVaPayment(id: string) {
@@ -142,6 +149,9 @@ export class VaPayments {
     return vaPaymentView(payment, this.log.summary(this.events.of(payment.id)));
   }
 }
+
+/** Every payment is in exactly one of these groups. */
+const EVERY_STATUS = VA_PAYMENT_STATUSES.map((status) => `status:${status}`);
 
 /** The key of an amount lock: amounts are locked per hub. */
 const amountLock = (hubId: number, amount: Cents): string => `${hubId}:${amount}`;

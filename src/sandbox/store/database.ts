@@ -141,11 +141,14 @@ export function memoryStore(): Store {
   return sqliteStore(open(':memory:', false), null, null);
 }
 
+const WAL_LIMIT = 64 * 1024 * 1024;
+
 function open(file: string, fsync: boolean): Database {
   let db: Database | undefined;
   try {
     db = new DatabaseSync(file);
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA foreign_keys = OFF`);
+    // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
     const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
     if (version > SCHEMA.length) {
       throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${SCHEMA.length}): upgrade va-sandbox, or start with another --data`);
