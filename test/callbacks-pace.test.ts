@@ -41,9 +41,9 @@ describe('callbacks keep pace', () => {
     }
   });
 
-  it('32 callers creating as fast as they can, to a receiver taking 100 ms per callback: the backlog stays bounded and every write is answered', async () => {
+  it('32 callers creating as fast as they can, to a receiver taking 50 ms per callback: the backlog stays bounded and every write is answered', async () => {
     const server = await useServer();
-    const slow = await slowReceiver(100);
+    const slow = await slowReceiver(50);
     const client = api(server.url, 'sk_paced');
     const callers = 32;
     let answered = 0;
@@ -60,7 +60,7 @@ describe('callbacks keep pace', () => {
       }),
     );
     expect(statuses).toEqual(Array(callers * 12).fill(201));
-    // The receiver takes ~80 a second (8 at once, 100 ms each): without pacing the callers raise many times that, so
+    // The receiver takes ~160 a second (8 at once, 50 ms each): without pacing the callers raise several times that, so
     // the backlog reaches the pace (on a machine busy with other tests it may stay there, writes held as they should).
     expect(most).toBeGreaterThanOrEqual(PACED_BACKLOG);
     expect(most).toBeLessThanOrEqual(PACED_BACKLOG + 8 + callers);
