@@ -62,7 +62,9 @@ describe('callbacks keep pace', () => {
     expect(statuses).toEqual(Array(callers * 12).fill(201));
     // The receiver takes ~160 a second (8 at once, 50 ms each): without pacing the callers raise several times that, so
     // the backlog reaches the pace (on a machine busy with other tests it may stay there, writes held as they should).
-    expect(most).toBeGreaterThanOrEqual(PACED_BACKLOG);
+    // A write held at the pace is let go as an attempt starts, and that attempt may reach the receiver before the
+    // write's answer reaches its caller: the count then peaks one under the pace.
+    expect(most).toBeGreaterThanOrEqual(PACED_BACKLOG - 1);
     expect(most).toBeLessThanOrEqual(PACED_BACKLOG + 8 + callers);
     await slow.waitFor(callers * 12);
   });
