@@ -191,6 +191,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, log: 
   let refusing = false;
 
   function flush(): void {
+    if (pending.size === 0) return;
     const batch = [...pending];
     pending.clear();
     db.exec('BEGIN');
