@@ -1,14 +1,5 @@
 import type { Cents } from './money.js';
 
-/** Everything the sandbox keeps, as stored in the data file. Times are ISO strings, money is cents. */
-export interface SandboxState {
-  version: 1;
-  /** Which journal continues this snapshot (the file store's business; absent in memory). */
-  generation?: number;
-  /** One isolated integrator account per API key. */
-  accounts: Record<string, AccountState>;
-}
-
 export type CvuProvisioning = 'inline' | 'delayed' | 'fail';
 
 export interface Hub {
@@ -313,9 +304,3 @@ export function normalizeAccount(account: AccountState): AccountState {
   return account;
 }
 
-/** Gives a state read from JSON its caller-keyed tables, before any key is looked up or written. */
-export function normalizeState(state: SandboxState): SandboxState {
-  state.accounts = keyedByCaller(state.accounts ?? {});
-  for (const account of Object.values(state.accounts)) normalizeAccount(account);
-  return state;
-}

@@ -9,7 +9,22 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { normalizeAccount, normalizeState, type AccountState, type SandboxState } from '../../core/state.js';
+import { keyedByCaller, normalizeAccount, type AccountState } from '../../core/state.js';
+
+/** Everything the previous release kept, as its data file holds it: one account per API key. */
+export interface SandboxState {
+  version: 1;
+  /** Which journal continues this data file (left out of the state `readPreviousRelease` returns). */
+  generation?: number;
+  accounts: Record<string, AccountState>;
+}
+
+/** Gives a state read from JSON its caller-keyed tables, before any key is looked up or written. */
+function normalizeState(state: SandboxState): SandboxState {
+  state.accounts = keyedByCaller(state.accounts ?? {});
+  for (const account of Object.values(state.accounts)) normalizeAccount(account);
+  return state;
+}
 
 /** A journal change: `[account, table | "header" | "all", id, value | null, new?]`; a delta record has no `new`. */
 type Change = [string, string, string | null, unknown, 1?];
