@@ -75,7 +75,7 @@ describe('installed outside this repository', () => {
       const tarball = join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz'))!);
       const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
       // What a user needs and nothing else: the built code, the executable, the scenario fixtures.
-      expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE)$/.test(file))).toEqual([]);
+      expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json)$/.test(file))).toEqual([]);
       expect(contents.some((file) => file.endsWith('.map'))).toBe(false);
 
       const dir = consumer();

@@ -49,11 +49,29 @@ describe('va-sandbox run', () => {
     expect(run.scenarios[0].steps[2]).toMatchObject({ status: 'failed', label: 'expectVaPayment ${payment.id}' });
   });
 
-  it('refuses an invalid scenario file in one line, before running anything', async () => {
-    const { code, stdout, stderr } = await runCli(['run', 'test/scenario-files/invalid.json', '--url', server.url]);
+  it('an invalid scenario file is one failed test case, naming every problem, and the others run', async () => {
+    const report = join(tmp, 'invalid.xml');
+    const { code, stdout, stderr } = await runCli(['run', 'test/scenario-files/invalid.json', 'fixtures/cancel.json', '--url', server.url, '--report', report]);
     expect(code).toBe(1);
-    expect(stdout).toBe('');
-    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(stderr).toContain('invalid.json: is not a valid scenario: steps.0.body.colour: unknown field');
+    expect(stdout).toContain('✗ load test/scenario-files/invalid.json');
+    expect(stdout).toContain('steps.0.body.colour: unknown field');
+    expect(stdout).toContain('✓ cancel: cancelVaPayment ${payment.id}');
+    expect(stdout).toContain('1 passed, 1 failed');
+    expect(stderr.trimEnd().split('\n').at(-1)).toBe('va-sandbox: 1 of 2 scenario(s) failed');
+    const xml = readFileSync(report, 'utf8');
+    expect(xml.match(/<testsuite /g)).toHaveLength(2);
+    expect(xml).toMatch(/<testsuite name="invalid.json" file="test\/scenario-files\/invalid.json" tests="1" failures="1"/);
+    expect(xml).toContain('steps.0.body.colour: unknown field');
+  });
+
+  it('expands file patterns itself (quoted, as a shell that leaves them or Windows would pass them)', async () => {
+    const { code, stdout } = await runCli(['run', 'fixtures/c*.json', '--url', server.url]);
+    expect(code).toBe(0);
+    // fixtures/callback-url-all-seven-events.json, cancel.json, client-cashin-disabled-cvu.json, in that order
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('3 passed, 0 failed');
+    expect(stdout.indexOf('callback-url-all-seven-events.json')).toBeLessThan(stdout.indexOf('cancel.json'));
+    const none = await runCli(['run', 'fixtures/nothing-*.json', '--url', server.url]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('va-sandbox: no file matches fixtures/nothing-*.json\n');
   });
 });

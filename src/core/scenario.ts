@@ -45,7 +45,7 @@ const hasReference = (value: unknown): boolean => referencedNames(value).length 
  */
 function requestBody(schema: z.ZodObject) {
   const shape = schema.shape as Record<string, z.ZodType>;
-  return z.record(z.string(), z.unknown()).superRefine((body, ctx) => {
+  const body = z.record(z.string(), z.unknown()).superRefine((body, ctx) => {
     for (const key of Object.keys(body)) {
       if (!(key in shape)) ctx.addIssue({ code: 'custom', path: [key], message: 'unknown field' });
     }
@@ -57,7 +57,12 @@ function requestBody(schema: z.ZodObject) {
       }
     }
   });
+  bodies.set(body, schema);
+  return body;
 }
+
+/** The API schema each scenario request body is checked by, for the JSON Schema (`scenarioJsonSchema`). */
+const bodies = new WeakMap<object, z.ZodObject>();
 
 const name = z.string().regex(NAME, 'must start with a letter or _ and hold only letters, digits, _ and -');
 const target = z.string().min(1);
@@ -242,4 +247,32 @@ export function mismatches(expected: unknown, actual: unknown, path = ''): strin
     );
   }
   return expected === actual ? [] : [`${at}: expected ${show(expected)}, got ${show(actual)}`];
+}
+
+/**
+ * The scenario format as a JSON Schema (draft 2020-12), for editors to check and complete scenario files: served at
+ * `/scenario.schema.json` and shipped as `scenario.schema.json`. A request body's fields are the API's own, each of
+ * which may also be a string holding a `${reference}`.
+ */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  const reference = { type: 'string', pattern: '\\$\\{' };
+  return z.toJSONSchema(scenarioSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      const api = bodies.get(zodSchema);
+      if (!api) return;
+      const { properties = {}, required } = z.toJSONSchema(api, { io: 'input', unrepresentable: 'any' }) as {
+        properties?: Record<string, unknown>;
+        required?: string[];
+      };
+      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+      Object.assign(jsonSchema, {
+        type: 'object',
+        properties: Object.fromEntries(Object.entries(properties).map(([key, field]) => [key, { anyOf: [field, reference] }])),
+        ...(required ? { required } : {}),
+        additionalProperties: false,
+      });
+    },
+  }) as Record<string, unknown>;
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { iso, SandboxError, type Account } from '../core/index.js';
+import { scenarioJsonSchema } from '../core/scenario.js';
 import { openApiDocument } from './openapi.js';
 import { accountExportRoutes } from './routes/account-export.js';
 import { clientRoutes } from './routes/clients.js';
@@ -80,6 +81,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 
   app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version }));
   app.get('/openapi.json', (c) => c.json(openApiDocument(runtime.version)));
+  let scenarioSchema: Record<string, unknown> | undefined;
+  app.get('/scenario.schema.json', (c) => c.json((scenarioSchema ??= scenarioJsonSchema())));
 
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     app.use(prefix, async (c, next) => {

@@ -32,10 +32,8 @@ import { startReceiver, type Receiver } from './receiver.js';
  * the callbacks. It prints nothing: it reports each step through `onEvent`, and returns the results.
  */
 
-export interface LoadedScenario {
-  file: string;
-  scenario: Scenario;
-}
+/** A scenario file as read: its scenario, or why it is not one (it then runs as one failed step, the others run on). */
+export type LoadedScenario = { file: string; scenario: Scenario } | { file: string; error: ScenarioFileError };
 
 /** A scenario file that cannot be read or does not follow the format; `details` name every problem. */
 export class ScenarioFileError extends Error {
@@ -48,7 +46,7 @@ export class ScenarioFileError extends Error {
   }
 }
 
-export async function loadScenarioFile(file: string): Promise<LoadedScenario> {
+export async function loadScenarioFile(file: string): Promise<Extract<LoadedScenario, { scenario: Scenario }>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -75,8 +73,8 @@ export interface StepResult {
   index: number;
   /** What the step does, as written (references not yet resolved), e.g. `expectVaPayment ${payment.id}`. */
   label: string;
-  /** The step's kind; `reset` is the reset of the account that `apiKey` asks for before the first step. */
-  do: ScenarioStep['do'] | 'reset';
+  /** The step's kind; `reset` is the reset of the account that `apiKey` asks for before the first step; `load` reads the file. */
+  do: ScenarioStep['do'] | 'reset' | 'load';
   kind: 'action' | 'expectation';
   status: StepStatus;
   /** Why it failed: one line each. */
@@ -167,9 +165,21 @@ interface Context {
   options: RunOptions;
 }
 
-async function runOne({ file, scenario }: LoadedScenario, ctx: Context): Promise<ScenarioResult> {
+async function runOne(loaded: LoadedScenario, ctx: Context): Promise<ScenarioResult> {
   const started = performance.now();
   const emit = ctx.options.onEvent ?? (() => {});
+  const { file } = loaded;
+  if ('error' in loaded) {
+    // Not a scenario: one failed step that says why (every problem), in the report as in the output.
+    const name = basename(file);
+    const load = result(0, `load ${file}`, 'load', 'action', 'failed', loaded.error.details.length ? loaded.error.details : [loaded.error.message], 0);
+    emit({ type: 'scenario:start', file, name, apiKey: '' });
+    emit({ type: 'step', file, step: load });
+    const outcome: ScenarioResult = { file, name, apiKey: '', status: 'failed', steps: [load], durationMs: 0 };
+    emit({ type: 'scenario:end', result: outcome });
+    return outcome;
+  }
+  const { scenario } = loaded;
   const apiKey = ctx.options.apiKey ?? `sk_scenario_${basename(file).replace(/\.json$/, '').replace(/\W+/g, '_')}_${randomUUID().slice(0, 8)}`;
   const client = sandboxClient(ctx.url, apiKey);
   emit({ type: 'scenario:start', file, name: scenario.name, apiKey });

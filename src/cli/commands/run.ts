@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { glob, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { RunEvent, RunResult, StepResult } from '../../sandbox/scenario-runner.js';
@@ -26,13 +26,32 @@ const summary = (run: RunResult): string => {
 };
 
 /**
+ * The files each argument names: a pattern (`fixtures/*.json`, quoted or from a shell that left it as it was) is
+ * expanded here, sorted; a name with no pattern stays as given, so a missing file fails as itself.
+ */
+async function expand(args: string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const arg of args) {
+    if (!/[*?[{]/.test(arg)) files.push(arg);
+    else {
+      const matched: string[] = [];
+      for await (const file of glob(arg)) matched.push(file);
+      matched.sort();
+      if (matched.length === 0) throw new Error(`no file matches ${arg}`);
+      files.push(...matched);
+    }
+  }
+  return files;
+}
+
+/**
  * `run <scenario...>`: plays scenario files against the sandbox at --url (or VA_SANDBOX_URL), or an embedded one
  * in memory when none is given, each in a fresh account. Exit 1 when any step or expectation fails.
  */
 export function runCommand(): Command {
   const command = new Command('run')
     .description('Run scenario files: steps against the sandbox, expectations on payments, balances and callbacks')
-    .argument('<scenario...>', 'scenario files (JSON)')
+    .argument('<scenario...>', 'scenario files (JSON), or patterns such as fixtures/*.json (expanded here)')
     .option('--callback-url <url>', 'the address the sandbox reaches the built-in receiver at, when not loopback (its port is used)', url)
     .option('--report <file>', 'write a JUnit XML report here')
     .action(async (files: string[], opts: { callbackUrl?: string; report?: string }, cmd: Command) => {
@@ -42,9 +61,18 @@ export function runCommand(): Command {
       const apiKey = given<string>(cmd, 'apiKey') ?? (process.env.VA_SANDBOX_API_KEY || undefined);
       // A sandbox that is not there is one line, as for every other command, not a list of skipped steps.
       if (target) for await (const _ of (await createClient(target, apiKey ?? DEFAULT_API_KEY).send('GET', '/health')).body);
-      const { loadScenarioFile, runScenarios } = await import('../../sandbox/scenario-runner.js');
-      const scenarios = await Promise.all(files.map(loadScenarioFile));
-      if (!out.json) out.note(target ? `running ${files.length} scenario(s) against ${target}` : `running ${files.length} scenario(s) on an embedded sandbox`);
+      const { loadScenarioFile, runScenarios, ScenarioFileError } = await import('../../sandbox/scenario-runner.js');
+      const paths = await expand(files);
+      // A file that is not a scenario fails on its own; the others run.
+      const scenarios = await Promise.all(
+        paths.map((file) =>
+          loadScenarioFile(file).catch((error: unknown) => {
+            if (error instanceof ScenarioFileError) return { file, error };
+            throw error;
+          }),
+        ),
+      );
+      if (!out.json) out.note(target ? `running ${paths.length} scenario(s) against ${target}` : `running ${paths.length} scenario(s) on an embedded sandbox`);
       const run = await runScenarios(scenarios, {
         url: target,
         apiKey,
