@@ -74,4 +74,19 @@ describe('va-sandbox run', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toBe('va-sandbox: no file matches fixtures/nothing-*.json\n');
   });
+
+  it('scenario record writes an account as a scenario file that run replays on a fresh account', async () => {
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: 'sk_cli_record' };
+    const payment = await runCli(['payments', 'create', '--amount', '1500', '--lock', 'amount', '--json'], env);
+    expect(payment.code).toBe(0);
+    expect((await runCli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '1500'], env)).code).toBe(0);
+    const file = join(tmp, 'recorded.json');
+    const record = await runCli(['scenario', 'record', '--out', file], env);
+    expect(record.code).toBe(0);
+    expect(record.stdout).toMatch(/^recorded \d+ steps to .*recorded\.json; replay them with: va-sandbox run /);
+    const { code, stdout } = await runCli(['run', file, '--url', server.url]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('✓ expectVaPayment ${payment_1.id}');
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('1 passed, 0 failed');
+  });
 });

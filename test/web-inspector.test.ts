@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, ROOT, useReceiver, useServer, useTmp, type Received } from './helpers.js';
+import { scenarioSchema } from '../src/core/scenario.js';
 
 /** The system's Chromium (Debian's package `chromium`); `.ci/run` installs it when missing. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -225,6 +226,12 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const file = join(tmp, 'incident.json');
     await download.saveAs(file);
     expect(JSON.parse(readFileSync(file, 'utf8')).account.vaPayments[paymentId]).toBeTruthy();
+    // The same account's story as a scenario file, which va-sandbox run replays.
+    const [recorded] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as scenario' }).click()]);
+    const story = join(tmp, 'story.json');
+    await recorded.saveAs(story);
+    const scenario = scenarioSchema.parse(JSON.parse(readFileSync(story, 'utf8')));
+    expect(scenario.steps.filter((step) => step.do === 'createVaPayment').length).toBeGreaterThan(0);
 
     const other = await freshPage();
     const OTHER = 'sk_web_incident';

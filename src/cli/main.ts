@@ -7,6 +7,7 @@ import { exportCommand } from './commands/export.js';
 import { faultsCommand } from './commands/faults.js';
 import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
+import { scenarioCommand } from './commands/scenario.js';
 import { invoicesCommand } from './commands/invoices.js';
 import { listenCommand } from './commands/listen.js';
 import { paymentsCommand } from './commands/payments.js';
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(runCommand())
     .addCommand(exportCommand())
     .addCommand(importCommand())
+    .addCommand(scenarioCommand())
     .addCommand(uiCommand());
   example(
     program,

@@ -59,6 +59,7 @@ const SERVICE = 'Service';
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/health', id: 'health', summary: 'Liveness: `{status, version}`', tag: SERVICE, produces: 'raw-json', public: true },
   { method: 'get', path: '/openapi.json', id: 'openapi', summary: 'This document', tag: SERVICE, produces: 'raw-json', public: true },
+  { method: 'get', path: '/scenario.schema.json', id: 'scenarioSchema', summary: 'The scenario file format as a JSON Schema (draft 2020-12)', tag: SERVICE, produces: 'raw-json', public: true },
 
   { method: 'post', path: '/api/v1/va-payments', id: 'createVaPayment', summary: 'Create a VA payment', tag: PAYMENTS, body: createVaPaymentSchema, status: 201, errors: [404, 409, 422] },
   { method: 'get', path: '/api/v1/va-payments', id: 'listVaPayments', summary: 'List VA payments, newest first', tag: PAYMENTS, query: listVaPaymentsQuery, list: true },
@@ -89,6 +90,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX },
   { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX },
   { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export", tag: SANDBOX, body: accountExportSchema },
+  { method: 'get', path: '/sandbox/v1/scenario', id: 'recordScenario', summary: "The account's story as a scenario file (`?name=`), which `va-sandbox run` replays on a fresh account", tag: SANDBOX },
 
   { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true },
   { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES },

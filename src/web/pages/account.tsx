@@ -148,16 +148,20 @@ function IncidentFile() {
   const { api } = useApp();
   const [dragging, setDragging] = useState(false);
   const [result, setResult] = useState<string | null>(null);
-  const download = useAction(async () => {
-    const response = await api.send('GET', '/sandbox/v1/export');
-    if (!response.ok) throw new Error(`export answered ${response.status}`);
-    const doc = (await response.json()).data as { exportedAt: string };
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: 'application/json' }));
-    link.download = `va-sandbox-${api.key}-${doc.exportedAt.replace(/[:.]/g, '-')}.json`;
-    link.click();
-    URL.revokeObjectURL(link.href);
-  });
+  /** Saves what a GET of `path` answers (its `data`) as a JSON file named by `name`. */
+  const save = (path: string, name: (data: { exportedAt?: string }) => string) =>
+    useAction(async () => {
+      const response = await api.send('GET', path);
+      if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+      const data = (await response.json()).data as { exportedAt?: string };
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' }));
+      link.download = name(data);
+      link.click();
+      URL.revokeObjectURL(link.href);
+    });
+  const download = save('/sandbox/v1/export', (doc) => `va-sandbox-${api.key}-${doc.exportedAt!.replace(/[:.]/g, '-')}.json`);
+  const record = save('/sandbox/v1/scenario', () => `va-sandbox-${api.key}-scenario.json`);
   const load = useAction(async (file: File) => {
     setResult(null);
     const text = await file.text();
@@ -187,8 +191,11 @@ function IncidentFile() {
         <button type="button" onClick={() => void download.run()} disabled={download.busy}>
           Download export
         </button>
+        <button type="button" onClick={() => void record.run()} disabled={record.busy} title="The account's story as a scenario file: va-sandbox run replays it on a fresh account">
+          Save as scenario
+        </button>
       </div>
-      <ErrorNote error={download.error} />
+      <ErrorNote error={download.error ?? record.error} />
       <div
         className={`drop-zone${dragging ? ' dragging' : ''}`}
         onDragOver={(event) => {

@@ -1,0 +1,188 @@
+import type { Account } from './account.js';
+import { ms } from './clock.js';
+import { fromCents } from './money.js';
+import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
+import type { Client, Delivery, SandboxEvent, Transfer, VaPayment } from './state.js';
+
+/**
+ * An account's story as a scenario file (`GET /sandbox/v1/scenario`, `va-sandbox scenario record`): its hubs, then
+ * every create, transfer, cancellation, client and debit in the order they happened, the clock moved between them as
+ * the account lived it, the answers its receivers gave before each event's callback got through (so retries happen
+ * again), and expectations of the outcome. Run on a fresh account it plays the same story with new ids and CVUs,
+ * named (`payment_1`, `client_1`, `hub_1`) and referred to. Callbacks go to the runner's receiver, never to the URLs
+ * the account had (a path each: `/payment_1/callback`, `/payment_1/success`, `/client_1/cashin`). What it cannot replay: a client's
+ * earlier values (a client is created as it is now), a hub changed midway (set as it is now, first), a receiver that
+ * timed out or refused (it answers 500 instead), a redelivery, forwarding and faults.
+ */
+export function recordScenario(account: Account, name: string): Record<string, unknown> {
+  const { state } = account;
+  const payments = Object.values(state.vaPayments);
+  const clients = Object.values(state.clients);
+  const paymentName = new Map(payments.map((p, i) => [p.id, `payment_${i + 1}`]));
+  const clientName = new Map(clients.map((c, i) => [c.id, `client_${i + 1}`]));
+  const ref = (step: string | undefined, field: string) => (step === undefined ? undefined : `\${${step}.${field}}`);
+  const receiver = (path: string) => `\${${RECEIVER}.url}/${path}`;
+
+  /** What happened at a sandbox instant, in the order it happened there. */
+  const timeline: { at: number; steps: Record<string, unknown>[] }[] = [];
+  const at = (time: string, ...steps: Record<string, unknown>[]) => timeline.push({ at: ms(time), steps });
+
+  // Each event's callback that failed before it got through: the receiver answers so again, right before it is raised.
+  const failures = new Map<string, Record<string, unknown>>();
+  const deliveries = Object.values(state.deliveries);
+  for (const event of Object.values(state.events)) {
+    const first = deliveries.find((d) => d.eventId === event.id && d.redeliveryOf === null);
+    const step = first && failuresOf(first, pathOf(event));
+    if (step) failures.set(event.id, step);
+  }
+  /** Where an event's callbacks go in the replay: its payment's or client's path, by the URL it was routed to. */
+  function pathOf(event: SandboxEvent): string {
+    if (event.clientId !== null && event.vaPaymentId === null) return `${clientName.get(event.clientId)!}/cashin`;
+    const payment = state.vaPayments[event.vaPaymentId!]!;
+    const own = paymentName.get(payment.id)!;
+    return `${own}/${event.url === payment.successUrl ? 'success' : event.url === payment.failureUrl ? 'failure' : 'callback'}`;
+  }
+  /** The failReceiver steps for the events a record raised at `time`. */
+  const failing = (source: string, time: string) =>
+    Object.values(state.events)
+      .filter((e) => (e.vaPaymentId ?? e.clientId) === source && e.createdAt === time && failures.has(e.id))
+      .map((e) => failures.get(e.id)!);
+
+  for (const client of clients) {
+    const own = clientName.get(client.id)!;
+    at(client.createdAt, ...failing(client.id, client.createdAt), { name: own, do: 'createClient', body: clientBody(client, receiver(`${own}/cashin`)) });
+    // A client keeps only its last CVU status; the transfers to it tell when it was disabled (each returned one says
+    // so) and active again (a credited one after those): the switches are made just before them.
+    let disabled = false;
+    const cvuStatus = (time: string, next: boolean) => {
+      if (next !== disabled) at(time, { do: 'setCvuStatus', clientId: ref(own, 'id'), cvuStatus: next ? 'disabled' : 'active' });
+      disabled = next;
+    };
+    for (const transfer of Object.values(state.transfers).filter((t) => client.cvu !== null && t.cvu === client.cvu)) {
+      if (transfer.outcome === 'credited') cvuStatus(transfer.createdAt, false);
+      else if (transfer.reason?.endsWith(' is disabled')) cvuStatus(transfer.createdAt, true);
+    }
+    if (client.cvuStatus === 'disabled' || client.cvuStatus === 'active') cvuStatus(client.updatedAt, client.cvuStatus === 'disabled');
+  }
+  for (const invoice of Object.values(state.invoices)) {
+    const { total_amount, description, dueDate, status, externalReference } = invoice;
+    const body = { total_amount: fromCents(total_amount), status, ...Object.fromEntries(Object.entries({ description, dueDate, externalReference }).filter(([, v]) => v !== null)) };
+    at(invoice.createdAt, { do: 'createInvoice', clientId: ref(clientName.get(invoice.clientId), 'id'), body });
+  }
+  for (const payment of payments) {
+    const own = paymentName.get(payment.id)!;
+    const body = paymentBody(payment, receiver(own), ref(clientName.get(payment.clientId ?? ''), 'id'));
+    at(payment.createdAt, ...failing(payment.id, payment.createdAt), { name: own, do: 'createVaPayment', body });
+    if (payment.cancelledAt !== null) at(payment.cancelledAt, ...failing(payment.id, payment.cancelledAt), { do: 'cancelVaPayment', id: ref(own, 'id') });
+    // An event no request raised (an expiry): its receiver's answers are set a second before its instant.
+    for (const event of Object.values(state.events).filter((e) => e.vaPaymentId === payment.id && failures.has(e.id))) {
+      const raisedBy = [payment.createdAt, payment.cancelledAt, ...Object.values(state.transfers).filter((t) => t.target?.id === payment.id).map((t) => t.createdAt)];
+      if (!raisedBy.includes(event.createdAt)) timeline.push({ at: ms(event.createdAt) - 1000, steps: [failures.get(event.id)!] });
+    }
+  }
+  for (const transfer of Object.values(state.transfers)) {
+    const to = transferTarget(transfer);
+    if (to === undefined) continue;
+    const body = { to, total: fromCents(transfer.total), ...(transfer.taxes ? { taxes: fromCents(transfer.taxes) } : {}), ...(transfer.from ? { from: transfer.from } : {}) };
+    at(transfer.createdAt, ...(transfer.target ? failing(transfer.target.id, transfer.createdAt) : []), { do: 'transfer', body });
+  }
+  for (const entry of Object.values(state.entries).filter((e) => e.entryType === 'debit')) {
+    at(entry.createdAt, { do: 'createDebit', clientId: ref(clientName.get(entry.clientId), 'id'), body: { amount: fromCents(-entry.amount), ...(entry.description ? { description: entry.description } : {}) } });
+  }
+
+  /** What a transfer was sent to, in the replay's words: the CVU of the hub, payment or client that held it then. */
+  function transferTarget(transfer: Transfer): string | undefined {
+    const hub = Object.values(state.hubs).find((h) => h.collectionCvu === transfer.cvu);
+    if (hub) return ref(`hub_${hub.id}`, 'collectionCvu');
+    const client = clients.find((c) => c.cvu === transfer.cvu);
+    if (client) return ref(clientName.get(client.id), 'cvu');
+    const holder = payments.filter((p) => p.cvu === transfer.cvu && p.createdAt <= transfer.createdAt).at(-1);
+    return holder && ref(paymentName.get(holder.id), 'cvu');
+  }
+
+  const hubs = Object.values(state.hubs).map((hub) => ({
+    name: `hub_${hub.id}`,
+    do: 'updateHub',
+    id: hub.id,
+    body: { brand: hub.brand, dedicated_client_cvus_enabled: hub.dedicated_client_cvus_enabled, cvuProvisioning: hub.cvuProvisioning },
+  }));
+  timeline.sort((a, b) => a.at - b.at); // stable: what happened at one instant keeps its order
+  const start = timeline[0]?.at ?? account.nowMs();
+  let moved = 0;
+  /** Moves the clock to `time`, in whole seconds since the first step. */
+  const advanceTo = (time: number): Record<string, unknown>[] => {
+    const seconds = Math.floor((time - start) / 1000) - moved;
+    if (seconds <= 0) return [];
+    moved += seconds;
+    return [{ do: 'advanceClock', seconds }];
+  };
+  const story = timeline.flatMap(({ at: time, steps }) => [...advanceTo(time), ...steps]);
+  const end = advanceTo(account.nowMs());
+
+  const expectations = [
+    ...payments.map((payment) => {
+      const view = account.getVaPayment(payment.id);
+      return {
+        do: 'expectVaPayment',
+        id: ref(paymentName.get(payment.id), 'id'),
+        match: { status: view.status, amount: view.amount, totalReceived: view.totalReceived, receivedAmount: view.receivedAmount, remainingAmount: view.remainingAmount },
+      };
+    }),
+    ...clients.map((client) => {
+      const { totalCashIn, totalCashOut, totalInvoiced, balance } = account.clientBalance(client.id);
+      return { do: 'expectBalance', clientId: ref(clientName.get(client.id), 'id'), match: { totalCashIn, totalCashOut, totalInvoiced, balance } };
+    }),
+    ...[...payments.map((p) => ['vaPaymentId', p.id, paymentName] as const), ...clients.map((c) => ['clientId', c.id, clientName] as const)].flatMap(([field, id, names]) => {
+      const events = Object.values(state.events).filter((e) => (field === 'vaPaymentId' ? e.vaPaymentId === id : e.clientId === id && e.vaPaymentId === null));
+      if (events.length === 0) return [];
+      return [{ do: 'expectEvents', [field]: ref(names.get(id), 'id'), events: events.map((e) => ({ eventType: e.eventType })) }];
+    }),
+  ];
+  return {
+    version: SCENARIO_VERSION,
+    name,
+    description: `Recorded from an account at ${account.now()}: its story replayed on a fresh account, and what came of it.`,
+    steps: [...hubs, ...story, ...end, ...expectations],
+  };
+}
+
+function paymentBody(payment: VaPayment, url: string, clientId: string | undefined): Record<string, unknown> {
+  return {
+    paymentHubId: payment.paymentHubId,
+    currency: payment.currency,
+    lockMode: payment.lockMode,
+    ...(payment.amount === null ? {} : { amount: fromCents(payment.amount) }),
+    ttlSeconds: payment.ttlSeconds,
+    ...(clientId ? { clientId } : {}),
+    ...(payment.clientTaxId === null ? {} : { clientTaxId: payment.clientTaxId }),
+    ...(payment.clientName === null ? {} : { clientName: payment.clientName }),
+    ...(payment.callbackUrl === null ? {} : { callbackUrl: `${url}/callback` }),
+    ...(payment.successUrl === null ? {} : { successUrl: `${url}/success`, failureUrl: `${url}/failure` }),
+    ...(payment.externalReference === null ? {} : { externalReference: payment.externalReference }),
+    ...(Object.keys(payment.metadata).length ? { metadata: payment.metadata } : {}),
+  };
+}
+
+function clientBody(client: Client, url: string): Record<string, unknown> {
+  const optional = { aliasPrefixHint: client.aliasPrefixHint, aliasSuffixHint: client.aliasSuffixHint, externalReference: client.externalReference };
+  return {
+    paymentHubId: client.paymentHubId,
+    name: client.name,
+    taxId: client.taxId,
+    ...(client.cashinCallbackUrl === null ? {} : { cashinCallbackUrl: url }),
+    ...(client.emails.length ? { emails: client.emails } : {}),
+    ...(client.phones.length ? { phones: client.phones } : {}),
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
+    ...(Object.keys(client.metadata).length ? { metadata: client.metadata } : {}),
+  };
+}
+
+/** The failed answers a delivery got before it got through (or gave up): one failReceiver step, or none. */
+function failuresOf(delivery: Delivery, path: string): Record<string, unknown> | undefined {
+  const attempts = delivery.attempts.filter((a) => !a.fault);
+  const failed = attempts.findIndex((a) => a.responseStatus !== null && a.responseStatus >= 200 && a.responseStatus < 300);
+  const times = failed < 0 ? attempts.length : failed;
+  if (times === 0) return undefined;
+  const status = attempts[0]!.responseStatus;
+  return { do: 'failReceiver', times, status: status !== null && status >= 300 ? status : 500, path: `/${path}` };
+}
