@@ -208,10 +208,10 @@ describe('deliveries list --follow', () => {
     expect(run.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: eventType/);
   });
 
-  it('no sandbox to follow: exit 1 with the hint to start one', async () => {
+  it('no sandbox to follow: exit 3 with the hint to start one', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await runCli(['deliveries', 'list', '--follow'], { VA_SANDBOX_URL: url });
-    expect(run).toMatchObject({ code: 1, stdout: '', stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n` });
+    expect(run).toMatchObject({ code: 3, stdout: '', stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n` });
   });
 });
 

@@ -63,7 +63,7 @@ describe('hints that say what to do', () => {
   it('run --url against a stopped sandbox is the one line every command gives', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await runCli(['run', join(ROOT, 'fixtures', 'cancel.json'), '--url', url]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n`);
   });

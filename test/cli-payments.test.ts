@@ -170,10 +170,13 @@ describe('payments get and cancel', () => {
 describe('errors', () => {
   it('an unknown id is the API\'s 404: exit 1, one line with NOT_FOUND and its message, nothing on stdout', async () => {
     const { cli } = account();
-    const run = await cli(['payments', 'get', '00000000-0000-4000-8000-000000000000', '--json']);
+    const run = await cli(['payments', 'get', '00000000-0000-4000-8000-000000000000']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(oneLine(run.stderr)).toBe('va-sandbox: NOT_FOUND: VA payment 00000000-0000-4000-8000-000000000000 not found');
+    const json = await cli(['payments', 'get', '00000000-0000-4000-8000-000000000000', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toEqual({ code: 'NOT_FOUND', message: 'VA payment 00000000-0000-4000-8000-000000000000 not found', details: [], status: 404 });
   });
 
   it('a body the API refuses is its validation error: exit 1 naming the field', async () => {
@@ -210,12 +213,30 @@ describe('errors', () => {
     expect((await api.list('/api/v1/va-payments')).pagination.total).toBe(0);
   });
 
-  it('no server at the URL: exit 1 with the hint to start one', async () => {
+  it('no server at the URL: exit 3 with the hint to start one; with --json, one JSON object', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const run = await runCli(['payments', 'list', '--json'], { VA_SANDBOX_URL: url });
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(oneLine(run.stderr)).toBe(`va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\``);
+    const run = await runCli(['payments', 'list'], { VA_SANDBOX_URL: url });
+    expect(run).toMatchObject({ code: 3, stdout: '', stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n` });
+    const json = await runCli(['payments', 'list', '--json'], { VA_SANDBOX_URL: url });
+    expect(json.code).toBe(3);
+    expect(json.stdout).toBe('');
+    expect(json.stderr.endsWith('\n') && json.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(json.stderr)).toEqual({ code: 'NO_SANDBOX', message: `no sandbox at ${url} — start one with \`va-sandbox start\``, details: [], status: null });
+  });
+
+  it('errors for machines: a refusal exits 1 and, with --json, is the envelope’s code, message, details and HTTP status; a usage error exits 2', async () => {
+    const { env } = account();
+    const refused = await runCli(['payments', 'cancel', '00000000-0000-4000-8000-000000000000', '--json'], env);
+    expect(refused.code).toBe(1);
+    const error = JSON.parse(refused.stderr);
+    expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404, details: [] });
+    expect(error.message).toMatch(/00000000-0000-4000-8000-000000000000/);
+    const usage = await runCli(['payments', 'create', '--lock', 'sometimes', '--json'], env);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stderr)).toMatchObject({ code: 'USAGE', status: null, details: [] });
+    const plain = await runCli(['payments', 'create', '--lock', 'sometimes'], env);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/^va-sandbox: .*\(see va-sandbox payments create --help\)\n$/);
   });
 });
 

@@ -86,15 +86,25 @@ async function readJson(response: HttpResponse): Promise<any> {
   }
 }
 
+/** No sandbox answers at the URL (nothing listens, or something else does): exit code 3. */
+export class UnreachableError extends Error {
+  constructor(
+    message: string,
+    /** The system's code (ECONNREFUSED...): `ui` starts a sandbox when none listens. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
 function unreachable(baseUrl: string, error: unknown): Error {
   if ((error as Error).name === 'AbortError') return error as Error;
   const fault = error as Error & { code?: string; errors?: { code?: string }[] };
   // `localhost` may resolve to two addresses, refused one after the other: the codes come as an AggregateError.
   const code = fault.code ?? fault.errors?.[0]?.code;
-  // The code stays on the error: `ui` starts a sandbox when none listens.
-  if (code === 'ECONNREFUSED') return Object.assign(new Error(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``), { code });
-  return new Error(`cannot reach ${baseUrl}: ${fault.message || code}`);
+  if (code === 'ECONNREFUSED') return new UnreachableError(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``, code);
+  return new UnreachableError(`cannot reach ${baseUrl}: ${fault.message || code}`, code);
 }
 
 const notASandbox = (baseUrl: string, response: HttpResponse) =>
-  new Error(`${baseUrl} answered HTTP ${response.status} without the sandbox's JSON envelope: is it a va-sandbox?`);
+  new UnreachableError(`${baseUrl} answered HTTP ${response.status} without the sandbox's JSON envelope: is it a va-sandbox?`);

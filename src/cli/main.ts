@@ -17,10 +17,16 @@ import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { transferCommand } from './commands/transfer.js';
 import { uiCommand } from './commands/ui.js';
+import { SandboxApiError } from '../sandbox/api-client.js';
+import { UnreachableError } from './client.js';
 import { example, globalOptions } from './context.js';
 import { version } from './version.js';
 
-/** Runs the CLI and returns the exit code: 0 ok, 1 a failure, 2 a usage error. Errors are one line on stderr. */
+/**
+ * Runs the CLI and returns the exit code: 0 done, 1 refused by the sandbox (or a run that failed), 2 a usage error,
+ * 3 no sandbox reachable. An error is one line on stderr: `va-sandbox: …`, or with `--json` one JSON object
+ * (`code`, `message`, `details`, `status`) for scripts.
+ */
 export async function main(argv: string[]): Promise<number> {
   // A reader that stops early (`va-sandbox events | head -3`) is no error: stop quietly.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -58,7 +64,8 @@ export async function main(argv: string[]): Promise<number> {
     'va-sandbox payments create --amount 1500 --lock amount --json',
     'va-sandbox --url http://127.0.0.1:4580 --api-key sk_ci_42 payments list',
   );
-  testable(program);
+  const json = argv.includes('--json');
+  testable(program, json);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -67,16 +74,28 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version are "errors" to commander; they are successes here. Commander printed the rest.
       return error.exitCode === 0 ? 0 : 2;
     }
-    process.stderr.write(`va-sandbox: ${(error as Error).message}\n`);
-    return 1;
+    const { code, status, details, exit } =
+      error instanceof SandboxApiError
+        ? { code: error.code as string, status: error.status as number | null, details: error.details, exit: 1 }
+        : error instanceof UnreachableError
+          ? { code: 'NO_SANDBOX', status: null, details: [], exit: 3 }
+          : { code: 'FAILED', status: null, details: [], exit: 1 };
+    const message = oneLine((error as Error).message);
+    // The API's own message, without the code it is shown with to people (`NOT_FOUND: …`).
+    const own = message.startsWith(`${code}: `) ? message.slice(code.length + 2) : message;
+    process.stderr.write(json ? `${JSON.stringify({ code, message: own, details, status })}\n` : `va-sandbox: ${message}\n`);
+    return exit;
   }
 }
+
+/** A message on one line, however it was written (a JSON parser's error spans two). */
+const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, ' ');
 
 /**
  * Every command throws instead of exiting (so `main` picks the exit code) and reports a usage error as one line,
  * in the same `va-sandbox: …` form as every other error, pointing at the command's help.
  */
-function testable(command: Command): void {
+function testable(command: Command, json: boolean): void {
   let name = command.name();
   for (let at = command.parent; at; at = at.parent) name = `${at.name()} ${name}`;
   command
@@ -84,7 +103,10 @@ function testable(command: Command): void {
     .configureOutput({
       writeErr: (text) => process.stderr.write(text),
       // Commander puts its suggestion ("Did you mean …?") on a line of its own: the error stays one line.
-      outputError: (text, write) => write(`va-sandbox: ${text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see ${name} --help)\n`),
+      outputError: (text, write) => {
+        const message = `${oneLine(text).replace(/^error: /, '')} (see ${name} --help)`;
+        write(json ? `${JSON.stringify({ code: 'USAGE', message, details: [], status: null })}\n` : `va-sandbox: ${message}\n`);
+      },
     });
-  for (const sub of command.commands) testable(sub);
+  for (const sub of command.commands) testable(sub, json);
 }
