@@ -163,6 +163,36 @@ describe('start and the two --api-key options', () => {
     expect((await runCli(['payments', 'list', '--url', open.url, '--api-key', 'anything'])).code).toBe(0);
   });
 
+  it('every start option has a VA_SANDBOX_* variable, listed in start --help; a flag wins over it; a switch set to 0 or false is off', async () => {
+    // Each option's entry (its first line starts with two spaces and the flag), with its wrapped lines joined.
+    const entries = (await runCli(['start', '--help'])).stdout
+      .split(/\n(?=  -)/)
+      .filter((entry) => /^  (-\w, )?--/.test(entry) && !entry.includes('--help'))
+      .map((entry) => entry.replace(/\s+/g, ' '));
+    expect(entries).toHaveLength(14);
+    for (const entry of entries) expect(entry).toMatch(/env: VA_SANDBOX_[A-Z_]+\)$/);
+
+    const dir = useTmp();
+    const env = {
+      VA_SANDBOX_DATA: join(dir, 'env.db'),
+      VA_SANDBOX_API_KEYS: 'sk_env_one, sk_env_two',
+      VA_SANDBOX_RATE_LIMIT: '5',
+      VA_SANDBOX_HUBS: '7',
+      VA_SANDBOX_MEMORY: 'false',
+      VA_SANDBOX_LOG: 'json',
+    };
+    const sandbox = await spawnServer(['--rate-limit', '9'], env);
+    expect(sandbox.stderr()).toContain(`data:    ${join(dir, 'env.db')}`); // not in memory: MEMORY=false is off; the banner on stderr with --log json
+    const two = await fetch(`${sandbox.url}/api/v1/va-payments`, { headers: { authorization: 'Bearer sk_env_two' } });
+    expect(two.status).toBe(200);
+    expect(two.headers.get('x-ratelimit-limit')).toBe('9'); // the flag wins
+    expect((await fetch(`${sandbox.url}/api/v1/va-payments`, { headers: { authorization: 'Bearer sk_other' } })).status).toBe(401);
+    const hub = (id: number) => fetch(`${sandbox.url}/sandbox/v1/hubs/${id}`, { headers: { authorization: 'Bearer sk_env_one' } });
+    expect([(await hub(7)).status, (await hub(8)).status]).toEqual([200, 404]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(JSON.parse(sandbox.stdout().trim().split('\n')[0]!)).toMatchObject({ type: 'request', method: 'GET' });
+  });
+
   it('SIGINT stops a started server cleanly (exit 0)', async () => {
     const sandbox = await spawnServer(['--memory']);
     sandbox.child.kill('SIGINT');
