@@ -40,7 +40,9 @@ describe('the server log (contract part 5)', () => {
     const receiver = await useReceiver();
     const json = await spawnServer(['--memory', '--log', 'json']);
     const payment = await traffic(json.url, receiver.url);
+    await fetch(`${json.url}/api/v1/va-payments/no-such-payment`, { headers: { authorization: 'Bearer sk_log_9x7Q' } });
     await json.waitFor(/"type":"callback"/);
+    await json.waitFor(/no-such-payment/);
     const entries = json.stdout().trim().split('\n').map((line) => JSON.parse(line));
     expect(json.stderr()).toMatch(/listening on/);
     expect(entries).toContainEqual(expect.objectContaining({ type: 'request', method: 'POST', path: '/api/v1/va-payments', status: 201, key: '…9x7Q' }));
@@ -48,6 +50,13 @@ describe('the server log (contract part 5)', () => {
       expect.objectContaining({ type: 'callback', eventType: 'created', url: `${receiver.url}/hook`, status: 200, error: null, attempt: 1, forwardedTo: null }),
     );
     expect(entries.find((e) => e.type === 'callback').eventId).toBe(receiver.received.find((r) => r.body.vaPaymentId === payment.id)!.body.eventId);
+    // pino's shape: a numeric level, the time in epoch ms and the text line as msg, beside the fields.
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ level: expect.any(Number), time: Date.parse(entry.at), msg: expect.any(String) });
+      expect(entry.msg).toContain(entry.type === 'request' ? `${entry.method} ${entry.path} ${entry.status}` : `callback ${entry.eventType}`);
+    }
+    expect(entries.find((e) => e.type === 'request' && e.status === 201).level).toBe(30);
+    expect(entries.find((e) => e.type === 'request' && e.status === 404).level).toBe(40);
 
     const quiet = await spawnServer(['--memory', '--quiet']);
     await traffic(quiet.url, receiver.url);

@@ -56,6 +56,18 @@ export function logLine(entry: LogEntry): string {
   return `${time} callback ${entry.eventType} ${where} ${got} ${entry.ms}ms${entry.fault ? ` fault:${entry.fault}` : ''}`;
 }
 
+/**
+ * One JSON line (`--log json`) in the shape log stacks read (pino's): `level` (30 info, 40 a request refused or a
+ * callback that failed, 50 the sandbox's own error), `time` in epoch milliseconds and `msg` (the text line), beside
+ * the entry's fields (its ISO time as `at`).
+ */
+export function jsonLine(entry: LogEntry): string {
+  const failed = entry.type === 'request' ? entry.status >= 400 : entry.status === null || entry.status >= 300;
+  const level = entry.type === 'request' && entry.status >= 500 ? 50 : failed ? 40 : 30;
+  const { time, ...fields } = entry;
+  return JSON.stringify({ level, time: Date.parse(time), msg: logLine(entry), ...fields, at: time });
+}
+
 /** How long a log line may wait to be written with the next ones. */
 const LOG_WAIT_MS = 20;
 

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
-import { lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
+import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { port, positiveInt, wholeNumber } from '../options.js';
 import { version } from '../version.js';
@@ -83,7 +83,7 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
         log: (line) => process.stderr.write(`${line}\n`),
-        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? JSON.stringify(entry) : logLine(entry)) }),
+        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
         version,
         ownsProcess: true,
       });
