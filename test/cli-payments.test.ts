@@ -249,7 +249,7 @@ const onTerminal = (args: string[], env: Record<string, string>) =>
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
 describe('colour', () => {
-  it.skipIf(!hasScript)('statuses are coloured on a terminal, and never with NO_COLOR', async () => {
+  it.skipIf(!hasScript)('statuses are coloured on a terminal, and never with NO_COLOR or TERM=dumb', async () => {
     const { key, api } = account();
     await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
     const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key };
@@ -257,6 +257,15 @@ describe('colour', () => {
     const plain = await onTerminal(['payments', 'list'], { ...env, NO_COLOR: '1' });
     expect(plain).toMatch(/waiting/);
     expect(plain).not.toContain('\x1b[');
+    expect(await onTerminal(['payments', 'list'], { ...env, NO_COLOR: '', TERM: 'dumb' })).not.toContain('\x1b[');
+  });
+
+  it('FORCE_COLOR colours what is not a terminal (a CI log)', async () => {
+    const { key, api } = account();
+    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key };
+    expect((await runCli(['payments', 'list'], { ...env, NO_COLOR: '', FORCE_COLOR: '1' })).stdout).toContain('\x1b[33mwaiting\x1b[39m');
+    expect((await runCli(['payments', 'list'], env)).stdout).not.toContain('\x1b[');
   });
 });
 

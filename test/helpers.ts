@@ -196,9 +196,15 @@ export interface CliProcess {
   exited: Promise<number | null>;
 }
 
+/** The environment of a CLI run: without colour (FORCE_COLOR, which wins over NO_COLOR, only where `env` sets it). */
+function plainEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { FORCE_COLOR: _forced, ...rest } = process.env;
+  return { ...rest, NO_COLOR: '1', ...env };
+}
+
 /** The built CLI as a long-running child process (server, receiver, `--follow`); killed after the file's tests. */
 export function spawnCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+  const child = spawn(process.execPath, [BIN, ...args], { env: plainEnv(env), stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));
@@ -247,7 +253,7 @@ export async function spawnServer(args: string[], env: Record<string, string> = 
 /** Runs the built CLI to completion. */
 export function runCli(args: string[], env: Record<string, string> = {}, input?: string) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: plainEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -1,27 +1,18 @@
 /**
  * How results reach people and scripts. `--json`: stdout carries only the JSON of the response's `data`;
- * otherwise aligned tables and key/value blocks. Colour only on a terminal, and never with NO_COLOR.
+ * otherwise aligned tables and key/value blocks, in colour where stdout takes it (`paint`).
  */
+import { styleText } from 'node:util';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
 
-const STYLES = {
-  bold: [1, 22],
-  dim: [2, 22],
-  red: [31, 39],
-  green: [32, 39],
-  yellow: [33, 39],
-  magenta: [35, 39],
-  cyan: [36, 39],
-  gray: [90, 39],
-} as const;
-export type Style = keyof typeof STYLES;
+export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'magenta' | 'cyan' | 'gray';
 
-// https://no-color.org: any non-empty NO_COLOR turns colour off.
-const colour = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-
-export const paint = (style: Style, text: string): string =>
-  colour ? `\x1b[${STYLES[style][0]}m${text}\x1b[${STYLES[style][1]}m` : text;
+/**
+ * Text in a style when stdout takes colour: Node's `util.styleText` decides, as every Node tool does — a terminal,
+ * unless `NO_COLOR` or `TERM=dumb`; `FORCE_COLOR` turns it on anywhere (a CI log).
+ */
+export const paint = (style: Style, text: string): string => styleText(style, text, { stream: process.stdout });
 
 /** Every status word of the contract (payments, deliveries, transfers, CVUs, invoices) has one colour. */
 const STATUS_STYLES: Record<string, Style> = {
