@@ -122,6 +122,9 @@ describe('POST /api/v1/va-payments', () => {
     [{ amount: -5 }, 'amount: must be greater than 0'],
     [{ amount: 0 }, 'amount: must be greater than 0'],
     [{ amount: 1e12 }, 'amount: must be at most 999999999.99'],
+    [{ amount: 1e21 }, 'amount: must be at most 999999999.99'],
+    // Parsed, so `__proto__` is an own key as in a request body (an object literal would set the prototype).
+    [JSON.parse('{"amount": 10, "metadata": {"__proto__": {"x": 1}, "a": 1}}'), 'metadata.__proto__: is not a key the sandbox can keep'],
     [{ amount: '10' }, 'amount: Invalid input'],
     [{ ttlSeconds: 0 }, 'ttlSeconds:'],
     [{ ttlSeconds: 28801 }, 'ttlSeconds:'],

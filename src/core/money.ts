@@ -32,6 +32,12 @@ export function money(options: { allowZero?: boolean } = {}) {
   return z
     .number()
     .transform((amount, ctx) => {
+      // Checked first: 1e21 prints in exponent form, which is not "more than 2 decimals" but too large.
+      if (Math.abs(amount) > MAX_CENTS / 100) {
+        const negative = options.allowZero ? 'must be 0 or more' : 'must be greater than 0';
+        ctx.addIssue({ code: 'custom', message: amount < 0 ? negative : 'must be at most 999999999.99' });
+        return z.NEVER;
+      }
       const cents = toCents(amount);
       if (cents === null) {
         ctx.addIssue({ code: 'custom', message: 'must have at most 2 decimals' });
@@ -39,10 +45,6 @@ export function money(options: { allowZero?: boolean } = {}) {
       }
       if (cents < 0 || (cents === 0 && !options.allowZero)) {
         ctx.addIssue({ code: 'custom', message: options.allowZero ? 'must be 0 or more' : 'must be greater than 0' });
-        return z.NEVER;
-      }
-      if (cents > MAX_CENTS) {
-        ctx.addIssue({ code: 'custom', message: 'must be at most 999999999.99' });
         return z.NEVER;
       }
       return cents;

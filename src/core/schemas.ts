@@ -49,10 +49,19 @@ function jsonSize(value: unknown): number {
   }
 }
 
-const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
-  .refine((value) => jsonSize(value) <= 8192, 'must be at most 8 KiB as JSON');
+const metadata = z.preprocess(
+  (value, ctx) => {
+    // A record is made anew by assignment, where `__proto__` would set the prototype and vanish: refused by name rather.
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is not a key the sandbox can keep: use another name', input: value });
+    }
+    return value;
+  },
+  z
+    .record(z.string(), z.unknown())
+    .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
+    .refine((value) => jsonSize(value) <= 8192, 'must be at most 8 KiB as JSON'),
+);
 
 /** Optional fields accept null as "absent", as JSON clients often send. */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();

@@ -25,6 +25,14 @@ describe('money', () => {
     for (const bad of [0, -1, 1.234, 1_000_000_000, '5']) expect(schema.safeParse(bad).success).toBe(false);
     expect(money({ allowZero: true }).parse(0)).toBe(0);
   });
+
+  it('says what is wrong in its own words: a huge amount is too large (not "2 decimals"), a negative one below 0', () => {
+    const message = (schema: ReturnType<typeof money>, value: number) => schema.safeParse(value).error?.issues[0]?.message;
+    for (const huge of [1e21, 1e308, 999999999.995, 1_000_000_000]) expect(message(money(), huge), String(huge)).toBe('must be at most 999999999.99');
+    expect(message(money(), -1e21)).toBe('must be greater than 0');
+    expect(message(money({ allowZero: true }), -1e21)).toBe('must be 0 or more');
+    expect(message(money(), 1.234)).toBe('must have at most 2 decimals');
+  });
 });
 
 describe('CVU', () => {
