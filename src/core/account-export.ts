@@ -6,7 +6,7 @@ import { exportedAccount, time } from './export-records.js';
 import { formatCents } from './money.js';
 import { issuesToDetails } from './schemas.js';
 import type { AccountState, Delivery, Entry, VaPayment } from './state.js';
-import { droppedDelivery } from './deliveries.js';
+import { droppedDelivery, isOpen } from './deliveries.js';
 import { compacted } from './event-body.js';
 
 /**
@@ -78,9 +78,11 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
   }
   for (const [key, d] of Object.entries(account.deliveries)) {
     if (!account.events[d.eventId]) missing(['deliveries', key, 'eventId'], 'event', d.eventId);
-    if ((d.status === 'pending' || d.status === 'retrying') && ((d.url ?? d.redeliverTo ?? null) === null || d.nextAttemptAt === null)) {
-      problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url and a nextAttemptAt` });
+    // An open delivery is held on import, and a held one is sent when released: each needs somewhere to go.
+    if ((isOpen(d) || d.status === 'held') && (d.url ?? d.redeliverTo ?? null) === null) {
+      problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url` });
     }
+    if ((d.attemptsBefore ?? 0) > d.attempts.length) problems.push({ path: ['deliveries', key, 'attemptsBefore'], message: 'must be at most its attempts' });
   }
   for (const [key, c] of Object.entries(account.clients)) {
     if ((c.cvu === null) !== (c.alias === null)) problems.push({ path: ['clients', key], message: 'cvu and alias are both set or both null' });
@@ -196,10 +198,11 @@ export function importAccount(account: Account, body: unknown) {
   const { forwarding, faults } = account.state;
   const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account, ...stored(doc.account) };
   account.replace(state);
+  account.holdImported();
   const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
   return {
     imported: true,
     clock: account.clock(),
-    counts: Object.fromEntries(counted.map((name) => [name, Object.keys(state[name]).length])),
+    counts: Object.fromEntries(counted.map((name) => [name, Object.keys(account.state[name]).length])),
   };
 }

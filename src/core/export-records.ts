@@ -143,6 +143,7 @@ const delivery = z.strictObject({
   nextAttemptAt: time.nullable(),
   redeliveryOf: id.nullable(),
   redeliverTo: text.nullable().optional(),
+  attemptsBefore: z.number().int().min(0).optional(),
   createdAt: time,
   updatedAt: time,
 }) satisfies z.ZodType<Delivery>;
