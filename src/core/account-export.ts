@@ -5,7 +5,8 @@ import { SandboxError } from './errors.js';
 import { exportedAccount, time } from './export-records.js';
 import { formatCents } from './money.js';
 import { issuesToDetails } from './schemas.js';
-import type { AccountState, Delivery, Entry, VaPayment } from './state.js';
+import { taxIdDigits } from './clients.js';
+import { ACTIVE_STATUSES, type AccountState, type Delivery, type Entry, type VaPayment } from './state.js';
 import { droppedDelivery, isOpen } from './deliveries.js';
 import { compacted } from './event-body.js';
 
@@ -39,7 +40,7 @@ export const accountExportSchema = z.preprocess(
       account: exportedAccount,
     })
     .superRefine((doc, ctx) => {
-      for (const problem of [...integrityProblems(doc.account), ...moneyProblems(doc.account)]) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+      for (const problem of [...integrityProblems(doc.account), ...moneyProblems(doc.account), ...uniquenessProblems(doc.account)]) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
     }),
 );
 
@@ -139,6 +140,34 @@ function moneyProblems(account: z.output<typeof exportedAccount>): Problem[] {
     if (entry.amount === 0 || (sign !== undefined && Math.sign(entry.amount) !== sign)) {
       problems.push({ path: ['entries', key, 'amount'], message: `a ${entry.entryType} entry must be ${sign === -1 ? 'negative' : sign === 1 ? 'positive' : 'other than 0'}` });
     }
+  }
+  return problems;
+}
+
+/**
+ * What the API refuses to make twice, refused in a file as well: two active VA payments on one CVU, two active
+ * amount locks on one amount of a hub (AMOUNT_LOCK_CONFLICT), two clients with one tax id by its digits
+ * (TAX_ID_ALREADY_EXISTS). The account's lookups keep one of each: a transfer would find only one of the two.
+ */
+function uniquenessProblems(account: z.output<typeof exportedAccount>): Problem[] {
+  const problems: Problem[] = [];
+  const holders = new Map<string, string>();
+  /** `lock` is taken by the record at `path` (table, id, field), unless another took it first. */
+  const take = (lock: string, path: [string, string, string], problem: (other: string) => string) => {
+    const other = holders.get(lock);
+    if (other === undefined) holders.set(lock, path[1]);
+    else problems.push({ path, message: problem(other) });
+  };
+  for (const [key, p] of Object.entries(account.vaPayments)) {
+    if (!ACTIVE_STATUSES.includes(p.status)) continue;
+    if (p.lockMode !== 'amount') take(`cvu:${p.cvu}`, ['vaPayments', key, 'cvu'], (other) => `${p.cvu} is already the CVU of active VA payment ${other}`);
+    else if (p.amount !== null) {
+      const lock = `amount:${p.paymentHubId}:${p.amount}`;
+      take(lock, ['vaPayments', key, 'amount'], (other) => `${formatCents(p.amount!)} is already locked on hub ${p.paymentHubId} by active VA payment ${other}`);
+    }
+  }
+  for (const [key, c] of Object.entries(account.clients)) {
+    take(`taxId:${taxIdDigits(c.taxId)}`, ['clients', key, 'taxId'], (other) => `${c.taxId} is already the tax id of client ${other} (compared by its digits)`);
   }
   return problems;
 }
