@@ -141,7 +141,6 @@ function releaseCommand(): Command {
     });
   return example(
     globalOptions(command),
-    'va-sandbox deliveries list --status held',
     'va-sandbox deliveries release',
     'va-sandbox deliveries release 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
   );
