@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, eventually, PAYMENT, runCli, useReceiver, useServer, type Api } from './helpers.js';
+import { api, eventually, incidentWithOpenDeliveries, runCli, useReceiver, useServer, type Api } from './helpers.js';
 
 /**
  * Issue 33: an incident file names its callback URLs, and an import must never call them on its own. Its open
@@ -20,13 +20,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * due to expire when exported: the import makes its `failed` event, which is held too.
  */
 async function incidentFile() {
-  const source = account();
-  await source.data('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1/refused' });
   const callbackUrl = `${fileReceiver.url}/hooks`;
-  const first = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
-  const second = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
-  await eventually(async () => (await source.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === 2, 10_000, 'two retrying deliveries');
-  const doc = await source.data('GET', '/sandbox/v1/export');
+  const { doc, payments } = await incidentWithOpenDeliveries(server.url, `sk_held_${++keyN}`, callbackUrl, 2);
+  const [first, second] = payments;
   doc.account.vaPayments[second.id].expiresAt = new Date(Date.parse(doc.exportedAt) - 1000).toISOString();
   return { doc, first, second, callbackUrl };
 }
