@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, eventually, incidentWithOpenDeliveries, runCli, useReceiver, useServer, type Api } from './helpers.js';
+import { api, eventually, incidentWithOpenDeliveries, runCli, spawnServer, useReceiver, useServer, useTmp, type Api } from './helpers.js';
 
 /**
  * Issue 33: an incident file names its callback URLs, and an import must never call them on its own. Its open
@@ -101,5 +102,23 @@ describe('POST /sandbox/v1/import: the deliveries of the file are held', () => {
     expect(all.stdout).toBe('released 2 held deliveries\n');
     await laptop.waitFor(2, (r) => r.url === '/all');
     expect(fileReceiver.received).toHaveLength(heard);
+  });
+
+  it('stays held through a restart of the server: what it sends on start is only what was due, never a held delivery', async () => {
+    const data = join(useTmp(), 'state.db');
+    const first = await spawnServer(['--data', data]);
+    const { doc } = await incidentWithOpenDeliveries(server.url, `sk_held_${++keyN}`, `${fileReceiver.url}/restart`);
+    await api(first.url, 'sk_restart').data('POST', '/sandbox/v1/import', doc);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await spawnServer(['--data', data]);
+    const again = api(second.url, 'sk_restart');
+    await again.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
+    await sleep(1000);
+    expect(fileReceiver.received.filter((r) => r.url === '/restart')).toEqual([]);
+    expect(await heldOf(again)).toHaveLength(1);
+    expect(await again.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 1 });
+    await fileReceiver.waitFor(1, (r) => r.url === '/restart');
   });
 });
