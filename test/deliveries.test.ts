@@ -397,7 +397,7 @@ describe('callbackDelivery summary of the VA payment', () => {
     const picky = await useReceiver((request) => (request.body.eventType === 'underpaid' ? { status: 500 } : { status: 200 }));
     const client = account();
     const payment = await create(client, { amount: 100, callbackUrl: picky.url });
-    expect(payment.callbackDelivery).toEqual({ events: 1, delivered: 0, pending: 1, retrying: 0, failed: 0, dropped: 0, lastEventType: 'created', lastAttemptAt: null });
+    expect(payment.callbackDelivery).toEqual({ events: 1, delivered: 0, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'created', lastAttemptAt: null });
     await transfer(client, payment.cvu, 40);
     await settled(client, 'underpaid', (d) => d.attempts === 1);
     await settled(client, 'cash_in_received', (d) => d.status === 'delivered');
@@ -407,7 +407,7 @@ describe('callbackDelivery summary of the VA payment', () => {
       .flatMap((d: any) => d.attempts.map((a: any) => a.startedAt))
       .sort()
       .at(-1);
-    expect((await get()).callbackDelivery).toEqual({ events: 3, delivered: 2, pending: 0, retrying: 1, failed: 0, dropped: 0, lastEventType: 'underpaid', lastAttemptAt });
+    expect((await get()).callbackDelivery).toEqual({ events: 3, delivered: 2, pending: 0, retrying: 1, failed: 0, dropped: 0, held: 0, lastEventType: 'underpaid', lastAttemptAt });
     await advance(client, 5);
     await settled(client, 'underpaid', (d) => d.attempts === 2);
     await advance(client, 25);

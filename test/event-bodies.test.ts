@@ -51,7 +51,7 @@ describe('event bodies rendered from what is stored', () => {
     const expired = await client.data('GET', `/api/v1/va-payments/${paid.id}`);
     expect(failed).toMatchObject({ status: 'expired', payload: { status: 'expired', totalReceived: 40, cashIns: [expect.any(Object)] } });
     // Its summary is that instant's: its own delivery pending, the earlier three delivered (now all four are).
-    expect(failed.payload.callbackDelivery).toEqual({ events: 4, delivered: 3, pending: 1, retrying: 0, failed: 0, dropped: 0, lastEventType: 'failed', lastAttemptAt });
+    expect(failed.payload.callbackDelivery).toEqual({ events: 4, delivered: 3, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'failed', lastAttemptAt });
     expect(expired.callbackDelivery).toMatchObject({ events: 4, delivered: 4, pending: 0 });
     expect(JSON.stringify(failed.payload)).toBe(JSON.stringify({ ...expired, callbackDelivery: failed.payload.callbackDelivery }));
     expect(sent.filter(of(twice.id)).map((r) => [r.body.eventType, r.body.status, r.body.payload.receivedAmount, r.body.payload.remainingAmount])).toEqual([

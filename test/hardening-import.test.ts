@@ -92,6 +92,95 @@ describe('POST /sandbox/v1/import: validated as strictly as requests', () => {
   });
 });
 
+/**
+ * Issue 33: a file is held to every rule the API keeps on requests: what it refuses to make twice, the bounds of its
+ * fields, http(s) URLs only, and metadata no deeper than a request's.
+ */
+describe('POST /sandbox/v1/import: held to every rule of the API', () => {
+  /** Two of each thing a rule keeps unique (active own-CVU and amount-locked payments, clients), with callback URLs. */
+  async function rulesFile() {
+    const client = account();
+    const callbackUrl = 'http://127.0.0.1:9/hooks';
+    const time = [await client.data('POST', '/api/v1/va-payments', { ...payment(10, 'time'), callbackUrl }), await client.data('POST', '/api/v1/va-payments', payment(11, 'time'))];
+    const amount = [await client.data('POST', '/api/v1/va-payments', payment(20)), await client.data('POST', '/api/v1/va-payments', payment(21))];
+    const clients = [
+      await client.data('POST', '/api/v1/clients', { ...hub, name: 'Uno SA', taxId: '20-11111111-1' }),
+      await client.data('POST', '/api/v1/clients', { ...hub, name: 'Dos SA', taxId: '20-22222222-2' }),
+    ];
+    const doc = await client.data('GET', '/sandbox/v1/export');
+    const [eventId] = find(doc.account.events, (e) => e.url === callbackUrl);
+    const [deliveryId] = find(doc.account.deliveries, (d) => d.eventId === eventId);
+    return { doc, ids: { t0: time[0].id, t1: time[1].id, a0: amount[0].id, a1: amount[1].id, c0: clients[0].id, c1: clients[1].id, eventId, deliveryId } };
+  }
+
+  it('refuses what the API refuses to make twice, fields out of bounds and URLs that are not http(s), naming each; the account stays as it was', async () => {
+    const { doc, ids } = await rulesFile();
+    const target = account();
+    await target.data('POST', '/api/v1/va-payments', payment(12));
+    const before = await target.data('GET', '/sandbox/v1/export');
+    const long = 'x'.repeat(256);
+    const { t0, t1, a0, a1, c0, c1, eventId, deliveryId } = ids;
+    const t0Cvu = doc.account.vaPayments[t0].cvu;
+    const cases: [string, (account: any) => void, string][] = [
+      ['two active payments on one CVU', (a) => (a.vaPayments[t1].cvu = t0Cvu), `account.vaPayments.${t1}.cvu: ${t0Cvu} is already the CVU of active VA payment ${t0}`],
+      ['two active amount locks on one amount of a hub', (a) => (a.vaPayments[a1].amount = 2000), `account.vaPayments.${a1}.amount: 20.00 is already locked on hub 1 by active VA payment ${a0}`],
+      ['two clients with one tax id by its digits', (a) => (a.clients[c1].taxId = '20111111111'), `account.clients.${c1}.taxId: 20111111111 is already the tax id of client ${c0}`],
+      ['a client name over 255', (a) => (a.clients[c0].name = long), `account.clients.${c0}.name: `],
+      ['a clientName over 255', (a) => (a.vaPayments[t0].clientName = long), `account.vaPayments.${t0}.clientName: `],
+      ['an externalReference over 255', (a) => (a.vaPayments[t0].externalReference = long), `account.vaPayments.${t0}.externalReference: `],
+      ['metadata of 51 keys', (a) => (a.clients[c0].metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]))), `account.clients.${c0}.metadata: must have at most 50 keys`],
+      ['metadata over 8 KiB', (a) => (a.vaPayments[t0].metadata = { note: 'x'.repeat(8200) }), `account.vaPayments.${t0}.metadata: must be at most 8 KiB as JSON`],
+      ['a tax id that is not digits', (a) => (a.vaPayments[t1].clientTaxId = 'ABC'), `account.vaPayments.${t1}.clientTaxId: must be digits with optional hyphens`],
+      ['a file:// callback URL', (a) => (a.vaPayments[t0].callbackUrl = 'file:///etc/passwd'), `account.vaPayments.${t0}.callbackUrl: must be an http(s) URL`],
+      ['a file:// event URL', (a) => (a.events[eventId].url = 'file:///etc/passwd'), `account.events.${eventId}.url: must be an http(s) URL`],
+      ['a file:// delivery URL', (a) => (a.deliveries[deliveryId].url = 'file:///etc/passwd'), `account.deliveries.${deliveryId}.url: must be an http(s) URL`],
+      ['a javascript: cash-in callback URL', (a) => (a.clients[c0].cashinCallbackUrl = 'javascript:alert(1)'), `account.clients.${c0}.cashinCallbackUrl: must be an http(s) URL`],
+    ];
+    const all = structuredClone(doc);
+    for (const [what, tamper, detail] of cases) {
+      const bad = structuredClone(doc);
+      tamper(bad.account);
+      tamper(all.account);
+      const answer = await target.post('/sandbox/v1/import', bad);
+      expect(answer.status, what).toBe(400);
+      expect(answer.body.error.code, what).toBe('VALIDATION_ERROR');
+      expect(answer.body.error.details.some((d: string) => d.startsWith(detail)), `${what}: ${JSON.stringify(answer.body.error.details)}`).toBe(true);
+    }
+    // All at once: one refusal naming every problem.
+    const answer = await target.post('/sandbox/v1/import', all);
+    expect(answer.status).toBe(400);
+    for (const [what, , detail] of cases) expect(answer.body.error.details.some((d: string) => d.startsWith(detail)), what).toBe(true);
+    expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(before.account);
+    // The file as exported is taken: ended payments free their CVU and amount for another.
+    expect((await target.post('/sandbox/v1/import', doc)).status).toBe(200);
+  });
+
+  it('metadata nested 4,500 levels deep is a 400 naming it, not a 500, in a file and in a create', async () => {
+    const { doc, ids } = await rulesFile();
+    const target = account();
+    const before = await target.data('GET', '/sandbox/v1/export');
+    const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    // Put in as text: building the value and stringifying it would overflow the test's own stack.
+    const withDeep = (tamper: (account: any) => void) => {
+      const marked = structuredClone(doc);
+      tamper(marked.account);
+      return JSON.stringify(marked).replace('"@deep@"', deep(4500));
+    };
+    const refused = await target.post('/sandbox/v1/import', withDeep((a) => (a.clients[ids.c0].metadata = { a: '@deep@' })));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [`account.clients.${ids.c0}.metadata: must nest at most 32 levels deep`] });
+    const deepBody = await target.post('/sandbox/v1/import', withDeep((a) => (a.events[ids.eventId].body.deep = '@deep@')));
+    expect(deepBody.status).toBe(400);
+    expect(deepBody.body.error.details).toEqual([`account.events.${ids.eventId}.body: must nest at most 40 levels deep`]);
+    expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(before.account);
+
+    const create = await target.post('/api/v1/va-payments', `{"paymentHubId":1,"currency":"ARS","lockMode":"time","metadata":{"a":${deep(4000)}}}`);
+    expect(create.status).toBe(400);
+    expect(create.body.error.details).toEqual(['metadata: must nest at most 32 levels deep']);
+    expect((await target.post('/api/v1/va-payments', { ...payment(1, 'time'), metadata: { a: { b: { c: [1, [2, [3]]] } } } })).status).toBe(201);
+  });
+});
+
 /** Starts an import over a raw connection and sends all of its body but the last `held` bytes; `finish` sends them. */
 function slowImport(baseUrl: string, key: string, body: string, held: number) {
   const { port } = new URL(baseUrl);

@@ -91,6 +91,20 @@ export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = 
 }
 export type Api = ReturnType<typeof api>;
 
+/**
+ * An incident file with open deliveries to `callbackUrl`, which never heard of them: the source account (`key`)
+ * forwards every attempt to a port that refuses, and is exported once `payments` VA payments' `created` callbacks
+ * are retrying. Its import must hold them (contract part 5).
+ */
+export async function incidentWithOpenDeliveries(baseUrl: string, key: string, callbackUrl: string, payments = 1) {
+  const source = api(baseUrl, key);
+  await source.data('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1/refused' });
+  const created = [];
+  for (let i = 0; i < payments; i++) created.push(await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl }));
+  await eventually(async () => (await source.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === payments, 10_000, 'retrying deliveries');
+  return { doc: await source.data('GET', '/sandbox/v1/export'), payments: created };
+}
+
 export interface Received {
   method: string;
   url: string;

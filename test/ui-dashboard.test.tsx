@@ -2,7 +2,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, type CallOptions, type Client } from '../src/cli/client.js';
 import { Dashboard } from '../src/cli/ui/dashboard.js';
-import { api, eventually, useReceiver, useServer, PAYMENT } from './helpers.js';
+import { api, eventually, incidentWithOpenDeliveries, useReceiver, useServer, PAYMENT } from './helpers.js';
 import { KEY, keyboard, screenWith } from './ui-helpers.js';
 
 const server = await useServer();
@@ -182,5 +182,16 @@ describe('va-sandbox ui: the dashboard', () => {
     await sandbox.data('DELETE', '/sandbox/v1/forwarding');
     await screen(/forward +off: callbacks go to their own URLs/);
     await eventually(() => !app.lastFrame()!.split('\n')[0]!.includes('forwarding =>'), 5000, 'the header without forwarding');
+  });
+
+  it('shows the deliveries an imported file brought as held, and their first attempt once released', async () => {
+    const { screen, sandbox } = useDashboard();
+    await screen(/live.*\n VA payments {2}0 of 0/);
+    const { doc } = await incidentWithOpenDeliveries(server.url, `sk_ui_held_source_${n}`, `${receiver.url}/incident`);
+    await sandbox.data('POST', '/sandbox/v1/import', doc);
+    // The file's own attempt (forwarded to a refused port where it came from), and nothing since.
+    await screen(/held +created +attempt 1\/3 connection_refused /);
+    await sandbox.data('POST', '/sandbox/v1/deliveries/release');
+    await screen(/delivered created +attempt 2\/3 HTTP 200/);
   });
 });

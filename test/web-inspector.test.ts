@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, ROOT, useReceiver, useServer, useTmp, type Received } from './helpers.js';
+import { api, incidentWithOpenDeliveries, ROOT, useReceiver, useServer, useTmp, type Received } from './helpers.js';
 import { scenarioSchema } from '../src/core/scenario.js';
 
 /** The system's Chromium (Debian's package `chromium`); `.ci/run` installs it when missing. */
@@ -367,6 +367,32 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       .poll(async () => Date.parse((await shown.getAttribute('datetime', SHOWN)) ?? '') - Date.parse(at), SHOWN)
       .toSatisfy((ahead: number) => ahead >= 0 && ahead < 60_000);
     expect(Date.parse((await sandbox().data('GET', '/sandbox/v1/clock')).now)).toBeGreaterThanOrEqual(Date.parse(at));
+  });
+
+  it('shows the deliveries an imported file brought as held, and releases them from the page: one to a URL, then every one', async () => {
+    const incident = await useReceiver();
+    const laptop = await useReceiver();
+    const { doc } = await incidentWithOpenDeliveries(origin, 'sk_web_held_source', `${incident.url}/hooks`, 2);
+    const HELD = 'sk_web_held';
+    await api(origin, HELD).data('POST', '/sandbox/v1/import', doc);
+    const held = await freshPage();
+    await openWithKey(held, '/ui/deliveries?status=held', HELD);
+    const rows = held.locator('table.deliveries tbody tr');
+    await expect.poll(() => rows.count(), SHOWN).toBe(2);
+    await rows.first().getByText('held', { exact: true }).waitFor(SHOWN);
+    await rows.first().getByRole('button', { name: /^Show delivery/ }).click();
+    const card = held.getByRole('region', { name: /^Delivery / });
+    await card.getByText(/^Held: came with an imported file/).waitFor(SHOWN);
+    await card.getByLabel(/^Release to/).fill(`${laptop.url}/one`);
+    await card.getByRole('button', { name: 'Release', exact: true }).click();
+    await laptop.waitFor(1, (request) => request.url === '/one');
+    await expect.poll(() => rows.count(), SHOWN).toBe(1);
+    await api(origin, HELD).data('PUT', '/sandbox/v1/forwarding', { url: `${laptop.url}/all` });
+    await held.getByRole('button', { name: 'Release every held delivery' }).click();
+    await laptop.waitFor(1, (request) => request.url === '/all');
+    await expect.poll(() => rows.count(), SHOWN).toBe(0);
+    expect(incident.received).toEqual([]);
+    expect(problemsOf(held)).toEqual([]);
   });
 
   it('takes the screenshots the README shows', () => {

@@ -35,6 +35,7 @@ const STATUS_STYLES: Record<string, Style> = {
   provisioning_failed: 'red',
   disabled: 'red',
   dropped: 'gray',
+  held: 'cyan',
   not_provisioned: 'gray',
 };
 

@@ -5,8 +5,9 @@ import { SandboxError } from './errors.js';
 import { exportedAccount, time } from './export-records.js';
 import { formatCents } from './money.js';
 import { issuesToDetails } from './schemas.js';
-import type { AccountState, Delivery, Entry, VaPayment } from './state.js';
-import { droppedDelivery } from './deliveries.js';
+import { taxIdDigits } from './clients.js';
+import { ACTIVE_STATUSES, type AccountState, type Delivery, type Entry, type VaPayment } from './state.js';
+import { droppedDelivery, isOpen } from './deliveries.js';
 import { compacted } from './event-body.js';
 
 /**
@@ -39,7 +40,7 @@ export const accountExportSchema = z.preprocess(
       account: exportedAccount,
     })
     .superRefine((doc, ctx) => {
-      for (const problem of [...integrityProblems(doc.account), ...moneyProblems(doc.account)]) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+      for (const problem of [...integrityProblems(doc.account), ...moneyProblems(doc.account), ...uniquenessProblems(doc.account)]) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
     }),
 );
 
@@ -78,9 +79,11 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
   }
   for (const [key, d] of Object.entries(account.deliveries)) {
     if (!account.events[d.eventId]) missing(['deliveries', key, 'eventId'], 'event', d.eventId);
-    if ((d.status === 'pending' || d.status === 'retrying') && ((d.url ?? d.redeliverTo ?? null) === null || d.nextAttemptAt === null)) {
-      problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url and a nextAttemptAt` });
+    // An open delivery is held on import, and a held one is sent when released: each needs somewhere to go.
+    if ((isOpen(d) || d.status === 'held') && (d.url ?? d.redeliverTo ?? null) === null) {
+      problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url` });
     }
+    if ((d.attemptsBefore ?? 0) > d.attempts.length) problems.push({ path: ['deliveries', key, 'attemptsBefore'], message: 'must be at most its attempts' });
   }
   for (const [key, c] of Object.entries(account.clients)) {
     if ((c.cvu === null) !== (c.alias === null)) problems.push({ path: ['clients', key], message: 'cvu and alias are both set or both null' });
@@ -141,6 +144,34 @@ function moneyProblems(account: z.output<typeof exportedAccount>): Problem[] {
   return problems;
 }
 
+/**
+ * What the API refuses to make twice, refused in a file as well: two active VA payments on one CVU, two active
+ * amount locks on one amount of a hub (AMOUNT_LOCK_CONFLICT), two clients with one tax id by its digits
+ * (TAX_ID_ALREADY_EXISTS). The account's lookups keep one of each: a transfer would find only one of the two.
+ */
+function uniquenessProblems(account: z.output<typeof exportedAccount>): Problem[] {
+  const problems: Problem[] = [];
+  const holders = new Map<string, string>();
+  /** `lock` is taken by the record at `path` (table, id, field), unless another took it first. */
+  const take = (lock: string, path: [string, string, string], problem: (other: string) => string) => {
+    const other = holders.get(lock);
+    if (other === undefined) holders.set(lock, path[1]);
+    else problems.push({ path, message: problem(other) });
+  };
+  for (const [key, p] of Object.entries(account.vaPayments)) {
+    if (!ACTIVE_STATUSES.includes(p.status)) continue;
+    if (p.lockMode !== 'amount') take(`cvu:${p.cvu}`, ['vaPayments', key, 'cvu'], (other) => `${p.cvu} is already the CVU of active VA payment ${other}`);
+    else if (p.amount !== null) {
+      const lock = `amount:${p.paymentHubId}:${p.amount}`;
+      take(lock, ['vaPayments', key, 'amount'], (other) => `${formatCents(p.amount!)} is already locked on hub ${p.paymentHubId} by active VA payment ${other}`);
+    }
+  }
+  for (const [key, c] of Object.entries(account.clients)) {
+    take(`taxId:${taxIdDigits(c.taxId)}`, ['clients', key, 'taxId'], (other) => `${c.taxId} is already the tax id of client ${other} (compared by its digits)`);
+  }
+  return problems;
+}
+
 /** Contract 2.3: the status a VA payment can have with `gross` received of its amount (null: open). */
 function statusAgrees(status: VaPayment['status'], amount: number | null, gross: number): boolean {
   const paid = amount === null ? gross > 0 : gross >= amount;
@@ -196,10 +227,11 @@ export function importAccount(account: Account, body: unknown) {
   const { forwarding, faults } = account.state;
   const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account, ...stored(doc.account) };
   account.replace(state);
+  account.holdImported();
   const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
   return {
     imported: true,
     clock: account.clock(),
-    counts: Object.fromEntries(counted.map((name) => [name, Object.keys(state[name]).length])),
+    counts: Object.fromEntries(counted.map((name) => [name, Object.keys(account.state[name]).length])),
   };
 }

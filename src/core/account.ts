@@ -148,6 +148,17 @@ export class Account {
   listDeliveries = (query: Record<string, string>) => this.log.listDeliveries(query);
   getDelivery = (id: string) => this.log.getDelivery(id);
   redeliver = (id: string, body: unknown) => this.write(() => this.log.redeliver(id, body));
+  releaseAll = () => this.write(() => this.log.releaseAll());
+  release = (id: string, body: unknown) => this.write(() => this.log.release(id, body));
+  /**
+   * After an import (contract part 5): what falls due at the file's time is done now, not by the next timer, so that
+   * its callbacks are held with the file's open deliveries instead of sent to the file's URLs.
+   */
+  holdImported = () =>
+    this.write(() => {
+      this.due.runDue();
+      this.log.holdOpen();
+    });
   forwarding = () => this.log.forwarding();
   setForwarding = (body: unknown) => this.log.setForwarding(body);
   deleteForwarding = () => this.log.deleteForwarding();

@@ -51,11 +51,34 @@ export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, attemp
   if (attempt.error === null) {
     return { ...delivery, attempts, status: 'delivered', nextAttemptAt: null, updatedAt: now };
   }
-  const next = nextAttemptAt(policy, attempts.filter((a) => !a.fault).length, now);
+  const next = nextAttemptAt(policy, attempts.slice(delivery.attemptsBefore ?? 0).filter((a) => !a.fault).length, now);
   return { ...delivery, attempts, status: next === null ? 'failed' : 'retrying', nextAttemptAt: next, updatedAt: now };
 }
 
 export const isOpen = (delivery: Delivery): boolean => delivery.status === 'pending' || delivery.status === 'retrying';
+
+/** Why a held delivery waits (contract part 5): an imported file's URLs are never called unless the user says so. */
+export const HELD_REASON = 'came with an imported file: sent only when released';
+
+/** An open delivery of an imported file, kept as it was but never attempted (`held`) until `release`. */
+export const hold = (delivery: Delivery): Delivery => ({ ...delivery, status: 'held', reason: HELD_REASON, nextAttemptAt: null });
+
+/**
+ * A held delivery let go: pending now, its next attempt a first one (in raise order, and with every attempt of the
+ * policy: those made before the import are not counted), to `url` if given for this delivery.
+ */
+export function release(delivery: Delivery, now: string, url: string | undefined): Delivery {
+  const attemptsBefore = delivery.attempts.length;
+  return {
+    ...delivery,
+    status: 'pending',
+    reason: null,
+    nextAttemptAt: now,
+    ...(url === undefined ? {} : { redeliverTo: url }),
+    ...(attemptsBefore === 0 ? {} : { attemptsBefore }),
+    updatedAt: now,
+  };
+}
 
 /** The headers every attempt of an event carries (spec 6.2, and the contract's VA twin of it). */
 export function callbackHeaders(event: Pick<SandboxEvent, 'id' | 'eventType'>): Record<string, string> {

@@ -1,6 +1,6 @@
 import { push, type AccountContext } from './account-context.js';
 import { ms } from './clock.js';
-import { callbackHeaders, droppedDelivery, isOpen, newDelivery, recordAttempt } from './deliveries.js';
+import { callbackHeaders, droppedDelivery, hold, newDelivery, recordAttempt, release } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { DueQueue } from './due-queue.js';
 import { notFound, SandboxError } from './errors.js';
@@ -73,7 +73,8 @@ export class DeliveryLog {
   private track(delivery: Delivery, before?: Delivery): void {
     regroup(this.lists, delivery.id, deliveryGroups(delivery), before && deliveryGroups(before));
     if (!before) push(this.byEvent, delivery.eventId, delivery.id);
-    if (isOpen(delivery) && delivery.attempts.length === 0) this.firstAttempts.add(delivery.id);
+    // Pending is before a first attempt: a new delivery's, or a released one's (its attempts before are the file's).
+    if (delivery.status === 'pending') this.firstAttempts.add(delivery.id);
     else this.firstAttempts.delete(delivery.id);
     if (delivery.status === 'retrying' && delivery.nextAttemptAt !== null) this.retries.push(ms(delivery.nextAttemptAt), delivery.id);
   }
@@ -174,6 +175,33 @@ export class DeliveryLog {
     return this.getDelivery(delivery.id);
   }
 
+  /** After an import: every open delivery is held (the file's own, and those its due work raised at the file's time). */
+  holdOpen(): void {
+    for (const id of [...this.lists.anyOf(['status:pending', 'status:retrying'])]) this.update(hold(this.ctx.state.deliveries[id]!), null);
+  }
+
+  /** `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made. */
+  releaseAll() {
+    const ids = [...this.lists.group('status:held')];
+    const now = this.ctx.now();
+    for (const id of ids) this.update(release(this.ctx.state.deliveries[id]!, now, this.ctx.state.forwarding?.url), null);
+    return { released: ids.length };
+  }
+
+  /**
+   * `POST /deliveries/{id}/release`: one held delivery goes out, to `{"url"}` if given, else to the forwarding URL if
+   * one is set (pinned now: a URL the file named for it is never preferred to it), else to its own.
+   */
+  release(id: string, body: unknown) {
+    const delivery = this.delivery(id);
+    const { url } = parse(redeliverSchema, body ?? {});
+    if (delivery.status !== 'held') {
+      throw new SandboxError('INVALID_STATE', `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`);
+    }
+    this.update(release(delivery, this.ctx.now(), url ?? this.ctx.state.forwarding?.url), null);
+    return this.getDelivery(delivery.id);
+  }
+
   forwarding() {
     return forwardingView(this.ctx.state.forwarding);
   }
@@ -260,10 +288,15 @@ export class DeliveryLog {
   recordAttempt(deliveryId: string, attempt: Omit<Attempt, 'n'>) {
     const delivery = this.delivery(deliveryId);
     const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
-    const next = recordAttempt(this.ctx.deps.policy, delivery, full, this.ctx.now());
+    return this.update(recordAttempt(this.ctx.deps.policy, delivery, full, this.ctx.now()), full);
+  }
+
+  /** Stores a stored delivery's next state and tells live views. */
+  private update(next: Delivery, attempt: Attempt | null): Delivery {
+    const before = this.ctx.state.deliveries[next.id]!;
     this.ctx.put('deliveries', next.id, next);
-    this.track(next, delivery);
-    this.notify(next, full);
+    this.track(next, before);
+    this.notify(next, attempt);
     return next;
   }
 

@@ -19,7 +19,7 @@ export type SentEvent = SandboxEvent & { body: Record<string, unknown> };
 export type ExportedEvent = Omit<SentEvent, 'callbackDelivery' | 'cashIn'>;
 
 export const NO_EVENTS: CallbackDeliverySummary = {
-  events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, lastEventType: null, lastAttemptAt: null,
+  events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,
 };
 
 /** A summary that counts one more event, just raised: its delivery pending, or none when it is dropped. */
@@ -39,7 +39,9 @@ export function sent(event: SandboxEvent, payments: Record<string, VaPayment>): 
 /** `created`, `cancelled`, `failed`: the payment object as it was. */
 function carried(event: SandboxEvent, payment: VaPayment) {
   const then = event.eventType === 'created' ? asCreated(payment) : payment;
-  return [then.status, vaPaymentView(then, event.callbackDelivery ?? counting(NO_EVENTS, event))] as const;
+  // A summary kept by an earlier release has no `held` count: it had none.
+  const summary = event.callbackDelivery ? { ...NO_EVENTS, ...event.callbackDelivery } : counting(NO_EVENTS, event);
+  return [then.status, vaPaymentView(then, summary)] as const;
 }
 
 /** A transfer's events (spec 6.1): the amounts of the cash-in `at`, and the payment's totals just after it. */

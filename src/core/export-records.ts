@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from './ids.js';
 import { MAX_CENTS } from './money.js';
+import { createClientSchema, createInvoiceSchema, createVaPaymentSchema, debitSchema, hubPatchSchema, httpUrl, MAX_JSON_DEPTH, nestsAtMost } from './schemas.js';
 import {
   CVU_STATUSES,
   DELIVERY_STATUSES,
@@ -24,7 +25,11 @@ import {
   type VaPayment,
 } from './state.js';
 
-/** The records of an account export (`account-export.ts`), each as stored: one zod schema per table's records. */
+/**
+ * The records of an account export (`account-export.ts`), each as stored: one zod schema per table's records. A field
+ * the API takes from requests is held to the very schema that validates it there (`created`), so a file can hold
+ * nothing a request could not have made: no name over 255, no metadata over 50 keys, no `file://` callback URL.
+ */
 
 const id = z.string().regex(UUID_PATTERN, 'must be a lower-case UUID');
 export const time = z.iso.datetime({ message: 'must be an ISO 8601 UTC time' });
@@ -36,13 +41,24 @@ const nonNegative = cents.min(0, 'must be 0 or more');
 const received = z.number().int('must be whole cents').min(0, 'must be 0 or more').max(2 * MAX_CENTS);
 const text = z.string();
 const json = z.record(z.string(), z.unknown());
+/**
+ * A body as sent or answered (an event's, a remembered response's) holds a VA payment's metadata at most 6 levels down
+ * (a remembered redelivery answer: data, attempts, one, request, body, payload), so it nests at most 8 more than that.
+ */
+const bodyDepth = <T extends z.ZodType>(schema: T) =>
+  schema.refine((value) => nestsAtMost(value, MAX_JSON_DEPTH + 8), `must nest at most ${MAX_JSON_DEPTH + 8} levels deep`);
+/** A create schema's field as a record holds it: null when absent, never left out. */
+const created = <T extends z.ZodType>(field: z.ZodOptional<z.ZodNullable<T>>) => field.unwrap();
+const payments = createVaPaymentSchema.shape;
+const clients = createClientSchema.shape;
+const url = httpUrl.nullable();
 
 const hubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 const hub = z.strictObject({
   id: hubId,
-  name: text,
-  brand: text,
+  name: hubPatchSchema.shape.name.unwrap(),
+  brand: hubPatchSchema.shape.brand.unwrap(),
   dedicated_client_cvus_enabled: z.boolean(),
   cvuProvisioning: z.enum(['inline', 'delayed', 'fail']),
   collectionCvu: text,
@@ -76,13 +92,13 @@ const vaPayment = z.strictObject({
   cvu: text,
   alias: text,
   clientId: id.nullable(),
-  clientTaxId: text.nullable(),
-  clientName: text.nullable(),
-  callbackUrl: text.nullable(),
-  successUrl: text.nullable(),
-  failureUrl: text.nullable(),
-  externalReference: text.nullable(),
-  metadata: json,
+  clientTaxId: created(payments.clientTaxId),
+  clientName: created(payments.clientName),
+  callbackUrl: created(payments.callbackUrl),
+  successUrl: created(payments.successUrl),
+  failureUrl: created(payments.failureUrl),
+  externalReference: created(payments.externalReference),
+  metadata: created(payments.metadata).unwrap(),
   paymentHubId: hubId,
   totalReceived: received,
   receivedAmount: received,
@@ -101,7 +117,10 @@ const transfer = z.strictObject({
   cvu: text,
   total: positive,
   taxes: nonNegative,
-  from: z.strictObject({ name: text.optional(), taxId: text.optional(), cbu: text.optional() }).nullable(),
+  // A payer's name and tax id have the bounds of a payment's client's (a transfer's `from` has the same).
+  from: z
+    .strictObject({ name: created(payments.clientName).unwrap().optional(), taxId: created(payments.clientTaxId).unwrap().optional(), cbu: text.optional() })
+    .nullable(),
   outcome: z.enum(['credited', 'returned']),
   reason: text.nullable(),
   target: z.strictObject({ type: z.enum(['va_payment', 'client']), id }).nullable(),
@@ -114,8 +133,8 @@ const event = z.strictObject({
   eventType: z.enum(EVENT_TYPES),
   vaPaymentId: id.nullable(),
   clientId: id.nullable(),
-  body: json,
-  url: text.nullable(),
+  body: bodyDepth(json),
+  url,
   droppedReason: text.nullable(),
   createdAt: time,
 }) satisfies z.ZodType<SandboxEvent>;
@@ -136,13 +155,14 @@ const delivery = z.strictObject({
   id,
   eventId: id,
   eventType: z.enum(EVENT_TYPES),
-  url: text.nullable(),
+  url,
   status: z.enum(DELIVERY_STATUSES),
   reason: text.nullable(),
   attempts: z.array(attempt),
   nextAttemptAt: time.nullable(),
   redeliveryOf: id.nullable(),
-  redeliverTo: text.nullable().optional(),
+  redeliverTo: url.optional(),
+  attemptsBefore: z.number().int().min(0).optional(),
   createdAt: time,
   updatedAt: time,
 }) satisfies z.ZodType<Delivery>;
@@ -150,22 +170,22 @@ const delivery = z.strictObject({
 const idempotencyRecord = z.strictObject({
   fingerprint: text,
   status: z.number().int(),
-  body: z.unknown(),
+  body: bodyDepth(z.unknown()),
   createdAt: time,
 }) satisfies z.ZodType<IdempotencyRecord>;
 
 const client = z.strictObject({
   id,
   paymentHubId: hubId,
-  name: text,
-  taxId: text,
-  cashinCallbackUrl: text.nullable(),
-  emails: z.array(text),
-  phones: z.array(text),
-  aliasPrefixHint: text.nullable(),
-  aliasSuffixHint: text.nullable(),
-  externalReference: text.nullable(),
-  metadata: json,
+  name: clients.name,
+  taxId: clients.taxId,
+  cashinCallbackUrl: created(clients.cashinCallbackUrl),
+  emails: created(clients.emails).unwrap(),
+  phones: created(clients.phones).unwrap(),
+  aliasPrefixHint: created(clients.aliasPrefixHint),
+  aliasSuffixHint: created(clients.aliasSuffixHint),
+  externalReference: created(clients.externalReference),
+  metadata: created(clients.metadata).unwrap(),
   cvu: text.nullable(),
   alias: text.nullable(),
   cvuStatus: z.enum(CVU_STATUSES),
@@ -180,7 +200,7 @@ const entry = z.strictObject({
   entryType: z.enum(ENTRY_TYPES),
   amount: cents,
   currency: z.literal('ARS'),
-  description: text.nullable(),
+  description: created(debitSchema.shape.description),
   operationId: text.nullable(),
   paymentId: id.nullable(),
   invoiceId: id.nullable(),
@@ -193,10 +213,10 @@ const invoice = z.strictObject({
   clientId: id,
   total_amount: positive,
   currency: z.literal('ARS'),
-  description: text.nullable(),
-  dueDate: text.nullable(),
+  description: created(createInvoiceSchema.shape.description),
+  dueDate: created(createInvoiceSchema.shape.dueDate),
   status: z.enum(INVOICE_STATUSES),
-  externalReference: text.nullable(),
+  externalReference: created(createInvoiceSchema.shape.externalReference),
   createdAt: time,
   updatedAt: time,
 }) satisfies z.ZodType<Invoice>;

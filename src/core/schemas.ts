@@ -37,7 +37,7 @@ export const httpUrl = z
   }, 'must be an http(s) URL');
 
 const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
-const taxId = z.string().min(1).max(64).regex(/^\d[\d-]*$/, 'must be digits with optional hyphens');
+export const taxId = z.string().min(1).max(64).regex(/^\d[\d-]*$/, 'must be digits with optional hyphens');
 const text = (max: number) => z.string().max(max);
 
 /** JSON size of a value, or Infinity when it nests too deep to even measure (it is far over any limit then). */
@@ -49,7 +49,25 @@ function jsonSize(value: unknown): number {
   }
 }
 
-const metadata = z.preprocess(
+/** How deep JSON may nest where it is free-form (metadata: the object itself is level 1) [sandbox]. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether a value parsed from JSON nests at most `limit` levels. Measured without recursion: JSON.parse takes any
+ * depth, and a value nested thousands deep would overflow the stack of every recursive walk after it (stringify).
+ */
+export function nestsAtMost(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, level] = item;
+    if (node === null || typeof node !== 'object') continue;
+    if (level > limit) return false;
+    for (const child of Object.values(node)) stack.push([child, level + 1]);
+  }
+  return true;
+}
+
+export const metadata = z.preprocess(
   (value, ctx) => {
     // A record is made anew by assignment, where `__proto__` would set the prototype and vanish: refused by name rather.
     if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
@@ -60,6 +78,8 @@ const metadata = z.preprocess(
   z
     .record(z.string(), z.unknown())
     .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
+    // `abort`: measuring the size of a value nested too deep is not even tried.
+    .refine((value) => nestsAtMost(value, MAX_JSON_DEPTH), { message: `must nest at most ${MAX_JSON_DEPTH} levels deep`, abort: true })
     .refine((value) => jsonSize(value) <= 8192, 'must be at most 8 KiB as JSON'),
 );
 

@@ -163,6 +163,7 @@ export interface CallbackDeliverySummary {
   retrying: number;
   failed: number;
   dropped: number;
+  held: number;
   lastEventType: string | null;
   lastAttemptAt: string | null;
 }
@@ -191,8 +192,12 @@ export interface SandboxEvent {
   cashIn?: number;
 }
 
-export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'dropped';
-export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'retrying', 'delivered', 'failed', 'dropped'];
+/**
+ * Spec 3.3's statuses, and `held`: a delivery that came with an imported file, never attempted until the user releases
+ * it (contract part 5), so an incident's callback URLs are not called from a laptop.
+ */
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | 'dropped' | 'held';
+export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'retrying', 'delivered', 'failed', 'dropped', 'held'];
 
 export type AttemptError = 'timeout' | 'connection_refused' | 'connection_reset' | 'redirect' | 'http_status' | 'network';
 
@@ -221,8 +226,10 @@ export interface Delivery {
   attempts: Attempt[];
   nextAttemptAt: string | null;
   redeliveryOf: string | null;
-  /** The URL a redelivery was asked to go to instead of `url` (this delivery only). */
+  /** The URL a redelivery or a release was asked to go to instead of `url` (this delivery only). */
   redeliverTo?: string | null;
+  /** Attempts made before a release (in the file it was imported with): the policy counts only those after. */
+  attemptsBefore?: number;
   createdAt: string;
   updatedAt: string;
 }

@@ -127,6 +127,10 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
     all: (query?: Query) => all<DeliveryView>('/sandbox/v1/deliveries', query),
     get: (id: string) => get<DeliveryView & { attempts: unknown[] }>(`/sandbox/v1/deliveries/${at(id)}`),
     redeliver: (id: string) => post<DeliveryView>(`/sandbox/v1/deliveries/${at(id)}/redeliver`),
+    /** Sends every `held` delivery (an import's): how many went. */
+    releaseAll: () => post<{ released: number }>('/sandbox/v1/deliveries/release'),
+    /** Sends one `held` delivery, to `url` if given. */
+    release: (id: string, url?: string) => post<DeliveryView>(`/sandbox/v1/deliveries/${at(id)}/release`, url === undefined ? undefined : { url }),
     /**
      * Resolves once no callback attempt is due: every open delivery waits for a later retry time. Call it before
      * moving the clock, so a retry counts from the failure that came before, and before reading what a receiver got.

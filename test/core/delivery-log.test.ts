@@ -156,3 +156,51 @@ describe('redeliver', () => {
     expect(codeOf(() => m.log.redeliver('00000000-0000-4000-8000-000000000000', {}))).toBe('NOT_FOUND');
   });
 });
+
+describe('held deliveries (an import’s): never attempted until released', () => {
+  it('held is never due at any clock; a release makes it a first attempt with the whole retry schedule again', () => {
+    const m = accountModules();
+    const payment = m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
+    const { id } = due(m)[0]!;
+    answer(m, id, 500);
+    m.clock.advance(5000);
+    answer(m, id, 500);
+    m.log.holdOpen();
+    expect(m.log.getDelivery(id)).toMatchObject({ status: 'held', nextAttemptAt: null, attempts: [{ n: 1 }, { n: 2 }] });
+    expect([due(m), m.log.nextRetryAt(new Set()), m.log.waitingFirst([])]).toEqual([[], null, 0]);
+    m.clock.advance(3600_000);
+    expect(due(m)).toEqual([]);
+    expect(m.payments.getVaPayment(payment.id).callbackDelivery).toMatchObject({ events: 1, held: 1, retrying: 0 });
+    expect(m.log.listDeliveries({ status: 'held' }).data.map((d) => d.id)).toEqual([id]);
+
+    expect(m.log.release(id, {})).toMatchObject({ status: 'pending', reason: null });
+    expect(due(m).map((d) => d.id)).toEqual([id]);
+    // The two attempts the file brought are not counted: three more, on the 5 s and 25 s schedule.
+    expect(answer(m, id, 500)).toMatchObject({ status: 'retrying' });
+    m.clock.advance(5000);
+    expect(answer(m, id, 500)).toMatchObject({ status: 'retrying' });
+    m.clock.advance(25_000);
+    expect(answer(m, id, 500)).toMatchObject({ status: 'failed', attempts: [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }] });
+    expect(codeOf(() => m.log.release(id, {}))).toBe('INVALID_STATE');
+  });
+
+  it('release to {"url"} sends that one there; without one, to the forwarding URL when set; releaseAll takes them in the order made', () => {
+    const m = accountModules();
+    const a = m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
+    const b = m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
+    m.payments.cancelVaPayment(a.id);
+    m.log.holdOpen();
+    const held = m.log.listDeliveries({ status: 'held' }).data.map((d) => d.id).reverse();
+    expect(held).toHaveLength(3);
+    m.log.release(held[1]!, { url: 'http://127.0.0.1:9/elsewhere' });
+    m.log.setForwarding({ url: 'http://127.0.0.1:9/laptop' });
+    expect(m.log.releaseAll()).toEqual({ released: 2 });
+    expect(m.log.releaseAll()).toEqual({ released: 0 });
+    // In the order released: b's created first; a's cancelled waits for a's created (the order rule).
+    expect(due(m).map((d) => [d.eventId, d.url])).toEqual([
+      [m.log.getDelivery(held[1]!).eventId, 'http://127.0.0.1:9/elsewhere'],
+      [m.log.getDelivery(held[0]!).eventId, 'http://127.0.0.1:9/laptop'],
+    ]);
+    expect(m.payments.getVaPayment(b.id).callbackDelivery).toMatchObject({ pending: 1, held: 0 });
+  });
+});

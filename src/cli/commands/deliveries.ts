@@ -5,7 +5,7 @@ import type { deliveryView } from '../../core/views.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
 import { url } from '../options.js';
-import { block, pad, page, paint, status, type Output, type Pagination } from '../render.js';
+import { block, count, pad, page, paint, status, type Output, type Pagination } from '../render.js';
 import { followUntilInterrupted } from '../follow.js';
 
 type DeliveryView = ReturnType<typeof deliveryView>;
@@ -15,13 +15,14 @@ type DeliveriesPage = { data: DeliveryView[]; pagination: Pagination };
 
 const PATH = '/sandbox/v1/deliveries';
 
-/** `deliveries list|show|redeliver`: the callback delivery log (contract part 4). */
+/** `deliveries list|show|redeliver|release`: the callback delivery log (contract part 4). */
 export function deliveriesCommand(): Command {
   const command = new Command('deliveries')
-    .description('The callback delivery log: list it (or follow it live), show a delivery, redeliver one')
+    .description('The callback delivery log: list it (or follow it live), show a delivery, redeliver one, release held ones')
     .addCommand(listCommand())
     .addCommand(showCommand())
-    .addCommand(redeliverCommand());
+    .addCommand(redeliverCommand())
+    .addCommand(releaseCommand());
   return example(command, 'va-sandbox deliveries list --follow', 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
 }
 
@@ -118,6 +119,30 @@ function redeliverCommand(): Command {
     globalOptions(command),
     'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b',
     'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
+  );
+}
+
+/** `release [id]`: held deliveries (an import's, never sent on their own) go out now, as first attempts. */
+function releaseCommand(): Command {
+  const command = new Command('release')
+    .description('Send held deliveries (those an import brought, never sent until released): all of them, or the one given')
+    .argument('[id]', 'delivery id (default: every held delivery)')
+    .option('--to <url>', 'send this one delivery to another URL instead of the forwarding URL or its own', url)
+    .action(async function (this: Command, id: string | undefined) {
+      const { client, out } = contextOf(this);
+      const to: string | undefined = this.opts().to;
+      if (id === undefined) {
+        if (to !== undefined) this.error('--to sends one delivery: give its id');
+        const { data } = await client.call<{ released: number }>('POST', `${PATH}/release`);
+        return out.result(data, ({ released }) => `released ${count(released, ['held delivery', 'held deliveries'])}`);
+      }
+      const { data } = await client.call<DeliveryDetail>('POST', pathTo(PATH, id, 'release'), to === undefined ? {} : { body: { url: to } });
+      out.result(data, (d) => `delivery ${d.id} released\n${deliveryDetail(d)}`);
+    });
+  return example(
+    globalOptions(command),
+    'va-sandbox deliveries release',
+    'va-sandbox deliveries release 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
   );
 }
 

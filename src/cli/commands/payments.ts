@@ -97,7 +97,7 @@ function cancelCommand(): Command {
 
 function paymentBlock(p: VaPaymentView): string {
   const delivery = p.callbackDelivery;
-  const deliveries = (['delivered', 'pending', 'retrying', 'failed', 'dropped'] as const)
+  const deliveries = (['delivered', 'pending', 'retrying', 'failed', 'dropped', 'held'] as const)
     .filter((name) => delivery[name] > 0)
     .map((name) => `${delivery[name]} ${status(name)}`)
     .join(', ');

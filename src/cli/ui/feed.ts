@@ -38,7 +38,8 @@ export function feedLine(message: LiveMessage): string {
     const { delivery, attempt } = message;
     // A delivery read from the log (not live) has no attempt of its own: its last one speaks for it.
     const n = attempt?.n ?? delivery.attempts;
-    const what = n === 0 ? (delivery.redeliveryOf ? 'redelivery' : 'queued') : `attempt ${n}/${MAX_ATTEMPTS}`;
+    const first = delivery.status === 'held' ? 'not sent' : delivery.redeliveryOf ? 'redelivery' : 'queued';
+    const what = n === 0 ? first : `attempt ${n}/${MAX_ATTEMPTS}`;
     const got = attempt ?? { responseStatus: delivery.lastResponseStatus, error: delivery.lastError };
     return [
       time(attempt?.startedAt ?? delivery.updatedAt),

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import { setQuery, type Location } from '../router.js';
-import { LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { ErrorNote, LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 import { DeliveryCard, type DeliverySummary } from './delivery.js';
 
 const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];
@@ -27,6 +27,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
           options={options(EVENT_TYPES, 'Any event type')}
         />
       </form>
+      {status === 'held' || list.data?.items.some((d) => d.status === 'held') ? <ReleaseAll onDone={list.reload} /> : null}
       <PagedList
         list={list}
         what="deliveries"
@@ -45,6 +46,24 @@ export function DeliveriesPage({ where }: { where: Location }) {
         )}
       />
     </main>
+  );
+}
+
+/** `POST /sandbox/v1/deliveries/release`: every held delivery (an import's) goes out, shown where there are some. */
+function ReleaseAll({ onDone }: { onDone: () => void }) {
+  const { api } = useApp();
+  const action = useAction(async () => {
+    await api.post('/sandbox/v1/deliveries/release');
+    onDone();
+  });
+  return (
+    <p>
+      Held deliveries came with an imported file and are never sent on their own.{' '}
+      <button type="button" disabled={action.busy} onClick={() => void action.run()}>
+        Release every held delivery
+      </button>
+      <ErrorNote error={action.error} />
+    </p>
   );
 }
 

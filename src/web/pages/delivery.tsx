@@ -41,6 +41,7 @@ export function DeliveryCard({
         <span className="muted">{summary.url ?? summary.reason}</span>
       </header>
       {summary.redeliveryOf ? <p className="muted">Redelivery of {redeliveryOf ?? summary.redeliveryOf}</p> : null}
+      {summary.status === 'held' ? <p className="muted">Held: {summary.reason}.</p> : null}
       {summary.nextAttemptAt ? (
         <p className="muted">
           Next attempt at <When at={summary.nextAttemptAt} />
@@ -66,6 +67,7 @@ export function DeliveryCard({
           </ol>
         </>
       ) : null}
+      {onRedelivered && summary.status === 'held' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} verb="release" /> : null}
       {onRedelivered && summary.status !== 'dropped' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} /> : null}
     </section>
   );
@@ -101,15 +103,19 @@ function extraFacts(attempt: AttemptDetail): [string, string][] {
     .map(([name, value]) => [name, String(value)]);
 }
 
-/** `POST /sandbox/v1/deliveries/{id}/redeliver`: a new delivery of the same event, optionally to another URL. */
-export function RedeliverForm({ deliveryId, onDone }: { deliveryId: string; onDone: () => void }) {
+/**
+ * `POST /sandbox/v1/deliveries/{id}/redeliver` (a new delivery of the same event) or, for a held one, `.../release`
+ * (this delivery sent at last): optionally to another URL.
+ */
+export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deliveryId: string; onDone: () => void; verb?: 'redeliver' | 'release' }) {
   const { api } = useApp();
   const [url, setUrl] = useState('');
   const action = useAction(async () => {
-    await api.post(`/sandbox/v1/deliveries/${deliveryId}/redeliver`, url.trim() ? { url: url.trim() } : undefined);
+    await api.post(`/sandbox/v1/deliveries/${deliveryId}/${verb}`, url.trim() ? { url: url.trim() } : undefined);
     setUrl('');
     onDone();
   });
+  const name = verb === 'release' ? 'Release' : 'Redeliver';
   return (
     <form
       className="inline-form"
@@ -120,12 +126,12 @@ export function RedeliverForm({ deliveryId, onDone }: { deliveryId: string; onDo
     >
       <label>
         <span>
-          Redeliver to <span className="muted">(empty: the same URL)</span>
+          {name} to <span className="muted">({verb === 'release' ? 'empty: the forwarding URL, else its own' : 'empty: the same URL'})</span>
         </span>
         <input type="url" value={url} onChange={(event) => setUrl(event.target.value)} placeholder="http://127.0.0.1:3000/hooks" />
       </label>
       <button type="submit" disabled={action.busy}>
-        Redeliver
+        {name}
       </button>
       <ErrorNote error={action.error} />
     </form>
