@@ -133,3 +133,20 @@ describe.concurrent('slow clients are timed out', () => {
     expect(SLOW_CLIENT_TIMEOUTS.checkEveryMs).toBeLessThanOrEqual(1_000);
   });
 });
+
+describe('a client that hangs up mid-body', () => {
+  it('is logged as that, not as an internal error, and nothing of its request is done', async () => {
+    const lines: string[] = [];
+    const server = await useServer({ log: (line) => lines.push(line) }, 'test');
+    const socket = connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /api/v1/va-payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_gone\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"paymentHubId": 1,');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    const deadline = Date.now() + 5_000;
+    while (!lines.some((line) => line.includes('hung up')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines).toContain('POST /api/v1/va-payments: the client hung up before the request\'s body ended; nothing was done');
+    expect(lines.filter((line) => line.includes('internal error'))).toEqual([]);
+    expect((await api(server.url, 'sk_gone').list('/api/v1/va-payments')).pagination.total).toBe(0);
+  });
+});

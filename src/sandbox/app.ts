@@ -64,6 +64,11 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   app.onError((error, c) => {
     // The rest of a too-large body is never read, so that connection cannot carry another request.
     if (error instanceof SandboxError) return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
+    if (error instanceof ClientGone) {
+      // Nobody is left to answer: said as what it is, not as the sandbox's error.
+      runtime.log(`${c.req.method} ${c.req.path}: the client hung up before the request's body ended; nothing was done`);
+      return c.body(null, 400);
+    }
     runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
     return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
   });
@@ -187,6 +192,9 @@ async function readBody(request: Request, limit: number, length: string | undefi
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The client closed the connection before the body it announced arrived. */
+class ClientGone extends Error {}
+
 const tooLarge = (limit: number) => new SandboxError('PAYLOAD_TOO_LARGE', `Request body is over ${limit / MIB} MiB`);
 
 /**
@@ -208,10 +216,11 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
     };
     incoming.on('data', data);
     incoming.on('end', () => resolve(Buffer.concat(chunks, size)));
-    incoming.on('error', reject);
+    // An incoming message errs only when its connection is gone (aborted, reset) before its body ended.
+    incoming.on('error', () => reject(new ClientGone()));
     // Closed before its end: the client went away.
     incoming.on('close', () => {
-      if (!incoming.readableEnded) reject(new Error('the request was closed before its body ended'));
+      if (!incoming.readableEnded) reject(new ClientGone());
     });
   });
 }
