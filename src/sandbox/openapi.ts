@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accountExportSchema } from '../core/account-export.js';
+import { accountExportSchema, importQuery } from '../core/account-export.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
 import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
 import { callbackHeaders } from '../core/deliveries.js';
@@ -88,7 +88,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sandbox/v1/clients/{id}/debits', id: 'createDebit', summary: 'A debit entry of -amount', tag: SANDBOX, body: debitSchema, status: 201 },
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX },
   { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX },
-  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export", tag: SANDBOX, body: accountExportSchema },
+  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export (`?dryRun=1`: only check it and count what it holds)", tag: SANDBOX, body: accountExportSchema, query: importQuery },
 
   { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true },
   { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES },
