@@ -130,6 +130,27 @@ describe('export and import of an account', () => {
     expect((await client.post('/sandbox/v1/import', '{"format":')).body.error.code).toBe('INVALID_JSON');
     expect(await client.data('GET', '/sandbox/v1/export')).toMatchObject({ account: doc.account });
   });
+
+  it('checks a document without importing it (?dryRun=1): the same refusal, or what it holds', async () => {
+    const source = account();
+    await populate(source);
+    const doc = await source.data('GET', '/sandbox/v1/export');
+    const target = account();
+    const refused = await target.post('/sandbox/v1/import?dryRun=1', { ...doc, version: 3 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual(['version: Invalid input: expected 2']);
+    const checked = await target.data('POST', '/sandbox/v1/import?dryRun=1', doc);
+    const imported = await target.data('POST', '/sandbox/v1/import', doc);
+    expect(checked).toEqual({ imported: false, exportedAt: doc.exportedAt, counts: imported.counts });
+    expect(checked.counts.vaPayments).toBe(Object.keys(doc.account.vaPayments).length);
+    // And a dry run leaves the account as it is.
+    const other = account();
+    await other.data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time' });
+    const before = await other.data('GET', '/sandbox/v1/export');
+    await other.data('POST', '/sandbox/v1/import?dryRun=1', doc);
+    expect(await other.data('GET', '/sandbox/v1/export')).toMatchObject({ account: before.account });
+    expect((await other.post('/sandbox/v1/import?dryRun=maybe', doc)).status).toBe(400);
+  });
 });
 
 describe('va-sandbox export / import', () => {

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,12 +52,14 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
   }
   const problemsOf = (page: Page) => (page as Page & { problems: string[] }).problems;
 
-  /** Opens `path` and gives the page the key, as a user does on the first visit. */
+  /** Opens `path` by a link that carries the key (`?key=`): the page keeps it, and takes it out of the address bar. */
   async function openWithKey(page: Page, path: string, key: string) {
-    await page.goto(origin + path);
-    await page.getByRole('textbox', { name: 'API key' }).fill(key);
-    await page.getByRole('button', { name: 'Use this key' }).click();
+    const url = new URL(origin + path);
+    await page.goto(`${url.origin}${url.pathname}?${new URLSearchParams([...url.searchParams, ['key', key]])}`);
     await expect.poll(() => page.evaluate("localStorage.getItem('va-sandbox.apiKey')")).toBe(key);
+    expect(new URL(page.url()).searchParams.has('key')).toBe(false);
+    expect(new URL(page.url()).pathname).toBe(url.pathname);
+    await page.getByRole('button', { name: `API key ${key}: switch` }).waitFor(SHOWN);
   }
 
   const KEY = 'sk_web_inspector';
@@ -77,6 +79,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const root = await fetch(origin + '/', { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/ui/');
+    for (const path of ['/ui/deliveries/anything', '/ui/clients/anything']) expect((await fetch(origin + path)).headers.get('content-type')).toMatch(/^text\/html/);
     const deep = await fetch(origin + '/ui/payments/anything');
     expect(deep.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await deep.text();
@@ -89,6 +92,34 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       expect(response.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
     }
     expect((await fetch(origin + '/ui/assets/%2e%2e/%2e%2e/package.json')).status).toBe(404);
+  });
+
+  it('uses the default key in a fresh browser (no key form first); the header switches keys in one click', async () => {
+    const fresh = await freshPage();
+    const byDefault = await api(origin, 'sk_sandbox').data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', externalReference: 'default-key' });
+    await fresh.goto(`${origin}/ui/payments`);
+    await fresh.getByRole('link', { name: byDefault.id.slice(0, 8) }).or(fresh.getByText('default-key')).first().waitFor(SHOWN);
+    expect(await fresh.getByRole('button', { name: 'Use this key' }).count()).toBe(0);
+    expect(await fresh.evaluate("localStorage.getItem('va-sandbox.apiKey')")).toBe(null);
+    await fresh.getByRole('button', { name: 'API key sk_sandbox: switch' }).click();
+    await fresh.getByRole('banner').getByRole('textbox', { name: 'API key' }).fill('sk_web_switched');
+    await fresh.getByRole('banner').getByRole('button', { name: 'Use this key' }).click();
+    await fresh.getByRole('button', { name: 'API key sk_web_switched: switch' }).waitFor(SHOWN);
+    await fresh.getByText('No VA payments yet, or none matches.').waitFor(SHOWN);
+    expect(await fresh.evaluate("localStorage.getItem('va-sandbox.apiKey')")).toBe('sk_web_switched');
+    expect(new URL(fresh.url()).pathname).toBe('/ui/payments');
+    expect(problemsOf(fresh)).toEqual([]);
+  });
+
+  it('asks for a key when the sandbox refuses the default one (started with --api-key)', async () => {
+    const strict = await useServer({ apiKeys: ['sk_web_only'] }, 'test');
+    const fresh = await freshPage();
+    await fresh.goto(`${strict.url}/ui/account`);
+    await fresh.getByRole('alert').filter({ hasText: 'This sandbox refuses the key sk_sandbox' }).waitFor(SHOWN);
+    await fresh.getByRole('textbox', { name: 'API key' }).fill('sk_web_only');
+    await fresh.getByRole('button', { name: 'Use this key' }).click();
+    await fresh.getByRole('heading', { name: 'Sandbox clock' }).waitFor(SHOWN);
+    await fresh.getByRole('status', { name: 'Live updates: Live' }).waitFor(SHOWN);
   });
 
   it('creates a VA payment through the form: the API schema checks fields in the page, errors next to them', async () => {
@@ -175,9 +206,16 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     expect(resent!.headers['x-service-event-id']).toBe(original.headers['x-service-event-id']);
   });
 
-  it('follows a shared link to the payment in a fresh browser (asks for the key, then shows the same story)', async () => {
+  it('follows a shared link that carries the key in a browser holding another key: the same story, the key kept', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    const link = await page.evaluate<string>('navigator.clipboard.readText()');
+    expect(link).toBe(`${origin}/ui/payments/${paymentId}?key=${KEY}`);
     const colleague = await freshPage();
-    await openWithKey(colleague, `/ui/payments/${paymentId}`, KEY);
+    await openWithKey(colleague, '/ui/payments', 'sk_colleague_own');
+    await colleague.goto(link);
+    await expect.poll(() => colleague.evaluate("localStorage.getItem('va-sandbox.apiKey')")).toBe(KEY);
+    expect(colleague.url()).toBe(`${origin}/ui/payments/${paymentId}`);
     await colleague.getByRole('heading', { name: `VA payment ${paymentId}` }).waitFor(SHOWN);
     await colleague.locator('.page-head .status-completed').waitFor(SHOWN);
     for (const eventType of ['created', 'cash_in_received', 'succeeded']) {
@@ -220,6 +258,32 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     expect(problemsOf(page)).toEqual([]);
   });
 
+  it('opens one delivery at /ui/deliveries/{id}: every attempt, a link from the log and from the timeline; a redelivery opens the new one', async () => {
+    const row = page.locator('table.deliveries tbody tr').first();
+    await row.getByRole('link', { name: /^Open delivery/ }).click();
+    await page.waitForURL(/\/ui\/deliveries\/[0-9a-f-]{36}$/, SHOWN);
+    const id = page.url().split('/').at(-1)!;
+    await page.getByRole('heading', { name: `Delivery ${id}` }).waitFor(SHOWN);
+    await page.getByText(/Attempt 1 · HTTP 201/).waitFor(SHOWN);
+    await page.getByText('second receiver').waitFor(SHOWN);
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/ui/deliveries/') && !url.pathname.endsWith(id), SHOWN);
+    await page.getByText(/Attempt 1 · HTTP 201/).waitFor(SHOWN);
+    await page.getByText('Redelivery of').getByRole('link', { name: id }).waitFor(SHOWN);
+
+    // The payment's timeline names its deliveries; each name is a link to the delivery's page.
+    const timeline = await freshPage();
+    await openWithKey(timeline, `/ui/payments/${paymentId}`, KEY);
+    await timeline.locator('li.event[data-event-type="created"]').getByRole('link', { name: 'Delivery 1' }).click();
+    await timeline.waitForURL(/\/ui\/deliveries\/[0-9a-f-]{36}$/, SHOWN);
+    await timeline.getByText('receiver A got created').waitFor(SHOWN);
+    await timeline.getByRole('link', { name: paymentId }).waitFor(SHOWN);
+    // An id this account does not hold says so (and how a link may carry the key).
+    await timeline.goto(`${origin}/ui/deliveries/00000000-0000-4000-8000-000000000000`);
+    await timeline.getByRole('heading', { name: 'Delivery not found' }).waitFor(SHOWN);
+    expect(problemsOf(timeline)).toEqual([]);
+  });
+
   it('downloads the incident file and loads it into another account after a confirmation (picker and drop)', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Account' }).click();
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export' }).click()]);
@@ -244,6 +308,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     // Dropped and confirmed: the account is the incident's.
     other.once('dialog', (dialog) => {
       expect(dialog.message()).toContain(OTHER);
+      expect(dialog.message()).toContain('It holds 2 VA payments, 0 clients');
       void dialog.accept();
     });
     // The page's own code runs in the browser (DOM types stay out of the Node-side type check).
@@ -251,11 +316,54 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       `(() => { const t = new DataTransfer(); t.items.add(new File([${JSON.stringify(readFileSync(file, 'utf8'))}], 'incident.json', { type: 'application/json' })); return t; })()`,
     );
     await other.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
-    await other.getByRole('status').filter({ hasText: `Imported incident.json: ${await listTotal('/api/v1/va-payments')} vaPayments` }).waitFor(SHOWN);
+    await other.getByRole('status').filter({ hasText: `Imported incident.json: ${await listTotal('/api/v1/va-payments')} VA payments` }).waitFor(SHOWN);
     expect(await api(origin, OTHER).data('GET', `/api/v1/va-payments/${paymentId}`)).toMatchObject({ status: 'completed' });
     await other.goto(`${origin}/ui/payments/${paymentId}`);
     await other.locator('li.event[data-event-type="succeeded"]').getByText('receiver A got succeeded').first().waitFor(SHOWN);
     expect(problemsOf(other)).toEqual([]);
+  });
+
+  it('checks an incident file before the confirmation (a bad one gets every error, no question); after an import the page reads everything again', async () => {
+    // The incident: an account with a second hub and a clock ten days ahead.
+    const source = api(origin, 'sk_web_source');
+    await source.data('PATCH', '/sandbox/v1/hubs/2', { cvuProvisioning: 'delayed' });
+    await source.data('POST', '/api/v1/va-payments', { paymentHubId: 2, currency: 'ARS', lockMode: 'time', amount: 75 });
+    await source.data('POST', '/sandbox/v1/clock/advance', { seconds: 864_000 });
+    const good = join(tmp, 'two-hubs.json');
+    writeFileSync(good, JSON.stringify(await source.data('GET', '/sandbox/v1/export')));
+    const bad = join(tmp, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ format: 'va-sandbox-account', version: 9, exportedAt: 'yesterday', account: {} }));
+
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      const account = await freshPage(viewport);
+      const key = `sk_web_import_${viewport.width}`;
+      await openWithKey(account, '/ui/account', key);
+      await account.getByRole('heading', { name: 'Sandbox clock' }).waitFor(SHOWN);
+      await account.getByText('0 s', { exact: true }).waitFor(SHOWN);
+      const questions: string[] = [];
+      account.on('dialog', (dialog) => {
+        questions.push(dialog.message());
+        void dialog.accept();
+      });
+      await account.getByLabel(/Load an incident file/).setInputFiles(bad);
+      const refused = account.locator('#incident-title ~ .error-note');
+      await refused.getByText('VALIDATION_ERROR').waitFor(SHOWN);
+      for (const detail of ['version: Invalid input: expected 2', 'exportedAt:', 'account.hubs:', 'account.vaPayments:']) await refused.getByText(detail).first().waitFor(SHOWN);
+      expect(questions).toEqual([]);
+
+      await account.getByLabel(/Load an incident file/).setInputFiles(good);
+      await account.getByRole('status').filter({ hasText: 'Imported two-hubs.json: 1 VA payment' }).waitFor(SHOWN);
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain(`Replace everything in account "${key}" with two-hubs.json?`);
+      expect(questions[0]).toContain('It holds 1 VA payment, 0 clients, 0 transfers, 2 events, 0 deliveries, 0 ledger entries, 0 invoices');
+      // Without a reload: the hubs and the clock are the file's.
+      await account.getByRole('heading', { name: '2 · Sandbox Hub 2' }).waitFor(SHOWN);
+      await account.getByText(/^86\d,\d{3} s$/).waitFor(SHOWN);
+      expect(account.url()).toBe(`${origin}/ui/account`);
+      await account.evaluate('window.scrollTo(0, 0)');
+      await account.screenshot({ path: join(tmp, viewport.width === 390 ? 'web-account-import-phone.png' : 'web-account-import.png'), fullPage: true });
+      expect(problemsOf(account)).toEqual([]);
+    }
   });
 
   it('creates a client through the form; its page takes a cash-in live and switches the CVU', async () => {
@@ -293,6 +401,32 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     expect(problemsOf(clientPage)).toEqual([]);
   });
 
+  it('shows every error of a form at once: the page\'s check and the API\'s 400 details name the same fields', async () => {
+    const body = { paymentHubId: 'one', currency: 'ARS', lockMode: 'amount', successUrl: 'http://127.0.0.1:9/ok' };
+    const answer = await sandbox().post('/api/v1/va-payments', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details).toEqual([
+      'paymentHubId: Invalid input: expected number, received string',
+      'amount: is required with lockMode "amount"',
+      'failureUrl: is required: successUrl and failureUrl go together',
+    ]);
+    const create = await freshPage();
+    await openWithKey(create, '/ui/create', KEY);
+    const form = create.getByRole('form', { name: 'New VA payment' });
+    await form.getByLabel('Payment hub ID').fill('one');
+    await form.getByLabel('Lock mode').selectOption('amount');
+    await form.getByLabel('Success URL').fill('http://127.0.0.1:9/ok');
+    await form.getByRole('button', { name: 'Create VA payment' }).click();
+    const errorOf = (label: string) => form.locator('.field', { has: create.getByLabel(label, { exact: true }) }).locator('.field-error');
+    await expect.poll(() => errorOf('Payment hub ID').textContent()).toBe('Invalid input: expected number, received string');
+    expect(await errorOf('Amount (ARS)').textContent()).toBe('is required with lockMode "amount"');
+    expect(await errorOf('Failure URL').textContent()).toBe('is required: successUrl and failureUrl go together');
+    // A transfer's form too: an empty total and taxes over it are both named.
+    const transfer = await sandbox().post('/sandbox/v1/transfers', { to: '', total: 'x', taxes: 5 });
+    expect(transfer.body.error.details).toEqual(['to: Too small: expected string to have >=1 characters', 'total: Invalid input: expected number, received string']);
+    expect(problemsOf(create)).toEqual([]);
+  });
+
   it('is reachable with the keyboard: Tab goes through the payment page\'s actions', async () => {
     const keyboard = await freshPage();
     await openWithKey(keyboard, '/ui/payments', KEY);
@@ -313,6 +447,25 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await keyboard.getByRole('button', { name: 'Send transfer' }).focus();
     await keyboard.keyboard.press('Enter');
     await keyboard.locator('.page-head .status-completed').waitFor(SHOWN);
+  });
+
+  it('shows the delivery log as cards at 390x844: status and actions on screen, the URL whole', async () => {
+    const phone = await freshPage({ width: 390, height: 844 });
+    await openWithKey(phone, '/ui/deliveries', KEY);
+    const rows = phone.locator('table.deliveries tbody tr');
+    await expect.poll(() => rows.count(), SHOWN).toBeGreaterThanOrEqual(4);
+    for (const row of await rows.all()) {
+      for (const part of [row.locator('.status'), row.getByRole('button', { name: /^Show delivery/ }), row.getByRole('link', { name: /^Open delivery/ })]) {
+        const box = (await part.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+      }
+      expect((await row.locator('td.url').boundingBox())!.width).toBeGreaterThan(300);
+    }
+    await rows.filter({ has: phone.locator('.status-delivered') }).first().getByRole('button', { name: /^Show delivery/ }).click();
+    await phone.getByText(/Attempt 1 · HTTP/).first().waitFor(SHOWN);
+    expect(await phone.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    await phone.screenshot({ path: join(tmp, 'web-deliveries-phone.png'), fullPage: true });
+    expect(problemsOf(phone)).toEqual([]);
   });
 
   it('is usable at 390x844: no sideways scrolling, and every control has a label', async () => {
@@ -344,7 +497,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const before = (await sandbox().data('GET', '/sandbox/v1/clock')).offsetSeconds as number;
     await account.getByLabel('Advance by (seconds)').fill('3600');
     await account.getByRole('button', { name: 'Advance clock' }).click();
-    await account.getByText(`${(before + 3600).toLocaleString('en-US')} s`).waitFor(SHOWN);
+    await account.getByText(`${Math.round(before + 3600).toLocaleString('en-US')} s`).waitFor(SHOWN);
     expect((await sandbox().data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(before + 3600);
     expect(problemsOf(account)).toEqual([]);
   });
@@ -396,7 +549,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
   });
 
   it('takes the screenshots the README shows', () => {
-    for (const name of ['web-payment.png', 'web-deliveries.png']) {
+    for (const name of ['web-payment.png', 'web-deliveries.png', 'web-deliveries-phone.png', 'web-account-import.png', 'web-account-import-phone.png']) {
       expect(readFileSync(join(tmp, name)).subarray(1, 4).toString()).toBe('PNG');
       if (UPDATE_SCREENSHOTS) copyFileSync(join(tmp, name), join(ROOT, 'docs', name));
     }

@@ -215,23 +215,32 @@ const sameRecord = (a: object, b: object): boolean => {
   return entries(a) === entries(b);
 };
 
-/** Replaces the account's whole state with an export's, its clock set to read the export's time. */
-export function importAccount(account: Account, body: unknown) {
+/** How many records of each kind an account's tables hold, as an import answers them. */
+const countsOf = (tables: Pick<AccountState, 'vaPayments' | 'clients' | 'transfers' | 'events' | 'deliveries' | 'entries' | 'invoices'>) =>
+  Object.fromEntries((['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const).map((name) => [name, Object.keys(tables[name]).length]));
+
+/** `POST /sandbox/v1/import?dryRun=1`: check the file and count what it holds, without importing it. */
+export const importQuery = z.object({
+  dryRun: z.enum(['1', 'true']).optional().describe('Check the file and answer its counts (`imported: false`); the account is left as it is'),
+});
+
+/**
+ * Replaces the account's whole state with an export's, its clock set to read the export's time; a dry run only
+ * checks the file and counts what it holds (`imported: false`).
+ */
+export function importAccount(account: Account, body: unknown, dryRun = false) {
   const result = accountExportSchema.safeParse(body);
   if (!result.success) {
     const details = issuesToDetails(result.error);
     throw new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
   }
   const doc = result.data;
+  const records = { ...doc.account, ...stored(doc.account) };
+  if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
   const wallNow = account.nowMs() - account.state.clockOffsetMs;
   const { forwarding, faults } = account.state;
-  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account, ...stored(doc.account) };
-  account.replace(state);
+  account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records });
   account.holdImported();
-  const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
-  return {
-    imported: true,
-    clock: account.clock(),
-    counts: Object.fromEntries(counted.map((name) => [name, Object.keys(account.state[name]).length])),
-  };
+  // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
+  return { imported: true, clock: account.clock(), counts: countsOf(account.state) };
 }

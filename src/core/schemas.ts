@@ -86,6 +86,12 @@ export const metadata = z.preprocess(
 /** Optional fields accept null as "absent", as JSON clients often send. */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
+/**
+ * Cross-field checks run even when a field is already refused (by default zod skips them then), so a body's every
+ * problem is named in one answer, not one after another. They see the input as sent: each checks its fields' types.
+ */
+const everyProblem = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+
 /** A payment hub's id: any positive integer (contract part 1); required on every create, as in production. */
 const paymentHubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -106,7 +112,7 @@ export const createVaPaymentSchema = z
     metadata: optional(metadata),
   })
   .superRefine((body, ctx) => {
-    if (body.lockMode !== 'time' && body.amount == null) {
+    if ((body.lockMode === 'amount' || body.lockMode === 'amount_and_time') && body.amount == null) {
       ctx.addIssue({ code: 'custom', path: ['amount'], message: `is required with lockMode "${body.lockMode}"` });
     }
     if (body.callbackUrl != null && (body.successUrl != null || body.failureUrl != null)) {
@@ -120,7 +126,7 @@ export const createVaPaymentSchema = z
       const missing = body.successUrl == null ? 'successUrl' : 'failureUrl';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'is required: successUrl and failureUrl go together' });
     }
-  });
+  }, everyProblem);
 export type CreateVaPaymentInput = z.output<typeof createVaPaymentSchema>;
 
 export const transferSchema = z
@@ -137,8 +143,10 @@ export const transferSchema = z
     ),
   })
   .superRefine((body, ctx) => {
-    if (body.taxes >= body.total) ctx.addIssue({ code: 'custom', path: ['taxes'], message: 'must be less than total' });
-  });
+    if (typeof body.taxes === 'number' && typeof body.total === 'number' && body.taxes >= body.total) {
+      ctx.addIssue({ code: 'custom', path: ['taxes'], message: 'must be less than total' });
+    }
+  }, everyProblem);
 export type TransferInput = z.output<typeof transferSchema>;
 
 /** The farthest a clock move may go: 10 years (contract part 5). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { accountExportSchema } from '../core/account-export.js';
+import { accountExportSchema, importQuery } from '../core/account-export.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
 import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
 import { callbackHeaders } from '../core/deliveries.js';
@@ -89,7 +89,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sandbox/v1/clients/{id}/debits', id: 'createDebit', summary: 'A debit entry of -amount', tag: SANDBOX, body: debitSchema, status: 201 },
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX },
   { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX },
-  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export, held to every rule of the API; its open deliveries (and those falling due at once) are `held`, never sent until released", tag: SANDBOX, body: accountExportSchema },
+  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export, held to every rule of the API; its open deliveries (and those falling due at once) are `held`, never sent until released (`?dryRun=1`: only check it and count what it holds)", tag: SANDBOX, body: accountExportSchema, query: importQuery },
   { method: 'get', path: '/sandbox/v1/scenario', id: 'recordScenario', summary: "The account's story as a scenario file (`?name=`), which `va-sandbox run` replays on a fresh account", tag: SANDBOX },
 
   { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true },

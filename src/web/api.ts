@@ -6,6 +6,22 @@ const KEY_STORAGE = 'va-sandbox.apiKey';
 export const storedKey = (): string | null => localStorage.getItem(KEY_STORAGE);
 export const storeKey = (key: string): void => localStorage.setItem(KEY_STORAGE, key);
 
+/**
+ * The key a shared link carries (`?key=sk_...`): kept as this browser's key, then taken out of the address bar so
+ * it is not shared further by accident (nor left in the history). The key the page starts with: that one, else the
+ * one kept, else the CLI's default (a sandbox started without --api-key takes any key).
+ */
+export function startingKey(): string {
+  const url = new URL(location.href);
+  const linked = url.searchParams.get('key')?.trim();
+  if (linked) {
+    storeKey(linked);
+    url.searchParams.delete('key');
+    history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+  }
+  return storedKey() ?? DEFAULT_KEY;
+}
+
 export interface Pagination {
   page: number;
   limit: number;
@@ -45,10 +61,11 @@ export function queryString(query: Query = {}): string {
   return text ? `?${text}` : '';
 }
 
-export function createApi(key: string) {
+/** `onRefused`: told when the sandbox answers 401 (it was started with --api-key, and this key is not one of them). */
+export function createApi(key: string, onRefused: () => void = () => {}) {
   /** The raw response, for the live stream and the export download. */
-  const send = (method: string, path: string, options: CallOptions = {}) =>
-    fetch(path + queryString(options.query), {
+  const send = async (method: string, path: string, options: CallOptions = {}) => {
+    const response = await fetch(path + queryString(options.query), {
       method,
       headers: {
         authorization: `Bearer ${key}`,
@@ -57,6 +74,9 @@ export function createApi(key: string) {
       body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
       signal: options.signal,
     });
+    if (response.status === 401) onRefused();
+    return response;
+  };
 
   /** `data` of a 2xx answer; an ApiError with the envelope's code, message and details otherwise. */
   async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -79,7 +99,7 @@ export function createApi(key: string) {
     key,
     send,
     get: async <T>(path: string, query?: Query, signal?: AbortSignal) => (await call<{ data: T }>('GET', path, { query, signal })).data,
-    post: async <T>(path: string, body?: unknown) => (await call<{ data: T }>('POST', path, { body })).data,
+    post: async <T>(path: string, body?: unknown, query?: Query) => (await call<{ data: T }>('POST', path, { body, query })).data,
     patch: async <T>(path: string, body?: unknown) => (await call<{ data: T }>('PATCH', path, { body })).data,
     /** A list page: `data` is the items and `pagination` sits beside it; a client's transactions (the one list the
      * contract keeps in its real shape) answer `data: {transactions, pagination}`. */

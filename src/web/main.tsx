@@ -1,13 +1,14 @@
 import './jitless.js';
 import './styles.css';
-import { StrictMode, useEffect, useMemo, useState } from 'react';
+import { StrictMode, useEffect, useMemo, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createApi, storedKey, storeKey } from './api.js';
+import { createApi, startingKey, storeKey } from './api.js';
 import { connectLive, type Live, type LiveState } from './live.js';
 import { AccountPage, KeyForm } from './pages/account.js';
 import { ClientPage, ClientsPage } from './pages/clients.js';
 import { CreatePage } from './pages/create.js';
 import { DeliveriesPage } from './pages/deliveries.js';
+import { DeliveryPage } from './pages/delivery.js';
 import { PaymentPage } from './pages/payment.js';
 import { PaymentsPage } from './pages/payments.js';
 import { Link, useLocation, type Location } from './router.js';
@@ -24,47 +25,58 @@ const NAV: [string, string][] = [
 const LIVE_TEXT: Record<LiveState, string> = { connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…' };
 
 function App() {
-  const [key, setKey] = useState(storedKey);
+  const [key, setKey] = useState(startingKey);
+  /** The key the sandbox answered 401 to: ask for another one, as on a sandbox started with --api-key. */
+  const [refused, setRefused] = useState<string | null>(null);
   const where = useLocation();
   const useKey = (next: string) => {
     storeKey(next);
+    setRefused(null);
     setKey(next);
   };
-  if (!key) {
+  if (refused === key) {
     return (
       <>
         <Header where={where} live={null} />
         <main>
           <h1>VA sandbox inspector</h1>
+          <p className="error-note" role="alert">
+            This sandbox refuses the key <span className="mono">{key}</span>: it was started with --api-key. Give one of its keys.
+          </p>
           <KeyForm current={null} onKey={useKey} />
         </main>
       </>
     );
   }
-  return <Connected key={key} apiKey={key} where={where} onKey={useKey} />;
+  return <Connected key={key} apiKey={key} where={where} onKey={useKey} onRefused={() => setRefused(key)} />;
 }
 
 /** Everything that needs the key: one API client and one live stream for the page's whole life. */
-function Connected({ apiKey, where, onKey }: { apiKey: string; where: Location; onKey: (key: string) => void }) {
+function Connected({ apiKey, where, onKey, onRefused }: { apiKey: string; where: Location; onKey: (key: string) => void; onRefused: () => void }) {
   const [liveState, setLiveState] = useState<LiveState>('connecting');
-  const api = useMemo(() => createApi(apiKey), [apiKey]);
+  const refusedRef = useRef(onRefused);
+  refusedRef.current = onRefused;
+  const api = useMemo(() => createApi(apiKey, () => refusedRef.current()), [apiKey]);
   const [live, setLive] = useState<Live | null>(null);
+  /** Bumped when the whole account changed under the page (an import): every `useLoad` reads again. */
+  const [epoch, setEpoch] = useState(0);
   useEffect(() => {
     const connection = connectLive(api, setLiveState);
     setLive(connection);
     return () => connection.stop();
   }, [api]);
-  const app = useMemo(() => (live ? { api, live } : null), [api, live]);
+  const app = useMemo(() => (live ? { api, live, epoch, reloadAll: () => setEpoch((n) => n + 1) } : null), [api, live, epoch]);
   if (!app) return null;
   return (
     <AppContext.Provider value={app}>
-      <Header where={where} live={liveState} apiKey={apiKey} />
+      <Header where={where} live={liveState} apiKey={apiKey} onKey={onKey} />
       <Page where={where} onKey={onKey} />
     </AppContext.Provider>
   );
 }
 
-function Header({ where, live, apiKey }: { where: Location; live: LiveState | null; apiKey?: string }) {
+function Header({ where, live, apiKey, onKey }: { where: Location; live: LiveState | null; apiKey?: string; onKey?: (key: string) => void }) {
+  const [switching, setSwitching] = useState(false);
   return (
     <header className="top">
       <a className="skip" href="#content">
@@ -83,10 +95,23 @@ function Header({ where, live, apiKey }: { where: Location; live: LiveState | nu
           {LIVE_TEXT[live]}
         </span>
       ) : null}
-      {apiKey ? (
-        <span className="key" title="API key (change it on the Account page)">
-          {apiKey}
-        </span>
+      {apiKey && onKey ? (
+        <>
+          <button type="button" className="small key" aria-expanded={switching} aria-label={`API key ${apiKey}: switch`} onClick={() => setSwitching(!switching)}>
+            {apiKey}
+          </button>
+          {switching ? (
+            <div className="key-panel">
+              <KeyForm
+                current={apiKey}
+                onKey={(next) => {
+                  setSwitching(false);
+                  onKey(next);
+                }}
+              />
+            </div>
+          ) : null}
+        </>
       ) : null}
     </header>
   );
@@ -97,7 +122,7 @@ function Page({ where, onKey }: { where: Location; onKey: (key: string) => void 
   const page = (() => {
     if (section === undefined || section === 'payments') return id ? <PaymentPage id={id} /> : <PaymentsPage where={where} />;
     if (section === 'clients') return id ? <ClientPage id={id} where={where} /> : <ClientsPage where={where} />;
-    if (section === 'deliveries') return <DeliveriesPage where={where} />;
+    if (section === 'deliveries') return id ? <DeliveryPage id={id} /> : <DeliveriesPage where={where} />;
     if (section === 'create') return <CreatePage />;
     if (section === 'account') return <AccountPage onKey={onKey} />;
     return (
@@ -109,7 +134,12 @@ function Page({ where, onKey }: { where: Location; onKey: (key: string) => void 
       </main>
     );
   })();
-  return <div id="content">{page}</div>;
+  // Keyed by the path: another record's page starts empty, not with the last one's data under the new address.
+  return (
+    <div id="content" key={where.path}>
+      {page}
+    </div>
+  );
 }
 
 createRoot(document.getElementById('root')!).render(

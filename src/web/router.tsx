@@ -48,3 +48,10 @@ export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTML
   };
   return <a href={BASE + to} onClick={follow} {...rest} />;
 }
+
+/** This page's address with the key in it (`?key=`), for a colleague whose browser holds another key. */
+export function shareLink(key: string): string {
+  const url = new URL(location.href);
+  url.searchParams.set('key', key);
+  return url.href;
+}

@@ -13,8 +13,9 @@ import {
 } from 'react';
 import { ApiError, type Api, type ListPage, type Pagination } from './api.js';
 import type { Live, LiveListener } from './live.js';
+import { Link } from './router.js';
 
-export const AppContext = createContext<{ api: Api; live: Live } | null>(null);
+export const AppContext = createContext<{ api: Api; live: Live; epoch: number; reloadAll: () => void } | null>(null);
 
 export function useApp() {
   const app = useContext(AppContext);
@@ -22,8 +23,12 @@ export function useApp() {
   return app;
 }
 
-/** Loads with `load` whenever `deps` change; `reload()` reads again keeping what is shown meanwhile. */
+/**
+ * Loads with `load` whenever `deps` change, and after `reloadAll` (an import replaced the account); `reload()` reads
+ * again keeping what is shown meanwhile.
+ */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
+  const epoch = useContext(AppContext)?.epoch;
   const [state, setState] = useState<{ data: T | null; error: unknown }>({ data: null, error: null });
   const [version, setVersion] = useState(0);
   useEffect(() => {
@@ -34,7 +39,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     );
     return () => aborted.abort();
     // `load` is a new closure each render; what it reads is in `deps`.
-  }, [...deps, version]);
+  }, [...deps, version, epoch]);
   const reload = useCallback(() => setVersion((v) => v + 1), []);
   return { ...state, reload };
 }
@@ -142,6 +147,19 @@ function prettyIfJson(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** A page's record that this account does not hold: most often a link opened with another key. */
+export function NotFound({ what, id }: { what: string; id: string }) {
+  return (
+    <main>
+      <h1>{what} not found</h1>
+      <p>
+        No {what} {id} in this account. Is the API key the one it was created with? Switch it in the header, or ask for a link that carries it.{' '}
+        <Link to="/account">Account</Link>
+      </p>
+    </main>
+  );
 }
 
 /** What went wrong, as the API said it (code, message, every detail). */

@@ -1,10 +1,11 @@
-import { exportAccount, importAccount } from '../../core/account-export.js';
+import { exportAccount, importAccount, importQuery } from '../../core/account-export.js';
+import { parse } from '../../core/index.js';
 import { recordScenario } from '../../core/scenario-record.js';
 import type { RouteKit } from './kit.js';
 
 /** One account's whole state as one JSON document, handed over then replayed elsewhere; or its story as a scenario. */
 export function accountExportRoutes({ get, post }: RouteKit): void {
   get('/sandbox/v1/export', (account) => exportAccount(account));
-  post('/sandbox/v1/import', (account, body) => importAccount(account, body));
+  post('/sandbox/v1/import', (account, body, c) => importAccount(account, body, parse(importQuery, c.req.query(), 'query').dryRun !== undefined));
   get('/sandbox/v1/scenario', (account, c) => recordScenario(account, c.req.query('name') || `Recorded from account …${account.key.slice(-4)}`));
 }

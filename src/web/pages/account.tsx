@@ -63,7 +63,7 @@ function ClockCard() {
         <Facts
           items={[
             ['Now', <When at={clock.data.now} />],
-            ['Ahead of real time', `${clock.data.offsetSeconds.toLocaleString('en-US')} s`],
+            ['Ahead of real time', `${Math.round(clock.data.offsetSeconds).toLocaleString('en-US')} s`],
           ]}
         />
       ) : null}
@@ -143,9 +143,16 @@ function Hubs() {
   );
 }
 
+type Counts = Record<string, number>;
+const COUNTED: [name: string, one: string, many: string][] = [
+  ['vaPayments', 'VA payment', 'VA payments'], ['clients', 'client', 'clients'], ['transfers', 'transfer', 'transfers'], ['events', 'event', 'events'],
+  ['deliveries', 'delivery', 'deliveries'], ['entries', 'ledger entry', 'ledger entries'], ['invoices', 'invoice', 'invoices'],
+];
+const countsText = (counts: Counts) => COUNTED.map(([name, one, many]) => `${counts[name] ?? 0} ${counts[name] === 1 ? one : many}`).join(', ');
+
 /** The account's export, downloaded as a file; a file (picked or dropped) imported after a confirmation. */
 function IncidentFile() {
-  const { api } = useApp();
+  const { api, reloadAll } = useApp();
   const [dragging, setDragging] = useState(false);
   const [result, setResult] = useState<string | null>(null);
   /** Saves what a GET of `path` answers (its `data`) as a JSON file named by `name`. */
@@ -170,12 +177,14 @@ function IncidentFile() {
     } catch {
       throw new Error(`${file.name} is not JSON: an incident file is what "Download export" (or va-sandbox export) writes`);
     }
-    if (!confirm(`Replace everything in account "${api.key}" with ${file.name}? What the account holds now is lost.`)) return;
-    const imported = await api.post<{ counts: Record<string, number> }>('/sandbox/v1/import', text);
-    const counts = Object.entries(imported.counts)
-      .map(([name, count]) => `${count} ${name}`)
-      .join(', ');
-    setResult(`Imported ${file.name}: ${counts}`);
+    // The server checks the file as an import would (format, version, every record), and counts it: a bad file
+    // gets its errors here, never the confirmation.
+    const checked = await api.post<{ exportedAt: string; counts: Counts }>('/sandbox/v1/import', text, { dryRun: 1 });
+    const question = `Replace everything in account "${api.key}" with ${file.name}?\n\nIt holds ${countsText(checked.counts)}, exported at ${checked.exportedAt}.\n\nWhat the account holds now is lost.`;
+    if (!confirm(question)) return;
+    const imported = await api.post<{ counts: Counts }>('/sandbox/v1/import', text);
+    setResult(`Imported ${file.name}: ${countsText(imported.counts)}`);
+    reloadAll();
   });
   const drop = (event: DragEvent) => {
     event.preventDefault();

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
-import { setQuery, type Location } from '../router.js';
+import { Link, setQuery, type Location } from '../router.js';
 import { ErrorNote, LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 import { DeliveryCard, type DeliverySummary } from './delivery.js';
 
@@ -35,7 +35,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
         table={(items) => (
           <div className="table-wrap">
             <table className="deliveries">
-              <TableHead headers={['Created', 'Event', 'Status', 'Attempts', 'Last response', 'URL', 'Details']} />
+              <TableHead headers={['Created', 'Event', 'Status', 'Attempts', 'Last response', 'URL', 'Actions']} />
               <tbody>
                 {items.map((d) => (
                   <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? null : d.id)} onRedelivered={list.reload} />
@@ -67,24 +67,32 @@ function ReleaseAll({ onDone }: { onDone: () => void }) {
   );
 }
 
+/** A row; on a narrow screen a card (styles.css): each cell a named area, labelled by its `data-label`. */
 function DeliveryRow({ delivery: d, open, onToggle, onRedelivered }: { delivery: DeliverySummary; open: boolean; onToggle: () => void; onRedelivered: () => void }) {
   return (
     <>
       <tr>
-        <td>
+        <td className="d-created">
           <When at={d.createdAt} />
         </td>
-        <td>{d.eventType}</td>
-        <td>
+        <td className="d-event">{d.eventType}</td>
+        <td className="d-status">
           <Status value={d.status} />
         </td>
-        <td className="num">{d.attempts}</td>
-        <td>{d.lastResponseStatus !== null ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? d.reason ?? '—')}</td>
-        <td className="url">{d.url ?? <span className="muted">none</span>}</td>
-        <td>
+        <td className="num d-attempts" data-label="Attempts">
+          {d.attempts}
+        </td>
+        <td className="d-response" data-label="Last response">
+          {d.lastResponseStatus !== null ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? d.reason ?? '—')}
+        </td>
+        <td className="url d-url" data-label="URL">{d.url ?? <span className="muted">none</span>}</td>
+        <td className="d-actions">
           <button type="button" className="small" aria-expanded={open} onClick={onToggle} aria-label={`${open ? 'Hide' : 'Show'} delivery ${d.id}`}>
             {open ? 'Hide' : 'Show'}
-          </button>
+          </button>{' '}
+          <Link to={`/deliveries/${d.id}`} aria-label={`Open delivery ${d.id}`}>
+            Open
+          </Link>
         </td>
       </tr>
       {open ? (

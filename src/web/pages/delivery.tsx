@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import type { Account } from '../../core/account.js';
 import type { deliveryView } from '../../core/views.js';
-import { Link } from '../router.js';
-import { ErrorNote, Facts, JsonBlock, Status, useAction, useApp, useLoad, When } from '../ui.js';
+import { ApiError } from '../api.js';
+import { Link, navigate, shareLink } from '../router.js';
+import { CopyButton, ErrorNote, Facts, JsonBlock, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 
 export type DeliverySummary = ReturnType<typeof deliveryView>;
 export type DeliveryDetail = ReturnType<Account['getDelivery']>;
@@ -18,15 +19,18 @@ export function DeliveryCard({
   onRedelivered,
   showSource = false,
   redeliveryOf,
+  onItsPage = false,
 }: {
   summary: DeliverySummary;
   title: string;
   /** Given: the card has its own redeliver form (a timeline has one per event instead). */
-  onRedelivered?: () => void;
+  onRedelivered?: (redelivery: DeliverySummary) => void;
   /** Link the VA payment or client the event is about (where the page is not already its own). */
   showSource?: boolean;
   /** How to name the delivery this one repeats, where the page names deliveries (else its id). */
   redeliveryOf?: string | undefined;
+  /** On the delivery's own page: the title is not a link to it. */
+  onItsPage?: boolean;
 }) {
   const { api } = useApp();
   const { data, error } = useLoad(
@@ -36,11 +40,15 @@ export function DeliveryCard({
   return (
     <section className="delivery" aria-label={title}>
       <header>
-        <h4>{title}</h4>
+        <h4>{onItsPage ? title : <Link to={`/deliveries/${summary.id}`}>{title}</Link>}</h4>
         <Status value={summary.status} />
         <span className="muted">{summary.url ?? summary.reason}</span>
       </header>
-      {summary.redeliveryOf ? <p className="muted">Redelivery of {redeliveryOf ?? summary.redeliveryOf}</p> : null}
+      {summary.redeliveryOf ? (
+        <p className="muted">
+          Redelivery of <Link to={`/deliveries/${summary.redeliveryOf}`}>{redeliveryOf ?? summary.redeliveryOf}</Link>
+        </p>
+      ) : null}
       {summary.status === 'held' ? <p className="muted">Held: {summary.reason}.</p> : null}
       {summary.nextAttemptAt ? (
         <p className="muted">
@@ -105,15 +113,15 @@ function extraFacts(attempt: AttemptDetail): [string, string][] {
 
 /**
  * `POST /sandbox/v1/deliveries/{id}/redeliver` (a new delivery of the same event) or, for a held one, `.../release`
- * (this delivery sent at last): optionally to another URL.
+ * (this delivery sent at last): optionally to another URL. `onDone` gets the delivery the answer names.
  */
-export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deliveryId: string; onDone: () => void; verb?: 'redeliver' | 'release' }) {
+export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deliveryId: string; onDone: (delivery: DeliverySummary) => void; verb?: 'redeliver' | 'release' }) {
   const { api } = useApp();
   const [url, setUrl] = useState('');
   const action = useAction(async () => {
-    await api.post(`/sandbox/v1/deliveries/${deliveryId}/${verb}`, url.trim() ? { url: url.trim() } : undefined);
+    const redelivery = await api.post<DeliverySummary>(`/sandbox/v1/deliveries/${deliveryId}/${verb}`, url.trim() ? { url: url.trim() } : undefined);
     setUrl('');
-    onDone();
+    onDone(redelivery);
   });
   const name = verb === 'release' ? 'Release' : 'Redeliver';
   return (
@@ -135,5 +143,44 @@ export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deli
       </button>
       <ErrorNote error={action.error} />
     </form>
+  );
+}
+
+/** `/ui/deliveries/{id}`: one delivery on a page of its own (a link to share), live; a redelivery opens the new one. */
+export function DeliveryPage({ id }: { id: string }) {
+  const { api } = useApp();
+  const delivery = useLoad((signal) => api.get<DeliveryDetail>(`/sandbox/v1/deliveries/${id}`, undefined, signal), [id]);
+  useLiveRefresh((message) => message.type === 'delivery' && message.delivery.id === id, delivery.reload);
+  if (delivery.error instanceof ApiError && delivery.error.status === 404) return <NotFound what="Delivery" id={id} />;
+  const d = delivery.data;
+  return (
+    <main>
+      <p>
+        <Link to="/deliveries">← Deliveries</Link>
+      </p>
+      <ErrorNote error={delivery.error} />
+      {d ? (
+        <>
+          <header className="page-head">
+            <h1>
+              Delivery <span className="mono">{d.id}</span>
+            </h1>
+            <Status value={d.status} />
+            <CopyButton text={shareLink(api.key)} label="Copy link" />
+          </header>
+          <Facts
+            items={[
+              ['Event', `${d.event.eventType} · ${d.event.id}`],
+              ['Created', <When at={d.createdAt} />],
+              ['URL', d.url ?? d.reason],
+              ['Attempts', d.attempts.length],
+            ]}
+          />
+          <DeliveryCard summary={{ ...d, attempts: d.attempts.length }} title="Attempts" onItsPage onRedelivered={(next) => navigate(`/deliveries/${next.id}`)} showSource />
+        </>
+      ) : delivery.error ? null : (
+        <p aria-busy="true">Loading…</p>
+      )}
+    </main>
   );
 }

@@ -1,8 +1,8 @@
 import { useRef } from 'react';
 import type { eventView, VaPaymentView } from '../../core/views.js';
 import { ApiError } from '../api.js';
-import { Link } from '../router.js';
-import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { Link, shareLink } from '../router.js';
+import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { DeliveryCard, RedeliverForm } from './delivery.js';
 import { TransferForm } from './transfer-form.js';
 
@@ -45,16 +45,7 @@ export function PaymentPage({ id }: { id: string }) {
     refresh();
   });
 
-  if (payment.error instanceof ApiError && payment.error.status === 404) {
-    return (
-      <main>
-        <h1>VA payment not found</h1>
-        <p>
-          No VA payment {id} in this account. Is the API key the one it was created with? <Link to="/account">Account</Link>
-        </p>
-      </main>
-    );
-  }
+  if (payment.error instanceof ApiError && payment.error.status === 404) return <NotFound what="VA payment" id={id} />;
   const p = payment.data;
   const timeline = [...(events.data?.items ?? [])].reverse();
   return (
@@ -70,7 +61,7 @@ export function PaymentPage({ id }: { id: string }) {
               VA payment <span className="mono">{p.id}</span>
             </h1>
             <Status value={p.status} />
-            <CopyButton text={location.href} label="Copy link" />
+            <CopyButton text={shareLink(api.key)} label="Copy link" />
           </header>
           <div className="columns">
             <section className="card" aria-labelledby="amounts">
