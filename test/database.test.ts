@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { normalizeState } from '../src/core/state.js';
 import { startServer } from '../src/sandbox/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { api, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
@@ -145,7 +146,8 @@ describe('a data set of the previous release', () => {
   it.each(SETS)('is copied into the database once, its files kept as *.migrated, each account as that release loaded it (%s)', async (set) => {
     const dir = useTmp();
     cpSync(join(ROOT, 'test', 'data', 'previous-release', set), dir, { recursive: true });
-    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).accounts as Record<string, Record<string, unknown>>;
+    // As this release reads what that one loaded: its invoices in today's shape (`normalizeState`).
+    const expected = normalizeState(JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'))).accounts as unknown as Record<string, Record<string, unknown>>;
     const old = readdirSync(dir).filter((name) => name.startsWith('state.json'));
     const lines: string[] = [];
     // The store alone: a server would go on to expire what fell due since and send what was left to send.

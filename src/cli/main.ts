@@ -8,6 +8,7 @@ import { faultsCommand } from './commands/faults.js';
 import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
 import { invoicesCommand } from './commands/invoices.js';
+import { ledgerCommand } from './commands/ledger.js';
 import { listenCommand } from './commands/listen.js';
 import { paymentsCommand } from './commands/payments.js';
 import { receiverCommand } from './commands/receiver.js';
@@ -39,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(transferCommand())
     .addCommand(clientsCommand())
     .addCommand(invoicesCommand())
+    .addCommand(ledgerCommand())
     .addCommand(eventsCommand())
     .addCommand(deliveriesCommand())
     .addCommand(listenCommand())

@@ -100,7 +100,7 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
 type Problem = { path: (string | number)[]; message: string };
 
 /** The sign each kind of ledger entry has (contract part 3: positive credit, negative debit). */
-const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, credit: 1, debit: -1 };
+const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, credit: 1, debit: -1, reversal: -1, invoice_allocation: 1 };
 
 /**
  * What the API's rules make true of amounts, checked as strictly: a VA payment's totals are the sums of its cash-ins
@@ -194,7 +194,9 @@ export function importAccount(account: Account, body: unknown) {
   const doc = result.data;
   const wallNow = account.nowMs() - account.state.clockOffsetMs;
   const { forwarding, faults } = account.state;
-  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account, ...stored(doc.account) };
+  // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
+  const invoices = doc.account.invoices as AccountState['invoices'];
+  const state: AccountState = { clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...doc.account, invoices, ...stored(doc.account) };
   account.replace(state);
   const counted = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
   return {

@@ -6,7 +6,9 @@ import {
   DELIVERY_STATUSES,
   ENTRY_TYPES,
   EVENT_TYPES,
-  INVOICE_STATUSES,
+  CVU_PROVISIONINGS,
+  INVOICE_TYPES,
+  PAYMENT_STATUSES,
   LEGACY_SOURCE_TYPES,
   SOURCE_TYPES,
   VA_PAYMENT_STATUSES,
@@ -17,6 +19,7 @@ import {
   type Hub,
   type IdempotencyRecord,
   type Invoice,
+  type LegacyInvoice,
   type LegacySourceType,
   type PoolCvu,
   type SandboxEvent,
@@ -44,7 +47,7 @@ const hub = z.strictObject({
   name: text,
   brand: text,
   dedicated_client_cvus_enabled: z.boolean(),
-  cvuProvisioning: z.enum(['inline', 'delayed', 'fail']),
+  cvuProvisioning: z.enum(CVU_PROVISIONINGS),
   collectionCvu: text,
   collectionAlias: text,
 }) satisfies z.ZodType<Hub>;
@@ -191,15 +194,40 @@ const entry = z.strictObject({
 const invoice = z.strictObject({
   id,
   clientId: id,
+  invoiceNumber: text,
+  invoiceType: z.enum(INVOICE_TYPES),
+  sellerTaxId: text.nullable(),
+  sellerName: text.nullable(),
+  buyerTaxId: text,
+  buyerName: text,
+  subtotalNet: nonNegative.nullable(),
+  vatAmount: nonNegative.nullable(),
+  otherTaxes: nonNegative.nullable(),
+  totalAmount: positive,
+  allocated: nonNegative,
+  currency: z.literal('ARS'),
+  issuedAt: time,
+  dueAt: time.nullable(),
+  paymentStatus: z.enum(PAYMENT_STATUSES),
+  paymentTerms: text.nullable(),
+  observations: text.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<Invoice>;
+
+/** An invoice as releases before 0.2 exported it: the account reads it as an `Invoice` (`normalizeAccount`). */
+const legacyInvoice = z.strictObject({
+  id,
+  clientId: id,
   total_amount: positive,
   currency: z.literal('ARS'),
   description: text.nullable(),
   dueDate: text.nullable(),
-  status: z.enum(INVOICE_STATUSES),
+  status: z.enum(['issued', 'paid', 'cancelled']),
   externalReference: text.nullable(),
   createdAt: time,
   updatedAt: time,
-}) satisfies z.ZodType<Invoice>;
+}) satisfies z.ZodType<LegacyInvoice>;
 
 const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
 
@@ -214,5 +242,5 @@ export const exportedAccount = z.strictObject({
   idempotency: table(idempotencyRecord),
   clients: table(client),
   entries: table(entry),
-  invoices: table(invoice),
+  invoices: table(z.union([invoice, legacyInvoice])),
 });

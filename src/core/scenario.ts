@@ -104,7 +104,7 @@ const step = z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('getClient'), ...action, id: target }),
   z.strictObject({ do: z.literal('updateClient'), ...action, id: target, body: requestBody(updateClientSchema) }),
   z.strictObject({ do: z.literal('setCvuStatus'), ...action, clientId: target, cvuStatus: clientCvuSchema.shape.cvuStatus }),
-  z.strictObject({ do: z.literal('createInvoice'), ...action, clientId: target, body: requestBody(createInvoiceSchema) }),
+  z.strictObject({ do: z.literal('createInvoice'), ...action, clientId: target, body: requestBody(createInvoiceSchema.in) }),
   z.strictObject({ do: z.literal('createDebit'), ...action, clientId: target, body: requestBody(debitSchema) }),
   z.strictObject({ do: z.literal('transfer'), ...action, body: requestBody(transferSchema) }),
   z.strictObject({ do: z.literal('advanceClock'), ...action, seconds: clockAdvanceSchema.shape.seconds }),
