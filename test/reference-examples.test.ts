@@ -268,6 +268,21 @@ describe('a state file written by the previous release (0.1.0)', () => {
     expect(transactions).toEqual(
       before.transactions.data.transactions.map((entry: any) => ({ ...entry, tempLinkId: null, sourceType: renamed[entry.sourceType] })),
     );
+    // Its invoice (total_amount, status issued) reads as today's: numbered, type B, buyer from its client, pending.
+    const { data: invoices } = await client.list(`/api/v1/clients/${before.client.data.id}/invoices`);
+    expect(invoices).toEqual([
+      expect.objectContaining({
+        invoiceNumber: '0001-00000001',
+        invoiceType: 'B',
+        buyerTaxId: before.client.data.taxId,
+        buyerName: before.client.data.name,
+        totalAmount: before.balance.data.totalInvoiced,
+        total_amount: before.balance.data.totalInvoiced,
+        paymentStatus: 'pending',
+        observations: null,
+        dueAt: null,
+      }),
+    ]);
     // Its one hub is hub 1, with its settings and collection CVU.
     expect(await client.data('GET', '/sandbox/v1/hubs/1')).toEqual(before.hub.data);
     expect((await client.list('/sandbox/v1/hubs')).data).toEqual([before.hub.data]);

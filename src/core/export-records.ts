@@ -229,6 +229,14 @@ const legacyInvoice = z.strictObject({
   updatedAt: time,
 }) satisfies z.ZodType<LegacyInvoice>;
 
+/** An invoice of this release, or one of 0.1 (it has `total_amount`): checked by its own release's schema, naming each field. */
+const invoiceOfAnyRelease = z.unknown().transform((value, ctx): Invoice | LegacyInvoice => {
+  const result = (typeof value === 'object' && value !== null && 'total_amount' in value ? legacyInvoice : invoice).safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+
 const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
 
 /** The account's records, without its clock offset (the export's `exportedAt` stands for it). */
@@ -242,5 +250,5 @@ export const exportedAccount = z.strictObject({
   idempotency: table(idempotencyRecord),
   clients: table(client),
   entries: table(entry),
-  invoices: table(z.union([invoice, legacyInvoice])),
+  invoices: table(invoiceOfAnyRelease),
 });
