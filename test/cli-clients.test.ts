@@ -105,24 +105,69 @@ describe('clients balance and transactions', () => {
   });
 });
 
-describe('invoices create, update, list', () => {
-  it('create --json, update --status paid, list newest first; human mode shows total_amount in ARS', async () => {
+describe('invoices create, update, get, list, allocate', () => {
+  it('create --json with each field an option of its name, update, cancel, get, list newest first; human mode in ARS', async () => {
     const { cli, api, json } = account();
     const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1' });
-    const invoice = await json(['invoices', 'create', client.id, '--total-amount', '12000', '--description', 'March fee', '--due-date', '2026-03-31', '--external-reference', 'F-1']);
-    expect(invoice).toMatchObject({ clientId: client.id, total_amount: 12000, currency: 'ARS', description: 'March fee', dueDate: '2026-03-31', status: 'issued', externalReference: 'F-1' });
-    const paid = await json(['invoices', 'update', client.id, invoice.id, '--status', 'paid']);
-    expect(paid).toMatchObject({ id: invoice.id, status: 'paid', total_amount: 12000, description: 'March fee' });
+    const invoice = await json([
+      'invoices', 'create', client.id, '--total-amount', '12100', '--subtotal-net', '10000', '--vat-amount', '2100',
+      '--invoice-type', 'A', '--seller-name', 'Shop SA', '--issued-at', '2026-03-01', '--due-at', '2026-03-31', '--observations', 'March fee', '--payment-terms', '30 days',
+    ]);
+    expect(invoice).toMatchObject({
+      clientId: client.id, invoiceNumber: '0001-00000001', invoiceType: 'A', totalAmount: 12100, total_amount: 12100, subtotalNet: 10000,
+      vatAmount: 2100, sellerName: 'Shop SA', buyerName: 'Ana', buyerTaxId: '20-1', dueAt: '2026-03-31T00:00:00.000Z', paymentStatus: 'pending',
+      observations: 'March fee', paymentTerms: '30 days',
+    });
     const second = await json(['invoices', 'create', client.id, '--total-amount', '1']);
     const { data: invoices, pagination } = await json(['invoices', 'list', client.id]);
     expect(invoices.map((i: { id: string }) => i.id)).toEqual([second.id, invoice.id]);
     expect(pagination.total).toBe(2);
+    expect(await json(['invoices', 'get', client.id, invoice.id])).toEqual(invoice);
 
     const human = await cli(['invoices', 'update', client.id, second.id, '--total-amount', '99.5']);
-    expect(keyValues(human.stdout)).toMatchObject({ id: second.id, status: 'issued', total_amount: 'ARS 99.50' });
+    expect(keyValues(human.stdout)).toMatchObject({ id: second.id, paymentStatus: 'pending', totalAmount: 'ARS 99.50', invoiceNumber: '0001-00000001' });
     const [header, row] = (await cli(['invoices', 'list', client.id])).stdout.split('\n');
-    expect(header).toMatch(/^id\s+status\s+total_amount\s+dueDate\s+description\s+createdAt$/);
-    expect(row).toMatch(new RegExp(`^${second.id}\\s+issued\\s+ARS 99\\.50\\s`));
+    expect(header).toMatch(/^id\s+invoiceNumber\s+paymentStatus\s+totalAmount\s+dueAt\s+issuedAt$/);
+    expect(row).toMatch(new RegExp(`^${second.id}\\s+B 0001-00000001\\s+pending\\s+ARS 99\\.50\\s`));
+    expect((await json(['invoices', 'update', client.id, second.id, '--cancel'])).paymentStatus).toBe('cancelled');
+  });
+
+  it('allocate applies cash to an invoice; refusals are one line, exit 1', async () => {
+    const { cli, api, json } = account();
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Bea', taxId: '20-2' });
+    await api.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 100 });
+    const invoice = await api.data('POST', `/api/v1/clients/${client.id}/invoices`, { totalAmount: 80 });
+    expect(await json(['invoices', 'allocate', client.id, invoice.id, '--amount', '30'])).toMatchObject({ entryType: 'invoice_allocation', amount: 30, invoiceId: invoice.id });
+    expect((await api.data('GET', `/api/v1/clients/${client.id}/invoices/${invoice.id}`)).paymentStatus).toBe('partial');
+    const tooMuch = await cli(['invoices', 'allocate', client.id, invoice.id, '--amount', '60']);
+    expect(tooMuch).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^va-sandbox: INVALID_STATE: Invoice .+ owes 50\.00\n$/) });
+  });
+});
+
+describe('ledger credit, debit, adjust, reverse; clients cvu', () => {
+  it('each records its entry, and the balance moves as the formula says', async () => {
+    const { cli, api, json } = account();
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Cid', taxId: '20-3' });
+    const transfer = await api.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 100 });
+    expect(await json(['ledger', 'credit', client.id, '--amount', '5', '--operation-id', 'op-c'])).toMatchObject({ entryType: 'credit', amount: 5, operationId: 'op-c' });
+    expect(await json(['ledger', 'debit', client.id, '--amount', '10', '--description', 'Fee'])).toMatchObject({ entryType: 'debit', amount: -10, description: 'Fee' });
+    expect(await json(['ledger', 'adjust', client.id, '--amount', '-2.5'])).toMatchObject({ entryType: 'adjustment', amount: -2.5 });
+    const human = await cli(['ledger', 'reverse', client.id, '--operation-id', transfer.operationId]);
+    expect(keyValues(human.stdout)).toMatchObject({ entryType: 'reversal', amount: 'ARS -100.00', operationId: transfer.operationId });
+    expect(await api.data('GET', `/api/v1/clients/${client.id}/balance`)).toMatchObject({ totalCashIn: 100, totalCashOut: 112.5, balance: -12.5 });
+    const again = await cli(['ledger', 'reverse', client.id, '--operation-id', transfer.operationId]);
+    expect(again).toMatchObject({ code: 1, stderr: `va-sandbox: INVALID_STATE: Operation ${transfer.operationId} was reversed already\n` });
+    expect((await cli(['ledger', 'debit', client.id, '--amount', '-3'])).code).toBe(2);
+  });
+
+  it('clients cvu moves a manual hub\'s client from not_provisioned to provisioning to active', async () => {
+    const { api, json } = account();
+    await api.patch('/sandbox/v1/hubs/1', { cvuProvisioning: 'manual' });
+    const client = await api.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Dan', taxId: '20-4' });
+    expect(client.cvuStatus).toBe('not_provisioned');
+    expect((await json(['clients', 'cvu', client.id, '--status', 'provisioning'])).cvuStatus).toBe('provisioning');
+    expect((await json(['clients', 'cvu', client.id, '--status', 'active'])).cvuStatus).toBe('active');
+    await api.patch('/sandbox/v1/hubs/1', { cvuProvisioning: 'inline' });
   });
 });
 
@@ -146,8 +191,8 @@ describe('errors', () => {
       [['invoices', 'update', '00000000-0000-4000-8000-000000000000'], "va-sandbox: missing required argument 'invoice-id' (see va-sandbox invoices update --help)\n"],
     ];
     for (const [args, stderr] of usage) expect(await cli(args)).toEqual({ code: 2, stdout: '', stderr });
-    const status = await cli(['invoices', 'update', 'a', 'b', '--status', 'overdue']);
-    expect(status.code).toBe(2);
-    expect(status.stderr).toMatch(/Allowed choices are issued, paid, cancelled/);
+    const type = await cli(['invoices', 'update', 'a', 'b', '--invoice-type', 'E']);
+    expect(type.code).toBe(2);
+    expect(type.stderr).toMatch(/Allowed choices are A, B, C/);
   });
 });

@@ -87,14 +87,38 @@ describe('POST /sandbox/v1/clients/{id}/cvu', () => {
     expect((await a.data('GET', `/api/v1/clients/${other.id}`)).cvuStatus).toBe('disabled');
   });
 
-  it('accepts only active or disabled, naming the field', async () => {
+  it('accepts only provisioning, active or disabled, naming the field; provisioning is for a client without a CVU yet', async () => {
     const a = account();
     const client = await createClient(a);
-    for (const body of [{ cvuStatus: 'provisioning' }, {}]) {
+    for (const body of [{ cvuStatus: 'not_provisioned' }, {}]) {
       const response = await a.post(`/sandbox/v1/clients/${client.id}/cvu`, body);
       expect(response.status).toBe(400);
       expect(response.body.error.details).toEqual([expect.stringMatching(/^cvuStatus: /)]);
     }
+    const back = await a.post(`/sandbox/v1/clients/${client.id}/cvu`, { cvuStatus: 'provisioning' });
+    expect(back.status).toBe(409);
+    expect(back.body.error).toMatchObject({ code: 'INVALID_STATE', details: ['cvuStatus: provisioning is for a client without a CVU yet'] });
+  });
+
+  it('a manual hub makes clients not_provisioned, with no CVU, until the switch says provisioning, then active', async () => {
+    const a = account();
+    await a.patch('/sandbox/v1/hubs/1', { cvuProvisioning: 'manual' });
+    const client = await createClient(a);
+    expect(client).toMatchObject({ cvuStatus: 'not_provisioned', cvu: null, alias: null });
+    // Time does not provision it.
+    await a.post('/sandbox/v1/clock/advance', { seconds: 3600 });
+    expect((await a.data('GET', `/api/v1/clients/${client.id}`)).cvuStatus).toBe('not_provisioned');
+    const requested = await a.data('POST', `/sandbox/v1/clients/${client.id}/cvu`, { cvuStatus: 'provisioning' });
+    expect(requested).toMatchObject({ cvuStatus: 'provisioning', cvu: null });
+    await a.post('/sandbox/v1/clock/advance', { seconds: 3600 });
+    expect((await a.data('GET', `/api/v1/clients/${client.id}`)).cvuStatus).toBe('provisioning');
+    const active = await a.data('POST', `/sandbox/v1/clients/${client.id}/cvu`, { cvuStatus: 'active' });
+    expect(active).toMatchObject({ cvuStatus: 'active', cvu: expect.stringMatching(/^\d{22}$/) });
+    expect((await a.data('POST', '/sandbox/v1/transfers', { to: active.alias, total: 5 })).outcome).toBe('credited');
+    // Straight to active works too.
+    const other = await createClient(a, { taxId: '27-12345678-0' });
+    expect(other.cvuStatus).toBe('not_provisioned');
+    expect((await a.data('POST', `/sandbox/v1/clients/${other.id}/cvu`, { cvuStatus: 'active' })).cvuStatus).toBe('active');
   });
 });
 

@@ -88,8 +88,9 @@ describe('GET /api/v1/clients/{id}/balance', () => {
     const client = await createClient(a);
     await transfer(a, { to: client.cvu, total: 50 });
     const invoice = await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { total_amount: 20 });
-    await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { total_amount: 5, status: 'paid' });
-    await a.data('PATCH', `/api/v1/clients/${client.id}/invoices/${invoice.id}`, { status: 'cancelled' });
+    const paid = await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { totalAmount: 5 });
+    await a.data('POST', `/sandbox/v1/clients/${client.id}/invoices/${paid.id}/allocations`, { amount: 5 });
+    await a.data('PATCH', `/api/v1/clients/${client.id}/invoices/${invoice.id}`, { paymentStatus: 'cancelled' });
     expect(await a.data('GET', `/api/v1/clients/${client.id}/balance`)).toMatchObject({ totalInvoiced: 25, balance: 25 });
   });
 
@@ -211,53 +212,132 @@ describe('POST /sandbox/v1/clients/{id}/debits', () => {
 });
 
 describe('invoices', () => {
-  it('are created (201, status issued by default), updated and listed newest first', async () => {
+  const invoices = (client: { id: string }) => `/api/v1/clients/${client.id}/invoices`;
+
+  it('are created 201 pending with every field of the reference, the amount under both names, the buyer from the client', async () => {
     const a = account();
-    const client = await createClient(a);
-    const response = await a.post(`/api/v1/clients/${client.id}/invoices`, {
-      total_amount: 1500.5,
-      description: 'March',
-      dueDate: '2026-03-31',
-      externalReference: 'inv-1',
+    const client = await createClient(a, { name: 'Acme SA', taxId: '30-71234567-1' });
+    const response = await a.post(invoices(client), {
+      invoiceType: 'A',
+      sellerTaxId: '30-70000000-7',
+      sellerName: 'Proveedor SRL',
+      subtotalNet: 1000,
+      vatAmount: 210,
+      otherTaxes: 30.5,
+      totalAmount: 1240.5,
+      currency: 'ARS',
+      issuedAt: '2026-03-01',
+      dueAt: '2026-03-31T23:59:59-03:00',
+      paymentTerms: '30 days',
+      observations: 'March fee',
     });
     expect(response.status).toBe(201);
-    const invoice = response.body.data;
-    expect(invoice).toEqual({
-      id: expect.any(String),
+    expect(response.body.data).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       clientId: client.id,
-      total_amount: 1500.5,
+      invoiceNumber: '0001-00000001',
+      invoiceType: 'A',
+      sellerTaxId: '30-70000000-7',
+      sellerName: 'Proveedor SRL',
+      buyerTaxId: '30-71234567-1',
+      buyerName: 'Acme SA',
+      subtotalNet: 1000,
+      vatAmount: 210,
+      otherTaxes: 30.5,
+      totalAmount: 1240.5,
+      total_amount: 1240.5,
       currency: 'ARS',
-      description: 'March',
-      dueDate: '2026-03-31',
-      status: 'issued',
-      externalReference: 'inv-1',
+      issuedAt: '2026-03-01T00:00:00.000Z',
+      dueAt: '2026-04-01T02:59:59.000Z',
+      paymentStatus: 'pending',
+      paymentTerms: '30 days',
+      observations: 'March fee',
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    const updated = await a.data('PATCH', `/api/v1/clients/${client.id}/invoices/${invoice.id}`, { status: 'paid', dueDate: null });
-    expect(updated).toEqual({ ...invoice, status: 'paid', dueDate: null, updatedAt: expect.any(String) });
-    const second = await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { total_amount: 1 });
-    expect(second).toMatchObject({ status: 'issued', description: null, dueDate: null, externalReference: null });
-
-    const list = await a.list(`/api/v1/clients/${client.id}/invoices?limit=1`);
-    expect(list.data).toEqual([second]);
-    expect(list.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
-    // Another client's invoices are its own.
-    const other = await createClient(a);
-    expect((await a.list(`/api/v1/clients/${other.id}/invoices`)).data).toEqual([]);
+    // The spec's name alone works too; the optional fields are null, issuedAt is now, the type B.
+    const minimal = await a.data('POST', invoices(client), { total_amount: 10 });
+    expect(minimal).toMatchObject({ invoiceType: 'B', invoiceNumber: '0001-00000001', totalAmount: 10, total_amount: 10, subtotalNet: null, dueAt: null, sellerName: null });
+    expect(minimal.issuedAt).toBe(minimal.createdAt);
+    // Both names with the same value are one amount.
+    expect((await a.data('POST', invoices(client), { totalAmount: 7, total_amount: 7 })).invoiceNumber).toBe('0001-00000002');
   });
 
-  it('name every bad field: total_amount required and money, dueDate a date, status one of issued/paid/cancelled', async () => {
+  it('are numbered per account and invoice type, after the highest number of the sandbox point of sale; a number given is kept, unique', async () => {
+    const a = account();
+    const ana = await createClient(a);
+    const bea = await createClient(a);
+    const create = (client: { id: string }, body: Record<string, unknown>) => a.data('POST', invoices(client), { totalAmount: 1, ...body });
+    expect((await create(ana, {})).invoiceNumber).toBe('0001-00000001');
+    expect((await create(bea, {})).invoiceNumber).toBe('0001-00000002');
+    expect((await create(bea, { invoiceType: 'C' })).invoiceNumber).toBe('0001-00000001');
+    expect((await create(ana, { invoiceNumber: '0001-00000040' })).invoiceNumber).toBe('0001-00000040');
+    expect((await create(ana, { invoiceNumber: '0007-00000900' })).invoiceNumber).toBe('0007-00000900');
+    expect((await create(ana, {})).invoiceNumber).toBe('0001-00000041');
+    const taken = await a.post(invoices(bea), { totalAmount: 1, invoiceNumber: '0001-00000040' });
+    expect(taken.status).toBe(400);
+    expect(taken.body.error.details).toEqual([expect.stringMatching(/^invoiceNumber: 0001-00000040 is already used/)]);
+    // The same number under another type is another invoice.
+    expect((await create(bea, { invoiceType: 'A', invoiceNumber: '0001-00000040' })).invoiceType).toBe('A');
+  });
+
+  it('are read one by one (GET .../invoices/{invoiceId}), listed newest first, each client its own; another client\'s invoice is 404', async () => {
     const a = account();
     const client = await createClient(a);
-    const missing = await a.post(`/api/v1/clients/${client.id}/invoices`, { dueDate: '31/03/2026', status: 'void', totalAmount: 3 });
+    const first = await a.data('POST', invoices(client), { totalAmount: 1 });
+    const second = await a.data('POST', invoices(client), { totalAmount: 2 });
+    expect(await a.data('GET', `${invoices(client)}/${first.id}`)).toEqual(first);
+    const list = await a.list(`${invoices(client)}?limit=1`);
+    expect(list.data).toEqual([second]);
+    expect(list.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
+    const other = await createClient(a);
+    expect((await a.list(invoices(other))).data).toEqual([]);
+    for (const path of [`${invoices(other)}/${first.id}`, `${invoices(client)}/nope`]) {
+      const response = await a.call('GET', path);
+      expect(response.status, path).toBe(404);
+      expect(response.body.error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('are patched field by field (null clears), and cancelled; a cancelled invoice changes no more', async () => {
+    const a = account();
+    const client = await createClient(a);
+    const invoice = await a.data('POST', invoices(client), { totalAmount: 100, observations: 'x', dueAt: '2026-12-31' });
+    const path = `${invoices(client)}/${invoice.id}`;
+    const updated = await a.data('PATCH', path, { total_amount: 121, subtotalNet: 100, vatAmount: 21, observations: null });
+    expect(updated).toEqual({ ...invoice, totalAmount: 121, total_amount: 121, subtotalNet: 100, vatAmount: 21, observations: null, updatedAt: expect.any(String) });
+    const cancelled = await a.data('PATCH', path, { paymentStatus: 'cancelled' });
+    expect(cancelled.paymentStatus).toBe('cancelled');
+    const again = await a.patch(path, { observations: 'late' });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'INVALID_STATE', details: ['paymentStatus: cancelled'] });
+  });
+
+  it('refuse, naming each field: a missing amount, two different amounts, bad values, unknown fields, a total that is not the sum of its parts', async () => {
+    const a = account();
+    const client = await createClient(a);
+    const fieldsOf = (response: { body: any }) => response.body.error.details.map((detail: string) => detail.split(':')[0]);
+    const missing = await a.post(invoices(client), { dueAt: '31/03/2026', invoiceType: 'E', status: 'issued', description: 'x' });
     expect(missing.status).toBe(400);
-    const fields = missing.body.error.details.map((detail: string) => detail.split(':')[0]);
-    expect(fields).toEqual(expect.arrayContaining(['total_amount', 'dueDate', 'status', 'totalAmount']));
-    const invoice = await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { total_amount: 10 });
-    const bad = await a.patch(`/api/v1/clients/${client.id}/invoices/${invoice.id}`, { total_amount: 0, status: null });
+    expect(fieldsOf(missing).sort()).toEqual(['description', 'dueAt', 'invoiceType', 'status', 'totalAmount']);
+    const both = await a.post(invoices(client), { totalAmount: 10, total_amount: 11 });
+    expect(both.body.error.code).toBe('VALIDATION_ERROR');
+    expect(fieldsOf(both)).toEqual(['totalAmount', 'total_amount']);
+    const cents = await a.post(invoices(client), { totalAmount: 10.001, vatAmount: -1, invoiceNumber: '42' });
+    expect(fieldsOf(cents).sort()).toEqual(['invoiceNumber', 'totalAmount', 'vatAmount']);
+    const sum = await a.post(invoices(client), { totalAmount: 100, subtotalNet: 80, vatAmount: 16.8 });
+    expect(sum.body.error.details).toEqual(['totalAmount: must equal subtotalNet + vatAmount + otherTaxes (96.80), got 100.00']);
+    const typeC = await a.post(invoices(client), { totalAmount: 121, invoiceType: 'C', subtotalNet: 100, vatAmount: 21 });
+    expect(fieldsOf(typeC)).toEqual(['vatAmount']);
+    const early = await a.post(invoices(client), { totalAmount: 1, issuedAt: '2026-03-02', dueAt: '2026-03-01' });
+    expect(fieldsOf(early)).toEqual(['dueAt']);
+    const usd = await a.post(invoices(client), { totalAmount: 1, currency: 'USD' });
+    expect(usd.status).toBe(422);
+    expect(usd.body.error.code).toBe('UNSUPPORTED_CURRENCY');
+    const invoice = await a.data('POST', invoices(client), { totalAmount: 10 });
+    const bad = await a.patch(`${invoices(client)}/${invoice.id}`, { total_amount: 0, paymentStatus: 'paid', buyerName: 'Other' });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.map((detail: string) => detail.split(':')[0])).toEqual(expect.arrayContaining(['total_amount', 'status']));
-    expect((await a.list(`/api/v1/clients/${client.id}/invoices`)).data).toEqual([invoice]);
+    expect(fieldsOf(bad).sort()).toEqual(['buyerName', 'paymentStatus', 'total_amount']);
+    expect((await a.list(invoices(client))).data).toEqual([invoice]);
   });
 });

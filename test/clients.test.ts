@@ -124,7 +124,7 @@ describe('POST /api/v1/clients', () => {
 
     const bad = await a.post('/api/v1/clients', {
       ...CLIENT, name: 'x'.repeat(256),
-      taxId: '20.123',
+      taxId: '2'.repeat(65),
       cashinCallbackUrl: 'ftp://example.com',
       emails: ['not-an-email'],
       phones: [42],

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { normalizeState } from '../src/sandbox/store/previous-release.js';
 import { startServer } from '../src/sandbox/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { api, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
@@ -145,7 +146,8 @@ describe('a data set of the previous release', () => {
   it.each(SETS)('is copied into the database once, its files kept as *.migrated, each account as that release loaded it (%s)', async (set) => {
     const dir = useTmp();
     cpSync(join(ROOT, 'test', 'data', 'previous-release', set), dir, { recursive: true });
-    const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).accounts as Record<string, Record<string, unknown>>;
+    // As this release reads what that one loaded: its invoices in today's shape (`normalizeState`).
+    const expected = normalizeState(JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'))).accounts as unknown as Record<string, Record<string, unknown>>;
     const old = readdirSync(dir).filter((name) => name.startsWith('state.json'));
     const lines: string[] = [];
     // The store alone: a server would go on to expire what fell due since and send what was left to send.
@@ -186,6 +188,16 @@ describe('a data set of the previous release', () => {
   });
 });
 
+/** The payments of sk_big in the database; 0 when it has none yet, or no tables yet (killed right after making the file). */
+function copiedPayments(data: string): number {
+  try {
+    return Object.keys(stored(data, 'sk_big')?.vaPayments ?? {}).length;
+  } catch (error) {
+    if (/no such table/.test((error as Error).message)) return 0;
+    throw error;
+  }
+}
+
 describe('SIGKILL during a migration', () => {
   it('at any of several moments loses nothing: the next start copies the data set again or finds it copied', { timeout: 120_000 }, async () => {
     const dir = useTmp();
@@ -207,7 +219,7 @@ describe('SIGKILL during a migration', () => {
       // Killed wherever it is: starting, reading the data set, copying it, renaming its files, or already answering.
       server.child.kill('SIGKILL');
       await server.exited;
-      const copied = existsSync(data) ? (stored(data, 'sk_big') === undefined ? 0 : Object.keys(stored(data, 'sk_big').vaPayments).length) : 0;
+      const copied = existsSync(data) ? copiedPayments(data) : 0;
       outcomes.push(`${after} ms: ${copied} copied, state.json ${existsSync(join(dir, 'state.json')) ? 'kept' : 'renamed'}`);
       expect([0, 30_000]).toContain(copied);
       if (copied === 0) expect(existsSync(join(dir, 'state.json'))).toBe(true);

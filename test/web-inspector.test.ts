@@ -427,6 +427,41 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     expect(problemsOf(create)).toEqual([]);
   });
 
+  it('on a client page: creates an invoice, allocates cash to it, records a reversal and cancels an invoice', async () => {
+    const client = await sandbox().data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ledger Web SA', taxId: '30-55555555-1' });
+    const transfer = await sandbox().data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 300 });
+    const ledgerPage = await freshPage();
+    await openWithKey(ledgerPage, `/ui/clients/${client.id}`, KEY);
+    const invoices = ledgerPage.getByRole('region', { name: 'Invoices' });
+
+    const invoiceForm = ledgerPage.getByRole('form', { name: 'New invoice' });
+    await invoiceForm.getByLabel('Total (ARS)').fill('12.345');
+    await invoiceForm.getByRole('button', { name: 'Create invoice' }).click();
+    await expect.poll(() => invoiceForm.locator('.field', { has: ledgerPage.getByLabel('Total (ARS)') }).locator('.field-error').textContent()).toBe('must have at most 2 decimals');
+    await invoiceForm.getByLabel('Total (ARS)').fill('200');
+    await invoiceForm.getByLabel('Observations').fill('March');
+    await invoiceForm.getByRole('button', { name: 'Create invoice' }).click();
+    await invoices.getByRole('cell', { name: 'B 0001-00000001' }).waitFor(SHOWN);
+
+    const allocation = ledgerPage.getByRole('form', { name: 'Allocate to an invoice' });
+    await allocation.getByLabel('Amount (ARS)').fill('150');
+    await allocation.getByRole('button', { name: 'Allocate' }).click();
+    await invoices.getByText('partial').waitFor(SHOWN);
+    await ledgerPage.getByRole('cell', { name: 'invoice_allocation' }).waitFor(SHOWN);
+
+    const movement = ledgerPage.getByRole('form', { name: 'Ledger movement' });
+    await movement.getByLabel('Type').selectOption('reversal');
+    await movement.getByLabel('Operation ID').fill(transfer.operationId);
+    await movement.getByRole('button', { name: 'Record movement' }).click();
+    await ledgerPage.getByRole('cell', { name: 'ARS -300.00' }).waitFor(SHOWN);
+    await ledgerPage.getByRole('region', { name: 'Balance' }).getByText('ARS -200.00').waitFor(SHOWN);
+
+    await invoices.getByRole('button', { name: 'Cancel invoice 0001-00000001' }).click();
+    await invoices.getByText('cancelled').waitFor(SHOWN);
+    expect((await sandbox().list(`/api/v1/clients/${client.id}/invoices`)).data.map((i: { paymentStatus: string }) => i.paymentStatus)).toEqual(['cancelled']);
+    expect(problemsOf(ledgerPage)).toEqual([]);
+  });
+
   it('is reachable with the keyboard: Tab goes through the payment page\'s actions', async () => {
     const keyboard = await freshPage();
     await openWithKey(keyboard, '/ui/payments', KEY);

@@ -9,6 +9,7 @@ import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
 import { scenarioCommand } from './commands/scenario.js';
 import { invoicesCommand } from './commands/invoices.js';
+import { ledgerCommand } from './commands/ledger.js';
 import { listenCommand } from './commands/listen.js';
 import { paymentsCommand } from './commands/payments.js';
 import { receiverCommand } from './commands/receiver.js';
@@ -46,6 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(transferCommand())
     .addCommand(clientsCommand())
     .addCommand(invoicesCommand())
+    .addCommand(ledgerCommand())
     .addCommand(eventsCommand())
     .addCommand(deliveriesCommand())
     .addCommand(listenCommand())

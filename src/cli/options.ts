@@ -33,6 +33,12 @@ export const httpStatus = (value: string): number => {
   return n;
 };
 
+/** A signed amount in ARS, for adjustments: "-250", "99.90". */
+export const signedMoney = (value: string): number => {
+  if (!/^-?\d+(\.\d{1,2})?$/.test(value)) invalid('must be an amount in ARS with at most 2 decimals, with a minus sign to take money off, e.g. -250 or 99.90');
+  return Number(value);
+};
+
 /** ARS with at most 2 decimals, as the API takes it: "1500", "99.9", "0.30". */
 export const money = (value: string): number => {
   if (!/^\d+(\.\d{1,2})?$/.test(value)) invalid('must be an amount in ARS with at most 2 decimals, e.g. 1500 or 99.90');

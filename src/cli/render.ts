@@ -26,7 +26,7 @@ const STATUS_STYLES: Record<string, Style> = {
   pending: 'yellow',
   retrying: 'yellow',
   provisioning: 'yellow',
-  issued: 'yellow',
+  partial: 'yellow',
   overpaid: 'magenta',
   expired: 'red',
   cancelled: 'red',

@@ -103,7 +103,7 @@ function integrityProblems(account: z.output<typeof exportedAccount>): { path: (
 type Problem = { path: (string | number)[]; message: string };
 
 /** The sign each kind of ledger entry has (contract part 3: positive credit, negative debit). */
-const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, credit: 1, debit: -1 };
+const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, credit: 1, debit: -1, reversal: -1, invoice_allocation: 1 };
 
 /**
  * What the API's rules make true of amounts, checked as strictly: a VA payment's totals are the sums of its cash-ins
@@ -216,7 +216,7 @@ const sameRecord = (a: object, b: object): boolean => {
 };
 
 /** How many records of each kind an account's tables hold, as an import answers them. */
-const countsOf = (tables: Pick<AccountState, 'vaPayments' | 'clients' | 'transfers' | 'events' | 'deliveries' | 'entries' | 'invoices'>) =>
+const countsOf = (tables: Record<'vaPayments' | 'clients' | 'transfers' | 'events' | 'deliveries' | 'entries' | 'invoices', Record<string, unknown>>) =>
   Object.fromEntries((['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const).map((name) => [name, Object.keys(tables[name]).length]));
 
 /** `POST /sandbox/v1/import?dryRun=1`: check the file and count what it holds, without importing it. */
@@ -239,7 +239,8 @@ export function importAccount(account: Account, body: unknown, dryRun = false) {
   if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
   const wallNow = account.nowMs() - account.state.clockOffsetMs;
   const { forwarding, faults } = account.state;
-  account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records });
+  // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
+  account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported();
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock(), counts: countsOf(account.state) };

@@ -140,6 +140,9 @@ export class Account {
   createInvoice = (id: string, body: unknown) => this.write(() => this.ledger.createInvoice(id, body));
   updateInvoice = (id: string, invoiceId: string, body: unknown) => this.write(() => this.ledger.updateInvoice(id, invoiceId, body));
   listInvoices = (id: string, query: Record<string, string>) => this.ledger.listInvoices(id, query);
+  getInvoice = (id: string, invoiceId: string) => this.ledger.getInvoice(id, invoiceId);
+  createLedgerEntry = (id: string, body: unknown) => this.write(() => this.ledger.createLedgerEntry(id, body));
+  allocate = (id: string, invoiceId: string, body: unknown) => this.write(() => this.ledger.allocate(id, invoiceId, body));
 
   // --- events (events.ts) and the delivery log (delivery-log.ts; the retry policy: deliveries.ts) ---
   listEvents = (query: Record<string, string>) => this.events.listEvents(query);

@@ -1,4 +1,4 @@
-import type { AccountContext } from './account-context.js';
+import { push, type AccountContext } from './account-context.js';
 import { iso, ms } from './clock.js';
 import * as clients from './clients.js';
 import { generateAlias } from './cvu.js';
@@ -6,12 +6,15 @@ import type { DueWork } from './due-work.js';
 import { notFound, SandboxError } from './errors.js';
 import type { Hubs } from './hubs.js';
 import { UUID_PATTERN } from './ids.js';
+import { Lists } from './lists.js';
 import { newestFirst, pageNewestFirst, paginate } from './pagination.js';
 import {
+  allocationSchema,
   clientCvuSchema,
   createClientSchema,
   createInvoiceSchema,
   debitSchema,
+  ledgerEntrySchema,
   listClientsQuery,
   listQuery,
   listTransactionsQuery,
@@ -19,7 +22,7 @@ import {
   updateClientSchema,
   updateInvoiceSchema,
 } from './schemas.js';
-import type { Client, Entry, Invoice } from './state.js';
+import { invoiceNumber, invoiceSequence, type AccountState, type Client, type Entry, type Invoice } from './state.js';
 import { balanceView, clientView, entryView, invoiceView } from './views.js';
 
 /**
@@ -27,7 +30,7 @@ import { balanceView, clientView, entryView, invoiceView } from './views.js';
  * themselves are in `clients.ts`; this keeps the records and their lookups.
  */
 export class ClientLedger {
-  private readonly index = new clients.ClientIndex();
+  private readonly index = new ClientIndex();
 
   constructor(
     private readonly ctx: AccountContext,
@@ -68,10 +71,10 @@ export class ClientLedger {
 
   listClients(query: Record<string, string>) {
     const q = parse(listClientsQuery, query, 'query');
-    const digits = q.taxId === undefined ? undefined : clients.taxIdDigits(q.taxId);
+    const key = q.taxId === undefined ? undefined : clients.taxIdKey(q.taxId);
     const matches = newestFirst(this.ctx.state.clients).filter(
       (c) =>
-        (digits === undefined || clients.taxIdDigits(c.taxId) === digits) &&
+        (key === undefined || clients.taxIdKey(c.taxId) === key) &&
         (q.externalReference === undefined || c.externalReference === q.externalReference),
     );
     return paginate(matches, q, (c) => this.viewOf(c));
@@ -125,7 +128,22 @@ export class ClientLedger {
   createDebit(id: string, body: unknown) {
     const client = this.client(id);
     const input = parse(debitSchema, body);
-    return entryView(this.addEntry(clients.debitEntry(this.ctx.uuid(), client.id, input, this.ctx.now())));
+    return entryView(this.addEntry(clients.movementEntry(this.ctx.uuid(), client.id, input, this.ctx.now())));
+  }
+
+  /** `POST /sandbox/v1/clients/{id}/ledger`: a credit, debit or adjustment, or the reversal of a credited operation. */
+  createLedgerEntry(id: string, body: unknown) {
+    const client = this.client(id);
+    const input = parse(ledgerEntrySchema, body);
+    const entryId = this.ctx.uuid();
+    const now = this.ctx.now();
+    if (input.entryType === 'reversal') return entryView(this.addEntry(clients.reversalEntry(entryId, this.reversible(client, input.operationId), input, now)));
+    if (input.operationId != null && this.index.operation(client.id, input.operationId) !== undefined) {
+      throw new SandboxError('VALIDATION_ERROR', `Operation ${input.operationId} is already in the ledger of client ${client.id}`, [
+        'operationId: already names another entry of this client',
+      ]);
+    }
+    return entryView(this.addEntry(clients.movementEntry(entryId, client.id, input, now)));
   }
 
   addEntry(entry: Entry): Entry {
@@ -137,23 +155,69 @@ export class ClientLedger {
   createInvoice(id: string, body: unknown) {
     const client = this.client(id);
     const input = parse(createInvoiceSchema, body);
-    const invoice = clients.createInvoice(input, { id: this.ctx.uuid(), clientId: client.id, now: this.ctx.now() });
-    this.ctx.put('invoices', invoice.id, invoice);
-    this.index.addInvoice(invoice);
-    return invoiceView(invoice);
+    const type = input.invoiceType ?? 'B';
+    const number = invoiceNumber(this.index.lastInvoiceNumber(type) + 1);
+    this.checkInvoiceNumberFree(type, input.invoiceNumber ?? number, null);
+    const invoice = clients.createInvoice(input, { id: this.ctx.uuid(), client, number, now: this.ctx.now() });
+    return invoiceView(this.storeInvoice(invoice));
+  }
+
+  getInvoice(id: string, invoiceId: string) {
+    return invoiceView(this.invoice(this.client(id), invoiceId));
   }
 
   updateInvoice(id: string, invoiceId: string, body: unknown) {
     const invoice = this.invoice(this.client(id), invoiceId);
     const next = clients.updateInvoice(invoice, parse(updateInvoiceSchema, body), this.ctx.now());
-    this.ctx.put('invoices', next.id, next);
-    return invoiceView(next);
+    this.checkInvoiceNumberFree(next.invoiceType, next.invoiceNumber, invoice.id);
+    return invoiceView(this.storeInvoice(next, invoice));
+  }
+
+  /** `POST /sandbox/v1/clients/{id}/invoices/{invoiceId}/allocations`: applies cash received to the invoice. */
+  allocate(id: string, invoiceId: string, body: unknown) {
+    const client = this.client(id);
+    const invoice = this.invoice(client, invoiceId);
+    const { amount } = parse(allocationSchema, body);
+    const { totalCashIn, totalCashOut, allocated } = clients.balance(this.entriesOf(client.id), []);
+    const result = clients.allocate(invoice, amount, { id: this.ctx.uuid(), unallocated: totalCashIn - totalCashOut - allocated, now: this.ctx.now() });
+    this.storeInvoice(result.invoice, invoice);
+    return entryView(this.addEntry(result.entry));
   }
 
   listInvoices(id: string, query: Record<string, string>) {
     const client = this.client(id);
     const q = parse(listQuery, query, 'query');
     return paginate(this.invoicesOf(client.id).reverse(), q, invoiceView);
+  }
+
+  /** The client's credited entry of an operation, for a reversal: refused when there is none, or it was reversed. */
+  private reversible(client: Client, operationId: string): Entry {
+    const entryId = this.index.operation(client.id, operationId);
+    const entry = entryId === undefined ? undefined : this.ctx.state.entries[entryId];
+    if (!entry || !clients.isReversible(entry)) {
+      throw new SandboxError('VALIDATION_ERROR', `Client ${client.id} has no credited operation ${operationId}`, [
+        'operationId: must name a cash_in or credit of this client',
+      ]);
+    }
+    if (this.index.isReversed(client.id, operationId)) {
+      throw new SandboxError('INVALID_STATE', `Operation ${operationId} was reversed already`, ['operationId: reversed already']);
+    }
+    return entry;
+  }
+
+  private storeInvoice(invoice: Invoice, before?: Invoice): Invoice {
+    this.ctx.put('invoices', invoice.id, invoice);
+    this.index.trackInvoice(invoice, before);
+    return invoice;
+  }
+
+  private checkInvoiceNumberFree(type: Invoice['invoiceType'], number: string, self: string | null): void {
+    const owner = this.index.invoiceNumbered(type, number);
+    if (owner !== undefined && owner !== self) {
+      throw new SandboxError('VALIDATION_ERROR', `Invoice ${owner} is already type ${type} number ${number}`, [
+        `invoiceNumber: ${number} is already used by another type ${type} invoice of this account`,
+      ]);
+    }
   }
 
   private client(id: string): Client {
@@ -213,3 +277,100 @@ export class ClientLedger {
     return clientView(client, this.ctx.state.hubs[client.paymentHubId]);
   }
 }
+
+/** Lookups over an account's clients, ledger and invoices, built from the records. */
+export class ClientIndex {
+  private byTaxId = new Map<string, string>();
+  /** CVUs and upper-case aliases of the clients that have one. */
+  private byAddress = new Map<string, string>();
+  private entries = new Map<string, string[]>();
+  private invoices = new Map<string, string[]>();
+  /** Entries by client and type (`entryType:<client>:<type>`). */
+  private entryTypes = new Lists();
+  /** The first entry of each operation of a client (`<client>:<operationId>`), and the operations reversed. */
+  private operations = new Map<string, string>();
+  private reversed = new Set<string>();
+  /** Invoices by type and number (`<type>:<number>`), and the highest sequence of the sandbox's point of sale per type. */
+  private invoiceNumbers = new Map<string, string>();
+  private lastSequence = new Map<string, number>();
+
+  /** Indexes every client, entry and invoice of a state. */
+  build(state: Pick<AccountState, 'clients' | 'entries' | 'invoices'>): void {
+    for (const client of Object.values(state.clients)) this.track(client);
+    for (const entry of Object.values(state.entries)) this.addEntry(entry);
+    for (const invoice of Object.values(state.invoices)) this.trackInvoice(invoice);
+  }
+
+  /** Indexes a client as stored now; `before` is the version it replaces. */
+  track(client: Client, before?: Client): void {
+    if (before) {
+      this.byTaxId.delete(clients.taxIdKey(before.taxId));
+      for (const address of addresses(before)) this.byAddress.delete(address);
+    }
+    this.byTaxId.set(clients.taxIdKey(client.taxId), client.id);
+    for (const address of addresses(client)) this.byAddress.set(address, client.id);
+  }
+
+  withTaxId(taxId: string): string | undefined {
+    return this.byTaxId.get(clients.taxIdKey(taxId));
+  }
+
+  /** The client whose CVU or alias (case-insensitive) this is. */
+  at(cvuOrAlias: string): string | undefined {
+    return this.byAddress.get(cvuOrAlias.toUpperCase());
+  }
+
+  addEntry(entry: Entry): void {
+    push(this.entries, entry.clientId, entry.id);
+    this.entryTypes.made(entry.id);
+    this.entryTypes.add(`entryType:${entry.clientId}:${entry.entryType}`, entry.id);
+    if (entry.operationId === null) return;
+    const key = `${entry.clientId}:${entry.operationId}`;
+    if (entry.entryType === 'reversal') this.reversed.add(key);
+    else if (!this.operations.has(key)) this.operations.set(key, entry.id);
+  }
+
+  /** The entry that brought a client's operation into the ledger (not its reversal). */
+  operation(clientId: string, operationId: string): string | undefined {
+    return this.operations.get(`${clientId}:${operationId}`);
+  }
+
+  isReversed(clientId: string, operationId: string): boolean {
+    return this.reversed.has(`${clientId}:${operationId}`);
+  }
+
+  /** Indexes an invoice as stored now; `before` is the version it replaces. */
+  trackInvoice(invoice: Invoice, before?: Invoice): void {
+    if (before) this.invoiceNumbers.delete(`${before.invoiceType}:${before.invoiceNumber}`);
+    else push(this.invoices, invoice.clientId, invoice.id);
+    this.invoiceNumbers.set(`${invoice.invoiceType}:${invoice.invoiceNumber}`, invoice.id);
+    const sequence = invoiceSequence(invoice.invoiceNumber) ?? 0;
+    if (sequence > this.lastInvoiceNumber(invoice.invoiceType)) this.lastSequence.set(invoice.invoiceType, sequence);
+  }
+
+  invoiceNumbered(type: string, number: string): string | undefined {
+    return this.invoiceNumbers.get(`${type}:${number}`);
+  }
+
+  /** The highest sequence the account's invoices of a type have at the sandbox's point of sale (0: none yet). */
+  lastInvoiceNumber(type: string): number {
+    return this.lastSequence.get(type) ?? 0;
+  }
+
+  /** Ids of a client's entries, oldest first. */
+  entryIds(clientId: string): readonly string[] {
+    return this.entries.get(clientId) ?? [];
+  }
+
+  /** Ids of a client's entries of any of `types`, oldest first. */
+  entryIdsOfType(clientId: string, types: readonly string[]): readonly string[] {
+    return this.entryTypes.anyOf(types.map((type) => `entryType:${clientId}:${type}`));
+  }
+
+  /** Ids of a client's invoices, oldest first. */
+  invoiceIds(clientId: string): readonly string[] {
+    return this.invoices.get(clientId) ?? [];
+  }
+}
+
+const addresses = (client: Client): string[] => (client.cvu === null ? [] : [client.cvu, client.alias!.toUpperCase()]);

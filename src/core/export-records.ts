@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { UUID_PATTERN } from './ids.js';
 import { MAX_CENTS } from './money.js';
-import { createClientSchema, createInvoiceSchema, createVaPaymentSchema, debitSchema, hubPatchSchema, httpUrl, MAX_JSON_DEPTH, nestsAtMost } from './schemas.js';
+import { createClientSchema, createVaPaymentSchema, debitSchema, hubPatchSchema, httpUrl, MAX_JSON_DEPTH, nestsAtMost } from './schemas.js';
 import {
   CVU_STATUSES,
   DELIVERY_STATUSES,
   ENTRY_TYPES,
   EVENT_TYPES,
-  INVOICE_STATUSES,
+  CVU_PROVISIONINGS,
+  INVOICE_TYPES,
+  PAYMENT_STATUSES,
   LEGACY_SOURCE_TYPES,
   SOURCE_TYPES,
   VA_PAYMENT_STATUSES,
@@ -18,6 +20,7 @@ import {
   type Hub,
   type IdempotencyRecord,
   type Invoice,
+  type LegacyInvoice,
   type LegacySourceType,
   type PoolCvu,
   type SandboxEvent,
@@ -60,7 +63,7 @@ const hub = z.strictObject({
   name: hubPatchSchema.shape.name.unwrap(),
   brand: hubPatchSchema.shape.brand.unwrap(),
   dedicated_client_cvus_enabled: z.boolean(),
-  cvuProvisioning: z.enum(['inline', 'delayed', 'fail']),
+  cvuProvisioning: z.enum(CVU_PROVISIONINGS),
   collectionCvu: text,
   collectionAlias: text,
 }) satisfies z.ZodType<Hub>;
@@ -211,15 +214,48 @@ const entry = z.strictObject({
 const invoice = z.strictObject({
   id,
   clientId: id,
-  total_amount: positive,
+  invoiceNumber: text,
+  invoiceType: z.enum(INVOICE_TYPES),
+  sellerTaxId: text.nullable(),
+  sellerName: text.nullable(),
+  buyerTaxId: text,
+  buyerName: text,
+  subtotalNet: nonNegative.nullable(),
+  vatAmount: nonNegative.nullable(),
+  otherTaxes: nonNegative.nullable(),
+  totalAmount: positive,
+  allocated: nonNegative,
   currency: z.literal('ARS'),
-  description: created(createInvoiceSchema.shape.description),
-  dueDate: created(createInvoiceSchema.shape.dueDate),
-  status: z.enum(INVOICE_STATUSES),
-  externalReference: created(createInvoiceSchema.shape.externalReference),
+  issuedAt: time,
+  dueAt: time.nullable(),
+  paymentStatus: z.enum(PAYMENT_STATUSES),
+  paymentTerms: text.nullable(),
+  observations: text.nullable(),
   createdAt: time,
   updatedAt: time,
 }) satisfies z.ZodType<Invoice>;
+
+/** An invoice as releases before 0.2 exported it: the account reads it as an `Invoice` (`normalizeAccount`). */
+const legacyInvoice = z.strictObject({
+  id,
+  clientId: id,
+  total_amount: positive,
+  currency: z.literal('ARS'),
+  description: text.nullable(),
+  dueDate: text.nullable(),
+  status: z.enum(['issued', 'paid', 'cancelled']),
+  externalReference: text.nullable(),
+  createdAt: time,
+  updatedAt: time,
+}) satisfies z.ZodType<LegacyInvoice>;
+
+/** An invoice of this release, or one of 0.1 (it has `total_amount`): checked by its own release's schema, naming each field. */
+const invoiceOfAnyRelease = z.unknown().transform((value, ctx): Invoice | LegacyInvoice => {
+  const result = (typeof value === 'object' && value !== null && 'total_amount' in value ? legacyInvoice : invoice).safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  return z.NEVER;
+});
 
 const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
 
@@ -234,5 +270,5 @@ export const exportedAccount = z.strictObject({
   idempotency: table(idempotencyRecord),
   clients: table(client),
   entries: table(entry),
-  invoices: table(invoice),
+  invoices: table(invoiceOfAnyRelease),
 });

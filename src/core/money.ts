@@ -27,15 +27,19 @@ export const formatCents = (cents: Cents): string => {
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 };
 
-/** A money field: a number > 0 (or >= 0 with `allowZero`), at most 2 decimals, at most 999999999.99; yields cents. */
-export function money(options: { allowZero?: boolean } = {}) {
+/**
+ * A money field: a number > 0 (or >= 0 with `allowZero`, or any but 0 with `signed`), at most 2 decimals, at most
+ * 999999999.99 either way; yields cents.
+ */
+export function money(options: { allowZero?: boolean; signed?: boolean } = {}) {
   return z
     .number()
     .transform((amount, ctx) => {
       // Checked first: 1e21 prints in exponent form, which is not "more than 2 decimals" but too large.
       if (Math.abs(amount) > MAX_CENTS / 100) {
         const negative = options.allowZero ? 'must be 0 or more' : 'must be greater than 0';
-        ctx.addIssue({ code: 'custom', message: amount < 0 ? negative : 'must be at most 999999999.99' });
+        const message = options.signed ? 'must be at most 999999999.99 either way' : amount < 0 ? negative : 'must be at most 999999999.99';
+        ctx.addIssue({ code: 'custom', message });
         return z.NEVER;
       }
       const cents = toCents(amount);
@@ -43,8 +47,8 @@ export function money(options: { allowZero?: boolean } = {}) {
         ctx.addIssue({ code: 'custom', message: 'must have at most 2 decimals' });
         return z.NEVER;
       }
-      if (cents < 0 || (cents === 0 && !options.allowZero)) {
-        ctx.addIssue({ code: 'custom', message: options.allowZero ? 'must be 0 or more' : 'must be greater than 0' });
+      if (options.signed ? cents === 0 : cents < 0 || (cents === 0 && !options.allowZero)) {
+        ctx.addIssue({ code: 'custom', message: options.signed ? 'must not be 0' : options.allowZero ? 'must be 0 or more' : 'must be greater than 0' });
         return z.NEVER;
       }
       return cents;

@@ -2,11 +2,11 @@ import type { Account } from './account.js';
 import { ms } from './clock.js';
 import { fromCents } from './money.js';
 import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
-import type { Client, Delivery, SandboxEvent, Transfer, VaPayment } from './state.js';
+import type { Client, Delivery, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
 
 /**
  * An account's story as a scenario file (`GET /sandbox/v1/scenario`, `va-sandbox scenario record`): its hubs, then
- * every create, transfer, cancellation, client and debit in the order they happened, the clock moved between them as
+ * every create, transfer, cancellation, client, invoice and ledger movement in the order they happened, the clock moved between them as
  * the account lived it, the answers its receivers gave before each event's callback got through (so retries happen
  * again), and expectations of the outcome. Run on a fresh account it plays the same story with new ids and CVUs,
  * named (`payment_1`, `client_1`, `hub_1`) and referred to. Callbacks go to the runner's receiver, never to the URLs
@@ -64,10 +64,14 @@ export function recordScenario(account: Account, name: string): Record<string, u
     }
     if (client.cvuStatus === 'disabled' || client.cvuStatus === 'active') cvuStatus(client.updatedAt, client.cvuStatus === 'disabled');
   }
-  for (const invoice of Object.values(state.invoices)) {
-    const { total_amount, description, dueDate, status, externalReference } = invoice;
-    const body = { total_amount: fromCents(total_amount), status, ...Object.fromEntries(Object.entries({ description, dueDate, externalReference }).filter(([, v]) => v !== null)) };
-    at(invoice.createdAt, { do: 'createInvoice', clientId: ref(clientName.get(invoice.clientId), 'id'), body });
+  const invoices = Object.values(state.invoices);
+  const invoiceName = new Map(invoices.map((invoice, i) => [invoice.id, `invoice_${i + 1}`]));
+  for (const invoice of invoices) {
+    const clientId = ref(clientName.get(invoice.clientId), 'id');
+    at(invoice.createdAt, { name: invoiceName.get(invoice.id), do: 'createInvoice', clientId, body: invoiceBody(invoice) });
+    if (invoice.paymentStatus === 'cancelled') {
+      at(invoice.updatedAt, { do: 'updateInvoice', clientId, id: ref(invoiceName.get(invoice.id), 'id'), body: { paymentStatus: 'cancelled' } });
+    }
   }
   for (const payment of payments) {
     const own = paymentName.get(payment.id)!;
@@ -80,14 +84,28 @@ export function recordScenario(account: Account, name: string): Record<string, u
       if (!raisedBy.includes(event.createdAt)) timeline.push({ at: ms(event.createdAt) - 1000, steps: [failures.get(event.id)!] });
     }
   }
-  for (const transfer of Object.values(state.transfers)) {
+  /** The replay's operation id of a transfer's (`${transfer_n.operationId}`), by the original one. */
+  const operation = new Map<string, string>();
+  for (const [i, transfer] of Object.values(state.transfers).entries()) {
     const to = transferTarget(transfer);
     if (to === undefined) continue;
+    const own = `transfer_${i + 1}`;
+    operation.set(transfer.operationId, ref(own, 'operationId')!);
     const body = { to, total: fromCents(transfer.total), ...(transfer.taxes ? { taxes: fromCents(transfer.taxes) } : {}), ...(transfer.from ? { from: transfer.from } : {}) };
-    at(transfer.createdAt, ...(transfer.target ? failing(transfer.target.id, transfer.createdAt) : []), { do: 'transfer', body });
+    at(transfer.createdAt, ...(transfer.target ? failing(transfer.target.id, transfer.createdAt) : []), { name: own, do: 'transfer', body });
   }
-  for (const entry of Object.values(state.entries).filter((e) => e.entryType === 'debit')) {
-    at(entry.createdAt, { do: 'createDebit', clientId: ref(clientName.get(entry.clientId), 'id'), body: { amount: fromCents(-entry.amount), ...(entry.description ? { description: entry.description } : {}) } });
+  // The ledger's movements the sandbox makes (a cash-in comes of its transfer): a reversal names the replay's operation.
+  for (const entry of Object.values(state.entries)) {
+    const clientId = ref(clientName.get(entry.clientId), 'id');
+    const description = entry.description ? { description: entry.description } : {};
+    if (entry.entryType === 'debit') at(entry.createdAt, { do: 'createDebit', clientId, body: { amount: fromCents(-entry.amount), ...description } });
+    else if (entry.entryType === 'invoice_allocation') {
+      at(entry.createdAt, { do: 'allocate', clientId, invoiceId: ref(invoiceName.get(entry.invoiceId ?? ''), 'id'), body: { amount: fromCents(-entry.amount) } });
+    } else if (entry.entryType !== 'cash_in') {
+      const operationId = entry.operationId === null ? {} : { operationId: operation.get(entry.operationId) ?? entry.operationId };
+      const amount = entry.entryType === 'reversal' ? {} : { amount: fromCents(entry.amount) };
+      at(entry.createdAt, { do: 'ledgerEntry', clientId, body: { entryType: entry.entryType, ...amount, ...description, ...operationId } });
+    }
   }
 
   /** What a transfer was sent to, in the replay's words: the CVU of the hub, payment or client that held it then. */
@@ -160,6 +178,19 @@ function paymentBody(payment: VaPayment, url: string, clientId: string | undefin
     ...(payment.successUrl === null ? {} : { successUrl: `${url}/success`, failureUrl: `${url}/failure` }),
     ...(payment.externalReference === null ? {} : { externalReference: payment.externalReference }),
     ...(Object.keys(payment.metadata).length ? { metadata: payment.metadata } : {}),
+  };
+}
+
+function invoiceBody(invoice: Invoice): Record<string, unknown> {
+  const money = { subtotalNet: invoice.subtotalNet, vatAmount: invoice.vatAmount, otherTaxes: invoice.otherTaxes };
+  const text = { sellerTaxId: invoice.sellerTaxId, sellerName: invoice.sellerName, dueAt: invoice.dueAt, paymentTerms: invoice.paymentTerms, observations: invoice.observations };
+  return {
+    invoiceNumber: invoice.invoiceNumber,
+    invoiceType: invoice.invoiceType,
+    totalAmount: fromCents(invoice.totalAmount),
+    issuedAt: invoice.issuedAt,
+    ...Object.fromEntries(Object.entries(money).filter(([, cents]) => cents !== null).map(([name, cents]) => [name, fromCents(cents!)])),
+    ...Object.fromEntries(Object.entries(text).filter(([, value]) => value !== null)),
   };
 }
 

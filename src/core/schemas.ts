@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SandboxError } from './errors.js';
 import { money } from './money.js';
-import { VA_PAYMENT_STATUSES, DELIVERY_STATUSES, ENTRY_TYPES, EVENT_TYPES, INVOICE_STATUSES } from './state.js';
+import { iso, ms } from './clock.js';
+import { VA_PAYMENT_STATUSES, DELIVERY_STATUSES, CVU_PROVISIONINGS, ENTRY_TYPES, EVENT_TYPES, INVOICE_TYPES } from './state.js';
 
 /** Turns zod issues into the contract's `details`: one "path: problem" per bad field. */
 export function issuesToDetails(error: z.ZodError): string[] {
@@ -37,7 +38,8 @@ export const httpUrl = z
   }, 'must be an http(s) URL');
 
 const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
-export const taxId = z.string().min(1).max(64).regex(/^\d[\d-]*$/, 'must be digits with optional hyphens');
+/** A tax id as the reference takes it: any string of at most 64 characters (compared by its digits when it has any). */
+export const taxId = z.string().min(1).max(64);
 const text = (max: number) => z.string().max(max);
 
 /** JSON size of a value, or Infinity when it nests too deep to even measure (it is far over any limit then). */
@@ -163,7 +165,7 @@ export const hubPatchSchema = z.strictObject({
   name: text(255).min(1).optional(),
   brand: z.string().regex(/^[A-Za-z0-9]{1,10}$/, 'must be 1 to 10 letters or digits').optional(),
   dedicated_client_cvus_enabled: z.boolean().optional(),
-  cvuProvisioning: z.enum(['inline', 'delayed', 'fail']).optional(),
+  cvuProvisioning: z.enum(CVU_PROVISIONINGS).optional(),
 });
 export type HubPatch = z.output<typeof hubPatchSchema>;
 
@@ -244,22 +246,87 @@ export type CreateClientInput = z.output<typeof createClientSchema>;
 export const updateClientSchema = createClientSchema.omit({ paymentHubId: true }).partial();
 export type UpdateClientInput = z.output<typeof updateClientSchema>;
 
-export const clientCvuSchema = z.strictObject({ cvuStatus: z.enum(['active', 'disabled']) });
+/** The sandbox's CVU switch: `provisioning` and `active` move a client on from `not_provisioned` (a `manual` hub's). */
+export const clientCvuSchema = z.strictObject({ cvuStatus: z.enum(['provisioning', 'active', 'disabled']) });
 
-const invoiceSchema = z.strictObject({
-  total_amount: money(),
-  description: optional(text(255)),
-  dueDate: optional(z.iso.date('must be a date (YYYY-MM-DD)')),
-  status: z.enum(INVOICE_STATUSES),
-  externalReference: optional(text(255)),
-});
-export const createInvoiceSchema = invoiceSchema.extend({ status: invoiceSchema.shape.status.default('issued') });
+/** A time of an invoice: an ISO date (midnight UTC) or date-time with its zone; kept as UTC with milliseconds. */
+const invoiceTime = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date or date-time' })
+  .transform((value) => iso(ms(value.length === 10 ? `${value}T00:00:00.000Z` : value)));
+
+const invoiceFields = {
+  invoiceNumber: optional(z.string().regex(/^\d{4,5}-\d{8}$/, 'must be a point of sale and a number, like 0001-00000042')),
+  invoiceType: optional(z.enum(INVOICE_TYPES)),
+  sellerTaxId: optional(taxId),
+  sellerName: optional(text(255)),
+  subtotalNet: optional(money({ allowZero: true })),
+  vatAmount: optional(money({ allowZero: true })),
+  otherTaxes: optional(money({ allowZero: true })),
+  totalAmount: optional(money()),
+  total_amount: optional(money()),
+  currency: optional(z.string()),
+  issuedAt: optional(invoiceTime),
+  dueAt: optional(invoiceTime),
+  paymentTerms: optional(text(255)),
+  observations: optional(text(1000)),
+};
+
+type Totals = { totalAmount?: unknown; total_amount?: unknown };
+/** Cross-field checks run beside the fields' own, so one answer names every bad field. */
+const always = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+
+/** The amount under either name (spec `total_amount`, reference `totalAmount`): the same value twice is fine, two values are not. */
+function oneTotal<S extends z.ZodObject>(schema: S) {
+  return schema
+    .superRefine((body: Totals, ctx) => {
+      if (body.totalAmount == null || body.total_amount == null || body.totalAmount === body.total_amount) return;
+      for (const name of ['totalAmount', 'total_amount']) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'totalAmount and total_amount name the same amount: give one, or both equal' });
+      }
+    }, always)
+    .transform(({ totalAmount, total_amount, ...rest }: z.output<S> & { totalAmount?: number | null; total_amount?: number | null }) => ({
+      ...rest,
+      totalAmount: totalAmount ?? total_amount ?? undefined,
+    }));
+}
+
+export const createInvoiceSchema = oneTotal(
+  z.strictObject(invoiceFields).refine((body: Totals) => body.totalAmount != null || body.total_amount != null, {
+    path: ['totalAmount'],
+    message: 'is required (or total_amount)',
+    ...always,
+  }),
+);
 export type CreateInvoiceInput = z.output<typeof createInvoiceSchema>;
-export const updateInvoiceSchema = invoiceSchema.partial();
+/** Any field of create; `paymentStatus: "cancelled"` cancels (allocations move it otherwise). */
+export const updateInvoiceSchema = oneTotal(
+  z.strictObject({ ...invoiceFields, paymentStatus: optional(z.literal('cancelled', { error: 'can only be set to cancelled: allocations move it otherwise' })) }),
+);
 export type UpdateInvoiceInput = z.output<typeof updateInvoiceSchema>;
 
 export const debitSchema = z.strictObject({ amount: money(), description: optional(text(255)) });
 export type DebitInput = z.output<typeof debitSchema>;
+
+const operationId = z.string().min(1).max(64);
+const movement = { description: optional(text(255)), operationId: optional(operationId) };
+
+/**
+ * `POST /sandbox/v1/clients/{id}/ledger`: a credit or a debit of `amount`, an adjustment of a signed amount, or the
+ * reversal of a credited operation (its amount, if given, must be the operation's).
+ */
+export const ledgerEntrySchema = z.discriminatedUnion(
+  'entryType',
+  [
+    z.strictObject({ entryType: z.literal('credit'), amount: money(), ...movement }),
+    z.strictObject({ entryType: z.literal('debit'), amount: money(), ...movement }),
+    z.strictObject({ entryType: z.literal('adjustment'), amount: money({ signed: true }), ...movement }),
+    z.strictObject({ entryType: z.literal('reversal'), amount: optional(money()), description: movement.description, operationId }),
+  ],
+  { error: 'must be credit, adjustment, reversal or debit' },
+);
+export type LedgerEntryInput = z.output<typeof ledgerEntrySchema>;
+
+export const allocationSchema = z.strictObject({ amount: money() });
 
 export const listClientsQuery = z.object({
   ...pageQuery,

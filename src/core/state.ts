@@ -1,6 +1,7 @@
 import type { Cents } from './money.js';
 
-export type CvuProvisioning = 'inline' | 'delayed' | 'fail';
+export type CvuProvisioning = 'inline' | 'delayed' | 'fail' | 'manual';
+export const CVU_PROVISIONINGS: CvuProvisioning[] = ['inline', 'delayed', 'fail', 'manual'];
 
 export interface Hub {
   id: number;
@@ -135,17 +136,51 @@ export interface Entry {
   createdAt: string;
 }
 
-export type InvoiceStatus = 'issued' | 'paid' | 'cancelled';
-export const INVOICE_STATUSES: InvoiceStatus[] = ['issued', 'paid', 'cancelled'];
+/** AFIP's invoice letters: A between registered VAT payers, B to final consumers and exempt buyers, C from monotributistas. */
+export type InvoiceType = 'A' | 'B' | 'C';
+export const INVOICE_TYPES: InvoiceType[] = ['A', 'B', 'C'];
 
+export type PaymentStatus = 'pending' | 'partial' | 'paid' | 'cancelled';
+export const PAYMENT_STATUSES: PaymentStatus[] = ['pending', 'partial', 'paid', 'cancelled'];
+
+/** An invoice assigned to a client (contract part 3): what the client owes, and how much of it allocations covered. */
 export interface Invoice {
+  id: string;
+  clientId: string;
+  /** `0001-00000042`: point of sale and number, as AFIP prints them. */
+  invoiceNumber: string;
+  invoiceType: InvoiceType;
+  sellerTaxId: string | null;
+  sellerName: string | null;
+  /** Copied from the client when the invoice is created. */
+  buyerTaxId: string;
+  buyerName: string;
+  subtotalNet: Cents | null;
+  vatAmount: Cents | null;
+  otherTaxes: Cents | null;
+  /** The spec's `total_amount`: what `totalInvoiced` sums. */
+  totalAmount: Cents;
+  /** The sum of the invoice's `invoice_allocation` entries. */
+  allocated: Cents;
+  currency: 'ARS';
+  issuedAt: string;
+  dueAt: string | null;
+  paymentStatus: PaymentStatus;
+  paymentTerms: string | null;
+  observations: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An invoice as the release before 0.2 stored it; `normalizeAccount` reads it as an `Invoice`. */
+export interface LegacyInvoice {
   id: string;
   clientId: string;
   total_amount: Cents;
   currency: 'ARS';
   description: string | null;
   dueDate: string | null;
-  status: InvoiceStatus;
+  status: 'issued' | 'paid' | 'cancelled';
   externalReference: string | null;
   createdAt: string;
   updatedAt: string;
@@ -308,6 +343,59 @@ export function normalizeAccount(account: AccountState): AccountState {
     delete legacy.hub;
   }
   for (const table of TABLES) account[table] ??= {};
+  upgradeInvoices(account);
   return account;
 }
 
+const LEGACY_PAYMENT_STATUS = { issued: 'pending', paid: 'paid', cancelled: 'cancelled' } as const satisfies Record<LegacyInvoice['status'], PaymentStatus>;
+
+/**
+ * Invoices stored before 0.2 (`total_amount`, `description`, `dueDate`, `status`) read as invoices of today: type B,
+ * numbered after the account's type B invoices in the order they were made, buyer from their client, `issued` as `pending`.
+ */
+function upgradeInvoices(account: AccountState): void {
+  const legacy = (Object.values(account.invoices) as (Invoice | LegacyInvoice)[]).filter((i): i is LegacyInvoice => 'total_amount' in i);
+  if (legacy.length === 0) return;
+  const typeB = Object.values(account.invoices).filter((i): i is Invoice => 'invoiceNumber' in i && i.invoiceType === 'B');
+  let last = Math.max(0, ...typeB.map((i) => invoiceSequence(i.invoiceNumber) ?? 0));
+  legacy.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  for (const old of legacy) {
+    const client = account.clients[old.clientId];
+    const paid = old.status === 'paid';
+    account.invoices[old.id] = {
+      id: old.id,
+      clientId: old.clientId,
+      invoiceNumber: invoiceNumber(++last),
+      invoiceType: 'B',
+      sellerTaxId: null,
+      sellerName: null,
+      buyerTaxId: client?.taxId ?? '',
+      buyerName: client?.name ?? '',
+      subtotalNet: null,
+      vatAmount: null,
+      otherTaxes: null,
+      totalAmount: old.total_amount,
+      // Marked paid by hand, before allocations existed: it counts as covered.
+      allocated: paid ? old.total_amount : 0,
+      currency: 'ARS',
+      issuedAt: old.createdAt,
+      dueAt: old.dueDate === null ? null : `${old.dueDate}T00:00:00.000Z`,
+      paymentStatus: LEGACY_PAYMENT_STATUS[old.status],
+      paymentTerms: null,
+      observations: [old.description, old.externalReference === null ? null : `externalReference ${old.externalReference}`].filter(Boolean).join(' · ') || null,
+      createdAt: old.createdAt,
+      updatedAt: old.updatedAt,
+    };
+  }
+}
+
+/** The point of sale the sandbox numbers invoices under. */
+export const POINT_OF_SALE = '0001';
+
+export const invoiceNumber = (sequence: number): string => `${POINT_OF_SALE}-${String(sequence).padStart(8, '0')}`;
+
+/** The sequence of a number of the sandbox's point of sale, or null for any other number. */
+export function invoiceSequence(number: string): number | null {
+  const match = /^0001-(\d{8})$/.exec(number);
+  return match ? Number(match[1]) : null;
+}

@@ -172,16 +172,29 @@ export function entryView(entry: Entry) {
 const sourceTypeOf = (entry: Entry): SourceType =>
   entry.sourceType in LEGACY_SOURCE_TYPES ? LEGACY_SOURCE_TYPES[entry.sourceType as keyof typeof LEGACY_SOURCE_TYPES] : (entry.sourceType as SourceType);
 
+/** The invoice as the reference shows it, with the amount under both its names (spec `total_amount`, reference `totalAmount`). */
 export function invoiceView(invoice: Invoice) {
+  const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
   return {
     id: invoice.id,
     clientId: invoice.clientId,
-    total_amount: fromCents(invoice.total_amount),
+    invoiceNumber: invoice.invoiceNumber,
+    invoiceType: invoice.invoiceType,
+    sellerTaxId: invoice.sellerTaxId,
+    sellerName: invoice.sellerName,
+    buyerTaxId: invoice.buyerTaxId,
+    buyerName: invoice.buyerName,
+    subtotalNet: money(invoice.subtotalNet),
+    vatAmount: money(invoice.vatAmount),
+    otherTaxes: money(invoice.otherTaxes),
+    totalAmount: fromCents(invoice.totalAmount),
+    total_amount: fromCents(invoice.totalAmount),
     currency: invoice.currency,
-    description: invoice.description,
-    dueDate: invoice.dueDate,
-    status: invoice.status,
-    externalReference: invoice.externalReference,
+    issuedAt: invoice.issuedAt,
+    dueAt: invoice.dueAt,
+    paymentStatus: invoice.paymentStatus,
+    paymentTerms: invoice.paymentTerms,
+    observations: invoice.observations,
     createdAt: invoice.createdAt,
     updatedAt: invoice.updatedAt,
   };

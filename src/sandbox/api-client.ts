@@ -8,6 +8,8 @@ import type {
   createInvoiceSchema,
   createVaPaymentSchema,
   debitSchema,
+  ledgerEntrySchema,
+  allocationSchema,
   hubPatchSchema,
   transferSchema,
   updateClientSchema,
@@ -34,6 +36,8 @@ export type TransferBody = z.input<typeof transferSchema>;
 export type CreateInvoiceBody = z.input<typeof createInvoiceSchema>;
 export type UpdateInvoiceBody = z.input<typeof updateInvoiceSchema>;
 export type DebitBody = z.input<typeof debitSchema>;
+export type LedgerEntryBody = z.input<typeof ledgerEntrySchema>;
+export type AllocationBody = z.input<typeof allocationSchema>;
 export type HubPatchBody = z.input<typeof hubPatchSchema>;
 export type CvuStatusBody = z.input<typeof clientCvuSchema>;
 
@@ -173,6 +177,10 @@ export function sandboxClient(baseUrl: string, apiKey: string, options: SandboxC
       invoices: (id: string, query?: Query) => list<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, query),
       setCvuStatus: (id: string, body: CvuStatusBody) => post<ClientView>(`/sandbox/v1/clients/${at(id)}/cvu`, body),
       createDebit: (id: string, body: DebitBody) => post<EntryView>(`/sandbox/v1/clients/${at(id)}/debits`, body),
+      getInvoice: (id: string, invoiceId: string) => get<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`),
+      createLedgerEntry: (id: string, body: LedgerEntryBody) => post<EntryView>(`/sandbox/v1/clients/${at(id)}/ledger`, body),
+      allocate: (id: string, invoiceId: string, body: AllocationBody) =>
+        post<EntryView>(`/sandbox/v1/clients/${at(id)}/invoices/${at(invoiceId)}/allocations`, body),
     },
     transfers: {
       create: (body: TransferBody) => post<TransferView>('/sandbox/v1/transfers', body),

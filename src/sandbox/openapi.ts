@@ -6,6 +6,7 @@ import { callbackHeaders } from '../core/deliveries.js';
 import { errorStatus, type ErrorCode } from '../core/errors.js';
 import { EVENT_TYPES } from '../core/state.js';
 import {
+  allocationSchema,
   clientCvuSchema,
   clockAdvanceSchema,
   clockSetSchema,
@@ -14,6 +15,7 @@ import {
   createVaPaymentSchema,
   debitSchema,
   hubPatchSchema,
+  ledgerEntrySchema,
   listClientsQuery,
   listDeliveriesQuery,
   listQuery,
@@ -72,9 +74,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: '/api/v1/clients/{id}', id: 'updateClient', summary: 'Change a client (`cashinCallbackUrl: null` removes the callback)', tag: CLIENTS, body: updateClientSchema, errors: [409] },
   { method: 'get', path: '/api/v1/clients/{id}/balance', id: 'getClientBalance', summary: 'The balance summary: totalCashIn - totalCashOut - totalInvoiced', tag: CLIENTS },
   { method: 'get', path: '/api/v1/clients/{id}/transactions', id: 'listClientTransactions', summary: "The client's ledger: unlike the other lists, `data.transactions` and `data.pagination` (the real shape)", tag: CLIENTS, query: listTransactionsQuery },
-  { method: 'post', path: '/api/v1/clients/{id}/invoices', id: 'createInvoice', summary: 'Create an invoice of the client', tag: CLIENTS, body: createInvoiceSchema, status: 201 },
+  { method: 'post', path: '/api/v1/clients/{id}/invoices', id: 'createInvoice', summary: 'Create an invoice of the client: `pending`, buyer fields from the client; the amount as `totalAmount` or `total_amount`', tag: CLIENTS, body: createInvoiceSchema, status: 201, errors: [422] },
   { method: 'get', path: '/api/v1/clients/{id}/invoices', id: 'listInvoices', summary: "The client's invoices, newest first", tag: CLIENTS, query: listQuery, list: true },
-  { method: 'patch', path: '/api/v1/clients/{id}/invoices/{invoiceId}', id: 'updateInvoice', summary: 'Change an invoice', tag: CLIENTS, body: updateInvoiceSchema },
+  { method: 'get', path: '/api/v1/clients/{id}/invoices/{invoiceId}', id: 'getInvoice', summary: 'One invoice of the client', tag: CLIENTS },
+  { method: 'patch', path: '/api/v1/clients/{id}/invoices/{invoiceId}', id: 'updateInvoice', summary: 'Change an invoice; `paymentStatus: "cancelled"` cancels it (409 once cancelled)', tag: CLIENTS, body: updateInvoiceSchema, errors: [409, 422] },
 
   { method: 'post', path: '/sandbox/v1/transfers', id: 'createTransfer', summary: 'Simulate a bank transfer to a CVU or alias', tag: SANDBOX, body: transferSchema, status: 201, errors: [404] },
   { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers, newest first', tag: SANDBOX, query: listQuery, list: true },
@@ -85,8 +88,10 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/hubs', id: 'listHubs', summary: 'The payment hubs of the account, by id (each is made on first use)', tag: SANDBOX, query: listQuery, list: true },
   { method: 'get', path: '/sandbox/v1/hubs/{id}', id: 'getHub', summary: 'A payment hub (made if new and allowed by `--hubs`)', tag: SANDBOX },
   { method: 'patch', path: '/sandbox/v1/hubs/{id}', id: 'updateHub', summary: "Change a hub's settings (made if new and allowed by `--hubs`)", tag: SANDBOX, body: hubPatchSchema },
-  { method: 'post', path: '/sandbox/v1/clients/{id}/cvu', id: 'setClientCvuStatus', summary: "Switch a client's CVU on or off", tag: SANDBOX, body: clientCvuSchema },
+  { method: 'post', path: '/sandbox/v1/clients/{id}/cvu', id: 'setClientCvuStatus', summary: "Move a client's CVU: `provisioning` or `active` for one not provisioned yet, `active` or `disabled`", tag: SANDBOX, body: clientCvuSchema, errors: [409] },
   { method: 'post', path: '/sandbox/v1/clients/{id}/debits', id: 'createDebit', summary: 'A debit entry of -amount', tag: SANDBOX, body: debitSchema, status: 201 },
+  { method: 'post', path: '/sandbox/v1/clients/{id}/ledger', id: 'createLedgerEntry', summary: 'A ledger movement: a credit, a debit, a signed adjustment, or the reversal of a credited operation (409 if reversed already)', tag: SANDBOX, body: ledgerEntrySchema, status: 201, errors: [409] },
+  { method: 'post', path: '/sandbox/v1/clients/{id}/invoices/{invoiceId}/allocations', id: 'allocateToInvoice', summary: "Apply the client's cash to an invoice: an `invoice_allocation` entry; the invoice turns `partial` or `paid` (409 past what it owes or the cash not yet allocated)", tag: SANDBOX, body: allocationSchema, status: 201, errors: [409] },
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX },
   { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX },
   { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export, held to every rule of the API; its open deliveries (and those falling due at once) are `held`, never sent until released (`?dryRun=1`: only check it and count what it holds)", tag: SANDBOX, body: accountExportSchema, query: importQuery },

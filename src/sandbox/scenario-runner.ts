@@ -20,6 +20,9 @@ import {
   type CreateInvoiceBody,
   type CreateVaPaymentBody,
   type DebitBody,
+  type LedgerEntryBody,
+  type AllocationBody,
+  type UpdateInvoiceBody,
   type HubPatchBody,
   type SandboxClient,
   type TransferBody,
@@ -333,8 +336,14 @@ function call(step: Action, client: SandboxClient): Promise<unknown> {
       return client.clients.setCvuStatus(step.clientId, { cvuStatus: step.cvuStatus });
     case 'createInvoice':
       return client.clients.createInvoice(step.clientId, step.body as CreateInvoiceBody);
+    case 'updateInvoice':
+      return client.clients.updateInvoice(step.clientId, step.id, step.body as UpdateInvoiceBody);
+    case 'allocate':
+      return client.clients.allocate(step.clientId, step.invoiceId, step.body as AllocationBody);
     case 'createDebit':
       return client.clients.createDebit(step.clientId, step.body as DebitBody);
+    case 'ledgerEntry':
+      return client.clients.createLedgerEntry(step.clientId, step.body as LedgerEntryBody);
     case 'transfer':
       return client.transfers.create(step.body as TransferBody);
     case 'advanceClock':

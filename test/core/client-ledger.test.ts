@@ -144,7 +144,8 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
     cashIn(m, bea.id, 99_999);
     m.ledger.createDebit(ana.id, { amount: 0.05 });
     m.ledger.createInvoice(ana.id, { total_amount: 0.02 });
-    m.ledger.createInvoice(ana.id, { total_amount: 0.03, status: 'cancelled' });
+    const cancelled = m.ledger.createInvoice(ana.id, { total_amount: 0.03 });
+    m.ledger.updateInvoice(ana.id, cancelled.id, { paymentStatus: 'cancelled' });
     m.ledger.createInvoice(bea.id, { total_amount: 7 });
     expect(m.ledger.clientBalance(ana.id)).toEqual({ clientId: ana.id, currency: 'ARS', totalCashIn: 0.31, totalCashOut: 0.05, totalInvoiced: 0.05, balance: 0.21 });
     m.ledger.createDebit(ana.id, { amount: 999_999_999.99 });
@@ -155,7 +156,7 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
   it('an entry of another type (an import may bring them) counts by its sign: a negative one is cash out, a positive one is in neither total', () => {
     const m = ledgerModules();
     const { id } = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
-    const debit = clients.debitEntry(m.ctx.uuid(), id, { amount: 3 }, m.ctx.now());
+    const debit = clients.movementEntry(m.ctx.uuid(), id, { amount: 3 }, m.ctx.now());
     m.ledger.addEntry({ ...debit, entryType: 'reversal' });
     m.ledger.addEntry({ ...debit, id: m.ctx.uuid(), entryType: 'credit', amount: 500 });
     cashIn(m, id, 100);
@@ -164,18 +165,19 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
 });
 
 describe('invoices', () => {
-  it('are issued by default, patched field by field (null clears), listed newest first, and a client’s own only', () => {
+  it('are pending by default, patched field by field (null clears), listed newest first, and a client’s own only', () => {
     const m = ledgerModules();
     const ana = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
     const bea = m.ledger.createClient({ ...CLIENT, name: 'Bea', taxId: '20-2' });
-    const first = m.ledger.createInvoice(ana.id, { total_amount: 10, description: 'March', dueDate: '2026-12-01' });
+    const first = m.ledger.createInvoice(ana.id, { total_amount: 10, observations: 'March', dueAt: '2026-12-01' });
+    expect(first).toMatchObject({ paymentStatus: 'pending', buyerName: 'Ana', buyerTaxId: '20-1', dueAt: '2026-12-01T00:00:00.000Z' });
     m.clock.advance(1000);
-    const patched = m.ledger.updateInvoice(ana.id, first.id, { status: 'paid', description: null, total_amount: 12.5 });
-    expect(patched).toEqual({ ...first, status: 'paid', description: null, total_amount: 12.5, updatedAt: m.ctx.now() });
+    const patched = m.ledger.updateInvoice(ana.id, first.id, { observations: null, totalAmount: 12.5 });
+    expect(patched).toEqual({ ...first, observations: null, totalAmount: 12.5, total_amount: 12.5, updatedAt: m.ctx.now() });
     const second = m.ledger.createInvoice(ana.id, { total_amount: 1 });
     expect(m.ledger.listInvoices(ana.id, {}).data).toEqual([second, patched]);
     expect(m.ledger.clientBalance(ana.id).totalInvoiced).toBe(13.5);
-    expect(codeOf(() => m.ledger.updateInvoice(bea.id, first.id, { status: 'cancelled' }))).toBe('NOT_FOUND');
+    expect(codeOf(() => m.ledger.updateInvoice(bea.id, first.id, { paymentStatus: 'cancelled' }))).toBe('NOT_FOUND');
     expect(m.ledger.listInvoices(bea.id, {}).pagination.total).toBe(0);
   });
 });

@@ -39,13 +39,13 @@ describe('aliasBase', () => {
 
 describe('balance', () => {
   const entry = (entryType: Entry['entryType'], amount: number) => ({ entryType, amount }) as Entry;
-  const invoice = (total_amount: number, status: Invoice['status']) => ({ total_amount, status }) as Invoice;
+  const invoice = (totalAmount: number, paymentStatus: Invoice['paymentStatus']) => ({ totalAmount, paymentStatus }) as Invoice;
 
   it('is spec 2.4 in cents: cash-ins minus the absolute debits minus every invoice', () => {
     const result = clients.balance(
       [entry('cash_in', 10), entry('cash_in', 20), entry('debit', -5)],
-      [invoice(10, 'issued'), invoice(3, 'cancelled')],
+      [invoice(10, 'pending'), invoice(3, 'cancelled')],
     );
-    expect(result).toEqual({ totalCashIn: 30, totalCashOut: 5, totalInvoiced: 13, balance: 12 });
+    expect(result).toEqual({ totalCashIn: 30, totalCashOut: 5, totalInvoiced: 13, balance: 12, allocated: 0 });
   });
 });

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ENTRY_TYPES } from '../../core/state.js';
 import type { balanceView, clientView, entryView } from '../../core/views.js';
 import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
@@ -12,7 +12,7 @@ type BalanceView = ReturnType<typeof balanceView>;
 const PATH = '/api/v1/clients';
 const ID = 'f3b1c9d2-8e7a-4b6c-9d0e-1a2b3c4d5e6f';
 
-/** `clients create|list|get|update|balance|transactions`: contract part 3. */
+/** `clients create|list|get|update|balance|transactions|cvu`: contract part 3. */
 export function clientsCommand(): Command {
   const command = new Command('clients')
     .description('Clients with a dedicated CVU: create, list, get and update them; their balance and transactions')
@@ -21,7 +21,8 @@ export function clientsCommand(): Command {
     .addCommand(getCommand())
     .addCommand(updateCommand())
     .addCommand(balanceCommand())
-    .addCommand(transactionsCommand());
+    .addCommand(transactionsCommand())
+    .addCommand(cvuCommand());
   return example(command, 'va-sandbox clients create --name "Ana Pérez" --tax-id 20-12345678-6', `va-sandbox clients balance ${ID}`);
 }
 
@@ -152,6 +153,15 @@ function transactionsCommand(): Command {
       ),
     );
   return example(globalOptions(command), `va-sandbox clients transactions ${ID} --entry-type cash_in --limit 50`);
+}
+
+function cvuCommand(): Command {
+  const command = new Command('cvu')
+    .description("Move a client's CVU (sandbox): provisioning or active for one not provisioned yet (a manual hub's), active or disabled")
+    .argument('<id>', 'client id')
+    .addOption(new Option('--status <cvuStatus>', 'the cvuStatus to set').choices(['provisioning', 'active', 'disabled']).makeOptionMandatory())
+    .action(apiAction<ClientView>((cmd, id) => ['POST', pathTo('/sandbox/v1/clients', id, 'cvu'), { body: { cvuStatus: optionsOf(cmd).status } }], clientBlock));
+  return example(globalOptions(command), `va-sandbox clients cvu ${ID} --status active`);
 }
 
 function clientBlock(c: ClientView): string {

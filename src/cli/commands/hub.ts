@@ -3,6 +3,7 @@ import type { hubView } from '../../core/views.js';
 import { apiAction, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, someOf } from '../context.js';
 import { boolean } from '../options.js';
 import { block, page } from '../render.js';
+import { CVU_PROVISIONINGS } from '../../core/state.js';
 
 type HubView = ReturnType<typeof hubView>;
 
@@ -41,7 +42,7 @@ export function hubCommand(): Command {
     .option('--name <name>', 'name')
     .option('--brand <brand>', 'brand: 1 to 10 letters or digits')
     .option('--dedicated-client-cvus-enabled <bool>', 'dedicated_client_cvus_enabled: true or false', boolean)
-    .addOption(new Option('--cvu-provisioning <mode>', 'cvuProvisioning: how client CVUs are provisioned').choices(['inline', 'delayed', 'fail']))
+    .addOption(new Option('--cvu-provisioning <mode>', 'cvuProvisioning: how client CVUs are provisioned').choices(CVU_PROVISIONINGS))
     .action(
       apiAction<HubView>((cmd) => {
         const { dedicatedClientCvusEnabled, ...rest } = optionsOf(cmd);

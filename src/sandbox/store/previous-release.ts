@@ -20,7 +20,7 @@ export interface SandboxState {
 }
 
 /** Gives a state read from JSON its caller-keyed tables, before any key is looked up or written. */
-function normalizeState(state: SandboxState): SandboxState {
+export function normalizeState(state: SandboxState): SandboxState {
   state.accounts = keyedByCaller(state.accounts ?? {});
   for (const account of Object.values(state.accounts)) normalizeAccount(account);
   return state;

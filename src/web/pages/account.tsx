@@ -125,7 +125,7 @@ function Hubs() {
               label="CVU provisioning"
               value={hub.cvuProvisioning}
               onChange={(event) => void patch.run(hub.id, { cvuProvisioning: event.target.value as Hub['cvuProvisioning'] })}
-              options={[['inline', 'inline'], ['delayed', 'delayed (5 s)'], ['fail', 'fail']]}
+              options={[['inline', 'inline'], ['delayed', 'delayed (5 s)'], ['fail', 'fail'], ['manual', 'manual (the sandbox switch)']]}
             />
             <label className="check">
               <input

@@ -4,6 +4,7 @@ import { ApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { DataTable, ErrorNote, Facts, Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { EventItem, type EventView } from './payment.js';
+import { AllocationForm, InvoiceForm, LedgerForm } from './client-forms.js';
 import { TransferForm } from './transfer-form.js';
 
 type ClientView = ReturnType<typeof clientView>;
@@ -28,12 +29,22 @@ const ENTRY_COLUMNS: Column<Entry>[] = [
   ['VA payment', (e) => (e.paymentId ? <Link to={`/payments/${e.paymentId}`}>{e.paymentId.slice(0, 8)}</Link> : '—'), 'mono'],
 ];
 
-const INVOICE_COLUMNS: Column<Invoice>[] = [
-  ['Created', (invoice) => <When at={invoice.createdAt} />],
-  ['Total', (invoice) => money(invoice.total_amount, invoice.currency), 'num'],
-  ['Status', (invoice) => <Status value={invoice.status} />],
-  ['Due', (invoice) => invoice.dueDate ?? '—'],
-  ['Description', (invoice) => invoice.description],
+const invoiceColumns = (cancel: (invoice: Invoice) => void): Column<Invoice>[] => [
+  ['Number', (invoice) => `${invoice.invoiceType} ${invoice.invoiceNumber}`, 'mono'],
+  ['Issued', (invoice) => <When at={invoice.issuedAt} />],
+  ['Total', (invoice) => money(invoice.totalAmount, invoice.currency), 'num'],
+  ['Status', (invoice) => <Status value={invoice.paymentStatus} />],
+  ['Due', (invoice) => (invoice.dueAt ? <When at={invoice.dueAt} /> : '—')],
+  ['Observations', (invoice) => invoice.observations],
+  [
+    '',
+    (invoice) =>
+      invoice.paymentStatus === 'cancelled' ? null : (
+        <button type="button" onClick={() => cancel(invoice)} aria-label={`Cancel invoice ${invoice.invoiceNumber}`}>
+          Cancel
+        </button>
+      ),
+  ],
 ];
 
 /** `/ui/clients`: the account's clients, newest first, filtered by tax ID or external reference. */
@@ -84,8 +95,12 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
       (message.type === 'delivery' && (events.data?.items ?? []).some((event) => event.id === message.delivery.eventId)),
     refresh,
   );
-  const switchCvu = useAction(async (cvuStatus: 'active' | 'disabled') => {
+  const switchCvu = useAction(async (cvuStatus: 'provisioning' | 'active' | 'disabled') => {
     await api.post(`/sandbox/v1/clients/${id}/cvu`, { cvuStatus });
+    refresh();
+  });
+  const cancelInvoice = useAction(async (invoice: Invoice) => {
+    await api.patch(`/api/v1/clients/${id}/invoices/${invoice.id}`, { paymentStatus: 'cancelled' });
     refresh();
   });
 
@@ -125,6 +140,11 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
                 ]}
               />
               <div className="actions">
+                {c.cvuStatus === 'not_provisioned' ? (
+                  <button type="button" onClick={() => void switchCvu.run('provisioning')} disabled={switchCvu.busy}>
+                    Request CVU
+                  </button>
+                ) : null}
                 {c.cvuStatus === 'active' ? (
                   <button type="button" onClick={() => void switchCvu.run('disabled')} disabled={switchCvu.busy}>
                     Disable CVU
@@ -156,11 +176,20 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
           <section aria-labelledby="ledger">
             <h2 id="ledger">Ledger</h2>
             <PagedList list={ledger} what="entries" onPage={(next) => setQuery(where, { page: next })} columns={ENTRY_COLUMNS} />
+            <LedgerForm clientId={c.id} onDone={refresh} />
           </section>
           <section aria-labelledby="invoices">
             <h2 id="invoices">Invoices</h2>
-            <ErrorNote error={invoices.error} />
-            {invoices.data && invoices.data.items.length > 0 ? <DataTable items={invoices.data.items} columns={INVOICE_COLUMNS} /> : <p className="muted">No invoice.</p>}
+            <ErrorNote error={invoices.error ?? cancelInvoice.error} />
+            {invoices.data && invoices.data.items.length > 0 ? (
+              <DataTable items={invoices.data.items} columns={invoiceColumns((invoice) => void cancelInvoice.run(invoice))} />
+            ) : (
+              <p className="muted">No invoice.</p>
+            )}
+            <div className="columns">
+              <InvoiceForm clientId={c.id} onDone={refresh} />
+              <AllocationForm clientId={c.id} invoices={invoices.data?.items ?? []} onDone={refresh} />
+            </div>
           </section>
           <section aria-labelledby="client-events">
             <h2 id="client-events">Cash-in callbacks</h2>
