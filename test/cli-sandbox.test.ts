@@ -226,7 +226,7 @@ describe('help and start-up', () => {
     expect((await runCli(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
-  it('--version, --help and API commands load neither the server (hono, lowdb, undici), nor zod, nor ink or react', async () => {
+  it('--version, --help, API commands and completion load neither the server (hono, lowdb, undici), nor zod, nor ink or react', async () => {
     const dir = useTmp();
     const log = join(dir, 'loaded.txt');
     writeFileSync(
@@ -240,7 +240,7 @@ describe('help and start-up', () => {
     );
     writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`);
     const { cli } = account();
-    for (const args of [['--version'], ['payments', 'list', '--json'], ['deliveries', 'list', '--help'], ['ui', '--help']]) {
+    for (const args of [['--version'], ['payments', 'list', '--json'], ['deliveries', 'list', '--help'], ['ui', '--help'], ['completion', 'bash'], ['complete', '--', 'payments', 'cr']]) {
       writeFileSync(log, '');
       const run = await cli(args, { NODE_OPTIONS: `--import ${pathToFileURL(join(dir, 'register.mjs')).href}` });
       expect(run.code).toBe(0);

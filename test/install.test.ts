@@ -27,9 +27,26 @@ function consumer(): string {
 }
 
 /** The README's code blocks marked `<!-- snippet: path -->`, by path. */
-function readmeSnippets(): Map<string, string> {
+function readmeSnippets(lang = 'ts'): Map<string, string> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return new Map([...readme.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((match) => [match[1]!, match[2]!]));
+  return new Map([...readme.matchAll(new RegExp(`<!-- snippet: (\\S+) -->\n\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => [match[1]!, match[2]!]));
+}
+
+/**
+ * The README's install command for the snippets, as npm arguments: its tarball is the one just packed, and the
+ * packages it names beside va-sandbox get the versions this repository tests with (so npm finds them in its cache).
+ */
+function readmeInstall(tarball: string): string[] {
+  const line = readmeSnippets('sh').get('install')?.split('\n')[0]?.replace(/\s+#.*$/, '');
+  expect(line).toMatch(/^npm install --save-dev /);
+  const [, , ...args] = line!.split(/\s+/);
+  return args.map((arg) => {
+    if (arg.startsWith('-')) return arg;
+    if (arg === `./${pkg.name}-${pkg.version}.tgz`) return tarball;
+    const version = pkg.devDependencies[arg];
+    expect({ arg, pinned: typeof version }).toEqual({ arg, pinned: 'string' });
+    return `${arg}@${version}`;
+  });
 }
 
 /**
@@ -79,7 +96,10 @@ describe('installed outside this repository', () => {
       expect(contents.some((file) => file.endsWith('.map'))).toBe(false);
 
       const dir = consumer();
-      await timed('install tarball', () => npm(dir, 'install', tarball, `vitest@${pkg.devDependencies.vitest}`, `msw@${pkg.devDependencies.msw}`));
+      // Exactly what the README says to install.
+      const install = readmeInstall(tarball);
+      expect(install).toEqual(['--save-dev', tarball, `vitest@${pkg.devDependencies.vitest}`, `msw@${pkg.devDependencies.msw}`]);
+      await timed('install tarball', () => npm(dir, 'install', ...install));
       await timed('start', () => startsThere(dir));
       const snippets = readmeSnippets();
       expect([...snippets.keys()]).toEqual(['test/sandbox.test.ts', 'test/msw.test.ts']);

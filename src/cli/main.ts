@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { clientsCommand } from './commands/clients.js';
 import { clockCommand } from './commands/clock.js';
+import { completeCommand, completionCommand } from './commands/completion.js';
 import { deliveriesCommand } from './commands/deliveries.js';
 import { eventsCommand } from './commands/events.js';
 import { exportCommand } from './commands/export.js';
@@ -59,7 +60,9 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(exportCommand())
     .addCommand(importCommand())
     .addCommand(scenarioCommand())
-    .addCommand(uiCommand());
+    .addCommand(uiCommand())
+    .addCommand(completionCommand())
+    .addCommand(completeCommand(), { hidden: true });
   example(
     program,
     'va-sandbox start',
