@@ -244,7 +244,9 @@ describe('errors', () => {
 const onTerminal = (args: string[], env: Record<string, string>) =>
   new Promise<string>((done, fail) => {
     const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
-    execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } }, (error, stdout) => (error ? fail(error) : done(stdout)));
+    // Without CI: Node (util.styleText) turns colour off under a CI variable it does not recognise (CI=true), on a terminal too.
+    const { CI: _ci, FORCE_COLOR: _forced, ...rest } = process.env;
+    execFile('script', ['-qec', command, '/dev/null'], { env: { ...rest, ...env } }, (error, stdout) => (error ? fail(error) : done(stdout)));
   });
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
