@@ -524,6 +524,8 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const account = await freshPage();
     await openWithKey(account, '/ui/account', KEY);
     await account.getByRole('heading', { name: '1 · Sandbox Hub 1' }).waitFor(SHOWN);
+    // The server's retention setting (this one was started without --keep).
+    await account.getByText(/^off: everything is kept \(start --keep D/).waitFor(SHOWN);
     await account.getByLabel('CVU provisioning').selectOption('delayed');
     await expect.poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN).toBe('delayed');
     await account.getByLabel('CVU provisioning').selectOption('inline');

@@ -6,6 +6,7 @@ import { Events } from './events.js';
 import { Hubs } from './hubs.js';
 import { Idempotency } from './idempotency.js';
 import { keyedByCaller, normalizeAccount, type AccountState, type Attempt } from './state.js';
+import { pruned } from './retention.js';
 import { Transfers } from './transfers.js';
 import { VaPayments } from './va-payments.js';
 
@@ -83,6 +84,13 @@ export class Account {
   /** A write reads the clock once: the records and events it makes carry one instant. */
   private write<T>(operation: () => T): T {
     return this.ctx.atOneInstant(operation);
+  }
+
+  /** Retention: removes what ended more than `keepMs` of sandbox clock ago (`pruned`); whether anything went. */
+  prune(keepMs: number): boolean {
+    const next = pruned(this.state, this.nowMs() - keepMs);
+    if (next) this.replace(next);
+    return next !== null;
   }
 
   reset(): void {

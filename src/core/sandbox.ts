@@ -14,6 +14,8 @@ export interface SandboxOptions {
   strictTaxId?: boolean;
   /** `--hubs`: the payment hub ids accepted; any positive id when absent. */
   hubIds?: readonly number[];
+  /** Retention (`start --keep D`): what ended this long ago (ms of sandbox clock) is removed when an account is read. */
+  keepMs?: number;
   /** Told of every change to the state, so a store can persist just those. */
   onChange?: (account: string, change: StateChange, state: AccountState) => void;
 }
@@ -50,6 +52,7 @@ export function createSandbox(options: SandboxOptions) {
       if (!account) {
         account = new Account(key, options.load?.(key) ?? emptyAccountState(), deps);
         accounts.set(key, account);
+        if (options.keepMs !== undefined) account.prune(options.keepMs);
       }
       return account;
     },

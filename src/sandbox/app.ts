@@ -84,7 +84,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     }),
   );
 
-  app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version }));
+  app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version, keepDays: runtime.keepDays }));
   app.get('/openapi.json', (c) => c.json(openApiDocument(runtime.version)));
   let scenarioSchema: Record<string, unknown> | undefined;
   app.get('/scenario.schema.json', (c) => c.json((scenarioSchema ??= scenarioJsonSchema())));

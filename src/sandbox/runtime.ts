@@ -1,5 +1,6 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type Account, type IdSource, type WallClock } from '../core/index.js';
+import { DAY_MS } from '../core/retention.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import type { Store } from './store/database.js';
 
@@ -15,6 +16,8 @@ export interface RuntimeOptions {
   transport?: Transport;
   strictTaxId?: boolean;
   hubIds?: number[];
+  /** `--keep`: days of sandbox clock after which ended payments are removed (see `pruned`); absent: kept. */
+  keepDays?: number;
   log?: (line: string) => void;
   version?: string;
 }
@@ -27,6 +30,9 @@ const WALK_WAIT_MS = 10_000;
 
 /** A clock walk gives way to other requests (the event loop) after this much work at a stretch, in ms. */
 const WALK_SLICE_MS = 20;
+
+/** How often the accounts in use are pruned with `--keep`, in ms of real time. */
+const PRUNE_EVERY_MS = 3600_000;
 
 /** After due work could not be stored, it is tried again this much later. */
 const STORE_RETRY_MS = 1000;
@@ -43,6 +49,7 @@ export async function createRuntime(options: RuntimeOptions) {
   const ids = options.ids ?? systemIds;
   const log = options.log ?? (() => {});
   const { store } = options;
+  const keepMs = options.keepDays === undefined ? undefined : options.keepDays * DAY_MS;
   const sandbox = createSandbox({
     load: (key) => store.account(key),
     clock,
@@ -50,6 +57,7 @@ export async function createRuntime(options: RuntimeOptions) {
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
+    ...(keepMs === undefined ? {} : { keepMs }),
     onChange: (account, change, state) => store.changed(account, change, state),
   });
   /** The accounts with deliveries to send (first attempts or retries): the only ones the deliverer looks at. */
@@ -167,6 +175,8 @@ export async function createRuntime(options: RuntimeOptions) {
       }
       return move.finish();
     });
+    // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
+    if (keepMs !== undefined) account.prune(keepMs);
     await commit();
     return clock;
   }
@@ -181,9 +191,18 @@ export async function createRuntime(options: RuntimeOptions) {
   await store.save().catch(() => {}); // if it could not be stored, `tick` tries again
   if (behind) log(`done what fell due while the server was stopped in ${Math.round(performance.now() - started)} ms`);
 
+  // Retention while running: the accounts in use are pruned once an hour of real time.
+  const pruning =
+    keepMs === undefined
+      ? null
+      : setInterval(() => {
+          if (sandbox.accounts().filter((account) => account.prune(keepMs)).length > 0) void commit().catch(() => {});
+        }, PRUNE_EVERY_MS).unref();
+
   return {
     sandbox,
     store,
+    keepDays: options.keepDays ?? null,
     log,
     version: options.version ?? '0.0.0',
     commit,
@@ -192,6 +211,7 @@ export async function createRuntime(options: RuntimeOptions) {
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (pruning) clearInterval(pruning);
       await deliverer.close();
       await store.close();
     },

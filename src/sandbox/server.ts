@@ -25,6 +25,8 @@ export interface ServerOptions extends AppOptions {
   strictTaxId?: boolean;
   /** `--hubs`: the payment hub ids accepted (others are 404); any positive id when absent. */
   hubIds?: number[];
+  /** `--keep`: days of sandbox clock after which ended payments, their events, deliveries and transfers are removed. */
+  keepDays?: number;
   clock?: WallClock;
   ids?: IdSource;
   log?: (line: string) => void;
@@ -69,6 +71,7 @@ export async function startServer(options: ServerOptions = {}) {
     callbackTimeoutMs: options.callbackTimeoutMs,
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
+    keepDays: options.keepDays,
     log: options.log,
     version: options.version,
   });

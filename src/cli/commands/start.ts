@@ -41,6 +41,7 @@ function startOptions(): Option[] {
     option('--hubs <ids>', 'accept only these paymentHubIds, comma-separated (default: any positive id, each made on first use)', 'HUBS').argParser(hubList),
     option('--retry-delays <seconds>', 'sandbox seconds before each callback retry', 'RETRY_DELAYS').argParser(delays).default([5, 25]),
     option('--callback-timeout <seconds>', 'seconds each callback attempt may take', 'CALLBACK_TIMEOUT').argParser(positiveInt).default(10),
+    option('--keep <days>', 'remove ended payments, their events, deliveries and transfers after this many days of sandbox clock (clients, ledger and invoices stay); default: keep everything', 'KEEP').argParser(positiveInt),
     option('--strict-tax-id', 'check the CUIT check digit of client taxIds (off: the real examples fail it)', 'STRICT_TAX_ID'),
     option('--quiet', 'no log line per request and per callback attempt', 'QUIET'),
     option('--log <format>', 'the log of requests and callback attempts on stdout: text, or json (one object per line)', 'LOG').choices(['text', 'json']).default('text'),
@@ -82,6 +83,7 @@ export function startCommand(): Command {
         callbackTimeoutMs: opts.callbackTimeout * 1000,
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
+        keepDays: opts.keep,
         log: (line) => process.stderr.write(`${line}\n`),
         ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
         version,
@@ -93,7 +95,7 @@ export function startCommand(): Command {
       banner.write(
         [
           `va-sandbox ${version} listening on ${server.url}`,
-          `  data:    ${server.dataPath ?? '(memory only)'}`,
+          `  data:    ${server.dataPath ?? '(memory only)'}${opts.keep ? ` (ended payments kept ${opts.keep} days of sandbox clock)` : ''}`,
           `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
           `  try:     curl -s ${server.url}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
           '',

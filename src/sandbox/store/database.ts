@@ -274,9 +274,11 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, log: 
     attach(next) {
       owner = next;
     },
+    /** Writes what is left and lets the file go; a second close does nothing. */
     async close() {
+      if (!db.isOpen) return;
       if (pending.size > 0) flush();
-      if (db.isOpen) db.close();
+      db.close();
       lock?.release();
     },
   };

@@ -45,6 +45,8 @@ export function AccountPage({ onKey }: { onKey: (key: string) => void }) {
 function ClockCard() {
   const { api } = useApp();
   const clock = useLoad((signal) => api.get<Clock>('/sandbox/v1/clock', undefined, signal), []);
+  // The server's retention (`start --keep D`), which `/health` says.
+  const health = useLoad((signal) => fetch('/health', { signal }).then((response) => response.json() as Promise<{ keepDays: number | null }>), []);
   const [seconds, setSeconds] = useState('60');
   const [at, setAt] = useState('');
   const advance = useAction(async () => {
@@ -64,6 +66,12 @@ function ClockCard() {
           items={[
             ['Now', <When at={clock.data.now} />],
             ['Ahead of real time', `${Math.round(clock.data.offsetSeconds).toLocaleString('en-US')} s`],
+            [
+              'Retention',
+              health.data?.keepDays == null
+                ? 'off: everything is kept (start --keep D removes ended payments after D days)'
+                : `ended payments, their events, deliveries and transfers go after ${health.data.keepDays} days of this clock`,
+            ],
           ]}
         />
       ) : null}
