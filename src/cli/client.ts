@@ -2,7 +2,7 @@ import type { ErrorCode } from '../core/errors.js';
 import type { Pagination } from '../core/pagination.js';
 import { SandboxApiError } from '../sandbox/api-client.js';
 
-/** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its data file). */
+/** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its database). */
 
 /** Query parameters; undefined ones are left out, arrays are sent comma-separated. */
 export type Query = Record<string, unknown>;

@@ -175,7 +175,7 @@ function httpServer(
   );
   server.keepAliveTimeout = timeouts.keepAliveMs;
   // A client that sends its request and then closes its side (half-close) still gets the answer: Node's default
-  // ends the connection at once, dropping a response that waits for the journal write. (Long-standing, if
+  // ends the connection at once, dropping a response that waits for its commit. (Long-standing, if
   // untyped, switch of Node's HTTP server.)
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {

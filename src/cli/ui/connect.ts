@@ -14,7 +14,7 @@ export interface Connection {
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /**
- * Connects to the sandbox at `url`, or starts one in this process on that port (state in the default data file)
+ * Connects to the sandbox at `url`, or starts one in this process on that port (state in the default database)
  * when nothing listens there. Only on a loopback http URL: a remote sandbox that is down is an error to report.
  */
 export async function connect(url: string, apiKey: string, options: { version: string; log: (line: string) => void }): Promise<Connection> {
