@@ -1,4 +1,5 @@
 import type { Account } from './account.js';
+import { push } from './account-context.js';
 import { ms } from './clock.js';
 import { fromCents } from './money.js';
 import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
@@ -27,11 +28,20 @@ export function recordScenario(account: Account, name: string): Record<string, u
   const timeline: { at: number; steps: Record<string, unknown>[] }[] = [];
   const at = (time: string, ...steps: Record<string, unknown>[]) => timeline.push({ at: ms(time), steps });
 
+  // Looked up once: an incident file may hold thousands of each.
+  const events = Object.values(state.events);
+  const transfers = Object.values(state.transfers);
+  /** A VA payment's or a client's own events (a client's: those of no payment), oldest first. */
+  const eventsOf = groupBy(events, (e) => e.vaPaymentId ?? e.clientId);
+  const firstDelivery = new Map(Object.values(state.deliveries).filter((d) => d.redeliveryOf === null).map((d) => [d.eventId, d]));
+  const transfersTo = groupBy(transfers, (t) => t.cvu);
+  const creditedTimes = groupBy(transfers, (t) => t.target?.id ?? null);
+  const paymentsAt = groupBy(payments, (p) => p.cvu);
+
   // Each event's callback that failed before it got through: the receiver answers so again, right before it is raised.
   const failures = new Map<string, Record<string, unknown>>();
-  const deliveries = Object.values(state.deliveries);
-  for (const event of Object.values(state.events)) {
-    const first = deliveries.find((d) => d.eventId === event.id && d.redeliveryOf === null);
+  for (const event of events) {
+    const first = firstDelivery.get(event.id);
     const step = first && failuresOf(first, pathOf(event));
     if (step) failures.set(event.id, step);
   }
@@ -44,9 +54,7 @@ export function recordScenario(account: Account, name: string): Record<string, u
   }
   /** The failReceiver steps for the events a record raised at `time`. */
   const failing = (source: string, time: string) =>
-    Object.values(state.events)
-      .filter((e) => (e.vaPaymentId ?? e.clientId) === source && e.createdAt === time && failures.has(e.id))
-      .map((e) => failures.get(e.id)!);
+    (eventsOf.get(source) ?? []).filter((e) => e.createdAt === time && failures.has(e.id)).map((e) => failures.get(e.id)!);
 
   for (const client of clients) {
     const own = clientName.get(client.id)!;
@@ -58,7 +66,7 @@ export function recordScenario(account: Account, name: string): Record<string, u
       if (next !== disabled) at(time, { do: 'setCvuStatus', clientId: ref(own, 'id'), cvuStatus: next ? 'disabled' : 'active' });
       disabled = next;
     };
-    for (const transfer of Object.values(state.transfers).filter((t) => client.cvu !== null && t.cvu === client.cvu)) {
+    for (const transfer of client.cvu === null ? [] : (transfersTo.get(client.cvu) ?? [])) {
       if (transfer.outcome === 'credited') cvuStatus(transfer.createdAt, false);
       else if (transfer.reason?.endsWith(' is disabled')) cvuStatus(transfer.createdAt, true);
     }
@@ -79,14 +87,14 @@ export function recordScenario(account: Account, name: string): Record<string, u
     at(payment.createdAt, ...failing(payment.id, payment.createdAt), { name: own, do: 'createVaPayment', body });
     if (payment.cancelledAt !== null) at(payment.cancelledAt, ...failing(payment.id, payment.cancelledAt), { do: 'cancelVaPayment', id: ref(own, 'id') });
     // An event no request raised (an expiry): its receiver's answers are set a second before its instant.
-    for (const event of Object.values(state.events).filter((e) => e.vaPaymentId === payment.id && failures.has(e.id))) {
-      const raisedBy = [payment.createdAt, payment.cancelledAt, ...Object.values(state.transfers).filter((t) => t.target?.id === payment.id).map((t) => t.createdAt)];
+    const raisedBy = [payment.createdAt, payment.cancelledAt, ...(creditedTimes.get(payment.id) ?? []).map((t) => t.createdAt)];
+    for (const event of (eventsOf.get(payment.id) ?? []).filter((e) => failures.has(e.id))) {
       if (!raisedBy.includes(event.createdAt)) timeline.push({ at: ms(event.createdAt) - 1000, steps: [failures.get(event.id)!] });
     }
   }
   /** The replay's operation id of a transfer's (`${transfer_n.operationId}`), by the original one. */
   const operation = new Map<string, string>();
-  for (const [i, transfer] of Object.values(state.transfers).entries()) {
+  for (const [i, transfer] of transfers.entries()) {
     const to = transferTarget(transfer);
     if (to === undefined) continue;
     const own = `transfer_${i + 1}`;
@@ -114,7 +122,7 @@ export function recordScenario(account: Account, name: string): Record<string, u
     if (hub) return ref(`hub_${hub.id}`, 'collectionCvu');
     const client = clients.find((c) => c.cvu === transfer.cvu);
     if (client) return ref(clientName.get(client.id), 'cvu');
-    const holder = payments.filter((p) => p.cvu === transfer.cvu && p.createdAt <= transfer.createdAt).at(-1);
+    const holder = (paymentsAt.get(transfer.cvu) ?? []).filter((p) => p.createdAt <= transfer.createdAt).at(-1);
     return holder && ref(paymentName.get(holder.id), 'cvu');
   }
 
@@ -151,9 +159,9 @@ export function recordScenario(account: Account, name: string): Record<string, u
       return { do: 'expectBalance', clientId: ref(clientName.get(client.id), 'id'), match: { totalCashIn, totalCashOut, totalInvoiced, balance } };
     }),
     ...[...payments.map((p) => ['vaPaymentId', p.id, paymentName] as const), ...clients.map((c) => ['clientId', c.id, clientName] as const)].flatMap(([field, id, names]) => {
-      const events = Object.values(state.events).filter((e) => (field === 'vaPaymentId' ? e.vaPaymentId === id : e.clientId === id && e.vaPaymentId === null));
-      if (events.length === 0) return [];
-      return [{ do: 'expectEvents', [field]: ref(names.get(id), 'id'), events: events.map((e) => ({ eventType: e.eventType })) }];
+      const own = eventsOf.get(id) ?? [];
+      if (own.length === 0) return [];
+      return [{ do: 'expectEvents', [field]: ref(names.get(id), 'id'), events: own.map((e) => ({ eventType: e.eventType })) }];
     }),
   ];
   return {
@@ -216,4 +224,11 @@ function failuresOf(delivery: Delivery, path: string): Record<string, unknown> |
   if (times === 0) return undefined;
   const status = attempts[0]!.responseStatus;
   return { do: 'failReceiver', times, status: status !== null && status >= 300 ? status : 500, path: `/${path}` };
+}
+
+/** Records by a key of theirs, each list in the records' order. */
+function groupBy<T, K>(records: T[], key: (record: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const record of records) push(groups, key(record), record);
+  return groups;
 }
