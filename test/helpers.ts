@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/server.js';
-import { TABLE_NAMES } from '../src/sandbox/store/database.js';
+import { readAccount } from '../src/sandbox/store/database.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -372,14 +372,7 @@ export async function useStream(baseUrl: string, key = 'sk_test') {
 export function stored(data: string, key: string): any {
   const db = new DatabaseSync(data, { readOnly: true });
   try {
-    const head = db.prepare('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
-    if (!head) return undefined;
-    const account: Record<string, any> = JSON.parse(head.head);
-    for (const [table, name] of Object.entries(TABLE_NAMES)) {
-      const rows = db.prepare(`SELECT id, data FROM ${name} WHERE account = ? ORDER BY seq`).all(key) as { id: string; data: string }[];
-      account[table] = Object.fromEntries(rows.map(({ id, data: json }) => [id, JSON.parse(json)]));
-    }
-    return account;
+    return readAccount((text) => db.prepare(text), key);
   } finally {
     db.close();
   }

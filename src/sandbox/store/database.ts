@@ -40,7 +40,7 @@ const DatabaseSync = ((): typeof Database => {
 })();
 
 /** Each table of records, by the core's name for it. */
-export const TABLE_NAMES: Record<TableName, string> = {
+const TABLE_NAMES: Record<TableName, string> = {
   hubs: 'hubs',
   pool: 'pool_cvus',
   vaPayments: 'va_payments',
@@ -314,8 +314,11 @@ function importAll(db: Database, accounts: Record<string, AccountState>): void {
   }
 }
 
-/** An account as the database holds it: its head and each table's records, in the order they were made. */
-function readAccount(sql: (text: string) => StatementSync, key: string): AccountState | undefined {
+/**
+ * An account as the database holds it: its head and each table's records, in the order they were made. `sql` prepares
+ * a statement: the store's cache, or a connection of its own (a test reads the file as support staff would).
+ */
+export function readAccount(sql: (text: string) => StatementSync, key: string): AccountState | undefined {
   const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
   if (!row) return undefined;
   const state = JSON.parse(row.head) as AccountState;
