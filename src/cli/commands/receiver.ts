@@ -38,11 +38,13 @@ export function receiverCommand(): Command {
       });
       if (opts.failFirst > 0) receiver.failNext(opts.failFirst);
       const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${receiver.port}`;
-      out.note(`receiver listening on ${url}: use ${url}/callbacks (any path works) as a callback URL; Ctrl-C to stop`);
-      await new Promise<void>((resolve) => {
+      // Listened for before it says it listens: whoever reads that line may stop it at once.
+      const stopped = new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
+      out.note(`receiver listening on ${url}: use ${url}/callbacks (any path works) as a callback URL; Ctrl-C to stop`);
+      await stopped;
       await receiver.close();
     });
   return example(

@@ -70,6 +70,11 @@ export function startCommand(): Command {
       const programKey = given<string>(cmd.parent!, 'apiKey');
       const apiKeys: string[] | undefined = opts.apiKey ?? (programKey === undefined ? undefined : [programKey]);
       const requestLog = lineWriter(process.stdout);
+      // Listened for before the server listens: whoever sees it answer may stop it at once, and is not killed mid-start.
+      const stopped = new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
       const server = await startServer({
         port: opts.port,
         host: opts.host,
@@ -104,11 +109,7 @@ export function startCommand(): Command {
       // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
       // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
       import('undici').catch(() => {});
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await stopped;
       await server.close();
       requestLog.flush();
       banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
