@@ -25,10 +25,10 @@ describe('with 25,000 accounts in the database', () => {
     const { sandbox, store } = server.runtime;
     expect(sandbox.accounts()).toEqual([]);
     const written: string[] = [];
-    const changed = store.changed.bind(store);
-    store.changed = (key, change, state) => {
-      written.push(key);
-      changed(key, change, state);
+    const records = store.records.bind(store);
+    store.records = (key) => {
+      const repository = records(key);
+      return { ...repository, put: (table, id, record) => (written.push(key), repository.put(table, id, record)) };
     };
 
     const one = api(server.url, 'sk_many_17');

@@ -41,7 +41,7 @@ describe('cvuProvisioning delayed', () => {
     const client = await createClient(a);
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 4 });
     // No more requests: only the runtime's timer can make it active (within about a second of real time).
-    const stored = () => server.runtime.sandbox.account(key).state.clients[client.id]!;
+    const stored = () => server.runtime.store.records(key).get('clients', client.id)!;
     expect(stored().cvuStatus).toBe('provisioning');
     await eventually(() => stored().cvuStatus === 'active', 10_000, 'the timer to activate the CVU');
     expect(isValidCvu(stored().cvu!)).toBe(true);

@@ -32,7 +32,7 @@ describe('the state database', () => {
     const { payments, customer } = await written(data);
     const db = new DatabaseSync(data, { readOnly: true });
     const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(['accounts', 'clients', 'deliveries', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'transfers', 'va_payments']);
+    expect(tables).toEqual(['accounts', 'clients', 'counts', 'deliveries', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'transfers', 'va_payments']);
     const row = db.prepare('SELECT data FROM va_payments WHERE account = ? AND id = ?').get(KEY, payments[3]!) as { data: string };
     expect(JSON.parse(row.data)).toMatchObject({ id: payments[3], amount: 10300, externalReference: 'r3', status: 'waiting' });
     expect((db.prepare("SELECT data ->> '$.name' AS name FROM clients WHERE id = ?").get(customer.id) as { name: string }).name).toBe('Ana');

@@ -142,7 +142,8 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
   });
 
   it('an import that cannot be stored is undone, with the writes that shared its transaction', { timeout: 60_000 }, async () => {
-    const disk = smallDisk(3 * MiB);
+    // Room for the import's records, their lookup columns and indexes, and its WAL, once the disk is freed.
+    const disk = smallDisk(8 * MiB);
     let server = await spawnServer(['--data', disk.data]);
     let client = api(server.url, KEY);
     const acked = new Set<string>();

@@ -40,7 +40,7 @@ describe('the sandbox clock is bounded', () => {
     const client = api(server.url, 'sk_broken_clock');
     await client.data('GET', '/sandbox/v1/clock');
     // As a state file written before the clock was bounded leaves it.
-    server.runtime.sandbox.account('sk_broken_clock').state.clockOffsetMs = 8.64e15;
+    server.runtime.sandbox.account('sk_broken_clock').head.clockOffsetMs = 8.64e15;
     const answer = await client.get('/api/v1/va-payments');
     expect(answer.status).toBe(500);
     expect(answer.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });

@@ -24,7 +24,7 @@ async function incidentFile() {
   const callbackUrl = `${fileReceiver.url}/hooks`;
   const { doc, payments } = await incidentWithOpenDeliveries(server.url, `sk_held_${++keyN}`, callbackUrl, 2);
   const [first, second] = payments;
-  doc.account.vaPayments[second.id].expiresAt = new Date(Date.parse(doc.exportedAt) - 1000).toISOString();
+  doc.account.vaPayments[second.id].expiresAt = new Date(Date.parse(doc.exportedAt) - 1).toISOString();
   return { doc, first, second, callbackUrl };
 }
 

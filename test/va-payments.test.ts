@@ -359,12 +359,12 @@ describe('expiry', () => {
       });
     });
     // 59.7 s of sandbox time pass at once; the last 0.3 s pass in real time, with no request at all
-    const { state } = server.runtime.sandbox.account(client.key);
-    state.clockOffsetMs += 59_700;
-    server.runtime.store.changed(client.key, { header: true }, state); // as the core tells the store of a clock move
+    const { head } = server.runtime.sandbox.account(client.key);
+    head.clockOffsetMs += 59_700;
+    server.runtime.store.writeHead(client.key, head); // as the core writes a clock move
     await server.runtime.commit();
     expect(await failed).toBe('expired');
-    expect(server.runtime.sandbox.account(client.key).state.vaPayments[payment.id]!.status).toBe('expired');
+    expect(server.runtime.store.records(client.key).get('vaPayments', payment.id)!.status).toBe('expired');
   });
 
   it('clock/advance takes whole positive seconds', async () => {

@@ -1,7 +1,8 @@
 import { iso, type WallClock } from './clock.js';
 import type { DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
-import type { Attempt, AccountState, SandboxEvent, StateChange, TableName } from './state.js';
+import type { AccountHead, Repository, Row, Storage } from './repository.js';
+import type { Attempt, SandboxEvent, TableName } from './state.js';
 import type { deliveryView, eventView, transferView } from './views.js';
 import type { forwardingView } from './delivery-settings.js';
 
@@ -26,8 +27,8 @@ export interface AccountDeps {
   strictTaxId?: boolean;
   /** `--hubs`: the payment hub ids this sandbox accepts; any positive id when absent. */
   hubIds?: readonly number[];
-  /** Told of every change to an account's state (see `put`), so a store can persist just those. */
-  changed: (account: string, change: StateChange, state: AccountState) => void;
+  /** Where accounts are kept: every read and write of a record goes there. */
+  storage: Storage;
 }
 
 /** What every module of an account shares: its records, its clock and what it was given. */
@@ -35,14 +36,20 @@ export class AccountContext {
   /** While a clock move walks through due instants, the account's time stands at the one being done (`DueWork.standAt`). */
   standing: number | null = null;
 
+  /** The account's records, as the store keeps them. */
+  readonly records: Repository;
+
   constructor(
     readonly key: string,
-    readonly state: AccountState,
+    /** The account's clock offset, forwarding and faults, kept here and written through `changedHeader`. */
+    public head: AccountHead,
     readonly deps: AccountDeps,
-  ) {}
+  ) {
+    this.records = deps.storage.records(key);
+  }
 
   nowMs(): number {
-    return this.standing ?? this.deps.clock.now() + this.state.clockOffsetMs;
+    return this.standing ?? this.deps.clock.now() + this.head.clockOffsetMs;
   }
 
   now(): string {
@@ -65,23 +72,18 @@ export class AccountContext {
     }
   }
 
-  /**
-   * Every write of a record goes through here (records are replaced whole, never edited in place), so the
-   * store hears of each change and can persist just that.
-   */
-  put<T extends TableName>(table: T, id: string, record: AccountState[T][string]): void {
-    (this.state[table] as Record<string, unknown>)[id] = record;
-    this.deps.changed(this.key, { table, id }, this.state);
+  /** Records are replaced whole, never edited in place. */
+  put<T extends TableName>(table: T, id: string, record: Row<T>): void {
+    this.records.put(table, id, record);
   }
 
-  drop(table: TableName, id: string): void {
-    delete this.state[table][id];
-    this.deps.changed(this.key, { table, id }, this.state);
+  get<T extends TableName>(table: T, id: string): Row<T> | undefined {
+    return this.records.get(table, id);
   }
 
-  /** A change to the account's fields other than its tables (its clock offset, forwarding, faults). */
+  /** A change to the account's fields other than its records (its clock offset, forwarding, faults). */
   changedHeader(): void {
-    this.deps.changed(this.key, { header: true }, this.state);
+    this.deps.storage.writeHead(this.key, this.head);
   }
 
   /** Tells listeners of a live event, made only if someone listens for its type (a view per write costs). */

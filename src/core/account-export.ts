@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Account } from './account.js';
+import { COUNTED_TABLES, type Account } from './account.js';
 import { iso, MAX_CLOCK_MS, ms } from './clock.js';
 import { SandboxError } from './errors.js';
 import { exportedAccount, time } from './export-records.js';
@@ -8,7 +8,8 @@ import { issuesToDetails } from './schemas.js';
 import { taxIdDigits } from './clients.js';
 import { ACTIVE_STATUSES, type AccountState, type Delivery, type Entry, type VaPayment } from './state.js';
 import { droppedDelivery, isOpen } from './deliveries.js';
-import { compacted } from './event-body.js';
+import { compacted, sent, type ExportedEvent } from './event-body.js';
+import { isDropped } from './repository.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
@@ -193,8 +194,23 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
 /** The account as one JSON document. */
 export function exportAccount(account: Account): AccountExport {
   // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.state;
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...account.exportedEvents() } };
+  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.read();
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records) } };
+}
+
+/**
+ * The events and deliveries as an export holds them: every event with its body as sent, and every delivery, dropped
+ * events' first ones included, in the order they were made.
+ */
+function exportedEvents({ events, deliveries, vaPayments }: Pick<AccountState, 'events' | 'deliveries' | 'vaPayments'>) {
+  const withBodies: Record<string, ExportedEvent> = {};
+  for (const event of Object.values(events)) {
+    const { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt } = sent(event, (paymentId) => vaPayments[paymentId]);
+    withBodies[id] = { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt };
+  }
+  const dropped = Object.values(events).filter(isDropped).map(droppedDelivery);
+  const all = [...dropped, ...Object.values(deliveries)].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  return { events: withBodies, deliveries: Object.fromEntries(all.map((delivery) => [delivery.id, delivery])) };
 }
 
 /**
@@ -204,7 +220,7 @@ export function exportAccount(account: Account): AccountExport {
 function stored({ events, deliveries, vaPayments }: AccountExport['account']): Pick<AccountState, 'events' | 'deliveries'> {
   const isDropped = (d: Delivery) => d.id === d.eventId && events[d.eventId]!.url === null && sameRecord(d, droppedDelivery(events[d.eventId]!));
   return {
-    events: Object.fromEntries(Object.entries(events).map(([id, event]) => [id, compacted(event, vaPayments)])),
+    events: Object.fromEntries(Object.entries(events).map(([id, event]) => [id, compacted(event, (paymentId) => vaPayments[paymentId])])),
     deliveries: Object.fromEntries(Object.entries(deliveries).filter(([, d]) => !isDropped(d))),
   };
 }
@@ -216,8 +232,8 @@ const sameRecord = (a: object, b: object): boolean => {
 };
 
 /** How many records of each kind an account's tables hold, as an import answers them. */
-const countsOf = (tables: Record<'vaPayments' | 'clients' | 'transfers' | 'events' | 'deliveries' | 'entries' | 'invoices', Record<string, unknown>>) =>
-  Object.fromEntries((['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const).map((name) => [name, Object.keys(tables[name]).length]));
+const countsOf = (tables: Record<(typeof COUNTED_TABLES)[number], Record<string, unknown>>) =>
+  Object.fromEntries(COUNTED_TABLES.map((name) => [name, Object.keys(tables[name]).length]));
 
 /** `POST /sandbox/v1/import?dryRun=1`: check the file and count what it holds, without importing it. */
 export const importQuery = z.object({
@@ -237,11 +253,11 @@ export function importAccount(account: Account, body: unknown, dryRun = false) {
   const doc = result.data;
   const records = { ...doc.account, ...stored(doc.account) };
   if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
-  const wallNow = account.nowMs() - account.state.clockOffsetMs;
-  const { forwarding, faults } = account.state;
+  const wallNow = account.nowMs() - account.head.clockOffsetMs;
+  const { forwarding, faults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
   account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported();
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
-  return { imported: true, clock: account.clock(), counts: countsOf(account.state) };
+  return { imported: true, clock: account.clock(), counts: account.counts() };
 }

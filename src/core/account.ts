@@ -5,14 +5,18 @@ import { DueWork } from './due-work.js';
 import { Events } from './events.js';
 import { Hubs } from './hubs.js';
 import { Idempotency } from './idempotency.js';
-import { keyedByCaller, normalizeAccount, type AccountState, type Attempt } from './state.js';
-import { pruned } from './retention.js';
+import type { AccountHead } from './repository.js';
+import { accountHead, keyedByCaller, normalizeAccount, type AccountState, type Attempt } from './state.js';
+import { prune } from './retention.js';
 import { Transfers } from './transfers.js';
 import { VaPayments } from './va-payments.js';
 
 export type { AccountDeps, DeliveredEvent, LiveEvent } from './account-context.js';
 export type { DueDelivery } from './delivery-log.js';
 export type { ClockMove } from './due-work.js';
+
+/** The kinds of records an import counts. */
+export const COUNTED_TABLES = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
 
 export function emptyAccountState(): AccountState {
   return {
@@ -31,34 +35,28 @@ export function emptyAccountState(): AccountState {
 }
 
 /**
- * One integrator account: a composition of the contract's parts, each a module that owns its records and lookups
- * (see docs/architecture.md). Every method works on the account's sandbox clock; writes go through the context's
- * `put`, which tells the store. The modules are made again, with their lookups, when the state is replaced.
+ * One integrator account: a composition of the contract's parts, each a module that owns its kind of records (see
+ * docs/architecture.md), read and written through the store's repository, which keeps their lookups. Every method
+ * works on the account's sandbox clock.
  */
 export class Account {
   private readonly ctx: AccountContext;
-  private due!: DueWork;
-  private hubs!: Hubs;
-  private payments!: VaPayments;
-  private transfers!: Transfers;
-  private ledger!: ClientLedger;
-  private events!: Events;
-  private log!: DeliveryLog;
-  private idempotency!: Idempotency;
+  private readonly due: DueWork;
+  private readonly hubs: Hubs;
+  private readonly payments: VaPayments;
+  private readonly transfers: Transfers;
+  private readonly ledger: ClientLedger;
+  private readonly events: Events;
+  private readonly log: DeliveryLog;
+  private readonly idempotency: Idempotency;
 
   constructor(
     readonly key: string,
-    readonly state: AccountState,
+    head: AccountHead,
     deps: AccountDeps,
   ) {
-    this.ctx = new AccountContext(key, state, deps);
-    this.index();
-  }
-
-  /** Makes the modules and fills their lookups from the records. */
-  private index(): void {
-    const { ctx } = this;
-    normalizeAccount(ctx.state);
+    const ctx = (this.ctx = new AccountContext(key, head, deps));
+    // What falls due at one instant is done in this order: expiries, delayed CVUs, idempotency keys.
     const handlers = {
       expiry: (id: string, at: number) => this.payments.expireDue(id, at),
       cvu: (id: string, at: number) => this.ledger.provisionDue(id, at),
@@ -67,18 +65,31 @@ export class Account {
     this.due = new DueWork(ctx, handlers, (inFlight) => this.log.nextRetryAt(inFlight));
     this.log = new DeliveryLog(ctx);
     this.events = new Events(ctx, this.log);
-    this.hubs = new Hubs(ctx, (cvuOrAlias) => this.ledger.clientAt(cvuOrAlias) !== undefined);
-    this.ledger = new ClientLedger(ctx, this.hubs, this.due);
-    this.payments = new VaPayments(ctx, this.hubs, this.events, this.log, this.due);
+    this.hubs = new Hubs(ctx);
+    this.ledger = new ClientLedger(ctx, this.hubs);
+    this.payments = new VaPayments(ctx, this.hubs, this.events, this.log);
     this.transfers = new Transfers(ctx, this.hubs, this.payments, this.ledger, this.events);
-    this.idempotency = new Idempotency(ctx, this.due);
-    // In this order, so what falls due at the same instant is done in the order it was before a restart.
-    this.payments.build();
-    this.hubs.build();
-    this.ledger.build();
-    this.idempotency.build();
-    this.events.build();
-    this.log.build();
+    this.idempotency = new Idempotency(ctx);
+  }
+
+  /** The account's head: its clock offset, forwarding and faults. */
+  get head(): AccountHead {
+    return this.ctx.head;
+  }
+
+  /** The whole account as the store keeps it (an export, a recording). */
+  read(): AccountState {
+    return this.ctx.deps.storage.read(this.key) ?? { ...emptyAccountState(), ...this.ctx.head };
+  }
+
+  /** How many records of each kind the account holds, as an import answers them. */
+  counts() {
+    return Object.fromEntries(COUNTED_TABLES.map((table) => [table, this.ctx.records.count(table)]));
+  }
+
+  /** Reads the head again from the store (after a write it could not keep was rolled back). */
+  reload(): void {
+    this.ctx.head = this.ctx.deps.storage.head(this.key) ?? accountHead(emptyAccountState());
   }
 
   /** A write reads the clock once: the records and events it makes carry one instant. */
@@ -86,23 +97,20 @@ export class Account {
     return this.ctx.atOneInstant(operation);
   }
 
-  /** Retention: removes what ended more than `keepMs` of sandbox clock ago (`pruned`); whether anything went. */
+  /** Retention: removes what ended more than `keepMs` of sandbox clock ago (`prune`); whether anything went. */
   prune(keepMs: number): boolean {
-    const next = pruned(this.state, this.nowMs() - keepMs);
-    if (next) this.replace(next);
-    return next !== null;
+    return prune(this.ctx.records, this.nowMs() - keepMs);
   }
 
   reset(): void {
     this.replace(emptyAccountState());
   }
 
-  /** Swaps in a whole new state (reset, import) in place, since the sandbox's state holds this object, and re-indexes it. */
+  /** Swaps in a whole new state (reset, import). */
   replace(next: AccountState): void {
-    for (const key of Object.keys(this.state) as (keyof AccountState)[]) delete this.state[key];
-    Object.assign(this.state, next);
-    this.ctx.deps.changed(this.key, { all: true }, this.state);
-    this.index();
+    const state = normalizeAccount(next);
+    this.ctx.head = accountHead(state);
+    this.ctx.deps.storage.replace(this.key, state);
   }
 
   // --- the clock and due work (due-work.ts) ---
@@ -154,8 +162,6 @@ export class Account {
 
   // --- events (events.ts) and the delivery log (delivery-log.ts; the retry policy: deliveries.ts) ---
   listEvents = (query: Record<string, string>) => this.events.listEvents(query);
-  /** The events and deliveries as an export holds them: bodies rendered, dropped events' deliveries listed. */
-  exportedEvents = () => ({ events: this.events.exported(), deliveries: this.log.exported() });
   listDeliveries = (query: Record<string, string>) => this.log.listDeliveries(query);
   getDelivery = (id: string) => this.log.getDelivery(id);
   redeliver = (id: string, body: unknown) => this.write(() => this.log.redeliver(id, body));

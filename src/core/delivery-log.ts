@@ -1,15 +1,13 @@
-import { push, type AccountContext } from './account-context.js';
+import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import { callbackHeaders, droppedDelivery, hold, newDelivery, recordAttempt, release } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
-import { DueQueue } from './due-queue.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
-import { Lists, regroup } from './lists.js';
-import { pageNewestFirst, pageOf } from './pagination.js';
+import { isDropped } from './repository.js';
 import { listDeliveriesQuery, parse } from './schemas.js';
-import { DELIVERY_STATUSES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from './state.js';
+import { EVENT_TYPES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from './state.js';
 import { deliveryView, type CallbackDeliverySummary } from './views.js';
 
 /** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
@@ -21,78 +19,30 @@ export interface DueDelivery {
 }
 
 /**
- * The delivery log: every delivery of every event with its attempts, the order rule's queue of
- * first attempts, the retry queue, forwarding and faults. What an attempt means is `deliveries.ts`'s policy.
- * A dropped event has nothing to deliver and no delivery is stored for it: its first delivery, `dropped`, is the
- * event itself, shown under the event's id (`of`), and a redelivery of it to a URL is stored like any other.
+ * The delivery log: every delivery of every event with its attempts, the order rule's queue of first attempts (the
+ * pending deliveries, in the order made), the retries (by when they are due), forwarding and faults. What an attempt
+ * means is `deliveries.ts`'s policy. A dropped event has nothing to deliver and no delivery is stored for it: its first
+ * delivery, `dropped`, is the event itself, shown under the event's id (`of`), and a redelivery of it to a URL is
+ * stored like any other.
  */
 export class DeliveryLog {
-  private readonly byEvent = new Map<string, string[]>();
-  /** Deliveries by what their list filters on (`deliveryGroups`). */
-  private readonly lists = new Lists();
-  /** Open deliveries before their first attempt, in the order they were raised (the order rule's queue). */
-  private readonly firstAttempts = new Set<string>();
-  /** Deliveries waiting to retry, by when (the account's clock), so a backlog is never scanned to find what is due. */
-  private readonly retries = new DueQueue();
-
   constructor(private readonly ctx: AccountContext) {}
-
-  /**
-   * Indexes the account's deliveries in the order they were made: each dropped
-   * event's before the first delivery of a later event, and before a redelivery made after it was raised.
-   */
-  build(): void {
-    const events = Object.values(this.ctx.state.events);
-    const position = new Map(events.map((event, at) => [event.id, at]));
-    const stored = Object.values(this.ctx.state.deliveries);
-    const firstStored = new Set(stored.filter((d) => d.redeliveryOf === null).map((d) => d.eventId));
-    let next = 0;
-    const droppedUntil = (before: (event: SandboxEvent) => boolean) => {
-      for (; next < events.length && before(events[next]!); next++) if (!firstStored.has(events[next]!.id)) this.dropped(events[next]!);
-    };
-    for (const delivery of stored) {
-      const at = delivery.redeliveryOf === null ? position.get(delivery.eventId) : undefined;
-      droppedUntil(at === undefined ? (event) => event.createdAt <= delivery.createdAt : () => next < at);
-      if (at !== undefined) next = Math.max(next, at + 1);
-      this.track(delivery);
-    }
-    droppedUntil(() => true);
-  }
-
-  /** Lists a dropped event's first delivery, which is not stored (see `of`). */
-  dropped(event: SandboxEvent): void {
-    if (event.url === null) regroup(this.lists, event.id, deliveryGroups(droppedDelivery(event)), undefined);
-  }
 
   /** Stores a new delivery (before any attempt, so a restart still sends it). */
   store(delivery: Delivery): void {
     this.ctx.put('deliveries', delivery.id, delivery);
-    this.track(delivery);
   }
 
-  private track(delivery: Delivery, before?: Delivery): void {
-    regroup(this.lists, delivery.id, deliveryGroups(delivery), before && deliveryGroups(before));
-    if (!before) push(this.byEvent, delivery.eventId, delivery.id);
-    // Pending is before a first attempt: a new delivery's, or a released one's (its attempts before are the file's).
-    if (delivery.status === 'pending') this.firstAttempts.add(delivery.id);
-    else this.firstAttempts.delete(delivery.id);
-    if (delivery.status === 'retrying' && delivery.nextAttemptAt !== null) this.retries.push(ms(delivery.nextAttemptAt), delivery.id);
-  }
-
-  /**
-   * An event's deliveries, oldest first. A dropped event's first is the event itself, under its id, unless an earlier
-   * release stored one for it.
-   */
+  /** An event's deliveries, oldest first: a dropped event's first is the event itself, under its id (`isDropped`). */
   of(event: SandboxEvent): Delivery[] {
-    const stored = (this.byEvent.get(event.id) ?? []).map((id) => this.ctx.state.deliveries[id]!);
-    return event.url === null && stored[0]?.redeliveryOf !== null ? [droppedDelivery(event), ...stored] : stored;
+    const stored = [...this.ctx.records.each('deliveries', { where: { event_id: event.id } })];
+    return isDropped(event) ? [droppedDelivery(event), ...stored] : stored;
   }
 
-  /** What a VA payment's `callbackDelivery` says: its events and where their deliveries stand. */
-  summary(eventIds: readonly string[]): CallbackDeliverySummary {
+  /** What a VA payment's `callbackDelivery` says of its events: where their deliveries stand. */
+  summary(events: readonly SandboxEvent[]): CallbackDeliverySummary {
     const summary = { ...NO_EVENTS };
-    for (const eventId of eventIds) {
-      const event = this.ctx.state.events[eventId]!;
+    for (const event of events) {
       summary.events++;
       summary.lastEventType = event.eventType;
       for (const delivery of this.of(event)) {
@@ -104,28 +54,26 @@ export class DeliveryLog {
     return summary;
   }
 
-  /** Every delivery, dropped events' first ones included, in the order they were made (an export's). */
-  exported(): Record<string, Delivery> {
-    const ids = this.lists.anyOf(DELIVERY_STATUSES.map((status) => `status:${status}`));
-    return Object.fromEntries(ids.map((id) => [id, this.delivery(id)]));
-  }
-
-  /** The deliveries, newest first, read from their groups: the dropped ones of events are in no table. */
+  /**
+   * The deliveries, newest first: the stored ones and the dropped events' first ones (which are events), merged by
+   * when they were made, reading only as far as the page.
+   */
   listDeliveries(query: Record<string, string>) {
     const q = parse(listDeliveriesQuery, query, 'query');
-    const render = (id: string) => deliveryView(this.delivery(id));
-    const byStatus = (q.status ?? DELIVERY_STATUSES).map((status) => `status:${status}`);
-    const byType = q.eventType?.map((eventType) => `eventType:${eventType}`);
-    if (q.status === undefined || byType === undefined) {
-      const groups = byType ?? byStatus;
-      return pageOf(this.lists.newestOf(groups), this.lists.sizeOf(groups), q, render);
+    const { records } = this.ctx;
+    const where = { ...(q.status === undefined ? {} : { status: q.status }), ...(q.eventType === undefined ? {} : { event_type: q.eventType }) };
+    const dropped = q.status === undefined || q.status.includes('dropped') ? { dropped: q.eventType ?? EVENT_TYPES } : null;
+    const stored = records.each('deliveries', { where, descending: true });
+    const events = dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
+    const data: ReturnType<typeof deliveryView>[] = [];
+    let skip = (q.page - 1) * q.limit;
+    for (const delivery of newestOf(stored, mapped(events, droppedDelivery))) {
+      if (data.length === q.limit) break;
+      if (skip > 0) skip--;
+      else data.push(deliveryView(delivery));
     }
-    // Both filters: the smaller of the two, checked against the other.
-    const [ids, matches] =
-      this.lists.sizeOf(byType) < this.lists.sizeOf(byStatus)
-        ? [this.lists.anyOf(byType), (d: Delivery) => q.status!.includes(d.status)]
-        : [this.lists.anyOf(byStatus), (d: Delivery) => q.eventType!.includes(d.eventType)];
-    return pageNewestFirst(ids.filter((id) => matches(this.delivery(id))), q, render);
+    const total = records.count('deliveries', where) + (dropped === null ? 0 : records.count('events', dropped));
+    return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
@@ -148,24 +96,27 @@ export class DeliveryLog {
 
   /** A stored delivery, or a dropped event's first (under the event's id). */
   private delivery(id: string): Delivery {
-    const { deliveries, events } = this.ctx.state;
     const known = UUID_PATTERN.test(id);
-    const event = known ? events[id] : undefined;
-    const delivery = (known ? deliveries[id] : undefined) ?? (event && this.of(event)[0]?.id === id ? droppedDelivery(event) : undefined);
+    const event = known ? this.ctx.get('events', id) : undefined;
+    const delivery = (known ? this.ctx.get('deliveries', id) : undefined) ?? (event && isDropped(event) ? droppedDelivery(event) : undefined);
     if (!delivery) throw notFound('Delivery', id);
     return delivery;
   }
 
   /** An event with its body as sent. */
   private sent(eventId: string): SentEvent {
-    return sent(this.ctx.state.events[eventId]!, this.ctx.state.vaPayments);
+    return this.withBody(this.ctx.get('events', eventId)!);
+  }
+
+  private withBody(event: SandboxEvent): SentEvent {
+    return sent(event, (id) => this.ctx.get('vaPayments', id));
   }
 
   /** A new delivery of the same event (same eventId), to the event's URL or, for this one delivery, to `{"url"}`. */
   redeliver(id: string, body: unknown) {
     const original = this.delivery(id);
     const { url } = parse(redeliverSchema, body ?? {});
-    const event = this.ctx.state.events[original.eventId]!;
+    const event = this.ctx.get('events', original.eventId)!;
     if (event.url === null && url === undefined) {
       throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`);
     }
@@ -177,15 +128,15 @@ export class DeliveryLog {
 
   /** After an import: every open delivery is held (the file's own, and those its due work raised at the file's time). */
   holdOpen(): void {
-    for (const id of [...this.lists.anyOf(['status:pending', 'status:retrying'])]) this.update(hold(this.ctx.state.deliveries[id]!), null);
+    for (const delivery of [...this.ctx.records.each('deliveries', { where: { status: ['pending', 'retrying'] } })]) this.update(hold(delivery), null);
   }
 
   /** `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made. */
   releaseAll() {
-    const ids = [...this.lists.group('status:held')];
+    const held = [...this.ctx.records.each('deliveries', { where: { status: 'held' } })];
     const now = this.ctx.now();
-    for (const id of ids) this.update(release(this.ctx.state.deliveries[id]!, now, this.ctx.state.forwarding?.url), null);
-    return { released: ids.length };
+    for (const delivery of held) this.update(release(delivery, now, this.ctx.head.forwarding?.url), null);
+    return { released: held.length };
   }
 
   /**
@@ -198,12 +149,12 @@ export class DeliveryLog {
     if (delivery.status !== 'held') {
       throw new SandboxError('INVALID_STATE', `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`);
     }
-    this.update(release(delivery, this.ctx.now(), url ?? this.ctx.state.forwarding?.url), null);
+    this.update(release(delivery, this.ctx.now(), url ?? this.ctx.head.forwarding?.url), null);
     return this.getDelivery(delivery.id);
   }
 
   forwarding() {
-    return forwardingView(this.ctx.state.forwarding);
+    return forwardingView(this.ctx.head.forwarding);
   }
 
   setForwarding(body: unknown) {
@@ -216,72 +167,58 @@ export class DeliveryLog {
   }
 
   private storeForwarding(forwarding: Forwarding | null) {
-    this.ctx.state.forwarding = forwarding;
+    this.ctx.head.forwarding = forwarding;
     this.ctx.changedHeader();
     this.ctx.notify('forwarding', () => ({ type: 'forwarding', account: this.ctx.key, forwarding: this.forwarding() }));
     return this.forwarding();
   }
 
   faults(): Faults {
-    return faultsOf(this.ctx.state);
+    return faultsOf(this.ctx.head);
   }
 
   setFaults(body: unknown): Faults {
-    this.ctx.state.faults = parse(faultsSchema, body);
+    this.ctx.head.faults = parse(faultsSchema, body);
     this.ctx.changedHeader();
     return this.faults();
   }
 
   /**
-   * The deliveries to attempt now: first attempts in the order they were raised, then retries whose time has come.
+   * The deliveries to attempt now: first attempts in the order they were raised (or released), then retries whose time
+   * has come.
    * A first attempt waits until every earlier event of the same VA payment or client has had its first attempt, so
    * receivers see them in order. A generator: the deliverer stops reading once its slots are full, so a backlog to
-   * a dead receiver costs nothing while every slot waits on it; a retry is taken off its queue once read past.
+   * a dead receiver costs nothing while every slot waits on it.
    */
   *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
-    const { state } = this.ctx;
     const blocked = new Set<string>();
-    for (const id of this.firstAttempts) {
-      const delivery = state.deliveries[id]!;
-      const event = state.events[delivery.eventId]!;
+    for (const delivery of this.ctx.records.each('deliveries', { by: 'pending_at' })) {
+      const event = this.ctx.get('events', delivery.eventId)!;
       const source = event.vaPaymentId ?? event.clientId ?? event.id;
       const waiting = blocked.has(source);
       blocked.add(source);
-      if (!waiting && !inFlight.has(id)) yield this.dueDelivery(delivery, event);
+      if (!waiting && !inFlight.has(delivery.id)) yield this.dueDelivery(delivery, event);
     }
-    const now = this.ctx.nowMs();
-    for (let item = this.nextRetry(inFlight); item && item.at <= now; item = this.nextRetry(inFlight)) {
-      const delivery = state.deliveries[item.key]!;
-      yield this.dueDelivery(delivery, state.events[delivery.eventId]!);
-      this.retries.pop();
-    }
+    const retries = this.ctx.records.each('deliveries', { by: 'retry_at', where: { retry_at: { to: this.ctx.nowMs() } } });
+    for (const delivery of retries) if (!inFlight.has(delivery.id)) yield this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!);
   }
 
   /** How many deliveries wait for their first attempt, those under way aside: the backlog the API is paced by. */
   waitingFirst(inFlight: Iterable<string>): number {
-    let waiting = this.firstAttempts.size;
-    for (const id of inFlight) if (this.firstAttempts.has(id)) waiting--;
+    let waiting = this.ctx.records.count('deliveries', { status: 'pending' });
+    for (const id of inFlight) if (this.ctx.get('deliveries', id)?.status === 'pending') waiting--;
     return waiting;
   }
 
   private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
-    return { delivery, event: sent(event, this.ctx.state.vaPayments), headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.state) ?? '' };
+    return { delivery, event: this.withBody(event), headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.head) ?? '' };
   }
 
-  /** When the next retry is due (the account's clock), or null. */
+  /** When the next retry not under way is due (the account's clock), or null. */
   nextRetryAt(inFlight: ReadonlySet<string>): number | null {
-    return this.nextRetry(inFlight)?.at ?? null;
-  }
-
-  /** The queue's first retry still waiting as queued (entries left by a later attempt or a reset are dropped). */
-  private nextRetry(inFlight: ReadonlySet<string>): { at: number; key: string } | undefined {
-    for (let item = this.retries.peek(); item; item = this.retries.peek()) {
-      const delivery = this.ctx.state.deliveries[item.key];
-      const queued = delivery?.status === 'retrying' && delivery.nextAttemptAt !== null && ms(delivery.nextAttemptAt) === item.at;
-      if (queued && !inFlight.has(item.key)) return item;
-      this.retries.pop();
-    }
-    return undefined;
+    if (inFlight.size === 0) return this.ctx.records.min('deliveries', 'retry_at') as number | null;
+    for (const delivery of this.ctx.records.each('deliveries', { by: 'retry_at' })) if (!inFlight.has(delivery.id)) return ms(delivery.nextAttemptAt!);
+    return null;
   }
 
   /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */
@@ -293,9 +230,7 @@ export class DeliveryLog {
 
   /** Stores a stored delivery's next state and tells live views. */
   private update(next: Delivery, attempt: Attempt | null): Delivery {
-    const before = this.ctx.state.deliveries[next.id]!;
     this.ctx.put('deliveries', next.id, next);
-    this.track(next, before);
     this.notify(next, attempt);
     return next;
   }
@@ -308,4 +243,21 @@ export class DeliveryLog {
   }
 }
 
-const deliveryGroups = (delivery: Delivery): string[] => [`status:${delivery.status}`, `eventType:${delivery.eventType}`];
+/** Deliveries of two lists, each newest first, as one list newest first (by when made; the first list first at a tie). */
+function* newestOf(a: Iterator<Delivery>, b: Iterator<Delivery>): Generator<Delivery> {
+  let x = a.next();
+  let y = b.next();
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && x.value.createdAt >= y.value.createdAt)) {
+      yield x.value!;
+      x = a.next();
+    } else {
+      yield y.value;
+      y = b.next();
+    }
+  }
+}
+
+function* mapped<T, U>(items: Iterator<T>, map: (item: T) => U): Generator<U> {
+  for (let item = items.next(); !item.done; item = items.next()) yield map(item.value);
+}

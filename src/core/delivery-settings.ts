@@ -19,11 +19,11 @@ export const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false 
 
 export const forwardingView = (forwarding: Forwarding | null | undefined) => ({ url: forwarding?.url ?? null, since: forwarding?.since ?? null });
 
-export const faultsOf = (state: AccountState): Faults => state.faults ?? NO_FAULTS;
+export const faultsOf = (head: Pick<AccountState, 'faults'>): Faults => head.faults ?? NO_FAULTS;
 
 /**
  * Where a delivery's next attempt goes: the URL its redelivery named, else the account's forwarding URL, else the
  * URL the event was routed to.
  */
-export const attemptUrl = (delivery: Delivery, state: AccountState): string | null =>
-  delivery.redeliverTo ?? state.forwarding?.url ?? delivery.url;
+export const attemptUrl = (delivery: Delivery, head: Pick<AccountState, 'forwarding'>): string | null =>
+  delivery.redeliverTo ?? head.forwarding?.url ?? delivery.url;

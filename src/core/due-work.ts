@@ -1,7 +1,7 @@
 import type { AccountContext } from './account-context.js';
 import { checkClockMove, iso, ms } from './clock.js';
-import { DueQueue } from './due-queue.js';
 import { SandboxError } from './errors.js';
+import { COLUMNS } from './repository.js';
 import { clockAdvanceSchema, clockSetSchema, MAX_CLOCK_MOVE_SECONDS, parse } from './schemas.js';
 
 /** A clock move as `DueWork.clockMove` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
@@ -13,16 +13,21 @@ export interface ClockMove {
 /** What falls due: a VA payment's expiry, a client's delayed CVU, an idempotency key to forget. */
 export type DueKind = 'expiry' | 'cvu' | 'idempotency';
 
-/** Does the work of an item fallen due at `at`, if it still stands (items are never removed early); whether it changed anything. */
+/** Does the work of a record fallen due at `at`; whether it changed anything. */
 export type DueHandler = (id: string, at: number) => boolean;
 
+/** Where each kind of due work is found: the table and the column holding when it falls due (`COLUMNS`). */
+const DUE: Record<DueKind, { table: 'vaPayments' | 'clients' | 'idempotency'; column: string }> = {
+  expiry: { table: 'vaPayments', column: 'due_at' },
+  cvu: { table: 'clients', column: 'cvu_ready_at' },
+  idempotency: { table: 'idempotency', column: 'due_at' },
+};
+
 /**
- * The account's sandbox clock (contract part 5) and what falls due by it: one queue of every expiry, delayed CVU and
- * idempotency key, done in time order by the module that owns each (`handlers`).
+ * The account's sandbox clock (contract part 5) and what falls due by it: every expiry, delayed CVU and idempotency
+ * key, found by when it falls due, done in time order by the module that owns each (`handlers`).
  */
 export class DueWork {
-  private readonly due = new DueQueue();
-
   constructor(
     private readonly ctx: AccountContext,
     private readonly handlers: Record<DueKind, DueHandler>,
@@ -30,12 +35,8 @@ export class DueWork {
     private readonly nextRetryAt: (inFlight: ReadonlySet<string>) => number | null,
   ) {}
 
-  schedule(at: number, kind: DueKind, id: string): void {
-    this.due.push(at, `${kind}:${id}`);
-  }
-
   clock() {
-    return { now: this.ctx.now(), offsetSeconds: this.ctx.state.clockOffsetMs / 1000 };
+    return { now: this.ctx.now(), offsetSeconds: this.ctx.head.clockOffsetMs / 1000 };
   }
 
   /**
@@ -48,7 +49,7 @@ export class DueWork {
     if (kind === 'advance') {
       const { seconds } = parse(clockAdvanceSchema, body);
       checkClockMove(ctx.nowMs() + seconds * 1000, 'seconds');
-      const offset = ctx.state.clockOffsetMs + seconds * 1000;
+      const offset = ctx.head.clockOffsetMs + seconds * 1000;
       return { until: () => ctx.deps.clock.now() + offset, finish: () => this.runOn(() => offset) };
     }
     const { at: text } = parse(clockSetSchema, body);
@@ -68,7 +69,7 @@ export class DueWork {
    */
   nextInstant(until: number, inFlight: ReadonlySet<string> | null): number | null {
     const retry = inFlight === null ? null : this.nextRetryAt(inFlight);
-    const at = Math.min(this.due.peek()?.at ?? Infinity, retry ?? Infinity);
+    const at = Math.min(this.nextDueAt() ?? Infinity, retry ?? Infinity);
     return at <= until ? at : null;
   }
 
@@ -79,7 +80,7 @@ export class DueWork {
   standAt(at: number): void {
     const { ctx } = this;
     ctx.standing = Math.max(at, ctx.nowMs());
-    ctx.state.clockOffsetMs = ctx.standing - ctx.deps.clock.now();
+    ctx.head.clockOffsetMs = ctx.standing - ctx.deps.clock.now();
     ctx.changedHeader();
     this.runDue();
   }
@@ -89,9 +90,9 @@ export class DueWork {
     const { ctx } = this;
     const wallNow = ctx.deps.clock.now();
     ctx.standing = null;
-    ctx.state.clockOffsetMs = offsetAt(wallNow);
+    ctx.head.clockOffsetMs = offsetAt(wallNow);
     ctx.changedHeader();
-    return { now: iso(wallNow + ctx.state.clockOffsetMs), offsetSeconds: ctx.state.clockOffsetMs / 1000 };
+    return { now: iso(wallNow + ctx.head.clockOffsetMs), offsetSeconds: ctx.head.clockOffsetMs / 1000 };
   }
 
   /**
@@ -102,17 +103,29 @@ export class DueWork {
   runDue(): boolean {
     const now = this.ctx.nowMs();
     let changed = false;
-    for (let item = this.due.peek(); item && item.at <= now; item = this.due.peek()) {
-      this.due.pop();
-      const at = item.key.indexOf(':'); // `kind:id`, and an idempotency key may itself hold colons
-      const handler = this.handlers[item.key.slice(0, at) as DueKind];
-      if (this.ctx.at(item.at, () => handler(item.key.slice(at + 1), item.at))) changed = true;
+    for (let item = this.next(now); item; item = this.next(now)) {
+      const { kind, id, at } = item;
+      if (this.ctx.at(at, () => this.handlers[kind](id, at))) changed = true;
+      else throw new Error(`due ${kind} ${id} at ${iso(at)} was not done`); // it would be found again forever
     }
     return changed;
   }
 
+  /** The first work due by `until`: the earliest, and at one instant expiries, then CVUs, then idempotency keys. */
+  private next(until: number): { kind: DueKind; id: string; at: number } | null {
+    let first: { kind: DueKind; id: string; at: number } | null = null;
+    for (const [kind, { table, column }] of Object.entries(DUE) as [DueKind, (typeof DUE)[DueKind]][]) {
+      const found = this.ctx.records.findEntry(table, { by: column, where: { [column]: { to: until } } });
+      if (!found) continue;
+      const at = COLUMNS[table][column]!(found[1] as never) as number;
+      if (first === null || at < first.at) first = { kind, id: found[0], at };
+    }
+    return first;
+  }
+
   /** The sandbox time of the next thing due (an expiry, a delayed CVU, an idempotency key to forget), or null. */
   nextDueAt(): number | null {
-    return this.due.peek()?.at ?? null;
+    const times = Object.values(DUE).map(({ table, column }) => this.ctx.records.min(table, column) as number | null);
+    return times.reduce<number | null>((first, at) => (at !== null && (first === null || at < first) ? at : first), null);
   }
 }

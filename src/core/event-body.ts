@@ -28,10 +28,13 @@ export function counting(summary: CallbackDeliverySummary, event: Pick<SandboxEv
   return { ...summary, events: summary.events + 1, [status]: summary[status] + 1, lastEventType: event.eventType };
 }
 
-/** The event with its body: the one it holds, else its VA payment's as it was (`payments` holds the payment). */
-export function sent(event: SandboxEvent, payments: Record<string, VaPayment>): SentEvent {
+/** A VA payment by its id (the account's records, or a file's). */
+export type PaymentOf = (id: string) => VaPayment | undefined;
+
+/** The event with its body: the one it holds, else its VA payment's as it was. */
+export function sent(event: SandboxEvent, paymentOf: PaymentOf): SentEvent {
   if (event.body) return event as SentEvent;
-  const payment = payments[event.vaPaymentId!]!;
+  const payment = paymentOf(event.vaPaymentId!)!;
   const [status, payload] = event.cashIn === undefined ? carried(event, payment) : credited(payment, event.cashIn);
   return { ...event, body: { eventId: event.id, vaPaymentId: payment.id, eventType: event.eventType, status, payload, createdAt: event.createdAt } };
 }
@@ -68,8 +71,8 @@ function credited(payment: VaPayment, at: number) {
  * The event as stored: a VA event holding its body whole (an import, a file of an earlier release) without it, when
  * rendering it gives the same bytes; else as it is.
  */
-export function compacted(event: SandboxEvent, payments: Record<string, VaPayment>): SandboxEvent {
-  const payment = event.vaPaymentId === null ? undefined : payments[event.vaPaymentId];
+export function compacted(event: SandboxEvent, paymentOf: PaymentOf): SandboxEvent {
+  const payment = event.vaPaymentId === null ? undefined : paymentOf(event.vaPaymentId);
   if (!event.body || !payment) return event;
   const { body, ...rest } = event;
   const payload = body.payload as { callbackDelivery?: CallbackDeliverySummary; operationId?: string } | null;
@@ -78,5 +81,5 @@ export function compacted(event: SandboxEvent, payments: Record<string, VaPaymen
     : event.eventType === 'cancelled' || event.eventType === 'failed' ? { ...rest, callbackDelivery: payload?.callbackDelivery }
     : { ...rest, cashIn: payment.cashIns.findIndex((c) => c.operationId === payload?.operationId) };
   if (compact.cashIn === -1) return event;
-  return JSON.stringify(sent(compact, payments).body) === JSON.stringify(body) ? compact : event;
+  return JSON.stringify(sent(compact, paymentOf).body) === JSON.stringify(body) ? compact : event;
 }

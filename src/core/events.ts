@@ -1,8 +1,9 @@
-import { push, type AccountContext } from './account-context.js';
+import type { AccountContext } from './account-context.js';
 import { newDelivery } from './deliveries.js';
 import type { DeliveryLog } from './delivery-log.js';
-import { counting, sent, type ExportedEvent } from './event-body.js';
-import { newestFirst, paginate } from './pagination.js';
+import { counting, sent } from './event-body.js';
+import { pageOf } from './pagination.js';
+import type { Where } from './repository.js';
 import { listEventsQuery, parse } from './schemas.js';
 import type { SandboxEvent, VaPayment } from './state.js';
 import * as va from './va-payment.js';
@@ -13,57 +14,28 @@ import { eventView } from './views.js';
  * (`event-body.ts`) and where it is routed, and its first delivery.
  */
 export class Events {
-  /** The events of each VA payment and client, oldest first. */
-  private readonly bySource = new Map<string, string[]>();
-
   constructor(
     private readonly ctx: AccountContext,
     private readonly log: DeliveryLog,
   ) {}
 
-  /** Indexes the account's events. */
-  build(): void {
-    for (const event of Object.values(this.ctx.state.events)) this.index(event);
-  }
-
-  private index(event: SandboxEvent): void {
-    const source = event.vaPaymentId ?? event.clientId;
-    if (source !== null) push(this.bySource, source, event.id);
-  }
-
-  /** The ids of a VA payment's or client's events, oldest first. */
-  of(source: string): readonly string[] {
-    return this.bySource.get(source) ?? [];
+  /** A VA payment's or client's events, oldest first. */
+  of(source: string): SandboxEvent[] {
+    return [...this.ctx.records.each('events', { where: { source } })];
   }
 
   listEvents(query: Record<string, string>) {
     const q = parse(listEventsQuery, query, 'query');
     const source = (q.vaPaymentId ?? q.clientId)?.toLowerCase();
-    const { events } = this.ctx.state;
-    const matches =
-      source === undefined
-        ? newestFirst(events)
-        : this.of(source)
-            .map((id) => events[id]!)
-            .filter((e) => q.clientId === undefined || e.clientId === q.clientId.toLowerCase())
-            .reverse();
-    return paginate(matches, q, (event) => this.view(event));
-  }
-
-  /** Every event with its body as sent, as the records of an export. */
-  exported(): Record<string, ExportedEvent> {
-    const { events, vaPayments } = this.ctx.state;
-    const exported: Record<string, ExportedEvent> = {};
-    for (const event of Object.values(events)) {
-      const { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt } = sent(event, vaPayments);
-      exported[id] = { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt };
-    }
-    return exported;
+    // Both given: a VA payment's events have no clientId, so only a client's own id names any.
+    const clash = q.vaPaymentId !== undefined && q.clientId !== undefined && q.vaPaymentId.toLowerCase() !== q.clientId.toLowerCase();
+    const where: Where = source === undefined ? {} : { source: clash ? [] : source };
+    return pageOf(this.ctx.records, 'events', where, q, (event) => this.view(event));
   }
 
   /** The event as the API shows it: its body as sent, and its deliveries (a dropped one's included, see `DeliveryLog.of`). */
   private view(event: SandboxEvent) {
-    return eventView(sent(event, this.ctx.state.vaPayments), this.log.of(event));
+    return eventView(sent(event, (id) => this.ctx.get('vaPayments', id)), this.log.of(event));
   }
 
   /** Raises a VA payment's event: a transfer's names the cash-in it credited; `cancelled` and `failed` keep the delivery summary they carry. */
@@ -84,9 +56,7 @@ export class Events {
   /** Records an event and, unless it is dropped, its first delivery (before any attempt, so a restart still sends it). */
   raise(event: SandboxEvent): SandboxEvent {
     this.ctx.put('events', event.id, event);
-    this.index(event);
-    if (event.url === null) this.log.dropped(event);
-    else this.log.store(newDelivery(event, this.ctx.uuid(), event.createdAt));
+    if (event.url !== null) this.log.store(newDelivery(event, this.ctx.uuid(), event.createdAt));
     this.ctx.notify('event', () => ({ type: 'event', account: this.ctx.key, event: this.view(event) }));
     return event;
   }

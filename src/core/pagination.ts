@@ -1,4 +1,6 @@
+import type { Repository, Row, Where } from './repository.js';
 import type { ListQuery } from './schemas.js';
+import type { TableName } from './state.js';
 
 export interface Pagination {
   page: number;
@@ -19,23 +21,10 @@ export function paginate<T, U>(items: T[], query: ListQuery, render: (item: T) =
   return { data: items.slice(start, start + query.limit).map(render), pagination: pagination(items.length, query) };
 }
 
-/** One page of ids kept oldest first, newest first in the contract's list shape, without copying them all. */
-export function pageNewestFirst<U>(ids: readonly string[], query: ListQuery, render: (id: string) => U): Page<U> {
-  const data: U[] = [];
-  for (let at = ids.length - 1 - (query.page - 1) * query.limit; at >= 0 && data.length < query.limit; at--) data.push(render(ids[at]!));
-  return { data, pagination: pagination(ids.length, query) };
-}
-
-/** One page of ids given newest first (`total` of them), read only as far as the page goes. */
-export function pageOf<U>(newestFirst: Iterable<string>, total: number, query: ListQuery, render: (id: string) => U): Page<U> {
-  const data: U[] = [];
-  let skip = (query.page - 1) * query.limit;
-  for (const id of newestFirst) {
-    if (data.length === query.limit) break;
-    if (skip > 0) skip--;
-    else data.push(render(id));
-  }
-  return { data, pagination: pagination(total, query) };
+/** One page of a table's records matching `where`, newest first, in the contract's list shape: it reads only that page. */
+export function pageOf<T extends TableName, U>(records: Repository, table: T, where: Where, query: ListQuery, render: (record: Row<T>) => U): Page<U> {
+  const data = [...records.each(table, { where, descending: true, skip: (query.page - 1) * query.limit, limit: query.limit })].map(render);
+  return { data, pagination: pagination(records.count(table, where), query) };
 }
 
 const pagination = (total: number, query: ListQuery): Pagination => ({
@@ -44,6 +33,3 @@ const pagination = (total: number, query: ListQuery): Pagination => ({
   total,
   totalPages: Math.ceil(total / query.limit),
 });
-
-/** The records of a table, newest first (tables keep insertion order). */
-export const newestFirst = <T>(table: Record<string, T>): T[] => Object.values(table).reverse();

@@ -1,31 +1,32 @@
 import { ms } from './clock.js';
-import type { AccountState } from './state.js';
+import type { Repository } from './repository.js';
 import { isActive } from './va-payment.js';
 
 /** A day of sandbox clock, in ms. */
 export const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * Retention (`start --keep D`, contract part 5): the account's state without the VA payments that ended before
- * `before` (sandbox ms), their events, those events' deliveries and the transfers credited to them, nor returned
- * transfers older than that; clients, ledger entries and invoices stay whole. Null when nothing is that old.
+ * Retention (`start --keep D`, contract part 5): removes the VA payments that ended before `before` (sandbox ms),
+ * their events, those events' deliveries and the transfers credited to them, and returned transfers older than that;
+ * clients, ledger entries and invoices stay whole. Only payments made before `before` are read (one that ended
+ * then was made before). Whether anything went.
  */
-export function pruned(state: AccountState, before: number): AccountState | null {
+export function prune(records: Repository, before: number): boolean {
   const ended = (time: string | null) => time !== null && ms(time) < before;
-  const gone = new Set(
-    Object.values(state.vaPayments)
-      .filter((p) => !isActive(p) && ended(p.completedAt ?? p.expiredAt ?? p.cancelledAt ?? p.updatedAt))
-      .map((p) => p.id),
-  );
-  const returned = Object.values(state.transfers).filter((t) => t.target === null && ended(t.createdAt));
-  if (gone.size === 0 && returned.length === 0) return null;
-  const keep = <T>(table: Record<string, T>, kept: (record: T) => boolean) => Object.fromEntries(Object.entries(table).filter(([, record]) => kept(record)));
-  const events = keep(state.events, (e) => e.vaPaymentId === null || !gone.has(e.vaPaymentId));
-  return {
-    ...state,
-    vaPayments: keep(state.vaPayments, (p) => !gone.has(p.id)),
-    events,
-    deliveries: keep(state.deliveries, (d) => d.eventId in events),
-    transfers: keep(state.transfers, (t) => (t.target === null ? !ended(t.createdAt) : !(t.target.type === 'va_payment' && gone.has(t.target.id)))),
-  };
+  let gone = false;
+  for (const payment of records.each('vaPayments', { where: { created_at: { to: before - 1 } } })) {
+    if (isActive(payment) || !ended(payment.completedAt ?? payment.expiredAt ?? payment.cancelledAt ?? payment.updatedAt)) continue;
+    for (const event of records.each('events', { where: { source: payment.id } })) {
+      for (const delivery of records.each('deliveries', { where: { event_id: event.id } })) records.drop('deliveries', delivery.id);
+      records.drop('events', event.id);
+    }
+    for (const transfer of records.each('transfers', { where: { target: payment.id } })) records.drop('transfers', transfer.id);
+    records.drop('vaPayments', payment.id);
+    gone = true;
+  }
+  for (const transfer of records.each('transfers', { where: { returned_at: { to: before - 1 } } })) {
+    records.drop('transfers', transfer.id);
+    gone = true;
+  }
+  return gone;
 }

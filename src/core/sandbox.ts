@@ -2,11 +2,12 @@ import { Account, emptyAccountState, type LiveEvent } from './account.js';
 import type { WallClock } from './clock.js';
 import { defaultDeliveryPolicy, type DeliveryPolicy } from './deliveries.js';
 import type { IdSource } from './ids.js';
-import type { AccountState, StateChange } from './state.js';
+import type { Storage } from './repository.js';
+import { accountHead } from './state.js';
 
 export interface SandboxOptions {
-  /** An account's state as the store holds it (undefined: it holds none), read when the account is first used. */
-  load?: (key: string) => AccountState | undefined;
+  /** Where accounts are kept (the server's SQLite store): an account is read from it when first used. */
+  storage: Storage;
   clock: WallClock;
   ids: IdSource;
   policy?: DeliveryPolicy;
@@ -16,8 +17,6 @@ export interface SandboxOptions {
   hubIds?: readonly number[];
   /** Retention (`start --keep D`): what ended this long ago (ms of sandbox clock) is removed when an account is read. */
   keepMs?: number;
-  /** Told of every change to the state, so a store can persist just those. */
-  onChange?: (account: string, change: StateChange, state: AccountState) => void;
 }
 
 /** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
@@ -30,7 +29,7 @@ export function createSandbox(options: SandboxOptions) {
     policy: options.policy ?? defaultDeliveryPolicy,
     strictTaxId: options.strictTaxId ?? false,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
-    changed: options.onChange ?? (() => {}),
+    storage: options.storage,
     notify: (event: LiveEvent) => {
       for (const [listener, types] of listeners) if (!types || types.has(event.type)) listener(event);
     },
@@ -50,7 +49,7 @@ export function createSandbox(options: SandboxOptions) {
     account(key: string): Account {
       let account = accounts.get(key);
       if (!account) {
-        account = new Account(key, options.load?.(key) ?? emptyAccountState(), deps);
+        account = new Account(key, options.storage.head(key) ?? accountHead(emptyAccountState()), deps);
         accounts.set(key, account);
         if (options.keepMs !== undefined) account.prune(options.keepMs);
       }
@@ -58,8 +57,6 @@ export function createSandbox(options: SandboxOptions) {
     },
     /** The accounts used since the start. */
     accounts: (): Account[] => [...accounts.values()],
-    /** Forgets an account read from the store, so its next use reads it again (after a write that could not be stored). */
-    unload: (key: string): boolean => accounts.delete(key),
     /** Subscribes to what happens in every account (of these types only, if given); returns the unsubscribe function. */
     on(listener: (event: LiveEvent) => void, types?: LiveEvent['type'][]): () => void {
       listeners.set(listener, types ? new Set(types) : null);

@@ -16,7 +16,7 @@ import type { Client, Delivery, Invoice, SandboxEvent, Transfer, VaPayment } fro
  * timed out or refused (it answers 500 instead), a redelivery, forwarding and faults.
  */
 export function recordScenario(account: Account, name: string): Record<string, unknown> {
-  const { state } = account;
+  const state = account.read();
   const payments = Object.values(state.vaPayments);
   const clients = Object.values(state.clients);
   const paymentName = new Map(payments.map((p, i) => [p.id, `payment_${i + 1}`]));

@@ -225,6 +225,8 @@ export interface SandboxEvent {
   callbackDelivery?: CallbackDeliverySummary;
   /** On the events a transfer raises: which of the payment's `cashIns` it credited (its place, from 0). */
   cashIn?: number;
+  /** A dropped event whose first delivery an earlier release stored (`normalizeAccount`): that one is its first. */
+  deliveryStored?: true;
 }
 
 /**
@@ -315,15 +317,9 @@ export const TABLES = ['hubs', 'pool', 'vaPayments', 'transfers', 'events', 'del
 export type TableName = (typeof TABLES)[number];
 
 /** An account's fields other than its tables (its clock offset), as a store keeps them beside the tables. */
-export function accountHead(account: AccountState): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name)));
+export function accountHead(account: AccountState): Omit<AccountState, TableName> {
+  return Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))) as Omit<AccountState, TableName>;
 }
-
-/**
- * What a write changed, for a store that persists changes rather than the whole state: a record of a table
- * (its new value, or gone), the account's header (its clock offset), or the whole account.
- */
-export type StateChange = { table: TableName; id: string } | { header: true } | { all: true };
 
 /**
  * A table keyed by what callers send (API keys, Idempotency-Keys) has no prototype, so "__proto__" or
@@ -344,7 +340,19 @@ export function normalizeAccount(account: AccountState): AccountState {
   }
   for (const table of TABLES) account[table] ??= {};
   upgradeInvoices(account);
+  markStoredDropped(account);
   return account;
+}
+
+/**
+ * A dropped event's first delivery is the event itself, never stored, unless an earlier release stored one for it (under
+ * an id of its own): such an event is marked (`deliveryStored`), so that stored one is its first.
+ */
+function markStoredDropped(account: AccountState): void {
+  for (const delivery of Object.values(account.deliveries)) {
+    const event = account.events[delivery.eventId];
+    if (delivery.redeliveryOf === null && event?.url === null && !event.deliveryStored) account.events[event.id] = { ...event, deliveryStored: true };
+  }
 }
 
 const LEGACY_PAYMENT_STATUS = { issued: 'pending', paid: 'paid', cancelled: 'cancelled' } as const satisfies Record<LegacyInvoice['status'], PaymentStatus>;

@@ -5,7 +5,7 @@ import { notFound } from './errors.js';
 import type { Events } from './events.js';
 import type { Hubs } from './hubs.js';
 import { fromCents } from './money.js';
-import { newestFirst, paginate } from './pagination.js';
+import { pageOf } from './pagination.js';
 import { listQuery, parse, transferSchema } from './schemas.js';
 import type { CashIn, Client, Transfer } from './state.js';
 import * as va from './va-payment.js';
@@ -15,8 +15,8 @@ import { transferView } from './views.js';
 /** What a CVU or alias belongs to in an account. */
 type Target =
   | { cvu: string; kind: 'collection'; hubId: number }
-  | { cvu: string; kind: 'pool'; vaPaymentId: string | null }
-  | { cvu: string; kind: 'client'; clientId: string };
+  | { cvu: string; kind: 'pool' }
+  | { cvu: string; kind: 'client'; client: Client };
 
 /**
  * Simulated bank transfers and their matching: to a hub's collection CVU (the amount-locked payment waiting for that
@@ -36,7 +36,6 @@ export class Transfers {
     const input = parse(transferSchema, body);
     const target = this.accountFor(input.to);
     if (target === null) throw notFound('Account (CVU or alias)', input.to);
-    const { state } = this.ctx;
     const now = this.ctx.now();
     const transfer: Transfer = {
       id: this.ctx.uuid(),
@@ -52,13 +51,8 @@ export class Transfers {
       eventIds: [],
       createdAt: now,
     };
-    if (target.kind === 'client') return this.record(this.creditClientCvu(state.clients[target.clientId]!, transfer));
-    const payment =
-      target.kind === 'collection'
-        ? this.payments.lockedBy(target.hubId, input.total)
-        : target.vaPaymentId === null
-          ? undefined
-          : state.vaPayments[target.vaPaymentId];
+    if (target.kind === 'client') return this.record(this.creditClientCvu(target.client, transfer));
+    const payment = target.kind === 'collection' ? this.payments.lockedBy(target.hubId, input.total) : this.payments.holding(target.cvu);
     if (!payment) {
       transfer.reason =
         target.kind === 'collection'
@@ -75,35 +69,32 @@ export class Transfers {
         incomingAmount: input.total - input.taxes,
         receivedAt: now,
       };
-      const before = new Set(this.events.of(payment.id));
+      const before = new Set(this.events.of(payment.id).map((event) => event.id));
       this.payments.apply(va.creditTransfer(payment, cashIn, now));
-      const client = payment.clientId === null ? undefined : state.clients[payment.clientId];
+      const client = payment.clientId === null ? undefined : this.ctx.get('clients', payment.clientId);
       if (client) {
         const credit = { amount: cashIn.incomingAmount, operationId: transfer.operationId, paymentId: payment.id, now };
         this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
       }
       transfer.outcome = 'credited';
       transfer.target = { type: 'va_payment', id: payment.id };
-      transfer.eventIds = this.events.of(payment.id).filter((id) => !before.has(id));
+      transfer.eventIds = this.events.of(payment.id).map((event) => event.id).filter((id) => !before.has(id));
     }
     return this.record(transfer);
   }
 
   listTransfers(query: Record<string, string>) {
-    const q = parse(listQuery, query, 'query');
-    return paginate(newestFirst(this.ctx.state.transfers), q, transferView);
+    return pageOf(this.ctx.records, 'transfers', {}, parse(listQuery, query, 'query'), transferView);
   }
 
   /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
   private accountFor(to: string): Target | null {
-    const { state } = this.ctx;
-    const clientId = this.ledger.clientAt(to);
-    if (clientId !== undefined) return { cvu: state.clients[clientId]!.cvu!, kind: 'client', clientId };
+    const client = this.hubs.clientAt(to);
+    if (client !== undefined) return { cvu: client.cvu!, kind: 'client', client };
     const hub = this.hubs.collectionOf(to);
     if (hub) return { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id };
-    const cvu = this.hubs.poolCvuAt(to);
-    const entry = cvu === undefined ? undefined : state.pool[cvu];
-    return entry ? { cvu: entry.cvu, kind: 'pool', vaPaymentId: entry.vaPaymentId } : null;
+    const entry = this.hubs.poolCvuAt(to);
+    return entry ? { cvu: entry.cvu, kind: 'pool' } : null;
   }
 
   private record(transfer: Transfer) {

@@ -1,5 +1,5 @@
 import { randomUUID, randomInt } from 'node:crypto';
-import { createSandbox, defaultDeliveryPolicy, emptyAccountState, type Account, type IdSource, type WallClock } from '../core/index.js';
+import { createSandbox, defaultDeliveryPolicy, type Account, type IdSource, type WallClock } from '../core/index.js';
 import { DAY_MS } from '../core/retention.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import type { Store } from './store/database.js';
@@ -51,20 +51,19 @@ export async function createRuntime(options: RuntimeOptions) {
   const { store } = options;
   const keepMs = options.keepDays === undefined ? undefined : options.keepDays * DAY_MS;
   const sandbox = createSandbox({
-    load: (key) => store.account(key),
+    storage: store,
     clock,
     ids,
     policy: { ...defaultDeliveryPolicy, retryDelays: options.retryDelays ?? defaultDeliveryPolicy.retryDelays },
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
     ...(keepMs === undefined ? {} : { keepMs }),
-    onChange: (account, change, state) => store.changed(account, change, state),
   });
   /** The accounts with deliveries to send (first attempts or retries): the only ones the deliverer looks at. */
   const sending = new Set<string>();
   store.attach({
-    // A write the store could not keep is undone: the account as the database holds it, its lookups rebuilt.
-    undo: (key, last) => sandbox.account(key).replace(last ?? emptyAccountState()),
+    // A write the store could not keep was rolled back: the account's head is read again as the database holds it.
+    undo: (key) => sandbox.account(key).reload(),
     // Told at each save of the accounts it wrote: so no pump or timer ever walks every account.
     wake: (key) => {
       const account = sandbox.account(key);
@@ -123,8 +122,8 @@ export async function createRuntime(options: RuntimeOptions) {
     for (const key of store.waking(now)) {
       const account = sandbox.account(key);
       account.runDue();
-      // Written again even if nothing changed (its due work was stale): the store then knows when it next falls due.
-      store.changed(key, { header: true }, account.state);
+      // Written again even if nothing changed: the store then knows when it next falls due.
+      store.writeHead(key, account.head);
     }
     commit().catch(() => {
       // Not stored (a full disk; the store said why) and undone: the same work falls due again, tried a second later.

@@ -12,8 +12,8 @@ function ledgerModules(options: Parameters<typeof moduleContext>[0] = {}) {
   const { ctx } = context;
   const nothing = () => false;
   const due = new DueWork(ctx, { expiry: nothing, idempotency: nothing, cvu: (id, at) => ledger.provisionDue(id, at) }, () => null);
-  const hubs = new Hubs(ctx, (cvuOrAlias) => ledger.clientAt(cvuOrAlias) !== undefined);
-  const ledger: ClientLedger = new ClientLedger(ctx, hubs, due);
+  const hubs = new Hubs(ctx);
+  const ledger: ClientLedger = new ClientLedger(ctx, hubs);
   return { ...context, due, hubs, ledger };
 }
 
@@ -32,7 +32,7 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     expect(ana).toMatchObject({ cvuStatus: 'active', alias: 'ANA.PEREZ.SANDBOX', hubName: 'Sandbox Hub 1' });
     expect(twin.alias).not.toBe(ana.alias);
     expect([ana.cvu, twin.cvu].every((cvu) => /^\d{22}$/.test(cvu!) && m.hubs.isTaken(cvu!))).toBe(true);
-    expect([m.ledger.clientAt(ana.alias!.toLowerCase()), m.ledger.clientAt(twin.cvu!)]).toEqual([ana.id, twin.id]);
+    expect([m.hubs.clientAt(ana.alias!.toLowerCase())?.id, m.hubs.clientAt(twin.cvu!)?.id]).toEqual([ana.id, twin.id]);
   });
 
   it('delayed: provisioning with no CVU, active 5 clock seconds after the create and not a millisecond before', () => {
@@ -47,7 +47,7 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     m.due.runDue();
     const ready = m.ledger.getClient(client.id);
     expect(ready).toMatchObject({ cvuStatus: 'active', updatedAt: m.ctx.now() });
-    expect(m.ledger.clientAt(ready.cvu!)).toBe(client.id);
+    expect(m.hubs.clientAt(ready.cvu!)?.id).toBe(client.id);
   });
 
   it('fail: provisioning_failed, for good, until the sandbox switch activates it; a delayed CVU switched on early is not made twice', () => {

@@ -4,7 +4,10 @@ import { DeliveryLog } from '../../src/core/delivery-log.js';
 import { DueWork } from '../../src/core/due-work.js';
 import { Events } from '../../src/core/events.js';
 import { Hubs } from '../../src/core/hubs.js';
+import type { Repository, Storage } from '../../src/core/repository.js';
+import { memoryStore } from '../../src/sandbox/store/database.js';
 import {
+  accountHead,
   defaultDeliveryPolicy,
   emptyAccountState,
   FakeClock,
@@ -25,26 +28,31 @@ type Written = { table: TableName; id: string; after: unknown };
  */
 export function moduleContext(options: { hubIds?: number[]; state?: AccountState; seed?: number } = {}) {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
-  const state = options.state ?? emptyAccountState();
+  const store = memoryStore();
+  const key = 'sk_module';
+  if (options.state) store.replace(key, options.state);
   const written: Written[] = [];
   const live: LiveEvent[] = [];
-  const ctx = new AccountContext('sk_module', state, {
+  const records = store.records(key);
+  const put: Repository['put'] = (table, id, record) => {
+    written.push({ table, id, after: record });
+    records.put(table, id, record);
+  };
+  const storage: Storage = { ...store, head: (k) => store.head(k), records: () => ({ ...records, put }) };
+  const ctx = new AccountContext(key, store.head(key) ?? accountHead(emptyAccountState()), {
     clock,
     ids: seededIds(options.seed ?? 5),
     policy: defaultDeliveryPolicy,
     notify: (event) => live.push(event),
-    changed: (_, change) => {
-      if ('table' in change) written.push({ ...change, after: state[change.table][change.id] });
-    },
+    storage,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
   });
-  return { clock, ctx, written, live };
+  return { clock, ctx, written, live, store };
 }
 
 /**
  * The modules of an account (all but idempotency), wired to each other as the Account wires them but without it, so
- * a test drives the module under test and reads the others only where that module needs them. `build` indexes them
- * from their records, in the Account's order.
+ * a test drives the module under test and reads the others only where that module needs them.
  */
 export function accountModules(options: Parameters<typeof moduleContext>[0] = {}) {
   const context = moduleContext(options);
@@ -57,12 +65,11 @@ export function accountModules(options: Parameters<typeof moduleContext>[0] = {}
   const due = new DueWork(ctx, handlers, (inFlight) => log.nextRetryAt(inFlight));
   const log = new DeliveryLog(ctx);
   const events = new Events(ctx, log);
-  const hubs = new Hubs(ctx, (cvuOrAlias) => ledger.clientAt(cvuOrAlias) !== undefined);
-  const ledger: ClientLedger = new ClientLedger(ctx, hubs, due);
-  const payments: VaPayments = new VaPayments(ctx, hubs, events, log, due);
+  const hubs = new Hubs(ctx);
+  const ledger: ClientLedger = new ClientLedger(ctx, hubs);
+  const payments: VaPayments = new VaPayments(ctx, hubs, events, log);
   const transfers = new Transfers(ctx, hubs, payments, ledger, events);
-  const build = () => [payments, hubs, ledger, events, log].forEach((module) => module.build());
-  return { ...context, due, log, events, hubs, ledger, payments, transfers, build };
+  return { ...context, due, log, events, hubs, ledger, payments, transfers };
 }
 
 /** The code of the SandboxError `run` throws (undefined when it throws none). */

@@ -193,6 +193,7 @@ describe('held deliveries (an import’s): never attempted until released', () =
     const held = m.log.listDeliveries({ status: 'held' }).data.map((d) => d.id).reverse();
     expect(held).toHaveLength(3);
     m.log.release(held[1]!, { url: 'http://127.0.0.1:9/elsewhere' });
+    m.clock.advance(1000);
     m.log.setForwarding({ url: 'http://127.0.0.1:9/laptop' });
     expect(m.log.releaseAll()).toEqual({ released: 2 });
     expect(m.log.releaseAll()).toEqual({ released: 0 });

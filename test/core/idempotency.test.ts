@@ -8,7 +8,7 @@ describe('idempotency', () => {
     const { clock, ctx } = moduleContext();
     const handlers = { expiry: () => false, cvu: () => false, idempotency: (key: string, at: number): boolean => keys.forget(key, at) };
     const due = new DueWork(ctx, handlers, () => null);
-    const keys = new Idempotency(ctx, due);
+    const keys = new Idempotency(ctx);
     keys.remember('a', 'f1', 201, { n: 1 });
     keys.remember('b', 'f2', 201, { n: 2 });
     clock.advance(3600_000);

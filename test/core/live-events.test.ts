@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, FakeClock, seededIds, type LiveEvent } from '../../src/core/index.js';
+import { memoryStore } from '../../src/sandbox/store/database.js';
 import { PAYMENT } from '../helpers.js';
 
 describe('live events (Sandbox.on)', () => {
   it('a listener for some types hears only those, one for all hears every one as it was raised, and none hears after leaving', () => {
-    const sandbox = createSandbox({ clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), ids: seededIds(31) });
+    const sandbox = createSandbox({ storage: memoryStore(), clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), ids: seededIds(31) });
     const all: LiveEvent[] = [];
     const deliveries: LiveEvent[] = [];
     const leaveAll = sandbox.on((live) => all.push(live));

@@ -18,7 +18,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
-import { accountHead, keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type StateChange, type TableName } from '../../core/index.js';
+import { accountHead, emptyAccountState, keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type TableName } from '../../core/index.js';
+import { COLUMNS, COUNTED, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Storage, type Where } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
 
@@ -53,11 +54,36 @@ const TABLE_NAMES: Record<TableName, string> = {
   invoices: 'invoices',
 };
 
+/** The columns of a table beside `data`, `created_at` first (every list is ordered by it). */
+const columnsOf = (table: TableName): string[] => ['created_at', ...Object.keys(COLUMNS[table]).filter((column) => column !== 'created_at')];
+
+/** Each table with its columns, an index per column, and the counts of its lists (`COUNTED`) kept by triggers. */
+const TABLES_V2 = TABLES.flatMap((table) => {
+  const name = TABLE_NAMES[table];
+  const columns = columnsOf(table);
+  const counted = COUNTED[table] ?? [];
+  const list = (column: string, row: 'NEW' | 'OLD') => `'${name}.${column}=' || ${row}.${column}`;
+  const add = (list: string, row: string) =>
+    `INSERT INTO counts SELECT ${row}.account, ${list}, 1 WHERE ${list} IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1;`;
+  const take = (list: string, row: string) => `UPDATE counts SET n = n - 1 WHERE account = ${row}.account AND list = ${list};`;
+  return [
+    `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, ${columns.map((c) => `${c} ${c.endsWith('_at') ? 'INTEGER' : 'TEXT'}`).join(', ')})`,
+    `CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`,
+    `CREATE INDEX ${name}_by_created_at ON ${name} (account, created_at)`,
+    ...columns.slice(1).map((c) => `CREATE INDEX ${name}_by_${c} ON ${name} (account, ${c}, created_at) WHERE ${c} IS NOT NULL`),
+    `CREATE TRIGGER ${name}_counted_insert AFTER INSERT ON ${name} BEGIN ${add(`'${name}'`, 'NEW')} ${counted.map((c) => add(list(c, 'NEW'), 'NEW')).join(' ')} END`,
+    `CREATE TRIGGER ${name}_counted_delete AFTER DELETE ON ${name} BEGIN ${take(`'${name}'`, 'OLD')} ${counted.map((c) => take(list(c, 'OLD'), 'OLD')).join(' ')} END`,
+    ...counted.map(
+      (c) => `CREATE TRIGGER ${name}_counted_${c} AFTER UPDATE OF ${c} ON ${name} WHEN OLD.${c} IS NOT NEW.${c} BEGIN ${take(list(c, 'OLD'), 'OLD')} ${add(list(c, 'NEW'), 'NEW')} END`,
+    ),
+  ];
+});
+
 /**
  * The schema, a step per version (`PRAGMA user_version`): a start applies the steps the file has not had, in order; a
  * change to the schema is a new step, never an edited one. Records keep the order they were made in (`seq`).
  */
-const SCHEMA: string[] = [
+const SCHEMA: (string | ((db: Database) => void))[] = [
   [
     `CREATE TABLE accounts (
        key TEXT PRIMARY KEY,
@@ -72,6 +98,16 @@ const SCHEMA: string[] = [
       `CREATE UNIQUE INDEX ${table}_by_id ON ${table} (account, id)`,
     ]),
   ].join(';\n'),
+  // Version 2: each record's lookup columns beside it, indexed, and the counts of lists: every account is read whole
+  // from the tables of version 1 and written again.
+  (db) => {
+    const sql = (text: string) => db.prepare(text);
+    const keys = (sql('SELECT key FROM accounts').all() as { key: string }[]).map((row) => row.key);
+    const accounts = keys.map((key) => [key, readAccount(sql, key)!] as const);
+    for (const name of Object.values(TABLE_NAMES)) db.exec(`DROP TABLE ${name}`);
+    db.exec(['CREATE TABLE counts (account TEXT NOT NULL, list TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (account, list)) WITHOUT ROWID', ...TABLES_V2].join(';\n'));
+    for (const [key, state] of accounts) writeAccount(sql, key, state);
+  },
 ];
 
 /** When an account next has work: its due work (an expiry, a delayed CVU), by real time, and whether it has deliveries to send. */
@@ -80,25 +116,30 @@ export interface Wake {
   sending: boolean;
 }
 
-/** Where the server keeps its state: accounts read when first used, changes heard of, then `save`d before every answer. */
-export interface Store {
+/**
+ * Where the server keeps its state: each account's head and records (`Storage`, the core's port), written into the
+ * group's transaction as the core writes them, and `save`d (committed) before any of the group's answers.
+ */
+export interface Store extends Storage {
   readonly path: string | null;
-  /** An account as the database holds it, or undefined. */
-  account(key: string): AccountState | undefined;
   /** The accounts whose due work falls due by `now` (real time), or that have deliveries to send. */
   waking(now: number): string[];
   /** When the next due work of any account falls due (real time), or null. */
   nextDueAt(): number | null;
-  /** A change to an account's state since the last save (the core reports every one). */
-  changed(key: string, change: StateChange, state: AccountState): void;
-  /** Resolves once every change so far is committed; rejects with `INSUFFICIENT_STORAGE` if it could not be (see above). */
+  /** Resolves once every write so far is committed; rejects with `INSUFFICIENT_STORAGE` if it could not be (see above). */
   save(): Promise<void>;
   /**
-   * Set by the owner of the state: how to put an account back as the database holds it (`null`: it holds none), called
-   * muted after a failed transaction; and when an account next has work, written beside it at each save.
+   * Set by the owner of the state: what to do with an account whose writes were rolled back (read its head again), and
+   * when an account next has work, written beside it at each commit.
    */
-  attach(owner: { undo: (key: string, state: AccountState | null) => void; wake: (key: string) => Wake }): void;
+  attach(owner: { undo: (key: string) => void; wake: (key: string) => Wake }): void;
   close(): Promise<void>;
+}
+
+/** A group of writes sharing one transaction (see `Store.save`). */
+interface Group {
+  promise: Promise<void>;
+  failed: SandboxError | null;
 }
 
 export interface StoreOptions {
@@ -158,8 +199,10 @@ function open(file: string, fsync: boolean): Database {
       if (problems[0] !== 'ok') throw damaged(file, problems.slice(0, 3).join('; '));
     }
     for (let step = version; step < SCHEMA.length; step++) {
+      const change = SCHEMA[step]!;
       db.exec('BEGIN');
-      db.exec(SCHEMA[step]!);
+      if (typeof change === 'string') db.exec(change);
+      else change(db);
       db.exec(`PRAGMA user_version = ${step + 1}`);
       db.exec('COMMIT');
     }
@@ -182,119 +225,133 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, log: 
     if (!statement) statements.set(text, (statement = db.prepare(text)));
     return statement;
   };
-  /** What changed since the last save, by account: its head, records by table and id, or all of it. */
-  const pending = new Map<string, { state: AccountState; all: boolean; records: Map<TableName, Set<string>> }>();
-  let group: Promise<void> | null = null;
+  /** The accounts written in the open transaction: their wake is written beside them when it commits. */
+  const touched = new Set<string>();
+  /** The group of writes whose transaction is open: settled when it commits, or with why it could not. */
+  let group: Group | null = null;
   let owner: Parameters<Store['attach']>[0] | null = null;
-  let muted = false;
   /** Whether the last transaction failed (the log says when writes are refused, and when they are stored again). */
   let refusing = false;
 
-  function flush(): void {
-    if (pending.size === 0) return;
-    const batch = [...pending];
-    pending.clear();
-    db.exec('BEGIN');
+  /**
+   * Runs a write in the group's transaction, opened at the group's first write and committed once the turn of the event
+   * loop is over. A write that fails (a full disk) fails the group: it is rolled back at once, and that write and every
+   * later one of the group are refused with `INSUFFICIENT_STORAGE`.
+   */
+  function write<T>(key: string, run: () => T): T {
+    const current = group ?? begin();
+    if (current.failed) throw current.failed;
     try {
-      for (const [key, { state, all, records }] of batch) {
-        if (all) writeAccount(sql, key, state);
-        else {
-          for (const [table, ids] of records) {
-            const name = TABLE_NAMES[table];
-            for (const id of ids) {
-              const record = (state[table] as Record<string, unknown>)[id];
-              if (record === undefined) sql(`DELETE FROM ${name} WHERE account = ? AND id = ?`).run(key, id);
-              else sql(UPSERT(name)).run(key, id, JSON.stringify(record));
-            }
-          }
-        }
-        const wake = owner?.wake(key) ?? { dueAt: null, sending: false };
-        sql(UPSERT_ACCOUNT).run(key, JSON.stringify(accountHead(state)), wake.dueAt, wake.sending ? 1 : 0);
+      if (!touched.has(key)) {
+        touched.add(key);
+        sql('INSERT INTO accounts (key, head) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD);
       }
-      db.exec('COMMIT');
+      return run();
     } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
-      undo(batch.map(([key]) => key));
-      // The WAL may be what filled the disk: copied into the database and cut to nothing, it gives its room back.
+      throw fail(current, error);
+    }
+  }
+
+  function begin(): Group {
+    db.exec('BEGIN');
+    let settle!: (error: Error | null) => void;
+    const promise = new Promise<void>((resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())));
+    promise.catch(() => {}); // a group nobody waits on (due work) still logs why it failed
+    const current: Group = { promise, failed: null };
+    group = current;
+    setImmediate(() => settle(commit(current)));
+    return current;
+  }
+
+  function fail(current: Group, error: unknown): SandboxError {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    // The WAL may be what filled the disk: copied into the database and cut to nothing, it gives its room back.
+    try {
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    } catch {
+      // no room for that either: the next write tries again
+    }
+    current.failed ??= storageError(error);
+    if (!refusing) log(`writes to ${path ?? 'memory'} are refused with 507: ${current.failed.message}`);
+    refusing = true;
+    return current.failed;
+  }
+
+  function commit(current: Group): Error | null {
+    const keys = [...touched];
+    touched.clear();
+    group = null;
+    if (!current.failed) {
       try {
-        db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      } catch {
-        // no room for that either: the next write tries again
+        for (const key of keys) {
+          const wake = owner?.wake(key) ?? { dueAt: null, sending: false };
+          sql('UPDATE accounts SET due_at = ?, sending = ? WHERE key = ?').run(wake.dueAt, wake.sending ? 1 : 0, key);
+        }
+        db.exec('COMMIT');
+      } catch (error) {
+        fail(current, error);
       }
-      const refused = storageError(error);
-      if (!refusing) log(`writes to ${path ?? 'memory'} are refused with 507: ${refused.message}`);
-      refusing = true;
-      throw refused;
+    }
+    if (current.failed) {
+      for (const key of keys) owner?.undo(key);
+      return current.failed;
     }
     if (refusing) log(`writes to ${path ?? 'memory'} are stored again`);
     refusing = false;
+    return null;
   }
 
-  function undo(keys: string[]): void {
-    muted = true;
-    try {
-      for (const key of keys) owner?.undo(key, readAccount(sql, key) ?? null);
-    } finally {
-      muted = false;
-    }
-  }
-
+  const records = (key: string): Repository => repository(sql, key, (run) => write(key, run));
   return {
     path,
-    account: (key) => readAccount(sql, key),
+    head: (key) => {
+      const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
+      return row && (JSON.parse(row.head) as AccountHead);
+    },
+    writeHead: (key, head) => write(key, () => sql(UPSERT_ACCOUNT).run(key, JSON.stringify(head))),
+    records,
+    read: (key) => readAccount(sql, key),
+    replace: (key, state) =>
+      write(key, () => {
+        sql(UPSERT_ACCOUNT).run(key, JSON.stringify(accountHead(state)));
+        writeAccount(sql, key, state);
+      }),
     waking: (now) =>
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
-    changed(key, change, state) {
-      if (muted) return;
-      let entry = pending.get(key);
-      if (!entry) pending.set(key, (entry = { state, all: false, records: new Map() }));
-      entry.state = state;
-      if ('all' in change) entry.all = true;
-      else if ('table' in change) {
-        let ids = entry.records.get(change.table);
-        if (!ids) entry.records.set(change.table, (ids = new Set()));
-        ids.add(change.id);
-      }
-    },
-    save() {
-      group ??= new Promise<void>((resolvePromise, reject) =>
-        setImmediate(() => {
-          group = null;
-          try {
-            flush();
-            resolvePromise();
-          } catch (error) {
-            reject(error as Error);
-          }
-        }),
-      );
-      return group;
-    },
+    save: () => group?.promise ?? Promise.resolve(),
     attach(next) {
       owner = next;
     },
-    /** Writes what is left and lets the file go; a second close does nothing. */
+    /** Commits what is left and lets the file go; a second close does nothing. */
     async close() {
       if (!db.isOpen) return;
-      if (pending.size > 0) flush();
+      if (group) await group.promise.catch(() => {});
       db.close();
       lock?.release();
     },
   };
 }
 
-const UPSERT = (table: string) => `INSERT INTO ${table} (account, id, data) VALUES (?, ?, ?) ON CONFLICT (account, id) DO UPDATE SET data = excluded.data`;
-const UPSERT_ACCOUNT =
-  'INSERT INTO accounts (key, head, due_at, sending) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET head = excluded.head, due_at = excluded.due_at, sending = excluded.sending';
+/** The head of an account first written by a record. */
+const NEW_HEAD = JSON.stringify(accountHead(emptyAccountState()));
+const UPSERT_ACCOUNT = 'INSERT INTO accounts (key, head) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET head = excluded.head';
+
+/** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
+function putRecord(sql: (text: string) => StatementSync, key: string, table: TableName, id: string, record: unknown): void {
+  const columns = columnsOf(table);
+  const values = columns.map((column) => COLUMNS[table][column]?.(record as never) ?? (column === 'created_at' ? 0 : null));
+  sql(
+    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, ${columns.join(', ')}) VALUES (?, ?, ?, ${columns.map(() => '?').join(', ')}) ` +
+      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+  ).run(key, id, JSON.stringify(record), ...values);
+}
 
 /** Replaces every record of an account (a reset, an import, a migration). */
 function writeAccount(sql: (text: string) => StatementSync, key: string, state: AccountState): void {
   for (const table of TABLES) {
-    const name = TABLE_NAMES[table];
-    sql(`DELETE FROM ${name} WHERE account = ?`).run(key);
-    const insert = sql(UPSERT(name));
-    for (const [id, record] of Object.entries(state[table])) insert.run(key, id, JSON.stringify(record));
+    sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ?`).run(key);
+    for (const [id, record] of Object.entries(state[table])) putRecord(sql, key, table, id, record);
   }
 }
 
@@ -304,8 +361,8 @@ function importAll(db: Database, accounts: Record<string, AccountState>): void {
   db.exec('BEGIN');
   try {
     for (const [key, state] of Object.entries(accounts)) {
-      writeAccount(sql, key, state);
-      sql(UPSERT_ACCOUNT).run(key, JSON.stringify(accountHead(state)), null, 1);
+      writeAccount(sql, key, normalizeAccount(state));
+      sql('INSERT INTO accounts (key, head, sending) VALUES (?, ?, 1)').run(key, JSON.stringify(accountHead(state)));
     }
     db.exec('COMMIT');
   } catch (error) {
@@ -334,6 +391,97 @@ export function readAccount(sql: (text: string) => StatementSync, key: string): 
   }
   return normalizeAccount(state);
 }
+
+/** How many rows a lookup reads at a time. */
+const BATCH = 256;
+
+/** An account's records through the core's port (`Repository`), each query served by its column's index. */
+function repository(sql: (text: string) => StatementSync, key: string, write: (run: () => void) => void): Repository {
+  const check = (table: TableName, column: string) => {
+    if (column !== 'created_at' && !(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
+    return column;
+  };
+  /** A query's conditions as SQL and their values. */
+  const conditions = (table: TableName, where: Where = {}): [string, Key[]] => {
+    const parts = ['account = ?'];
+    const values: Key[] = [key];
+    for (const [column, value] of Object.entries(where)) {
+      check(table, column);
+      if (value === null) parts.push(`${column} IS NULL`);
+      else if (Array.isArray(value)) {
+        parts.push(`${column} IN (${value.map(() => '?').join(', ')})`);
+        values.push(...(value as Key[]));
+      } else if (typeof value === 'object') {
+        const range = value as Range;
+        parts.push(`${column} IS NOT NULL`);
+        if (range.from != null) parts.push(`${column} >= ?`) && values.push(range.from);
+        if (range.to != null) parts.push(`${column} <= ?`) && values.push(range.to);
+      } else {
+        parts.push(`${column} = ?`);
+        values.push(value as Key);
+      }
+    }
+    return [parts.join(' AND '), values];
+  };
+
+  /** Reads a query's records in batches, each after the last one read (by its order), never by offset. */
+  function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
+    const by = query.by === undefined ? [] : [check(table, query.by)];
+    const order = [...by, 'created_at', 'seq'];
+    const direction = query.descending ? 'DESC' : 'ASC';
+    const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
+    const [conditionsText, values] = conditions(table, where);
+    const name = TABLE_NAMES[table];
+    const select = `SELECT ${order.join(', ')}, id, data FROM ${name} WHERE ${conditionsText}`;
+    const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
+    let left = query.limit ?? Infinity;
+    let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Record<string, Key>[];
+    const after = `${select} AND (${order.join(', ')}) ${query.descending ? '<' : '>'} (${order.map(() => '?').join(', ')}) ${orderBy} LIMIT ${BATCH}`;
+    for (;;) {
+      for (const row of rows.slice(0, left)) yield [row.id as string, JSON.parse(row.data as string) as Row<T>];
+      left -= rows.length;
+      if (rows.length < BATCH || left <= 0) return;
+      const last = rows.at(-1)!;
+      rows = sql(after).all(...values, ...order.map((c) => last[c]!)) as Record<string, Key>[];
+    }
+  }
+
+  return {
+    get: <T extends TableName>(table: T, id: string) => {
+      const row = sql(`SELECT data FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(key, id) as { data: string } | undefined;
+      return row && (JSON.parse(row.data) as Row<T>);
+    },
+    put: (table, id, record) => write(() => putRecord(sql, key, table, id, record)),
+    drop: (table, id) => write(() => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(key, id)),
+    find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
+    findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
+    *each(table, query = {}) {
+      for (const [, record] of scan(table, query)) yield record;
+    },
+    count(table, where = {}) {
+      const name = TABLE_NAMES[table];
+      const entries = Object.entries(where);
+      const [column, value] = entries[0] ?? [];
+      // A table's count, or one counted column's: kept by the triggers, so a total costs no scan.
+      if (entries.length === 0) return countOf(sql, key, name);
+      if (entries.length === 1 && COUNTED[table]?.includes(column!) && (typeof value !== 'object' || Array.isArray(value))) {
+        return [...new Set([value].flat())].reduce((n: number, one) => n + countOf(sql, key, `${name}.${column}=${one}`), 0);
+      }
+      const [text, values] = conditions(table, where);
+      return (sql(`SELECT count(*) AS n FROM ${name} WHERE ${text}`).get(...values) as { n: number }).n;
+    },
+    min: (table, column, where) => extreme(table, 'min', column, where),
+    max: (table, column, where) => extreme(table, 'max', column, where),
+  };
+
+  function extreme(table: TableName, which: 'min' | 'max', column: string, where: Where = {}): Key {
+    const [text, values] = conditions(table, { [check(table, column)]: {}, ...where });
+    return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
+  }
+}
+
+const countOf = (sql: (text: string) => StatementSync, key: string, list: string): number =>
+  (sql('SELECT n FROM counts WHERE account = ? AND list = ?').get(key, list) as { n: number } | undefined)?.n ?? 0;
 
 /** A failed write as the client is told it: `INSUFFICIENT_STORAGE` (507), naming why. */
 function storageError(error: unknown): SandboxError {
