@@ -107,6 +107,29 @@ describe('damage found at start', () => {
     expect(start.stderr).toMatch(/is damaged/);
   });
 
+  it('a database too large to check before answering is checked beside the server: damaged, the server stops with the same line', { timeout: 60_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    // Past the 64 MiB a start checks before it answers: 70,000 remembered answers of about 1 KB.
+    const db = new DatabaseSync(data);
+    db.exec('BEGIN');
+    const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, created_at, due_at) VALUES (?, ?, ?, ?, ?)');
+    const answer = JSON.stringify({ fingerprint: 'f', status: 201, body: 'x'.repeat(1000), createdAt: '2026-11-26T00:00:00.000Z' });
+    for (let i = 0; i < 70_000; i++) insert.run(KEY, `key-${i}`, answer, 0, 8.64e15);
+    db.exec('COMMIT');
+    db.close();
+    expect(statSync(data).size).toBeGreaterThan(64 * 1024 * 1024);
+    // A page 40 MiB in (some of those answers), its header overwritten as a bad sector would.
+    const fd = openSync(data, 'r+');
+    writeSync(fd, Buffer.alloc(64, 0xa5), 0, 64, 40 * 1024 * 1024);
+    closeSync(fd);
+    const start = await runCli(['start', '--port', '0', '--data', data]);
+    expect(start.stdout).toMatch(/listening on http/);
+    expect(start.code).toBe(1);
+    expect(start.stderr.trim().split('\n')).toHaveLength(1);
+    expect(start.stderr).toMatch(/is damaged .*restore it from a copy, or move it away/);
+  });
+
   it('a WAL without its database is refused, never taken for a new state', async () => {
     const dir = useTmp();
     const data = join(dir, 'state.db');

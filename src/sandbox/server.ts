@@ -121,6 +121,8 @@ export async function startServer(options: ServerOptions = {}) {
     runtime,
     app,
     dataPath: store.path,
+    /** Rejects, with the line a start refuses it with, if a large database's check beside the server finds it damaged. */
+    checked: store.checked,
     async close(): Promise<void> {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -109,9 +109,12 @@ export function startCommand(): Command {
       // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
       // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
       import('undici').catch(() => {});
-      await stopped;
+      // A large database is checked while the server answers: found damaged, the server stops with a start's line.
+      const damaged = server.checked.then(() => new Promise<never>(() => {}), (error: Error) => error);
+      const refused = await Promise.race([stopped.then(() => null), damaged]);
       await server.close();
       requestLog.flush();
+      if (refused) throw refused;
       banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
   return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.db', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');

@@ -14,9 +14,10 @@
  * than taken for a new state. A byte changed inside a record's JSON, where the structure stays sound, is not detected
  * (SQLite keeps no checksum of page contents): `docs/storage.md` says so.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, emptyAccountState, keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type TableName } from '../../core/index.js';
 import { COLUMNS, COUNTED, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Storage, type Where } from '../../core/repository.js';
@@ -122,6 +123,11 @@ export interface Wake {
  */
 export interface Store extends Storage {
   readonly path: string | null;
+  /**
+   * Resolves once the file's structure is checked (`PRAGMA quick_check`), or rejects with the line a damaged file is
+   * refused with: a small file is checked before the store opens, a large one beside the running server.
+   */
+  readonly checked: Promise<void>;
   /** The accounts whose due work falls due by `now` (real time), or that have deliveries to send. */
   waking(now: number): string[];
   /** When the next due work of any account falls due (real time), or null. */
@@ -146,6 +152,8 @@ export interface StoreOptions {
   /** `synchronous=FULL`: each commit is synced, and survives a crash of the machine (NORMAL: of the process). */
   fsync?: boolean;
   log?: (line: string) => void;
+  /** Files larger than this are checked beside the running server (`Store.checked`); default 64 MiB. */
+  checkAtStartBytes?: number;
 }
 
 export class StoreLockedError extends Error {}
@@ -167,10 +175,12 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     if (!existsSync(file) && existsSync(`${file}-wal`)) {
       throw new StoreDamagedError(`${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`);
     }
-    const db = open(file, options.fsync ?? false);
+    // A large file is checked beside the server rather than before it answers (see `checkAside`).
+    const check = existsSync(file) && statSync(file).size > (options.checkAtStartBytes ?? CHECK_AT_START_BYTES) ? 'later' : 'now';
+    const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts) => importAll(db, accounts), log);
-    return sqliteStore(db, file, lock, log);
+    return sqliteStore(db, file, lock, check === 'later' ? checkAside(file) : Promise.resolve(), log);
   } catch (error) {
     lock.release();
     throw error;
@@ -179,12 +189,12 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
 export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false), null, null);
+  return sqliteStore(open(':memory:', false, 'never'), null, null, Promise.resolve());
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
 
-function open(file: string, fsync: boolean): Database {
+function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): Database {
   let db: Database | undefined;
   try {
     db = new DatabaseSync(file);
@@ -194,7 +204,7 @@ function open(file: string, fsync: boolean): Database {
     if (version > SCHEMA.length) {
       throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${SCHEMA.length}): upgrade va-sandbox, or start with another --data`);
     }
-    if (file !== ':memory:' && version > 0) {
+    if (check === 'now' && version > 0) {
       const problems = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((row) => row.quick_check);
       if (problems[0] !== 'ok') throw damaged(file, problems.slice(0, 3).join('; '));
     }
@@ -215,10 +225,35 @@ function open(file: string, fsync: boolean): Database {
   }
 }
 
+/** Past this size a start does not wait for `PRAGMA quick_check` (it reads the whole file: ~2 s at 1.5 GB). */
+const CHECK_AT_START_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `PRAGMA quick_check` of a large file on a thread of its own, over a read-only connection, while the server answers:
+ * rejects with the same line a start would refuse the file with.
+ */
+function checkAside(file: string): Promise<void> {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
+     const db = new (require('node:sqlite').DatabaseSync)(workerData, { readOnly: true });
+     const problems = db.prepare('PRAGMA quick_check').all().map((row) => row.quick_check);
+     db.close();
+     parentPort.postMessage(problems[0] === 'ok' ? null : problems.slice(0, 3).join('; '));`,
+    { eval: true, workerData: file },
+  );
+  worker.unref();
+  return new Promise<void>((resolvePromise, reject) => {
+    worker.once('message', (problems: string | null) => (problems === null ? resolvePromise() : reject(damaged(file, problems))));
+    worker.once('error', (error) => reject(damaged(file, error.message)));
+  });
+}
+
 const damaged = (file: string, why: string) =>
   new StoreDamagedError(`${file} is damaged (${why}): restore it from a copy, or move it away to start afresh (see docs/storage.md)`);
 
-function sqliteStore(db: Database, path: string | null, lock: Lock | null, log: (line: string) => void = () => {}): Store {
+function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
+  checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const statements = new Map<string, StatementSync>();
   const sql = (text: string): StatementSync => {
     let statement = statements.get(text);
@@ -304,6 +339,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, log: 
   const records = (key: string): Repository => repository(sql, key, (run) => write(key, run));
   return {
     path,
+    checked,
     head: (key) => {
       const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
       return row && (JSON.parse(row.head) as AccountHead);
@@ -424,21 +460,44 @@ function repository(sql: (text: string) => StatementSync, key: string, write: (r
     return [parts.join(' AND '), values];
   };
 
-  /** Reads a query's records in batches, each after the last one read (by its order), never by offset. */
+  /**
+   * A query's records. A column asked for any of several values (`status=expired,cancelled`) is read a value at a time,
+   * each in order in its index, and merged: one query over all of them would sort every record they hold.
+   */
   function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
+    const split = query.by === undefined ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1) : undefined;
+    let rows: Iterator<Record<string, Key>>;
+    let skip = 0;
+    if (split) {
+      const [column, values] = split as [string, Key[]];
+      const parts = [...new Set(values)].map((value) => ordered(table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }));
+      rows = merged(parts, query.descending ? -1 : 1);
+      skip = query.skip ?? 0;
+    } else rows = ordered(table, query);
+    let left = query.limit ?? Infinity;
+    for (let row = rows.next(); !row.done && left > 0; row = rows.next()) {
+      if (skip > 0) skip--;
+      else {
+        left--;
+        yield [row.value.id as string, JSON.parse(row.value.data as string) as Row<T>];
+      }
+    }
+  }
+
+  /** A query's rows in its order, read in batches, each after the last one read (by its order), never by offset. */
+  function* ordered(table: TableName, query: Query): Generator<Record<string, Key>> {
     const by = query.by === undefined ? [] : [check(table, query.by)];
     const order = [...by, 'created_at', 'seq'];
     const direction = query.descending ? 'DESC' : 'ASC';
     const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
     const [conditionsText, values] = conditions(table, where);
-    const name = TABLE_NAMES[table];
-    const select = `SELECT ${order.join(', ')}, id, data FROM ${name} WHERE ${conditionsText}`;
+    const select = `SELECT ${order.join(', ')}, id, data FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
     const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
     let left = query.limit ?? Infinity;
     let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Record<string, Key>[];
     const after = `${select} AND (${order.join(', ')}) ${query.descending ? '<' : '>'} (${order.map(() => '?').join(', ')}) ${orderBy} LIMIT ${BATCH}`;
     for (;;) {
-      for (const row of rows.slice(0, left)) yield [row.id as string, JSON.parse(row.data as string) as Row<T>];
+      yield* rows.slice(0, left);
       left -= rows.length;
       if (rows.length < BATCH || left <= 0) return;
       const last = rows.at(-1)!;
@@ -477,6 +536,20 @@ function repository(sql: (text: string) => StatementSync, key: string, write: (r
   function extreme(table: TableName, which: 'min' | 'max', column: string, where: Where = {}): Key {
     const [text, values] = conditions(table, { [check(table, column)]: {}, ...where });
     return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
+  }
+}
+
+/** Rows of several queries, each in order (by `created_at`, then `seq`; `sign` -1: newest first), as one. */
+function* merged(parts: Iterator<Record<string, Key>>[], sign: 1 | -1): Generator<Record<string, Key>> {
+  const heads = parts.map((part) => part.next());
+  const before = (a: Record<string, Key>, b: Record<string, Key>) =>
+    sign * ((a.created_at as number) - (b.created_at as number) || (a.seq as number) - (b.seq as number)) < 0;
+  for (;;) {
+    let next = -1;
+    for (let i = 0; i < heads.length; i++) if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;
+    if (next < 0) return;
+    yield heads[next]!.value as Record<string, Key>;
+    heads[next] = parts[next]!.next();
   }
 }
 
