@@ -45,6 +45,20 @@ describe('the state database', () => {
     expect(await client.data('GET', `/api/v1/clients/${customer.id}`)).toEqual(customer);
   });
 
+  it('answers the three queries docs/storage.md gives support staff', async () => {
+    const data = join(useTmp(), 'state.db');
+    const { payments } = await written(data);
+    const doc = readFileSync(join(ROOT, 'docs', 'storage.md'), 'utf8');
+    const queries = [...doc.matchAll(/^sqlite3 -readonly \.va-sandbox\/state\.db "(.+)"$/gm)].map((m) => m[1]!.replace('<payment id>', payments[3]!).replace("'sk_sandbox'", `'${KEY}'`));
+    expect(queries).toHaveLength(3);
+    const db = new DatabaseSync(data, { readOnly: true });
+    const [accounts, payment, failed] = queries.map((query) => db.prepare(query).all());
+    db.close();
+    expect(accounts).toEqual([{ account: KEY, n: 20 }]);
+    expect(JSON.parse((payment![0] as { data: string }).data)).toMatchObject({ id: payments[3], amount: 10300 });
+    expect(failed).toEqual([]);
+  });
+
   it('a key that only reads makes no account; its first write does', async () => {
     const data = join(useTmp(), 'state.db');
     const server = await useServer({ data }, 'test');
