@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeState } from '../src/sandbox/store/previous-release.js';
 import { startServer } from '../src/sandbox/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
-import { api, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
+import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
 
 /** The state database (SQLite): what it keeps, what it refuses at start, and the previous release's data sets it takes in. */
 
@@ -32,8 +32,8 @@ describe('the state database', () => {
     const { payments, customer } = await written(data);
     const db = new DatabaseSync(data, { readOnly: true });
     const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(['accounts', 'clients', 'counts', 'deliveries', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'transfers', 'va_payments']);
-    const row = db.prepare('SELECT data FROM va_payments WHERE account = ? AND id = ?').get(KEY, payments[3]!) as { data: string };
+    expect(tables).toEqual(['accounts', 'clients', 'counts', 'deliveries', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'retired', 'sqlite_sequence', 'transfers', 'va_payments']);
+    const row = db.prepare('SELECT data FROM va_payments WHERE account = (SELECT id FROM accounts WHERE key = ?) AND id = ?').get(KEY, payments[3]!) as { data: string };
     expect(JSON.parse(row.data)).toMatchObject({ id: payments[3], amount: 10300, externalReference: 'r3', status: 'waiting' });
     expect((db.prepare("SELECT data ->> '$.name' AS name FROM clients WHERE id = ?").get(customer.id) as { name: string }).name).toBe('Ana');
     db.close();
@@ -54,9 +54,29 @@ describe('the state database', () => {
     const db = new DatabaseSync(data, { readOnly: true });
     const [accounts, payment, failed] = queries.map((query) => db.prepare(query).all());
     db.close();
-    expect(accounts).toEqual([{ account: KEY, n: 20 }]);
+    expect(accounts).toEqual([{ key: KEY, n: 20 }]);
     expect(JSON.parse((payment![0] as { data: string }).data)).toMatchObject({ id: payments[3], amount: 10300 });
     expect(failed).toEqual([]);
+  });
+
+  it('a reset gives the account a new id at once; the old id’s rows are swept away after, a slice at a time', async () => {
+    const data = join(useTmp(), 'state.db');
+    const server = await useServer({ data }, 'test');
+    const client = api(server.url, KEY);
+    for (let i = 0; i < 30; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i });
+    const db = new DatabaseSync(data, { readOnly: true });
+    const idOf = () => (db.prepare('SELECT id FROM accounts WHERE key = ?').get(KEY) as { id: number }).id;
+    const rowsOf = (id: number) => (db.prepare('SELECT count(*) AS n FROM va_payments WHERE account = ?').get(id) as { n: number }).n;
+    const old = idOf();
+    expect(rowsOf(old)).toBe(30);
+    await client.data('POST', '/sandbox/v1/reset');
+    expect(idOf()).not.toBe(old);
+    expect((await client.list('/api/v1/va-payments')).pagination.total).toBe(0);
+    await eventually(() => rowsOf(old) === 0 && (db.prepare('SELECT count(*) AS n FROM retired').get() as { n: number }).n === 0, 5_000, 'the sweep');
+    expect(db.prepare('SELECT count(*) AS n FROM counts WHERE account = ?').get(old)).toEqual({ n: 0 });
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
+    expect((await client.list('/api/v1/va-payments')).pagination.total).toBe(1);
+    db.close();
   });
 
   it('a key that only reads makes no account; its first write does', async () => {
@@ -129,7 +149,8 @@ describe('damage found at start', () => {
     db.exec('BEGIN');
     const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, created_at, due_at) VALUES (?, ?, ?, ?, ?)');
     const answer = JSON.stringify({ fingerprint: 'f', status: 201, body: 'x'.repeat(1000), createdAt: '2026-11-26T00:00:00.000Z' });
-    for (let i = 0; i < 70_000; i++) insert.run(KEY, `key-${i}`, answer, 0, 8.64e15);
+    const account = (db.prepare('SELECT id FROM accounts WHERE key = ?').get(KEY) as { id: number }).id;
+    for (let i = 0; i < 70_000; i++) insert.run(account, `key-${i}`, answer, 0, 8.64e15);
     db.exec('COMMIT');
     db.close();
     expect(statSync(data).size).toBeGreaterThan(64 * 1024 * 1024);

@@ -1,12 +1,13 @@
 /**
  * The state database: one SQLite file (`node:sqlite`, WAL mode), a table per kind of record, named with the
- * contract's words, each record a row of readable JSON (`docs/storage.md` has queries to read it by hand).
+ * contract's words, each record a row of readable JSON (`records.ts`; `docs/storage.md` has queries to read it by hand).
  *
- * Writes: the core tells the store of every change (`changed`); `save` writes every change since the last one in one
- * transaction, shared by all the saves asked for in one turn of the event loop (group commit), and resolves once it is
- * committed, so nothing is answered before it is stored. A transaction that fails (a full disk) is rolled back whole:
- * the accounts it touched are read back as the database holds them (`onUndo`), and every save that shared it rejects
- * with `INSUFFICIENT_STORAGE`. Writes succeed again as soon as there is room, with no restart.
+ * Writes: each write of the core goes at once into the open transaction, which the writes of one turn of the event
+ * loop share (group commit); `save` resolves once it is committed, so nothing is answered before it is stored. A
+ * write or commit that fails (a full disk) rolls the group back whole: the accounts it touched read their heads again
+ * (`attach`'s `undo`), and every write and save of the group is refused with `INSUFFICIENT_STORAGE`. Writes succeed
+ * again as soon as there is room, with no restart. A reset or an import gives the account a new id: the old one's
+ * rows are swept away a slice at a time after (`retired`).
  *
  * What each kind of damage does on start: SQLite's own recovery replays or drops the WAL's frames by their checksums
  * (a torn last transaction was never acknowledged); `PRAGMA quick_check` then checks the file's structure, and a file
@@ -19,10 +20,11 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
-import { accountHead, emptyAccountState, keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Storage, type Where } from '../../core/repository.js';
+import { accountHead, emptyAccountState, normalizeAccount, SandboxError, type AccountState } from '../../core/index.js';
+import type { AccountHead, Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
+import { readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -40,45 +42,6 @@ const DatabaseSync = ((): typeof Database => {
     process.emitWarning = emitWarning;
   }
 })();
-
-/** Each table of records, by the core's name for it. */
-const TABLE_NAMES: Record<TableName, string> = {
-  hubs: 'hubs',
-  pool: 'pool_cvus',
-  vaPayments: 'va_payments',
-  transfers: 'transfers',
-  events: 'events',
-  deliveries: 'deliveries',
-  idempotency: 'idempotency_keys',
-  clients: 'clients',
-  entries: 'ledger_entries',
-  invoices: 'invoices',
-};
-
-/** The columns of a table beside `data`, `created_at` first (every list is ordered by it). */
-const columnsOf = (table: TableName): string[] => ['created_at', ...Object.keys(COLUMNS[table]).filter((column) => column !== 'created_at')];
-
-/** Each table with its columns, an index per column, and the counts of its lists (`COUNTED`) kept by triggers. */
-const TABLES_V2 = TABLES.flatMap((table) => {
-  const name = TABLE_NAMES[table];
-  const columns = columnsOf(table);
-  const counted = COUNTED[table] ?? [];
-  const list = (column: string, row: 'NEW' | 'OLD') => `'${name}.${column}=' || ${row}.${column}`;
-  const add = (list: string, row: string) =>
-    `INSERT INTO counts SELECT ${row}.account, ${list}, 1 WHERE ${list} IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1;`;
-  const take = (list: string, row: string) => `UPDATE counts SET n = n - 1 WHERE account = ${row}.account AND list = ${list};`;
-  return [
-    `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, ${columns.map((c) => `${c} ${c.endsWith('_at') ? 'INTEGER' : 'TEXT'}`).join(', ')})`,
-    `CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`,
-    `CREATE INDEX ${name}_by_created_at ON ${name} (account, created_at)`,
-    ...columns.slice(1).map((c) => `CREATE INDEX ${name}_by_${c} ON ${name} (account, ${c}, created_at) WHERE ${c} IS NOT NULL`),
-    `CREATE TRIGGER ${name}_counted_insert AFTER INSERT ON ${name} BEGIN ${add(`'${name}'`, 'NEW')} ${counted.map((c) => add(list(c, 'NEW'), 'NEW')).join(' ')} END`,
-    `CREATE TRIGGER ${name}_counted_delete AFTER DELETE ON ${name} BEGIN ${take(`'${name}'`, 'OLD')} ${counted.map((c) => take(list(c, 'OLD'), 'OLD')).join(' ')} END`,
-    ...counted.map(
-      (c) => `CREATE TRIGGER ${name}_counted_${c} AFTER UPDATE OF ${c} ON ${name} WHEN OLD.${c} IS NOT NEW.${c} BEGIN ${take(list(c, 'OLD'), 'OLD')} ${add(list(c, 'NEW'), 'NEW')} END`,
-    ),
-  ];
-});
 
 /**
  * The schema, a step per version (`PRAGMA user_version`): a start applies the steps the file has not had, in order; a
@@ -99,15 +62,31 @@ const SCHEMA: (string | ((db: Database) => void))[] = [
       `CREATE UNIQUE INDEX ${table}_by_id ON ${table} (account, id)`,
     ]),
   ].join(';\n'),
-  // Version 2: each record's lookup columns beside it, indexed, and the counts of lists: every account is read whole
-  // from the tables of version 1 and written again.
+  // Version 2: accounts by an id of their own (each row and index holds it rather than the key), each record's lookup
+  // columns beside it, indexed, and the counts of lists: every account is read from the tables of version 1 and
+  // written again.
   (db) => {
     const sql = (text: string) => db.prepare(text);
-    const keys = (sql('SELECT key FROM accounts').all() as { key: string }[]).map((row) => row.key);
-    const accounts = keys.map((key) => [key, readAccount(sql, key)!] as const);
-    for (const name of Object.values(TABLE_NAMES)) db.exec(`DROP TABLE ${name}`);
-    db.exec(['CREATE TABLE counts (account TEXT NOT NULL, list TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (account, list)) WITHOUT ROWID', ...TABLES_V2].join(';\n'));
-    for (const [key, state] of accounts) writeAccount(sql, key, state);
+    const heads = sql('SELECT key, head FROM accounts').all() as { key: string; head: string }[];
+    const accounts = heads.map(({ key, head }) => [key, readRecords(sql, head, key)] as const);
+    for (const name of ['accounts', ...Object.values(TABLE_NAMES)]) db.exec(`DROP TABLE ${name}`);
+    db.exec(
+      [
+        `CREATE TABLE accounts (
+           id INTEGER PRIMARY KEY AUTOINCREMENT,
+           key TEXT NOT NULL UNIQUE,
+           head TEXT NOT NULL,
+           due_at INTEGER,
+           sending INTEGER NOT NULL DEFAULT 0
+         )`,
+        'CREATE INDEX accounts_by_due_at ON accounts (due_at) WHERE due_at IS NOT NULL',
+        'CREATE INDEX accounts_sending ON accounts (sending) WHERE sending',
+        'CREATE TABLE retired (account INTEGER PRIMARY KEY)',
+        'CREATE TABLE counts (account INTEGER NOT NULL, list TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (account, list)) WITHOUT ROWID',
+        ...RECORD_TABLES,
+      ].join(';\n'),
+    );
+    for (const [key, state] of accounts) writeAccount(sql, key, state, 0);
   },
 ];
 
@@ -255,10 +234,19 @@ const damaged = (file: string, why: string) =>
 function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const statements = new Map<string, StatementSync>();
-  const sql = (text: string): StatementSync => {
+  const sql: Sql = (text) => {
     let statement = statements.get(text);
     if (!statement) statements.set(text, (statement = db.prepare(text)));
     return statement;
+  };
+  /** Each account's id, once read or made (a key that only read has none). */
+  const ids = new Map<string, number>();
+  const idOf = (key: string): number | null => {
+    const known = ids.get(key);
+    if (known !== undefined) return known;
+    const row = sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined;
+    if (row) ids.set(key, row.id);
+    return row?.id ?? null;
   };
   /** The accounts written in the open transaction: their wake is written beside them when it commits. */
   const touched = new Set<string>();
@@ -267,21 +255,25 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
   let owner: Parameters<Store['attach']>[0] | null = null;
   /** Whether the last transaction failed (the log says when writes are refused, and when they are stored again). */
   let refusing = false;
+  let sweeping = false;
+  let closed = false;
 
   /**
-   * Runs a write in the group's transaction, opened at the group's first write and committed once the turn of the event
-   * loop is over. A write that fails (a full disk) fails the group: it is rolled back at once, and that write and every
-   * later one of the group are refused with `INSUFFICIENT_STORAGE`.
+   * Runs a write of an account in the group's transaction, opened at the group's first write and committed once the
+   * turn of the event loop is over, with the account's id (its row made at its first write). A write that fails (a
+   * full disk) fails the group: it is rolled back at once, and that write and every later one of the group are refused
+   * with `INSUFFICIENT_STORAGE`.
    */
-  function write<T>(key: string, run: () => T): T {
+  function write<T>(key: string | null, run: (account: number) => T): T {
     const current = group ?? begin();
     if (current.failed) throw current.failed;
     try {
+      if (key === null) return run(0);
       if (!touched.has(key)) {
         touched.add(key);
         sql('INSERT INTO accounts (key, head) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD);
       }
-      return run();
+      return run(idOf(key)!);
     } catch (error) {
       throw fail(current, error);
     }
@@ -328,15 +320,40 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       }
     }
     if (current.failed) {
-      for (const key of keys) owner?.undo(key);
+      for (const key of keys) {
+        ids.delete(key); // a row made or replaced in the group is gone with it
+        owner?.undo(key);
+      }
       return current.failed;
     }
     if (refusing) log(`writes to ${path ?? 'memory'} are stored again`);
     refusing = false;
+    sweep();
     return null;
   }
 
-  const records = (key: string): Repository => repository(sql, key, (run) => write(key, run));
+  /** Deletes the rows of retired account ids (a reset's, an import's), a slice per turn of the event loop. */
+  function sweep(): void {
+    if (sweeping || closed) return;
+    const retired = sql('SELECT account FROM retired LIMIT 1').get() as { account: number } | undefined;
+    if (!retired) return;
+    sweeping = true;
+    setImmediate(() => {
+      sweeping = false;
+      if (closed) return;
+      write(null, () => {
+        let left = SWEEP_SLICE;
+        for (const name of Object.values(TABLE_NAMES)) {
+          if (left > 0) left -= Number(sql(`DELETE FROM ${name} WHERE seq IN (SELECT seq FROM ${name} WHERE account = ? LIMIT ?)`).run(retired.account, left).changes);
+        }
+        if (left > 0) {
+          sql('DELETE FROM counts WHERE account = ?').run(retired.account);
+          sql('DELETE FROM retired WHERE account = ?').run(retired.account);
+        }
+      });
+    });
+  }
+
   return {
     path,
     checked,
@@ -344,13 +361,14 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
       return row && (JSON.parse(row.head) as AccountHead);
     },
-    writeHead: (key, head) => write(key, () => sql(UPSERT_ACCOUNT).run(key, JSON.stringify(head))),
-    records,
+    writeHead: (key, head) => write(key, (account) => sql('UPDATE accounts SET head = ? WHERE id = ?').run(JSON.stringify(head), account)),
+    records: (key) => repository(sql, () => idOf(key), (run) => write(key, run)),
     read: (key) => readAccount(sql, key),
     replace: (key, state) =>
-      write(key, () => {
-        sql(UPSERT_ACCOUNT).run(key, JSON.stringify(accountHead(state)));
-        writeAccount(sql, key, state);
+      write(key, (old) => {
+        sql('INSERT INTO retired (account) VALUES (?)').run(old);
+        sql('DELETE FROM accounts WHERE id = ?').run(old);
+        ids.set(key, writeAccount(sql, key, state, 0));
       }),
     waking: (now) =>
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
@@ -358,9 +376,11 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     save: () => group?.promise ?? Promise.resolve(),
     attach(next) {
       owner = next;
+      sweep(); // what a reset or import left before a stop
     },
     /** Commits what is left and lets the file go; a second close does nothing. */
     async close() {
+      closed = true;
       if (!db.isOpen) return;
       if (group) await group.promise.catch(() => {});
       db.close();
@@ -369,26 +389,18 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
   };
 }
 
+/** How many rows of a retired account a sweep deletes at a time. */
+const SWEEP_SLICE = 2000;
+
 /** The head of an account first written by a record. */
 const NEW_HEAD = JSON.stringify(accountHead(emptyAccountState()));
-const UPSERT_ACCOUNT = 'INSERT INTO accounts (key, head) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET head = excluded.head';
 
-/** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
-function putRecord(sql: (text: string) => StatementSync, key: string, table: TableName, id: string, record: unknown): void {
-  const columns = columnsOf(table);
-  const values = columns.map((column) => COLUMNS[table][column]?.(record as never) ?? (column === 'created_at' ? 0 : null));
-  sql(
-    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, ${columns.join(', ')}) VALUES (?, ?, ?, ${columns.map(() => '?').join(', ')}) ` +
-      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`,
-  ).run(key, id, JSON.stringify(record), ...values);
-}
-
-/** Replaces every record of an account (a reset, an import, a migration). */
-function writeAccount(sql: (text: string) => StatementSync, key: string, state: AccountState): void {
-  for (const table of TABLES) {
-    sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ?`).run(key);
-    for (const [id, record] of Object.entries(state[table])) putRecord(sql, key, table, id, record);
-  }
+/** Writes an account whole under a new id (a reset, an import, a migration); its id. */
+function writeAccount(sql: Sql, key: string, state: AccountState, sending: 0 | 1): number {
+  const normalized = normalizeAccount(state);
+  const { lastInsertRowid } = sql('INSERT INTO accounts (key, head, sending) VALUES (?, ?, ?)').run(key, JSON.stringify(accountHead(normalized)), sending);
+  writeRecords(sql, Number(lastInsertRowid), normalized);
+  return Number(lastInsertRowid);
 }
 
 /** Copies whole accounts into the database in one transaction (a migration). */
@@ -396,10 +408,7 @@ function importAll(db: Database, accounts: Record<string, AccountState>): void {
   const sql = (text: string) => db.prepare(text);
   db.exec('BEGIN');
   try {
-    for (const [key, state] of Object.entries(accounts)) {
-      writeAccount(sql, key, normalizeAccount(state));
-      sql('INSERT INTO accounts (key, head, sending) VALUES (?, ?, 1)').run(key, JSON.stringify(accountHead(state)));
-    }
+    for (const [key, state] of Object.entries(accounts)) writeAccount(sql, key, state, 1);
     db.exec('COMMIT');
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
@@ -407,154 +416,7 @@ function importAll(db: Database, accounts: Record<string, AccountState>): void {
   }
 }
 
-/**
- * An account as the database holds it: its head and each table's records, in the order they were made. `sql` prepares
- * a statement: the store's cache, or a connection of its own (a test reads the file as support staff would).
- */
-export function readAccount(sql: (text: string) => StatementSync, key: string): AccountState | undefined {
-  const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
-  if (!row) return undefined;
-  const state = JSON.parse(row.head) as AccountState;
-  for (const table of TABLES) {
-    const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
-    for (const { id, data } of sql(`SELECT id, data FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(key) as Iterable<{
-      id: string;
-      data: string;
-    }>) {
-      records[id] = JSON.parse(data);
-    }
-    (state as unknown as Record<string, unknown>)[table] = records;
-  }
-  return normalizeAccount(state);
-}
-
-/** How many rows a lookup reads at a time. */
-const BATCH = 256;
-
-/** An account's records through the core's port (`Repository`), each query served by its column's index. */
-function repository(sql: (text: string) => StatementSync, key: string, write: (run: () => void) => void): Repository {
-  const check = (table: TableName, column: string) => {
-    if (column !== 'created_at' && !(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
-    return column;
-  };
-  /** A query's conditions as SQL and their values. */
-  const conditions = (table: TableName, where: Where = {}): [string, Key[]] => {
-    const parts = ['account = ?'];
-    const values: Key[] = [key];
-    for (const [column, value] of Object.entries(where)) {
-      check(table, column);
-      if (value === null) parts.push(`${column} IS NULL`);
-      else if (Array.isArray(value)) {
-        parts.push(`${column} IN (${value.map(() => '?').join(', ')})`);
-        values.push(...(value as Key[]));
-      } else if (typeof value === 'object') {
-        const range = value as Range;
-        parts.push(`${column} IS NOT NULL`);
-        if (range.from != null) parts.push(`${column} >= ?`) && values.push(range.from);
-        if (range.to != null) parts.push(`${column} <= ?`) && values.push(range.to);
-      } else {
-        parts.push(`${column} = ?`);
-        values.push(value as Key);
-      }
-    }
-    return [parts.join(' AND '), values];
-  };
-
-  /**
-   * A query's records. A column asked for any of several values (`status=expired,cancelled`) is read a value at a time,
-   * each in order in its index, and merged: one query over all of them would sort every record they hold.
-   */
-  function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
-    const split = query.by === undefined ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1) : undefined;
-    let rows: Iterator<Record<string, Key>>;
-    let skip = 0;
-    if (split) {
-      const [column, values] = split as [string, Key[]];
-      const parts = [...new Set(values)].map((value) => ordered(table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }));
-      rows = merged(parts, query.descending ? -1 : 1);
-      skip = query.skip ?? 0;
-    } else rows = ordered(table, query);
-    let left = query.limit ?? Infinity;
-    for (let row = rows.next(); !row.done && left > 0; row = rows.next()) {
-      if (skip > 0) skip--;
-      else {
-        left--;
-        yield [row.value.id as string, JSON.parse(row.value.data as string) as Row<T>];
-      }
-    }
-  }
-
-  /** A query's rows in its order, read in batches, each after the last one read (by its order), never by offset. */
-  function* ordered(table: TableName, query: Query): Generator<Record<string, Key>> {
-    const by = query.by === undefined ? [] : [check(table, query.by)];
-    const order = [...by, 'created_at', 'seq'];
-    const direction = query.descending ? 'DESC' : 'ASC';
-    const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
-    const [conditionsText, values] = conditions(table, where);
-    const select = `SELECT ${order.join(', ')}, id, data FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
-    const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
-    let left = query.limit ?? Infinity;
-    let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Record<string, Key>[];
-    const after = `${select} AND (${order.join(', ')}) ${query.descending ? '<' : '>'} (${order.map(() => '?').join(', ')}) ${orderBy} LIMIT ${BATCH}`;
-    for (;;) {
-      yield* rows.slice(0, left);
-      left -= rows.length;
-      if (rows.length < BATCH || left <= 0) return;
-      const last = rows.at(-1)!;
-      rows = sql(after).all(...values, ...order.map((c) => last[c]!)) as Record<string, Key>[];
-    }
-  }
-
-  return {
-    get: <T extends TableName>(table: T, id: string) => {
-      const row = sql(`SELECT data FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(key, id) as { data: string } | undefined;
-      return row && (JSON.parse(row.data) as Row<T>);
-    },
-    put: (table, id, record) => write(() => putRecord(sql, key, table, id, record)),
-    drop: (table, id) => write(() => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(key, id)),
-    find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
-    findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
-    *each(table, query = {}) {
-      for (const [, record] of scan(table, query)) yield record;
-    },
-    count(table, where = {}) {
-      const name = TABLE_NAMES[table];
-      const entries = Object.entries(where);
-      const [column, value] = entries[0] ?? [];
-      // A table's count, or one counted column's: kept by the triggers, so a total costs no scan.
-      if (entries.length === 0) return countOf(sql, key, name);
-      if (entries.length === 1 && COUNTED[table]?.includes(column!) && (typeof value !== 'object' || Array.isArray(value))) {
-        return [...new Set([value].flat())].reduce((n: number, one) => n + countOf(sql, key, `${name}.${column}=${one}`), 0);
-      }
-      const [text, values] = conditions(table, where);
-      return (sql(`SELECT count(*) AS n FROM ${name} WHERE ${text}`).get(...values) as { n: number }).n;
-    },
-    min: (table, column, where) => extreme(table, 'min', column, where),
-    max: (table, column, where) => extreme(table, 'max', column, where),
-  };
-
-  function extreme(table: TableName, which: 'min' | 'max', column: string, where: Where = {}): Key {
-    const [text, values] = conditions(table, { [check(table, column)]: {}, ...where });
-    return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
-  }
-}
-
-/** Rows of several queries, each in order (by `created_at`, then `seq`; `sign` -1: newest first), as one. */
-function* merged(parts: Iterator<Record<string, Key>>[], sign: 1 | -1): Generator<Record<string, Key>> {
-  const heads = parts.map((part) => part.next());
-  const before = (a: Record<string, Key>, b: Record<string, Key>) =>
-    sign * ((a.created_at as number) - (b.created_at as number) || (a.seq as number) - (b.seq as number)) < 0;
-  for (;;) {
-    let next = -1;
-    for (let i = 0; i < heads.length; i++) if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;
-    if (next < 0) return;
-    yield heads[next]!.value as Record<string, Key>;
-    heads[next] = parts[next]!.next();
-  }
-}
-
-const countOf = (sql: (text: string) => StatementSync, key: string, list: string): number =>
-  (sql('SELECT n FROM counts WHERE account = ? AND list = ?').get(key, list) as { n: number } | undefined)?.n ?? 0;
+export { readAccount };
 
 /** A failed write as the client is told it: `INSUFFICIENT_STORAGE` (507), naming why. */
 function storageError(error: unknown): SandboxError {

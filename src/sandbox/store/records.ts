@@ -1,0 +1,221 @@
+/**
+ * The tables of records and how they are read: each record a row of readable JSON beside its account's id, its own id
+ * and the columns the core looks it up and lists it by (`COLUMNS`), each with an index; the counts of lists kept by
+ * triggers; and the queries of the core's repository port.
+ */
+import type { StatementSync } from 'node:sqlite';
+import { keyedByCaller, normalizeAccount, TABLES, type AccountState, type TableName } from '../../core/index.js';
+import { COLUMNS, COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
+
+/** Prepares a statement (a store's cache of them, or a connection of its own). */
+export type Sql = (text: string) => StatementSync;
+
+/** Each table of records, by the core's name for it. */
+export const TABLE_NAMES: Record<TableName, string> = {
+  hubs: 'hubs',
+  pool: 'pool_cvus',
+  vaPayments: 'va_payments',
+  transfers: 'transfers',
+  events: 'events',
+  deliveries: 'deliveries',
+  idempotency: 'idempotency_keys',
+  clients: 'clients',
+  entries: 'ledger_entries',
+  invoices: 'invoices',
+};
+
+/** The columns of a table beside `data`, `created_at` first (every list is ordered by it). */
+const columnsOf = (table: TableName): string[] => ['created_at', ...Object.keys(COLUMNS[table]).filter((column) => column !== 'created_at')];
+
+/** Each table with its columns, an index per column, and the counts of its lists (`COUNTED`) kept by triggers. */
+export const RECORD_TABLES = TABLES.flatMap((table) => {
+  const name = TABLE_NAMES[table];
+  const columns = columnsOf(table);
+  const counted = COUNTED[table] ?? [];
+  const list = (column: string, row: 'NEW' | 'OLD') => `'${name}.${column}=' || ${row}.${column}`;
+  const add = (list: string, row: string) =>
+    `INSERT INTO counts SELECT ${row}.account, ${list}, 1 WHERE ${list} IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1;`;
+  const take = (list: string, row: string) => `UPDATE counts SET n = n - 1 WHERE account = ${row}.account AND list = ${list};`;
+  return [
+    `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, ${columns.map((c) => `${c} ${c.endsWith('_at') ? 'INTEGER' : 'TEXT'}`).join(', ')})`,
+    `CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`,
+    `CREATE INDEX ${name}_by_created_at ON ${name} (account, created_at)`,
+    ...columns.slice(1).map((c) => `CREATE INDEX ${name}_by_${c} ON ${name} (account, ${c}, created_at) WHERE ${c} IS NOT NULL`),
+    `CREATE TRIGGER ${name}_counted_insert AFTER INSERT ON ${name} BEGIN ${add(`'${name}'`, 'NEW')} ${counted.map((c) => add(list(c, 'NEW'), 'NEW')).join(' ')} END`,
+    `CREATE TRIGGER ${name}_counted_delete AFTER DELETE ON ${name} BEGIN ${take(`'${name}'`, 'OLD')} ${counted.map((c) => take(list(c, 'OLD'), 'OLD')).join(' ')} END`,
+    ...counted.map(
+      (c) => `CREATE TRIGGER ${name}_counted_${c} AFTER UPDATE OF ${c} ON ${name} WHEN OLD.${c} IS NOT NEW.${c} BEGIN ${take(list(c, 'OLD'), 'OLD')} ${add(list(c, 'NEW'), 'NEW')} END`,
+    ),
+  ];
+});
+
+/** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
+export function putRecord(sql: Sql, account: number, table: TableName, id: string, record: unknown): void {
+  const columns = columnsOf(table);
+  const values = columns.map((column) => COLUMNS[table][column]?.(record as never) ?? (column === 'created_at' ? 0 : null));
+  sql(
+    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, ${columns.join(', ')}) VALUES (?, ?, ?, ${columns.map(() => '?').join(', ')}) ` +
+      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+  ).run(account, id, JSON.stringify(record), ...values);
+}
+
+/** Writes every record of a state under a new account (a reset, an import, a migration). */
+export function writeRecords(sql: Sql, account: number, state: AccountState): void {
+  for (const table of TABLES) for (const [id, record] of Object.entries(state[table])) putRecord(sql, account, table, id, record);
+}
+
+/**
+ * An account as the database holds it: its head and each table's records, in the order they were made, or undefined.
+ * `sql` prepares a statement: the store's cache, or a connection of its own (a test reads the file as support staff
+ * would).
+ */
+export function readAccount(sql: Sql, key: string): AccountState | undefined {
+  const row = sql('SELECT id, head FROM accounts WHERE key = ?').get(key) as { id: number; head: string } | undefined;
+  return row && readRecords(sql, row.head, row.id);
+}
+
+/** The records of an account (its id, or its key in the tables of schema version 1) under its head. */
+export function readRecords(sql: Sql, head: string, account: number | string): AccountState {
+  const state = JSON.parse(head) as AccountState;
+  for (const table of TABLES) {
+    const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
+    for (const { id, data } of sql(`SELECT id, data FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string }>) {
+      records[id] = JSON.parse(data);
+    }
+    (state as unknown as Record<string, unknown>)[table] = records;
+  }
+  return normalizeAccount(state);
+}
+
+/** How many rows a lookup reads at a time. */
+const BATCH = 256;
+
+/**
+ * An account's records through the core's port (`Repository`), each query served by its column's index. `account` is
+ * the account's id, or null while it has none (a key that only read); `write` runs a write in the group's transaction
+ * with the account's id (made at its first write).
+ */
+export function repository(sql: Sql, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
+  const check = (table: TableName, column: string) => {
+    if (column !== 'created_at' && !(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
+    return column;
+  };
+  /** A query's conditions as SQL and their values. */
+  const conditions = (table: TableName, where: Where = {}): [string, Key[]] => {
+    const parts = ['account = ?'];
+    const values: Key[] = [account() ?? 0];
+    for (const [column, value] of Object.entries(where)) {
+      check(table, column);
+      if (value === null) parts.push(`${column} IS NULL`);
+      else if (Array.isArray(value)) {
+        parts.push(`${column} IN (${value.map(() => '?').join(', ')})`);
+        values.push(...(value as Key[]));
+      } else if (typeof value === 'object') {
+        const range = value as Range;
+        parts.push(`${column} IS NOT NULL`);
+        if (range.from != null) parts.push(`${column} >= ?`) && values.push(range.from);
+        if (range.to != null) parts.push(`${column} <= ?`) && values.push(range.to);
+      } else {
+        parts.push(`${column} = ?`);
+        values.push(value as Key);
+      }
+    }
+    return [parts.join(' AND '), values];
+  };
+
+  /**
+   * A query's records. A column asked for any of several values (`status=expired,cancelled`) is read a value at a time,
+   * each in order in its index, and merged: one query over all of them would sort every record they hold.
+   */
+  function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
+    const split = query.by === undefined ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1) : undefined;
+    let rows: Iterator<Record<string, Key>>;
+    let skip = 0;
+    if (split) {
+      const [column, values] = split as [string, Key[]];
+      const parts = [...new Set(values)].map((value) => ordered(table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }));
+      rows = merged(parts, query.descending ? -1 : 1);
+      skip = query.skip ?? 0;
+    } else rows = ordered(table, query);
+    let left = query.limit ?? Infinity;
+    for (let row = rows.next(); !row.done && left > 0; row = rows.next()) {
+      if (skip > 0) skip--;
+      else {
+        left--;
+        yield [row.value.id as string, JSON.parse(row.value.data as string) as Row<T>];
+      }
+    }
+  }
+
+  /** A query's rows in its order, read in batches, each after the last one read (by its order), never by offset. */
+  function* ordered(table: TableName, query: Query): Generator<Record<string, Key>> {
+    const by = query.by === undefined ? [] : [check(table, query.by)];
+    const order = [...by, 'created_at', 'seq'];
+    const direction = query.descending ? 'DESC' : 'ASC';
+    const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
+    const [conditionsText, values] = conditions(table, where);
+    const select = `SELECT ${order.join(', ')}, id, data FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
+    const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
+    let left = query.limit ?? Infinity;
+    let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Record<string, Key>[];
+    const after = `${select} AND (${order.join(', ')}) ${query.descending ? '<' : '>'} (${order.map(() => '?').join(', ')}) ${orderBy} LIMIT ${BATCH}`;
+    for (;;) {
+      yield* rows.slice(0, left);
+      left -= rows.length;
+      if (rows.length < BATCH || left <= 0) return;
+      const last = rows.at(-1)!;
+      rows = sql(after).all(...values, ...order.map((c) => last[c]!)) as Record<string, Key>[];
+    }
+  }
+
+  return {
+    get: <T extends TableName>(table: T, id: string) => {
+      const row = sql(`SELECT data FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string } | undefined;
+      return row && (JSON.parse(row.data) as Row<T>);
+    },
+    put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
+    drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
+    find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
+    findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
+    *each(table, query = {}) {
+      for (const [, record] of scan(table, query)) yield record;
+    },
+    count(table, where = {}) {
+      const name = TABLE_NAMES[table];
+      const entries = Object.entries(where);
+      const [column, value] = entries[0] ?? [];
+      // A table's count, or one counted column's: kept by the triggers, so a total costs no scan.
+      if (entries.length === 0) return countOf(sql, account(), name);
+      if (entries.length === 1 && COUNTED[table]?.includes(column!) && (typeof value !== 'object' || Array.isArray(value))) {
+        return [...new Set([value].flat())].reduce((n: number, one) => n + countOf(sql, account(), `${name}.${column}=${one}`), 0);
+      }
+      const [text, values] = conditions(table, where);
+      return (sql(`SELECT count(*) AS n FROM ${name} WHERE ${text}`).get(...values) as { n: number }).n;
+    },
+    min: (table, column, where) => extreme(table, 'min', column, where),
+    max: (table, column, where) => extreme(table, 'max', column, where),
+  };
+
+  function extreme(table: TableName, which: 'min' | 'max', column: string, where: Where = {}): Key {
+    const [text, values] = conditions(table, { [check(table, column)]: {}, ...where });
+    return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
+  }
+}
+
+/** Rows of several queries, each in order (by `created_at`, then `seq`; `sign` -1: newest first), as one. */
+function* merged(parts: Iterator<Record<string, Key>>[], sign: 1 | -1): Generator<Record<string, Key>> {
+  const heads = parts.map((part) => part.next());
+  const before = (a: Record<string, Key>, b: Record<string, Key>) =>
+    sign * ((a.created_at as number) - (b.created_at as number) || (a.seq as number) - (b.seq as number)) < 0;
+  for (;;) {
+    let next = -1;
+    for (let i = 0; i < heads.length; i++) if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;
+    if (next < 0) return;
+    yield heads[next]!.value as Record<string, Key>;
+    heads[next] = parts[next]!.next();
+  }
+}
+
+const countOf = (sql: Sql, account: number | null, list: string): number =>
+  (sql('SELECT n FROM counts WHERE account = ? AND list = ?').get(account ?? 0, list) as { n: number } | undefined)?.n ?? 0;
+
