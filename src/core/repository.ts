@@ -75,7 +75,7 @@ type Columns<T extends TableName> = Record<string, (record: Row<T>) => Key>;
 /**
  * The columns a store keeps beside each record, computed from it, and indexes (by account, then the column): what
  * lookups, lists, due work and retention ask for. `created_at` orders every list (newest first: lists go by when a
- * record was made, and an account's clock only moves forward).
+ * record was made, and an account's clock only moves forward); a table without it (hubs, pool) is in the order written.
  */
 export const COLUMNS: { [T in TableName]: Columns<T> } = {
   hubs: {},
@@ -90,8 +90,8 @@ export const COLUMNS: { [T in TableName]: Columns<T> } = {
     client_id: (p) => p.clientId,
     client_tax_id: (p) => p.clientTaxId,
     external_reference: (p) => p.externalReference,
-    /** What an active payment holds alone: its CVU, or its amount on the hub's collection CVU (AMOUNT_LOCK_CONFLICT). */
-    holds: (p) => (!isActive(p) ? null : p.lockMode === 'amount' ? amountLock(p.paymentHubId, p.amount!) : p.cvu),
+    /** The amount an active amount-locked payment waits for on its hub (AMOUNT_LOCK_CONFLICT); a pool CVU names its payment. */
+    amount_lock: (p) => (isActive(p) && p.lockMode === 'amount' ? amountLock(p.paymentHubId, p.amount!) : null),
     due_at: (p) => (isActive(p) ? ms(p.expiresAt) : null),
   },
   transfers: {
@@ -144,6 +144,18 @@ export const COLUMNS: { [T in TableName]: Columns<T> } = {
 };
 
 /** The columns whose lists a store keeps counts of (besides each table's), so a page's total costs no scan. */
+/** The field of a record that is its id, which a store may keep beside the record rather than in it. */
+export const ID_FIELDS: Partial<Record<TableName, string>> = {
+  pool: 'cvu',
+  vaPayments: 'id',
+  transfers: 'id',
+  events: 'id',
+  deliveries: 'id',
+  clients: 'id',
+  entries: 'id',
+  invoices: 'id',
+};
+
 export const COUNTED: Partial<Record<TableName, readonly string[]>> = {
   vaPayments: ['status', 'client_id', 'client_tax_id', 'external_reference'],
   events: ['dropped'],

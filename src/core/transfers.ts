@@ -7,7 +7,7 @@ import type { Hubs } from './hubs.js';
 import { fromCents } from './money.js';
 import { pageOf } from './pagination.js';
 import { listQuery, parse, transferSchema } from './schemas.js';
-import type { CashIn, Client, Transfer } from './state.js';
+import type { CashIn, Client, PoolCvu, Transfer } from './state.js';
 import * as va from './va-payment.js';
 import type { VaPayments } from './va-payments.js';
 import { transferView } from './views.js';
@@ -15,7 +15,7 @@ import { transferView } from './views.js';
 /** What a CVU or alias belongs to in an account. */
 type Target =
   | { cvu: string; kind: 'collection'; hubId: number }
-  | { cvu: string; kind: 'pool' }
+  | { cvu: string; kind: 'pool'; entry: PoolCvu }
   | { cvu: string; kind: 'client'; client: Client };
 
 /**
@@ -52,7 +52,7 @@ export class Transfers {
       createdAt: now,
     };
     if (target.kind === 'client') return this.record(this.creditClientCvu(target.client, transfer));
-    const payment = target.kind === 'collection' ? this.payments.lockedBy(target.hubId, input.total) : this.payments.holding(target.cvu);
+    const payment = target.kind === 'collection' ? this.payments.lockedBy(target.hubId, input.total) : this.payments.holding(target.entry);
     if (!payment) {
       transfer.reason =
         target.kind === 'collection'
@@ -94,7 +94,7 @@ export class Transfers {
     const hub = this.hubs.collectionOf(to);
     if (hub) return { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id };
     const entry = this.hubs.poolCvuAt(to);
-    return entry ? { cvu: entry.cvu, kind: 'pool' } : null;
+    return entry ? { cvu: entry.cvu, kind: 'pool', entry } : null;
   }
 
   private record(transfer: Transfer) {

@@ -9,7 +9,7 @@ import { fromCents, type Cents } from './money.js';
 import { pageOf } from './pagination.js';
 import { amountLock, type Where } from './repository.js';
 import { createVaPaymentSchema, listVaPaymentsQuery, parse } from './schemas.js';
-import type { VaPayment } from './state.js';
+import type { PoolCvu, VaPayment } from './state.js';
 import * as va from './va-payment.js';
 import { vaPaymentView } from './views.js';
 
@@ -83,12 +83,13 @@ export class VaPayments {
 
   /** The payment a transfer may pay: the active amount-locked one waiting for exactly this gross total. */
   lockedBy(hubId: number, total: Cents): VaPayment | undefined {
-    return this.ctx.records.find('vaPayments', { where: { holds: amountLock(hubId, total) } });
+    return this.ctx.records.find('vaPayments', { where: { amount_lock: amountLock(hubId, total) } });
   }
 
-  /** The active payment holding a pool CVU, if any. */
-  holding(cvu: string): VaPayment | undefined {
-    return this.ctx.records.find('vaPayments', { where: { holds: cvu } });
+  /** The active payment a pool CVU is lent to, if any. */
+  holding(cvu: PoolCvu): VaPayment | undefined {
+    const payment = cvu.vaPaymentId === null ? undefined : this.ctx.get('vaPayments', cvu.vaPaymentId);
+    return payment && va.isActive(payment) ? payment : undefined;
   }
 
   /** Stores a transition's payment, releases its CVU when it ends, and raises its events. */

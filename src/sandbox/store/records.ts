@@ -5,7 +5,7 @@
  */
 import type { StatementSync } from 'node:sqlite';
 import { keyedByCaller, normalizeAccount, TABLES, type AccountState, type TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
+import { COLUMNS, COUNTED, ID_FIELDS, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;
@@ -24,8 +24,17 @@ export const TABLE_NAMES: Record<TableName, string> = {
   invoices: 'invoices',
 };
 
-/** The columns of a table beside `data`, `created_at` first (every list is ordered by it). */
-const columnsOf = (table: TableName): string[] => ['created_at', ...Object.keys(COLUMNS[table]).filter((column) => column !== 'created_at')];
+/** The columns of a table beside `data`. */
+const columnsOf = (table: TableName): string[] => Object.keys(COLUMNS[table]);
+
+/** What a table's lists are ordered by: when made, then as written; as written only where a record has no time. */
+const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] ? ['created_at', 'seq'] : ['seq']);
+
+/** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). */
+function recordOf<T>(table: TableName, id: string, data: string): T {
+  const field = ID_FIELDS[table];
+  return (field === undefined ? JSON.parse(data) : { [field]: id, ...JSON.parse(data) }) as T;
+}
 
 /** Each table with its columns, an index per column, and the counts of its lists (`COUNTED`) kept by triggers. */
 export const RECORD_TABLES = TABLES.flatMap((table) => {
@@ -37,10 +46,13 @@ export const RECORD_TABLES = TABLES.flatMap((table) => {
     `INSERT INTO counts SELECT ${row}.account, ${list}, 1 WHERE ${list} IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1;`;
   const take = (list: string, row: string) => `UPDATE counts SET n = n - 1 WHERE account = ${row}.account AND list = ${list};`;
   return [
-    `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, ${columns.map((c) => `${c} ${c.endsWith('_at') ? 'INTEGER' : 'TEXT'}`).join(', ')})`,
+    `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL${columns.map((c) => `, ${c} ${c.endsWith('_at') ? 'INTEGER' : 'TEXT'}`).join('')})`,
     `CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`,
-    `CREATE INDEX ${name}_by_created_at ON ${name} (account, created_at)`,
-    ...columns.slice(1).map((c) => `CREATE INDEX ${name}_by_${c} ON ${name} (account, ${c}, created_at) WHERE ${c} IS NOT NULL`),
+    ...columns.map((c) =>
+      c === 'created_at'
+        ? `CREATE INDEX ${name}_by_created_at ON ${name} (account, created_at)`
+        : `CREATE INDEX ${name}_by_${c} ON ${name} (account, ${c}${orderOf(table).includes('created_at') ? ', created_at' : ''}) WHERE ${c} IS NOT NULL`,
+    ),
     `CREATE TRIGGER ${name}_counted_insert AFTER INSERT ON ${name} BEGIN ${add(`'${name}'`, 'NEW')} ${counted.map((c) => add(list(c, 'NEW'), 'NEW')).join(' ')} END`,
     `CREATE TRIGGER ${name}_counted_delete AFTER DELETE ON ${name} BEGIN ${take(`'${name}'`, 'OLD')} ${counted.map((c) => take(list(c, 'OLD'), 'OLD')).join(' ')} END`,
     ...counted.map(
@@ -52,11 +64,12 @@ export const RECORD_TABLES = TABLES.flatMap((table) => {
 /** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
 export function putRecord(sql: Sql, account: number, table: TableName, id: string, record: unknown): void {
   const columns = columnsOf(table);
-  const values = columns.map((column) => COLUMNS[table][column]?.(record as never) ?? (column === 'created_at' ? 0 : null));
+  const field = ID_FIELDS[table];
+  const data = JSON.stringify(field === undefined ? record : { ...(record as object), [field]: undefined });
   sql(
-    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, ${columns.join(', ')}) VALUES (?, ?, ?, ${columns.map(() => '?').join(', ')}) ` +
-      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`,
-  ).run(account, id, JSON.stringify(record), ...values);
+    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${columns.map(() => ', ?').join('')}) ` +
+      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
+  ).run(account, id, data, ...columns.map((column) => COLUMNS[table][column]!(record as never)));
 }
 
 /** Writes every record of a state under a new account (a reset, an import, a migration). */
@@ -80,7 +93,7 @@ export function readRecords(sql: Sql, head: string, account: number | string): A
   for (const table of TABLES) {
     const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
     for (const { id, data } of sql(`SELECT id, data FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string }>) {
-      records[id] = JSON.parse(data);
+      records[id] = recordOf(table, id, data);
     }
     (state as unknown as Record<string, unknown>)[table] = records;
   }
@@ -97,7 +110,7 @@ const BATCH = 256;
  */
 export function repository(sql: Sql, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
   const check = (table: TableName, column: string) => {
-    if (column !== 'created_at' && !(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
+    if (!(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
     return column;
   };
   /** A query's conditions as SQL and their values. */
@@ -142,7 +155,7 @@ export function repository(sql: Sql, account: () => number | null, write: (run: 
       if (skip > 0) skip--;
       else {
         left--;
-        yield [row.value.id as string, JSON.parse(row.value.data as string) as Row<T>];
+        yield [row.value.id as string, recordOf<Row<T>>(table, row.value.id as string, row.value.data as string)];
       }
     }
   }
@@ -150,7 +163,7 @@ export function repository(sql: Sql, account: () => number | null, write: (run: 
   /** A query's rows in its order, read in batches, each after the last one read (by its order), never by offset. */
   function* ordered(table: TableName, query: Query): Generator<Record<string, Key>> {
     const by = query.by === undefined ? [] : [check(table, query.by)];
-    const order = [...by, 'created_at', 'seq'];
+    const order = [...by, ...orderOf(table)];
     const direction = query.descending ? 'DESC' : 'ASC';
     const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
     const [conditionsText, values] = conditions(table, where);
@@ -171,7 +184,7 @@ export function repository(sql: Sql, account: () => number | null, write: (run: 
   return {
     get: <T extends TableName>(table: T, id: string) => {
       const row = sql(`SELECT data FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string } | undefined;
-      return row && (JSON.parse(row.data) as Row<T>);
+      return row && recordOf<Row<T>>(table, id, row.data);
     },
     put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
