@@ -7,7 +7,7 @@ import { formatCents } from './money.js';
 import { issuesToDetails } from './schemas.js';
 import { taxIdDigits } from './clients.js';
 import { ACTIVE_STATUSES, type AccountState, type Delivery, type Entry, type VaPayment } from './state.js';
-import { droppedDelivery, isOpen } from './deliveries.js';
+import { droppedDelivery, hold, isOpen } from './deliveries.js';
 import { compacted, sent, type ExportedEvent } from './event-body.js';
 import { isDropped } from './repository.js';
 
@@ -46,6 +46,59 @@ export const accountExportSchema = z.preprocess(
 );
 
 export type AccountExport = z.output<typeof accountExportSchema>;
+
+/** Gives way to other work when it is time (the server's: after some ms of work at a stretch); undefined: go on now. */
+export type Pause = () => Promise<void> | undefined;
+
+/** A JSON object, its members not looked at (a `z.record` would walk every one). */
+const anyObject = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'must be an object');
+
+/** The file's envelope with its tables' records left unchecked: they are checked one at a time (`checkExport`). */
+const envelope = z.preprocess(
+  upgrade,
+  z.strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.literal(EXPORT_VERSION),
+    exportedAt: time.refine((at) => ms(at) <= MAX_CLOCK_MS, `must be at most ${iso(MAX_CLOCK_MS)}`),
+    account: z.strictObject(Object.fromEntries(Object.keys(exportedAccount.shape).map((name) => [name, anyObject]))),
+  }),
+);
+
+/**
+ * What `accountExportSchema` checks, a record at a time, giving way between them (`pause`), so a large file does not
+ * hold other requests up while it is read.
+ */
+async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> {
+  const doc = envelope.safeParse(body);
+  // A file whose envelope is wrong is parsed whole, for every problem it has at once.
+  if (!doc.success) throw invalid(accountExportSchema.safeParse(body).error?.issues ?? doc.error.issues);
+  const issues: z.core.$ZodIssue[] = [];
+  const account: Record<string, Record<string, unknown>> = {};
+  for (const [name, table] of Object.entries(exportedAccount.shape)) {
+    const records = (account[name] = {} as Record<string, unknown>);
+    for (const [id, record] of Object.entries(doc.data.account[name]!)) {
+      const checked = ((table as z.ZodRecord).valueType as z.ZodType).safeParse(record);
+      // One that fails is kept as given, so the checks across records below name every problem at once, as a whole parse does.
+      records[id] = checked.success ? checked.data : record;
+      if (!checked.success) issues.push(...checked.error.issues.map((issue) => ({ ...issue, path: ['account', name, id, ...issue.path] })));
+      await pause();
+    }
+  }
+  const checked = { ...doc.data, account } as AccountExport;
+  for (const problems of [integrityProblems, moneyProblems, uniquenessProblems]) {
+    for (const problem of problems(checked.account)) {
+      issues.push({ code: 'custom', path: ['account', ...problem.path], message: problem.message, input: undefined } as z.core.$ZodIssue);
+    }
+    await pause();
+  }
+  if (issues.length > 0) throw invalid(issues);
+  return checked;
+}
+
+const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
+  const details = issuesToDetails(new z.ZodError(issues));
+  return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
+};
 
 /**
  * What the account's code relies on without checking again: every record under its own id, and every
@@ -217,12 +270,14 @@ function exportedEvents({ events, deliveries, vaPayments }: Pick<AccountState, '
  * An export's events and deliveries as this release stores them: an event carrying its VA payment whole keeps no copy
  * when it renders the same (`compacted`), and a dropped event's delivery is not stored (`droppedDelivery`).
  */
-function stored({ events, deliveries, vaPayments }: AccountExport['account']): Pick<AccountState, 'events' | 'deliveries'> {
+async function stored({ events, deliveries, vaPayments }: AccountExport['account'], pause: Pause): Promise<Pick<AccountState, 'events' | 'deliveries'>> {
   const isDropped = (d: Delivery) => d.id === d.eventId && events[d.eventId]!.url === null && sameRecord(d, droppedDelivery(events[d.eventId]!));
-  return {
-    events: Object.fromEntries(Object.entries(events).map(([id, event]) => [id, compacted(event, (paymentId) => vaPayments[paymentId])])),
-    deliveries: Object.fromEntries(Object.entries(deliveries).filter(([, d]) => !isDropped(d))),
-  };
+  const compact: AccountState['events'] = {};
+  for (const [id, event] of Object.entries(events)) {
+    compact[id] = compacted(event, (paymentId) => vaPayments[paymentId]);
+    await pause();
+  }
+  return { events: compact, deliveries: Object.fromEntries(Object.entries(deliveries).filter(([, d]) => !isDropped(d))) };
 }
 
 /** Whether two flat records hold the same fields, in any order. */
@@ -244,19 +299,16 @@ export const importQuery = z.object({
  * Replaces the account's whole state with an export's, its clock set to read the export's time; a dry run only
  * checks the file and counts what it holds (`imported: false`).
  */
-export function importAccount(account: Account, body: unknown, dryRun = false) {
-  const result = accountExportSchema.safeParse(body);
-  if (!result.success) {
-    const details = issuesToDetails(result.error);
-    throw new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
-  }
-  const doc = result.data;
-  const records = { ...doc.account, ...stored(doc.account) };
+export async function importAccount(account: Account, body: unknown, dryRun = false, pause: Pause = () => undefined) {
+  const doc = await checkExport(body, pause);
+  const records = { ...doc.account, ...(await stored(doc.account, pause)) };
   if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
   const wallNow = account.nowMs() - account.head.clockOffsetMs;
   const { forwarding, faults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
-  account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, invoices: records.invoices as AccountState['invoices'] });
+  // Its open deliveries are held as they are stored: none may go out before `holdImported` (the file's URLs are never called).
+  const deliveries = Object.fromEntries(Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]));
+  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported();
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock(), counts: account.counts() };

@@ -102,15 +102,16 @@ export class Account {
     return prune(this.ctx.records, this.nowMs() - keepMs);
   }
 
-  reset(): void {
-    this.replace(emptyAccountState());
+  reset(): Promise<void> {
+    return this.replace(emptyAccountState());
   }
 
-  /** Swaps in a whole new state (reset, import). */
-  replace(next: AccountState): void {
+  /** Swaps in a whole new state (reset, import), once it is stored; its head written again, so its due work is known. */
+  async replace(next: AccountState): Promise<void> {
     const state = normalizeAccount(next);
+    await this.ctx.deps.storage.replace(this.key, state);
     this.ctx.head = accountHead(state);
-    this.ctx.deps.storage.replace(this.key, state);
+    this.ctx.changedHeader();
   }
 
   // --- the clock and due work (due-work.ts) ---

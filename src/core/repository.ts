@@ -63,8 +63,11 @@ export interface Storage {
   records(key: string): Repository;
   /** An account whole (an export, a recording), or undefined. */
   read(key: string): AccountState | undefined;
-  /** Replaces an account whole (a reset, an import). */
-  replace(key: string, state: AccountState): void;
+  /**
+   * Replaces an account whole (a reset, an import): resolves once the new state is stored, written a slice at a time
+   * so other accounts' requests go on meanwhile; the account's requests see the old state until then.
+   */
+  replace(key: string, state: AccountState): Promise<void>;
 }
 
 /** How long an Idempotency-Key's answer is kept, by the account's clock. */

@@ -30,7 +30,8 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const store = memoryStore();
   const key = 'sk_module';
-  if (options.state) store.replace(key, options.state);
+  // Resolves once `state` is stored (awaited by a test that starts the modules over records already made).
+  const stored = options.state ? store.replace(key, options.state) : Promise.resolve();
   const written: Written[] = [];
   const live: LiveEvent[] = [];
   const records = store.records(key);
@@ -47,7 +48,7 @@ export function moduleContext(options: { hubIds?: number[]; state?: AccountState
     storage,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
   });
-  return { clock, ctx, written, live, store };
+  return { clock, ctx, written, live, store, stored };
 }
 
 /**

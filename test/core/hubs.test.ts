@@ -33,7 +33,7 @@ describe('hubs and the CVU pool', () => {
     expect([hubs.isTaken('CLIENT.ALIAS'), hubs.isTaken('0000000000000000000001'), hubs.isTaken('OTHER.ALIAS')]).toEqual([true, true, false]);
   });
 
-  it('opens pool CVUs with three-word aliases while under half of those are lent, then with two words and four digits, as counted by a restart', () => {
+  it('opens pool CVUs with three-word aliases while under half of those are lent, then with two words and four digits, as counted by a restart', async () => {
     const { ctx, store } = moduleContext();
     const hubs = new Hubs(ctx);
     const DIGITS = /^[A-Z]+\.[A-Z]+\.\d{4}$/;
@@ -46,7 +46,9 @@ describe('hubs and the CVU pool', () => {
     expect(after.filter((alias) => DIGITS.test(alias))).toEqual(after);
 
     // Counted again from the records (an account read again after a restart).
+    await store.save();
     const fresh = moduleContext({ state: store.read(ctx.key), seed: 9 });
+    await fresh.stored;
     expect(open(new Hubs(fresh.ctx), 1, THREE_WORDS)[0]).toMatch(DIGITS);
   });
 });

@@ -179,12 +179,14 @@ describe('get and cancel', () => {
 });
 
 describe('a restart', () => {
-  it('lends pool CVUs released in the same instant again in the same order as before it (the lookups built from the records)', () => {
+  it('lends pool CVUs released in the same instant again in the same order as before it (read again from the records)', async () => {
     const m = accountModules();
     const made = Array.from({ length: 6 }, () => m.payments.createVaPayment({ ...PAYMENT }));
     m.clock.advance(1000);
     for (const { id } of [...made].sort((a, b) => b.cvu.localeCompare(a.cvu))) m.payments.cancelVaPayment(id); // highest CVU first
+    await m.store.save();
     const restarted = accountModules({ state: m.store.read(m.ctx.key), seed: 9 });
+    await restarted.stored;
     const lend = ({ payments }: Modules) => made.map(() => payments.createVaPayment({ ...PAYMENT }).cvu);
     expect(lend(restarted)).toEqual(lend(m));
   });

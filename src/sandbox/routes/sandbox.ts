@@ -19,8 +19,8 @@ export function sandboxRoutes({ runtime, get, list, post, patch, put, delete: de
   patch('/sandbox/v1/hubs/:id', (account, body, c) => account.patchHub(param(c, 'id'), body));
   post(
     '/sandbox/v1/reset',
-    (account) => {
-      account.reset();
+    async (account) => {
+      await account.reset();
       return { reset: true };
     },
     { body: 'none' },

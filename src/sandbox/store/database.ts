@@ -20,11 +20,11 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
-import { accountHead, emptyAccountState, normalizeAccount, SandboxError, type AccountState } from '../../core/index.js';
+import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES, type AccountState } from '../../core/index.js';
 import type { AccountHead, Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
-import { readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -332,6 +332,12 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     return null;
   }
 
+  /** An account id given up (replaced, or staged by a replace that failed): its row goes now, its records after (`sweep`). */
+  function retire(account: number): void {
+    sql('INSERT INTO retired (account) VALUES (?)').run(account);
+    sql('DELETE FROM accounts WHERE id = ?').run(account);
+  }
+
   /** Deletes the rows of retired account ids (a reset's, an import's), a slice per turn of the event loop. */
   function sweep(): void {
     if (sweeping || closed) return;
@@ -364,19 +370,43 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     writeHead: (key, head) => write(key, (account) => sql('UPDATE accounts SET head = ? WHERE id = ?').run(JSON.stringify(head), account)),
     records: (key) => repository(sql, () => idOf(key), (run) => write(key, run)),
     read: (key) => readAccount(sql, key),
-    replace: (key, state) =>
-      write(key, (old) => {
-        sql('INSERT INTO retired (account) VALUES (?)').run(old);
-        sql('DELETE FROM accounts WHERE id = ?').run(old);
-        ids.set(key, writeAccount(sql, key, state, 0));
-      }),
+    /**
+     * Writes the new state under a staged id of its own, a slice per group commit (other requests in between), then
+     * swaps it in for the key's in one write; the old id is retired. A slice that cannot be stored retires the staged id.
+     * (A staged account's row has no wake: nothing of it is due or sent before the swap.)
+     */
+    async replace(key, state) {
+      const staged = write(null, () => Number(sql('INSERT INTO accounts (key, head) VALUES (?, ?)').run(`${key}${STAGED}`, JSON.stringify(accountHead(state))).lastInsertRowid));
+      const rows = TABLES.flatMap((table) => Object.entries(state[table]).map(([id, record]) => [table, id, record] as const));
+      try {
+        for (let at = 0; at < rows.length; ) {
+          write(null, () => {
+            const until = performance.now() + STAGE_SLICE_MS;
+            for (; at < rows.length && performance.now() < until; at++) putRecord(sql, staged, ...rows[at]!);
+          });
+          await group!.promise;
+        }
+        write(key, (old) => {
+          retire(old);
+          sql('UPDATE accounts SET key = ? WHERE id = ?').run(key, staged);
+          ids.set(key, staged);
+        });
+        await group!.promise;
+      } catch (error) {
+        write(null, () => retire(staged));
+        throw error;
+      }
+    },
     waking: (now) =>
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: () => group?.promise ?? Promise.resolve(),
     attach(next) {
       owner = next;
-      sweep(); // what a reset or import left before a stop
+      // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
+      const staged = sql(`SELECT id FROM accounts WHERE instr(key, ?) > 0`).all(STAGED) as { id: number }[];
+      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => retire(id)));
+      else sweep();
     },
     /** Commits what is left and lets the file go; a second close does nothing. */
     async close() {
@@ -391,6 +421,12 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
 
 /** How many rows of a retired account a sweep deletes at a time. */
 const SWEEP_SLICE = 2000;
+
+/** How long a replace writes records at a stretch, in one group commit, before it lets other requests in (ms). */
+const STAGE_SLICE_MS = 20;
+
+/** Marks the key of a staged account: a newline, which no API key (an HTTP header's value) can hold. */
+const STAGED = '\nstaged';
 
 /** The head of an account first written by a record. */
 const NEW_HEAD = JSON.stringify(accountHead(emptyAccountState()));
