@@ -307,9 +307,10 @@ export async function importAccount(account: Account, body: unknown, dryRun = fa
   const { forwarding, faults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
   // Its open deliveries are held as they are stored: none may go out before `holdImported` (the file's URLs are never called).
+  const held = Object.values(records.deliveries).filter(isOpen).map((d) => d.id);
   const deliveries = Object.fromEntries(Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]));
   await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
-  account.holdImported();
+  account.holdImported(held);
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock(), counts: account.counts() };
 }

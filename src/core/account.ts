@@ -170,12 +170,14 @@ export class Account {
   release = (id: string, body: unknown) => this.write(() => this.log.release(id, body));
   /**
    * After an import (contract part 5): what falls due at the file's time is done now, not by the next timer, so that
-   * its callbacks are held with the file's open deliveries instead of sent to the file's URLs.
+   * its callbacks are held with the file's open deliveries (`held`, held as they were stored) instead of sent to the
+   * file's URLs; live views hear of every one.
    */
-  holdImported = () =>
+  holdImported = (held: readonly string[]) =>
     this.write(() => {
       this.due.runDue();
       this.log.holdOpen();
+      this.log.announce(held);
     });
   forwarding = () => this.log.forwarding();
   setForwarding = (body: unknown) => this.log.setForwarding(body);

@@ -235,6 +235,11 @@ export class DeliveryLog {
     return next;
   }
 
+  /** Tells live views of deliveries as they stand (an import's, held as they were stored). */
+  announce(ids: readonly string[]): void {
+    for (const id of ids) this.notify(this.delivery(id), null);
+  }
+
   private notify(delivery: Delivery, attempt: Attempt | null): void {
     this.ctx.notify('delivery', () => {
       const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
