@@ -1,4 +1,7 @@
+import { emptyAccountState } from '../core/account.js';
+import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks.js';
+import { SCENARIO_VERSION, type Scenario } from '../core/scenario.js';
 import type { BalanceView, ClientView, ClockView, DeliveryDetail, DeliveryView, EntryView, EventView, HubView, InvoiceView, TransferView } from '../core/views.js';
 
 /**
@@ -140,6 +143,18 @@ const invoice: InvoiceView = {
 const balance: BalanceView = { clientId: CLIENT_ID, currency: 'ARS', totalCashIn: 11970, totalCashOut: 0, totalInvoiced: 12000, balance: -30 };
 const clock: ClockView = { now: PAID_AT, offsetSeconds: 3600 };
 
+const { clockOffsetMs: _offset, ...emptyRecords } = emptyAccountState();
+const accountExport: AccountExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: AT, account: { ...emptyRecords, events: {}, hubs: { '123': hub } } };
+
+const scenario: Scenario = {
+  version: SCENARIO_VERSION,
+  name: 'Recorded from account …1234',
+  steps: [
+    { name: 'payment_1', do: 'createVaPayment', body: { paymentHubId: 123, currency: 'ARS', lockMode: 'amount', amount: 5000 } },
+    { do: 'transfer', body: { to: '${payment_1.cvu}', total: 5000, taxes: 30 } },
+  ],
+};
+
 /** By the name of the schema in `components.schemas`. */
 export const EXAMPLES: Record<string, unknown> = {
   VaPayment: examplePayment,
@@ -160,4 +175,6 @@ export const EXAMPLES: Record<string, unknown> = {
   Reset: { reset: true },
   ImportResult: { imported: true, clock, counts: { vaPayments: 1, clients: 1, transfers: 1, events: 3, deliveries: 3, entries: 1, invoices: 1 } },
   Health: { status: 'ok', version: '0.1.0', keepDays: null },
+  AccountExport: accountExport,
+  Scenario: scenario,
 };
