@@ -54,25 +54,8 @@ export type HubPatchBody = z.input<typeof hubPatchSchema>;
 export type CvuStatusBody = z.input<typeof clientCvuSchema>;
 export type FaultsBody = z.input<typeof faultsSchema>;
 
-export type {
-  AccountExport,
-  BalanceView,
-  ClientView,
-  ClockView,
-  DeliveryDetail,
-  DeliveryView,
-  EntryView,
-  EventView,
-  Faults,
-  ForwardingView,
-  HubView,
-  ImportResult,
-  InvoiceView,
-  Scenario,
-  TransactionsView,
-  TransferView,
-  VaPaymentView,
-};
+export type * from './views.js';
+export type { AccountExport, Faults, Scenario };
 
 export type { Page, Pagination };
 /** Query values; undefined (and empty) ones are left out, arrays are sent comma-separated. */
