@@ -85,7 +85,7 @@ const DELIVERIES = 'Callback deliveries';
 const SERVICE = 'Service';
 
 export const OPERATIONS: Operation[] = [
-  { method: 'get', path: '/health', id: 'health', summary: 'Liveness: `{status, version}`', tag: SERVICE, produces: 'raw-json', public: true, data: healthSchema },
+  { method: 'get', path: '/health', id: 'health', summary: 'Liveness: `{status, version, keepDays}`', tag: SERVICE, produces: 'raw-json', public: true, data: healthSchema },
   { method: 'get', path: '/openapi.json', id: 'openapi', summary: 'This document', tag: SERVICE, produces: 'raw-json', public: true },
   { method: 'get', path: '/scenario.schema.json', id: 'scenarioSchema', summary: 'The scenario file format as a JSON Schema (draft 2020-12)', tag: SERVICE, produces: 'raw-json', public: true },
 
