@@ -56,4 +56,26 @@ describe('GET /openapi.json', () => {
     const cancel = doc.paths['/api/v1/va-payments/{id}/cancel'].post.responses;
     expect(Object.keys(cancel)).toEqual(expect.arrayContaining(['200', '401', '404', '409']));
   });
+
+  it('names 403 and 507: every operation can answer 403 (the Host guard), every write 507 (a write not stored)', async () => {
+    const { doc } = await fetchDoc();
+    expect(doc.components.responses.Error403.description).toBe('Forbidden: HOST_NOT_ALLOWED');
+    expect(doc.components.responses.Error507.description).toBe('Insufficient storage: INSUFFICIENT_STORAGE');
+    expect(Object.keys(doc.paths['/health'].get.responses)).toEqual(['200', '403']);
+    expect(Object.keys(doc.paths['/api/v1/va-payments'].post.responses)).toContain('507');
+    expect(Object.keys(doc.paths['/sandbox/v1/hubs/{id}'].get.responses)).toContain('507');
+    expect(Object.keys(doc.paths['/api/v1/va-payments'].get.responses)).not.toContain('507');
+  });
+
+  it('types every answer: the VA payment object, a list of clients beside its pagination, each with an example', async () => {
+    const { doc } = await fetchDoc();
+    const created = doc.paths['/api/v1/va-payments'].post.responses['201'].content['application/json'];
+    expect(created.schema.properties.data).toEqual({ $ref: '#/components/schemas/VaPayment' });
+    expect(created.example.data.paymentInstructions.holderName).toBe('Sandbox Payments S.A.');
+    const clients = doc.paths['/api/v1/clients'].get.responses['200'].content['application/json'];
+    expect(clients.schema.properties.data).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Client' } });
+    expect(clients.schema.required).toEqual(['success', 'data', 'pagination', 'timestamp']);
+    expect(doc.components.schemas.VaPayment.properties.status.enum).toEqual(['waiting', 'underpaid', 'completed', 'overpaid', 'expired', 'cancelled']);
+    expect(doc.components.schemas.Success).toBeUndefined();
+  });
 });

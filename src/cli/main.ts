@@ -19,7 +19,7 @@ import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { transferCommand } from './commands/transfer.js';
 import { uiCommand } from './commands/ui.js';
-import { SandboxApiError } from '../sandbox/api-client.js';
+import { NotASandboxError, SandboxApiError } from '../core/api-client.js';
 import { UnreachableError } from './client.js';
 import { example, globalOptions } from './context.js';
 import { version } from './version.js';
@@ -82,12 +82,12 @@ export async function main(argv: string[]): Promise<number> {
     const { code, status, details, exit } =
       error instanceof SandboxApiError
         ? { code: error.code as string, status: error.status as number | null, details: error.details, exit: 1 }
-        : error instanceof UnreachableError
+        : error instanceof UnreachableError || error instanceof NotASandboxError
           ? { code: 'NO_SANDBOX', status: null, details: [], exit: 3 }
           : { code: 'FAILED', status: null, details: [], exit: 1 };
     const message = oneLine((error as Error).message);
     // The API's own message, without the code it is shown with to people (`NOT_FOUND: …`).
-    const own = message.startsWith(`${code}: `) ? message.slice(code.length + 2) : message;
+    const own = error instanceof SandboxApiError ? oneLine(error.reason) : message;
     process.stderr.write(json ? `${JSON.stringify({ code, message: own, details, status })}\n` : `va-sandbox: ${message}\n`);
     return exit;
   }

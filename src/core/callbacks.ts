@@ -8,20 +8,21 @@ import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from './state.j
  * fails there.
  */
 
-const id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a lower-case UUID');
-const time = z.iso.datetime();
+/** The primitives of every answer's schema (views.ts builds the API's objects from them too). */
+export const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a lower-case UUID');
+export const isoTime = z.iso.datetime();
 /** Money: ARS as a JSON number with at most 2 decimals. */
-const ars = z.number();
+export const ars = z.number();
 
 /** The VA payment object (contract 2.2): the payload of `created`, `cancelled` and `failed`. */
 export const vaPaymentObjectSchema = z.strictObject({
-  id,
+  id: uuid,
   status: z.enum(VA_PAYMENT_STATUSES),
   lockMode: z.enum(['time', 'amount', 'amount_and_time']),
   amount: ars.nullable().describe('null for an open amount'),
   currency: z.literal('ARS'),
   ttlSeconds: z.number().int(),
-  expiresAt: time,
+  expiresAt: isoTime,
   cvu: z.string(),
   alias: z.string(),
   paymentInstructions: z.strictObject({
@@ -31,9 +32,9 @@ export const vaPaymentObjectSchema = z.strictObject({
     bankName: z.string(),
     amount: ars.nullable(),
     currency: z.literal('ARS'),
-    expiresAt: time,
+    expiresAt: isoTime,
   }),
-  clientId: id.nullable(),
+  clientId: uuid.nullable(),
   clientTaxId: z.string().nullable(),
   clientName: z.string().nullable(),
   callbackUrl: z.string().nullable(),
@@ -48,12 +49,12 @@ export const vaPaymentObjectSchema = z.strictObject({
   cashIns: z.array(
     z.strictObject({
       operationId: z.string(),
-      transferId: id,
+      transferId: uuid,
       total: ars,
       taxes: ars,
       incomingAmount: ars,
       totalWithoutTaxes: ars,
-      receivedAt: time,
+      receivedAt: isoTime,
     }),
   ),
   callbackDelivery: z.strictObject({
@@ -65,36 +66,36 @@ export const vaPaymentObjectSchema = z.strictObject({
     dropped: z.number().int(),
     held: z.number().int(),
     lastEventType: z.string().nullable(),
-    lastAttemptAt: time.nullable(),
+    lastAttemptAt: isoTime.nullable(),
   }),
-  createdAt: time,
-  updatedAt: time,
-  completedAt: time.nullable(),
-  cancelledAt: time.nullable(),
-  expiredAt: time.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  completedAt: isoTime.nullable(),
+  cancelledAt: isoTime.nullable(),
+  expiredAt: isoTime.nullable(),
 });
 
 /** The payload of the events a transfer raises (spec 6.1): `receivedAmount` and `remainingAmount` are the payment's totals after it. */
 export const transferPayloadSchema = z.strictObject({
-  vaPaymentId: id,
+  vaPaymentId: uuid,
   operationId: z.string(),
   incomingAmount: ars.describe('net amount received after taxes; equals totalWithoutTaxes'),
   total: ars.describe('gross amount before taxes'),
   totalWithoutTaxes: ars,
   taxes: ars.describe('total - taxes = incomingAmount'),
   receivedAmount: ars.describe("the payment's net amount credited so far"),
-  receivedAt: time,
+  receivedAt: isoTime,
   remainingAmount: ars.describe('still pending; 0 when fully paid'),
 });
 
 const vaCallback = <T extends VaEventType, P extends z.ZodType>(eventType: T, payload: P) =>
   z.strictObject({
-    eventId: id,
-    vaPaymentId: id,
+    eventId: uuid,
+    vaPaymentId: uuid,
     eventType: z.literal(eventType),
     status: z.enum(VA_PAYMENT_STATUSES).describe('the VA payment status'),
     payload,
-    createdAt: time,
+    createdAt: isoTime,
   });
 
 /** Each VA event's body (spec 6.1), by `eventType`. */
@@ -116,8 +117,8 @@ export const vaCallbackSchema = z.discriminatedUnion('eventType', Object.values(
 
 /** The client cash-in body (spec 6.2). */
 export const clientCashinCallbackSchema = z.strictObject({
-  eventId: id,
-  clientId: id,
+  eventId: uuid,
+  clientId: uuid,
   eventType: z.literal('client.cashin'),
   taxId: z.string(),
   amount: ars.describe('net amount credited after taxes'),
@@ -128,7 +129,7 @@ export const clientCashinCallbackSchema = z.strictObject({
   cvu: z.string(),
   alias: z.string(),
   operationId: z.string(),
-  createdAt: time,
+  createdAt: isoTime,
 });
 
 /** A VA callback body: a union discriminated by `eventType`. */
@@ -155,7 +156,8 @@ const CREATED_AT = '2026-03-02T14:05:09.120Z';
 const EXPIRES_AT = '2026-03-02T14:35:09.120Z';
 const PAID_AT = '2026-03-02T14:07:41.503Z';
 
-const examplePayment: z.output<typeof vaPaymentObjectSchema> = {
+/** A VA payment as the API answers it: the `created` example's payload, and the OpenAPI document's example. */
+export const examplePayment: z.output<typeof vaPaymentObjectSchema> = {
   id: PAYMENT_ID,
   status: 'waiting',
   lockMode: 'amount_and_time',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl } from './schemas.js';
 import type { AccountState, Delivery, Faults, Forwarding } from './state.js';
+import type { ForwardingView } from './views.js';
 
 /** `PUT /sandbox/v1/forwarding`: every callback attempt of the account goes to `url` until it is deleted. */
 export const forwardingSchema = z.strictObject({ url: httpUrl });
@@ -17,7 +18,7 @@ export const redeliverSchema = z.strictObject({ url: httpUrl.optional() });
 
 export const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false };
 
-export const forwardingView = (forwarding: Forwarding | null | undefined) => ({ url: forwarding?.url ?? null, since: forwarding?.since ?? null });
+export const forwardingView = (forwarding: Forwarding | null | undefined): ForwardingView => ({ url: forwarding?.url ?? null, since: forwarding?.since ?? null });
 
 export const faultsOf = (head: Pick<AccountState, 'faults'>): Faults => head.faults ?? NO_FAULTS;
 

@@ -237,6 +237,7 @@ export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'failed' | '
 export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'retrying', 'delivered', 'failed', 'dropped', 'held'];
 
 export type AttemptError = 'timeout' | 'connection_refused' | 'connection_reset' | 'redirect' | 'http_status' | 'network';
+export const ATTEMPT_ERRORS: AttemptError[] = ['timeout', 'connection_refused', 'connection_reset', 'redirect', 'http_status', 'network'];
 
 export interface Attempt {
   n: number;

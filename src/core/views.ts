@@ -1,17 +1,46 @@
+import { z } from 'zod';
+import { ars, isoTime, uuid, vaPaymentObjectSchema } from './callbacks.js';
 import { fromCents } from './money.js';
 import type { Balance } from './clients.js';
-import { LEGACY_SOURCE_TYPES, type CallbackDeliverySummary, type Client, type Delivery, type Entry, type Hub, type Invoice, type SourceType, type Transfer, type VaPayment } from './state.js';
+import {
+  ATTEMPT_ERRORS,
+  CVU_PROVISIONINGS,
+  CVU_STATUSES,
+  DELIVERY_STATUSES,
+  ENTRY_TYPES,
+  EVENT_TYPES,
+  INVOICE_TYPES,
+  LEGACY_SOURCE_TYPES,
+  PAYMENT_STATUSES,
+  SOURCE_TYPES,
+  type CallbackDeliverySummary,
+  type Client,
+  type Delivery,
+  type Entry,
+  type Hub,
+  type Invoice,
+  type SourceType,
+  type Transfer,
+  type VaPayment,
+} from './state.js';
 import type { SentEvent } from './event-body.js';
 import { remainingAmount } from './va-payment.js';
 
-/** What the API returns: the stored records with money as ARS numbers. */
+/**
+ * What the API returns: the stored records with money as ARS numbers. Each view is a zod schema (strict: a field the
+ * function adds without its schema fails to compile) and a function typed by it; the OpenAPI document's answers and
+ * the typed client are made from the same schemas.
+ */
 
 export type { CallbackDeliverySummary };
 
 const HOLDER_NAME = 'Sandbox Payments S.A.';
 const BANK_NAME = 'Banco Sandbox';
 
-export function vaPaymentView(payment: VaPayment, callbackDelivery: CallbackDeliverySummary) {
+export { vaPaymentObjectSchema };
+export type VaPaymentView = z.output<typeof vaPaymentObjectSchema>;
+
+export function vaPaymentView(payment: VaPayment, callbackDelivery: CallbackDeliverySummary): VaPaymentView {
   const amount = payment.amount === null ? null : fromCents(payment.amount);
   return {
     id: payment.id,
@@ -61,9 +90,18 @@ export function vaPaymentView(payment: VaPayment, callbackDelivery: CallbackDeli
     expiredAt: payment.expiredAt,
   };
 }
-export type VaPaymentView = ReturnType<typeof vaPaymentView>;
+export const hubViewSchema = z.strictObject({
+  id: z.number().int(),
+  name: z.string(),
+  brand: z.string(),
+  dedicated_client_cvus_enabled: z.boolean(),
+  cvuProvisioning: z.enum(CVU_PROVISIONINGS),
+  collectionCvu: z.string(),
+  collectionAlias: z.string(),
+});
+export type HubView = z.output<typeof hubViewSchema>;
 
-export function hubView(hub: Hub) {
+export function hubView(hub: Hub): HubView {
   return {
     id: hub.id,
     name: hub.name,
@@ -75,7 +113,24 @@ export function hubView(hub: Hub) {
   };
 }
 
-export function transferView(transfer: Transfer) {
+export const transferViewSchema = z.strictObject({
+  id: uuid,
+  operationId: z.string(),
+  to: z.string().describe('The CVU or alias the transfer named'),
+  cvu: z.string(),
+  total: ars,
+  taxes: ars,
+  netAmount: ars,
+  from: z.strictObject({ name: z.string().optional(), taxId: z.string().optional(), cbu: z.string().optional() }).nullable(),
+  outcome: z.enum(['credited', 'returned']),
+  reason: z.string().nullable(),
+  target: z.strictObject({ type: z.enum(['va_payment', 'client']), id: uuid }).nullable(),
+  eventIds: z.array(uuid),
+  createdAt: isoTime,
+});
+export type TransferView = z.output<typeof transferViewSchema>;
+
+export function transferView(transfer: Transfer): TransferView {
   return {
     id: transfer.id,
     operationId: transfer.operationId,
@@ -93,14 +148,31 @@ export function transferView(transfer: Transfer) {
   };
 }
 
-export function deliveryView(delivery: Delivery) {
+export const deliveryViewSchema = z.strictObject({
+  id: uuid,
+  eventId: uuid,
+  eventType: z.enum(EVENT_TYPES),
+  url: z.string().nullable(),
+  forwardedTo: z.string().nullable().describe('Where the last attempt went instead of `url` (forwarding), or where a redelivery was asked to go'),
+  status: z.enum(DELIVERY_STATUSES),
+  reason: z.string().nullable(),
+  attempts: z.number().int().describe('How many attempts were made'),
+  lastResponseStatus: z.number().int().nullable(),
+  lastError: z.enum(ATTEMPT_ERRORS).nullable(),
+  nextAttemptAt: isoTime.nullable(),
+  redeliveryOf: uuid.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type DeliveryView = z.output<typeof deliveryViewSchema>;
+
+export function deliveryView(delivery: Delivery): DeliveryView {
   const last = delivery.attempts.at(-1);
   return {
     id: delivery.id,
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     url: delivery.url,
-    /** Where the last attempt went instead of `url` (forwarding), or where a redelivery was asked to go. */
     forwardedTo: last ? (last.forwardedTo ?? null) : (delivery.redeliverTo ?? null),
     status: delivery.status,
     reason: delivery.reason,
@@ -114,7 +186,20 @@ export function deliveryView(delivery: Delivery) {
   };
 }
 
-export function eventView(event: SentEvent, deliveries: Delivery[]) {
+export const eventViewSchema = z.strictObject({
+  id: uuid,
+  eventType: z.enum(EVENT_TYPES),
+  vaPaymentId: uuid.nullable(),
+  clientId: uuid.nullable(),
+  url: z.string().nullable().describe('Where the event was routed; null when it was dropped'),
+  droppedReason: z.string().nullable(),
+  body: z.record(z.string(), z.unknown()).describe('The callback body (see `webhooks`)'),
+  createdAt: isoTime,
+  deliveries: z.array(deliveryViewSchema),
+});
+export type EventView = z.output<typeof eventViewSchema>;
+
+export function eventView(event: SentEvent, deliveries: Delivery[]): EventView {
   return {
     id: event.id,
     eventType: event.eventType,
@@ -128,7 +213,28 @@ export function eventView(event: SentEvent, deliveries: Delivery[]) {
   };
 }
 
-export function clientView(client: Client, hub: Hub | undefined) {
+export const clientViewSchema = z.strictObject({
+  id: uuid,
+  paymentHubId: z.number().int(),
+  hubName: z.string(),
+  name: z.string(),
+  taxId: z.string(),
+  cashinCallbackUrl: z.string().nullable(),
+  emails: z.array(z.string()),
+  phones: z.array(z.string()),
+  aliasPrefixHint: z.string().nullable(),
+  aliasSuffixHint: z.string().nullable(),
+  externalReference: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  cvu: z.string().nullable(),
+  alias: z.string().nullable(),
+  cvuStatus: z.enum(CVU_STATUSES),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type ClientView = z.output<typeof clientViewSchema>;
+
+export function clientView(client: Client, hub: Hub | undefined): ClientView {
   return {
     id: client.id,
     paymentHubId: client.paymentHubId,
@@ -150,7 +256,23 @@ export function clientView(client: Client, hub: Hub | undefined) {
   };
 }
 
-export function entryView(entry: Entry) {
+export const entryViewSchema = z.strictObject({
+  id: uuid,
+  clientId: uuid,
+  entryType: z.enum(ENTRY_TYPES),
+  amount: ars.describe('Positive for a credit, negative for a debit'),
+  currency: z.literal('ARS'),
+  description: z.string().nullable(),
+  operationId: z.string().nullable(),
+  paymentId: uuid.nullable(),
+  invoiceId: uuid.nullable(),
+  tempLinkId: z.null().describe('Always null: the sandbox has no payment links'),
+  sourceType: z.enum(SOURCE_TYPES),
+  createdAt: isoTime,
+});
+export type EntryView = z.output<typeof entryViewSchema>;
+
+export function entryView(entry: Entry): EntryView {
   return {
     id: entry.id,
     clientId: entry.clientId,
@@ -161,7 +283,6 @@ export function entryView(entry: Entry) {
     operationId: entry.operationId,
     paymentId: entry.paymentId,
     invoiceId: entry.invoiceId,
-    // The sandbox has no payment links.
     tempLinkId: null,
     sourceType: sourceTypeOf(entry),
     createdAt: entry.createdAt,
@@ -173,7 +294,32 @@ const sourceTypeOf = (entry: Entry): SourceType =>
   entry.sourceType in LEGACY_SOURCE_TYPES ? LEGACY_SOURCE_TYPES[entry.sourceType as keyof typeof LEGACY_SOURCE_TYPES] : (entry.sourceType as SourceType);
 
 /** The invoice as the reference shows it, with the amount under both its names (spec `total_amount`, reference `totalAmount`). */
-export function invoiceView(invoice: Invoice) {
+export const invoiceViewSchema = z.strictObject({
+  id: uuid,
+  clientId: uuid,
+  invoiceNumber: z.string(),
+  invoiceType: z.enum(INVOICE_TYPES),
+  sellerTaxId: z.string().nullable(),
+  sellerName: z.string().nullable(),
+  buyerTaxId: z.string(),
+  buyerName: z.string(),
+  subtotalNet: ars.nullable(),
+  vatAmount: ars.nullable(),
+  otherTaxes: ars.nullable(),
+  totalAmount: ars,
+  total_amount: ars.describe('The same amount under the name the spec gives it'),
+  currency: z.literal('ARS'),
+  issuedAt: isoTime,
+  dueAt: isoTime.nullable(),
+  paymentStatus: z.enum(PAYMENT_STATUSES),
+  paymentTerms: z.string().nullable(),
+  observations: z.string().nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type InvoiceView = z.output<typeof invoiceViewSchema>;
+
+export function invoiceView(invoice: Invoice): InvoiceView {
   const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
   return {
     id: invoice.id,
@@ -200,7 +346,17 @@ export function invoiceView(invoice: Invoice) {
   };
 }
 
-export function balanceView(clientId: string, balance: Balance) {
+export const balanceViewSchema = z.strictObject({
+  clientId: uuid,
+  currency: z.literal('ARS'),
+  totalCashIn: ars,
+  totalCashOut: ars,
+  totalInvoiced: ars,
+  balance: ars.describe('totalCashIn - totalCashOut - totalInvoiced'),
+});
+export type BalanceView = z.output<typeof balanceViewSchema>;
+
+export function balanceView(clientId: string, balance: Balance): BalanceView {
   return {
     clientId,
     currency: 'ARS',
@@ -210,3 +366,52 @@ export function balanceView(clientId: string, balance: Balance) {
     balance: fromCents(balance.balance),
   };
 }
+
+/** Answers of the sandbox's own endpoints that are not records (the functions returning them are typed elsewhere). */
+
+export const paginationSchema = z.strictObject({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
+
+/** `GET /api/v1/clients/{id}/transactions`: the one list whose real shape keeps its page inside `data`. */
+export const transactionsViewSchema = z.strictObject({ transactions: z.array(entryViewSchema), pagination: paginationSchema });
+export type TransactionsView = z.output<typeof transactionsViewSchema>;
+
+export const clockViewSchema = z.strictObject({ now: isoTime, offsetSeconds: z.number().describe('How far the sandbox clock runs ahead of real time') });
+export type ClockView = z.output<typeof clockViewSchema>;
+
+export const forwardingViewSchema = z.strictObject({ url: z.string().nullable().describe('null: off'), since: isoTime.nullable() });
+export type ForwardingView = z.output<typeof forwardingViewSchema>;
+
+const attemptSchema = z.strictObject({
+  n: z.number().int(),
+  startedAt: isoTime,
+  durationMs: z.number(),
+  responseStatus: z.number().int().nullable(),
+  responseBody: z.string().nullable().describe('The first 2 KiB of the response body'),
+  error: z.enum(ATTEMPT_ERRORS).nullable(),
+  errorMessage: z.string().nullable(),
+  forwardedTo: z.string().nullable(),
+  fault: z.literal('duplicate').nullable().describe('An extra send the account\'s delivery faults asked for'),
+  request: z.strictObject({ method: z.literal('POST'), url: z.string().nullable(), headers: z.record(z.string(), z.string()), body: z.record(z.string(), z.unknown()) }),
+});
+
+/** `GET /sandbox/v1/deliveries/{id}`: the delivery with its event, the request it sends and every attempt. */
+export const deliveryDetailSchema = z.strictObject({
+  ...deliveryViewSchema.shape,
+  event: z.strictObject({ id: uuid, eventType: z.enum(EVENT_TYPES), vaPaymentId: uuid.nullable(), clientId: uuid.nullable() }),
+  request: attemptSchema.shape.request,
+  attempts: z.array(attemptSchema),
+});
+export type DeliveryDetail = z.output<typeof deliveryDetailSchema>;
+
+const countsSchema = z.record(z.string(), z.number().int()).describe('Records of each kind');
+
+/** `POST /sandbox/v1/import`: what was imported, or with `?dryRun=1` what the file holds. */
+export const importResultSchema = z.union([
+  z.strictObject({ imported: z.literal(true), clock: clockViewSchema, counts: countsSchema }),
+  z.strictObject({ imported: z.literal(false), exportedAt: isoTime, counts: countsSchema }),
+]);
+export type ImportResult = z.output<typeof importResultSchema>;
+
+export const releasedSchema = z.strictObject({ released: z.number().int().describe('How many held deliveries were sent') });
+export const resetSchema = z.strictObject({ reset: z.literal(true) });
+export const healthSchema = z.strictObject({ status: z.literal('ok'), version: z.string(), keepDays: z.number().nullable().describe('`start --keep`, or null') });

@@ -84,6 +84,14 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     }),
   );
 
+  // A body sent to a public route is ignored but read: left unread, closing the connection resets it and can cut a
+  // long answer (the OpenAPI document) short.
+  for (const path of ['/health', '/openapi.json', '/scenario.schema.json']) {
+    app.use(path, async (c, next) => {
+      if (c.env?.incoming) await readIncoming(c.env.incoming, MIB);
+      await next();
+    });
+  }
   app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version, keepDays: runtime.keepDays }));
   app.get('/openapi.json', (c) => c.json(openApiDocument(runtime.version)));
   let scenarioSchema: Record<string, unknown> | undefined;

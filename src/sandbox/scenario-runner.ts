@@ -27,7 +27,7 @@ import {
   type SandboxClient,
   type TransferBody,
   type UpdateClientBody,
-} from './api-client.js';
+} from '../core/api-client.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /**

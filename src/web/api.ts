@@ -1,3 +1,5 @@
+import { sandboxClient, SandboxApiError, type Pagination, type Query } from '../core/api-client.js';
+
 /** The sandbox's public and sandbox endpoints, called with the key the user gave, like any client. */
 
 export const DEFAULT_KEY = 'sk_sandbox';
@@ -22,90 +24,35 @@ export function startingKey(): string {
   return storedKey() ?? DEFAULT_KEY;
 }
 
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-}
+export { SandboxApiError, type Pagination };
 
 export interface ListPage<T> {
   items: T[];
   pagination: Pagination;
 }
 
-/** The contract's error envelope, thrown for any answer that is not 2xx. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: string[] = [],
-  ) {
-    super(message);
-  }
-}
-
-type Query = Record<string, string | number | undefined>;
-
-export interface CallOptions {
-  query?: Query;
-  body?: unknown;
-  signal?: AbortSignal;
-}
-
-export function queryString(query: Query = {}): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
-/** `onRefused`: told when the sandbox answers 401 (it was started with --api-key, and this key is not one of them). */
+/**
+ * The package's one client on this page's origin, with the key the user gave; `onRefused`: told when the sandbox
+ * answers 401 (it was started with --api-key, and this key is not one of them). Beside its typed methods, reads that
+ * a page may abort (`signal`) when it moves on.
+ */
 export function createApi(key: string, onRefused: () => void = () => {}) {
-  /** The raw response, for the live stream and the export download. */
-  const send = async (method: string, path: string, options: CallOptions = {}) => {
-    const response = await fetch(path + queryString(options.query), {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-      signal: options.signal,
-    });
-    if (response.status === 401) onRefused();
-    return response;
-  };
-
-  /** `data` of a 2xx answer; an ApiError with the envelope's code, message and details otherwise. */
-  async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
-    const response = await send(method, path, options);
-    const text = await response.text();
-    let body: any = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      throw new ApiError(response.status, 'INVALID_RESPONSE', `${method} ${path} answered ${response.status} with a body that is not JSON`);
-    }
-    if (!response.ok || body?.success !== true) {
-      const error = body?.error ?? {};
-      throw new ApiError(response.status, error.code ?? `HTTP_${response.status}`, error.message ?? `${method} ${path} answered ${response.status}`, error.details ?? []);
-    }
-    return body as T;
-  }
-
+  const client = sandboxClient(location.origin, key, {
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if (response.status === 401) onRefused();
+      return response;
+    },
+  });
   return {
+    ...client,
     key,
-    send,
-    get: async <T>(path: string, query?: Query, signal?: AbortSignal) => (await call<{ data: T }>('GET', path, { query, signal })).data,
-    post: async <T>(path: string, body?: unknown, query?: Query) => (await call<{ data: T }>('POST', path, { body, query })).data,
-    patch: async <T>(path: string, body?: unknown) => (await call<{ data: T }>('PATCH', path, { body })).data,
+    get: async <T>(path: string, query?: Query, signal?: AbortSignal) => (await client.call<T>('GET', path, { query, signal })).data,
     /** A list page: `data` is the items and `pagination` sits beside it; a client's transactions (the one list the
      * contract keeps in its real shape) answer `data: {transactions, pagination}`. */
     async list<T>(path: string, query?: Query, signal?: AbortSignal): Promise<ListPage<T>> {
-      const body = await call<{ data: T[] | { transactions: T[]; pagination: Pagination }; pagination?: Pagination }>('GET', path, { query, signal });
-      return Array.isArray(body.data) ? { items: body.data, pagination: body.pagination! } : { items: body.data.transactions, pagination: body.data.pagination };
+      const { data, pagination } = await client.call<T[] | { transactions: T[]; pagination: Pagination }>('GET', path, { query, signal });
+      return Array.isArray(data) ? { items: data, pagination: pagination! } : { items: data.transactions, pagination: data.pagination };
     },
   };
 }

@@ -11,7 +11,7 @@ import {
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react';
-import { ApiError, type Api, type ListPage, type Pagination } from './api.js';
+import { SandboxApiError, type Api, type ListPage, type Pagination } from './api.js';
 import type { Live, LiveListener } from './live.js';
 import { Link } from './router.js';
 
@@ -165,10 +165,10 @@ export function NotFound({ what, id }: { what: string; id: string }) {
 /** What went wrong, as the API said it (code, message, every detail). */
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  const api = error instanceof ApiError ? error : null;
+  const api = error instanceof SandboxApiError ? error : null;
   return (
     <div className="error-note" role="alert">
-      {api ? <strong>{api.code}</strong> : null} {error instanceof Error ? error.message : String(error)}
+      {api ? <strong>{api.code}</strong> : null} {api ? api.reason : error instanceof Error ? error.message : String(error)}
       {api && api.details.length > 0 ? (
         <ul>
           {api.details.map((detail) => (

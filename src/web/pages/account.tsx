@@ -50,11 +50,11 @@ function ClockCard() {
   const [seconds, setSeconds] = useState('60');
   const [at, setAt] = useState('');
   const advance = useAction(async () => {
-    await api.post('/sandbox/v1/clock/advance', { seconds: Number(seconds) });
+    await api.clock.advance(Number(seconds));
     clock.reload();
   });
   const set = useAction(async () => {
-    await api.post('/sandbox/v1/clock/set', { at });
+    await api.clock.set(at);
     clock.reload();
   });
   return (
@@ -109,7 +109,7 @@ function Hubs() {
   const { api } = useApp();
   const hubs = useLoad((signal) => api.list<Hub>('/sandbox/v1/hubs', { limit: 100 }, signal), []);
   const patch = useAction(async (id: number, change: Partial<Hub>) => {
-    await api.patch(`/sandbox/v1/hubs/${id}`, change);
+    await api.hubs.update(id, change);
     hubs.reload();
   });
   return (
@@ -187,10 +187,10 @@ function IncidentFile() {
     }
     // The server checks the file as an import would (format, version, every record), and counts it: a bad file
     // gets its errors here, never the confirmation.
-    const checked = await api.post<{ exportedAt: string; counts: Counts }>('/sandbox/v1/import', text, { dryRun: 1 });
-    const question = `Replace everything in account "${api.key}" with ${file.name}?\n\nIt holds ${countsText(checked.counts)}, exported at ${checked.exportedAt}.\n\nWhat the account holds now is lost.`;
+    const checked = await api.import(text, { dryRun: true });
+    const question = `Replace everything in account "${api.key}" with ${file.name}?\n\nIt holds ${countsText(checked.counts)}, exported at ${'exportedAt' in checked ? checked.exportedAt : ''}.\n\nWhat the account holds now is lost.`;
     if (!confirm(question)) return;
-    const imported = await api.post<{ counts: Counts }>('/sandbox/v1/import', text);
+    const imported = await api.import(text);
     setResult(`Imported ${file.name}: ${countsText(imported.counts)}`);
     reloadAll();
   });

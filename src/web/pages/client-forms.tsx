@@ -44,7 +44,7 @@ function ClientForm({ title, fields, schema, path, submit, initial = {}, onDone 
     setErrors(fieldErrors(issues));
     setDone(null);
     if (issues.length > 0) return;
-    await api.post(path(values), body);
+    await api.call('POST', path(values), { body });
     setDone('Done');
     onDone();
   });

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { balanceView, clientView, entryView, invoiceView } from '../../core/views.js';
-import { ApiError } from '../api.js';
+import { SandboxApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { DataTable, ErrorNote, Facts, Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { EventItem, type EventView } from './payment.js';
@@ -96,15 +96,15 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
     refresh,
   );
   const switchCvu = useAction(async (cvuStatus: 'provisioning' | 'active' | 'disabled') => {
-    await api.post(`/sandbox/v1/clients/${id}/cvu`, { cvuStatus });
+    await api.clients.setCvuStatus(id, { cvuStatus });
     refresh();
   });
   const cancelInvoice = useAction(async (invoice: Invoice) => {
-    await api.patch(`/api/v1/clients/${id}/invoices/${invoice.id}`, { paymentStatus: 'cancelled' });
+    await api.clients.updateInvoice(id, invoice.id, { paymentStatus: 'cancelled' });
     refresh();
   });
 
-  if (client.error instanceof ApiError && client.error.status === 404) {
+  if (client.error instanceof SandboxApiError && client.error.status === 404) {
     return (
       <main>
         <h1>Client not found</h1>

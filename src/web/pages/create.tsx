@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import { createClientSchema, createVaPaymentSchema } from '../../core/schemas.js';
-import { ApiError, fieldErrors } from '../api.js';
+import { SandboxApiError, fieldErrors } from '../api.js';
 import { navigate } from '../router.js';
 import { ErrorNote, Field, SelectField, TextAreaField, useAction, useApp } from '../ui.js';
 import { filled, issuesOf, jsonObjectOr, numberOr } from './form-values.js';
@@ -10,7 +10,7 @@ import { filled, issuesOf, jsonObjectOr, numberOr } from './form-values.js';
  * A form's state and submit: the values are checked with the API's own zod schema first, and the API's answer
  * (if it refuses) lands on the same fields; `toBody` turns the texts typed into the request body.
  */
-function useCreateForm<V extends Record<string, string>>(initial: V, schema: z.ZodType, toBody: (values: V) => unknown, send: (body: unknown) => Promise<void>) {
+function useCreateForm<V extends Record<string, string>, S extends z.ZodType>(initial: V, schema: S, toBody: (values: V) => unknown, send: (body: z.input<S>) => Promise<void>) {
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const action = useAction(async () => {
@@ -19,9 +19,10 @@ function useCreateForm<V extends Record<string, string>>(initial: V, schema: z.Z
     setErrors(fieldErrors(issues));
     if (issues.length > 0) return;
     try {
-      await send(body);
+      // The schema the API validates with has just accepted it.
+      await send(body as z.input<S>);
     } catch (error) {
-      if (error instanceof ApiError) setErrors(fieldErrors(error.details));
+      if (error instanceof SandboxApiError) setErrors(fieldErrors(error.details));
       throw error;
     }
   });
@@ -50,7 +51,7 @@ function VaPaymentForm() {
     createVaPaymentSchema,
     (v) => filled({ ...v, paymentHubId: numberOr(v.paymentHubId), amount: numberOr(v.amount), ttlSeconds: numberOr(v.ttlSeconds), metadata: jsonObjectOr(v.metadata) }),
     async (body) => {
-      const payment = await api.post<{ id: string }>('/api/v1/va-payments', body);
+      const payment = await api.vaPayments.create(body);
       navigate(`/payments/${payment.id}`);
     },
   );
@@ -93,7 +94,7 @@ function ClientForm() {
     createClientSchema,
     (v) => filled({ ...v, paymentHubId: numberOr(v.paymentHubId), emails: list(v.emails), phones: list(v.phones), metadata: jsonObjectOr(v.metadata) }),
     async (body) => {
-      const client = await api.post<{ id: string }>('/api/v1/clients', body);
+      const client = await api.clients.create(body);
       navigate(`/clients/${client.id}`);
     },
   );

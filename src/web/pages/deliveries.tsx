@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { ErrorNote, LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
-import { DeliveryCard, type DeliverySummary } from './delivery.js';
+import type { DeliveryView } from '../../core/views.js';
+import { DeliveryCard } from './delivery.js';
 
 const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];
 
@@ -13,7 +14,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
   const eventType = where.query.get('eventType') ?? '';
   const page = Number(where.query.get('page') ?? 1) || 1;
   const [open, setOpen] = useState<string | null>(null);
-  const list = useLoad((signal) => api.list<DeliverySummary>('/sandbox/v1/deliveries', { status, eventType, page }, signal), [status, eventType, page]);
+  const list = useLoad((signal) => api.list<DeliveryView>('/sandbox/v1/deliveries', { status, eventType, page }, signal), [status, eventType, page]);
   useLiveRefresh((message) => message.type === 'delivery', list.reload, LIST_REFRESH_MS);
   return (
     <main>
@@ -53,7 +54,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
 function ReleaseAll({ onDone }: { onDone: () => void }) {
   const { api } = useApp();
   const action = useAction(async () => {
-    await api.post('/sandbox/v1/deliveries/release');
+    await api.deliveries.releaseAll();
     onDone();
   });
   return (
@@ -68,7 +69,7 @@ function ReleaseAll({ onDone }: { onDone: () => void }) {
 }
 
 /** A row; on a narrow screen a card (styles.css): each cell a named area, labelled by its `data-label`. */
-function DeliveryRow({ delivery: d, open, onToggle, onRedelivered }: { delivery: DeliverySummary; open: boolean; onToggle: () => void; onRedelivered: () => void }) {
+function DeliveryRow({ delivery: d, open, onToggle, onRedelivered }: { delivery: DeliveryView; open: boolean; onToggle: () => void; onRedelivered: () => void }) {
   return (
     <>
       <tr>

@@ -1,12 +1,9 @@
 import { useState } from 'react';
-import type { Account } from '../../core/account.js';
-import type { deliveryView } from '../../core/views.js';
-import { ApiError } from '../api.js';
+import type { DeliveryDetail, DeliveryView } from '../../core/views.js';
+import { SandboxApiError } from '../api.js';
 import { Link, navigate, shareLink } from '../router.js';
 import { CopyButton, ErrorNote, Facts, JsonBlock, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 
-export type DeliverySummary = ReturnType<typeof deliveryView>;
-export type DeliveryDetail = ReturnType<Account['getDelivery']>;
 type AttemptDetail = DeliveryDetail['attempts'][number];
 
 /**
@@ -21,10 +18,10 @@ export function DeliveryCard({
   redeliveryOf,
   onItsPage = false,
 }: {
-  summary: DeliverySummary;
+  summary: DeliveryView;
   title: string;
   /** Given: the card has its own redeliver form (a timeline has one per event instead). */
-  onRedelivered?: (redelivery: DeliverySummary) => void;
+  onRedelivered?: (redelivery: DeliveryDetail) => void;
   /** Link the VA payment or client the event is about (where the page is not already its own). */
   showSource?: boolean;
   /** How to name the delivery this one repeats, where the page names deliveries (else its id). */
@@ -115,11 +112,11 @@ function extraFacts(attempt: AttemptDetail): [string, string][] {
  * `POST /sandbox/v1/deliveries/{id}/redeliver` (a new delivery of the same event) or, for a held one, `.../release`
  * (this delivery sent at last): optionally to another URL. `onDone` gets the delivery the answer names.
  */
-export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deliveryId: string; onDone: (delivery: DeliverySummary) => void; verb?: 'redeliver' | 'release' }) {
+export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deliveryId: string; onDone: (delivery: DeliveryDetail) => void; verb?: 'redeliver' | 'release' }) {
   const { api } = useApp();
   const [url, setUrl] = useState('');
   const action = useAction(async () => {
-    const redelivery = await api.post<DeliverySummary>(`/sandbox/v1/deliveries/${deliveryId}/${verb}`, url.trim() ? { url: url.trim() } : undefined);
+    const redelivery = await api.deliveries[verb](deliveryId, url.trim() || undefined);
     setUrl('');
     onDone(redelivery);
   });
@@ -151,7 +148,7 @@ export function DeliveryPage({ id }: { id: string }) {
   const { api } = useApp();
   const delivery = useLoad((signal) => api.get<DeliveryDetail>(`/sandbox/v1/deliveries/${id}`, undefined, signal), [id]);
   useLiveRefresh((message) => message.type === 'delivery' && message.delivery.id === id, delivery.reload);
-  if (delivery.error instanceof ApiError && delivery.error.status === 404) return <NotFound what="Delivery" id={id} />;
+  if (delivery.error instanceof SandboxApiError && delivery.error.status === 404) return <NotFound what="Delivery" id={id} />;
   const d = delivery.data;
   return (
     <main>

@@ -1,6 +1,6 @@
 import { useRef } from 'react';
 import type { eventView, VaPaymentView } from '../../core/views.js';
-import { ApiError } from '../api.js';
+import { SandboxApiError } from '../api.js';
 import { Link, shareLink } from '../router.js';
 import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { DeliveryCard, RedeliverForm } from './delivery.js';
@@ -41,11 +41,11 @@ export function PaymentPage({ id }: { id: string }) {
   }, refresh);
   const cancel = useAction(async () => {
     if (!confirm('Cancel this VA payment? Its CVU is released and a "cancelled" callback is sent.')) return;
-    await api.post(`/api/v1/va-payments/${id}/cancel`);
+    await api.vaPayments.cancel(id);
     refresh();
   });
 
-  if (payment.error instanceof ApiError && payment.error.status === 404) return <NotFound what="VA payment" id={id} />;
+  if (payment.error instanceof SandboxApiError && payment.error.status === 404) return <NotFound what="VA payment" id={id} />;
   const p = payment.data;
   const timeline = [...(events.data?.items ?? [])].reverse();
   return (

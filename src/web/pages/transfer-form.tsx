@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { transferSchema } from '../../core/schemas.js';
 import { fieldErrors } from '../api.js';
+import type { TransferBody } from '../../core/api-client.js';
 import { ErrorNote, Field, SelectField, useAction, useApp } from '../ui.js';
 import { issuesOf, numberOr } from './form-values.js';
 
@@ -24,7 +25,8 @@ export function TransferForm({ addresses, total, onDone }: { addresses: string[]
     const issues = issuesOf(transferSchema, body);
     setErrors(fieldErrors(issues));
     if (issues.length > 0) return;
-    const transfer = await api.post<{ outcome: string; reason: string | null; netAmount: number }>('/sandbox/v1/transfers', body);
+    // The schema the API validates with has just accepted it.
+    const transfer = await api.transfers.create(body as TransferBody);
     setResult(`Transfer ${transfer.outcome}${transfer.reason ? `: ${transfer.reason}` : ''} (net ${transfer.netAmount.toFixed(2)})`);
     onDone();
   });
