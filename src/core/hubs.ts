@@ -13,13 +13,10 @@ import { hubView } from './views.js';
 export class Hubs {
   constructor(private readonly ctx: AccountContext) {}
 
-  /** The account's hubs, by id (hubs are few). */
-  private all(): Hub[] {
-    return [...this.ctx.records.each('hubs')].sort((a, b) => a.id - b.id);
-  }
-
   listHubs(query: Record<string, string>) {
-    return paginate(this.all(), parse(listQuery, query, 'query'), hubView);
+    // By id: hubs are few.
+    const hubs = [...this.ctx.records.each('hubs')].sort((a, b) => a.id - b.id);
+    return paginate(hubs, parse(listQuery, query, 'query'), hubView);
   }
 
   /** A hub by its id in a path, made if new and allowed (as a create naming it would). */
@@ -87,7 +84,12 @@ export class Hubs {
 
   /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one. */
   isTaken(cvuOrAlias: string): boolean {
-    return this.clientAt(cvuOrAlias) !== undefined || this.collectionOf(cvuOrAlias) !== undefined || this.poolCvuAt(cvuOrAlias) !== undefined;
+    const { records } = this.ctx;
+    const alias = cvuOrAlias.toUpperCase();
+    return (
+      records.get('pool', cvuOrAlias) !== undefined ||
+      (['clients', 'hubs', 'pool'] as const).some((table) => records.has(table, { alias }) || (table !== 'pool' && records.has(table, { cvu: cvuOrAlias })))
+    );
   }
 
   /** The client whose CVU or alias (case-insensitive) this is. */
@@ -98,8 +100,8 @@ export class Hubs {
 
   /** The hub whose collection CVU a CVU or alias (case-insensitive) is. */
   collectionOf(to: string): Hub | undefined {
-    const key = to.toUpperCase();
-    return this.all().find((hub) => hub.collectionCvu === to || hub.collectionAlias.toUpperCase() === key);
+    const { records } = this.ctx;
+    return records.find('hubs', { where: { cvu: to } }) ?? records.find('hubs', { where: { alias: to.toUpperCase() } });
   }
 
   /** The pool CVU a CVU or alias (case-insensitive) names. */

@@ -41,6 +41,8 @@ export interface Repository {
   drop(table: TableName, id: string): void;
   /** The first record a query finds, or undefined. */
   find<T extends TableName>(table: T, query: Query): Row<T> | undefined;
+  /** Whether any record matches (reads none). */
+  has(table: TableName, where: Where): boolean;
   /** The first record a query finds with its id (a record such as an idempotency key's does not hold it), or undefined. */
   findEntry<T extends TableName>(table: T, query: Query): [string, Row<T>] | undefined;
   /** Every record a query finds, read a batch at a time as they are asked for. */
@@ -81,7 +83,11 @@ type Columns<T extends TableName> = Record<string, (record: Row<T>) => Key>;
  * record was made, and an account's clock only moves forward); a table without it (hubs, pool) is in the order written.
  */
 export const COLUMNS: { [T in TableName]: Columns<T> } = {
-  hubs: {},
+  hubs: {
+    /** The hub's collection CVU and alias (upper case): every CVU and alias of an account is unique (`Hubs.isTaken`). */
+    cvu: (hub) => hub.collectionCvu,
+    alias: (hub) => hub.collectionAlias.toUpperCase(),
+  },
   pool: {
     alias: (cvu) => cvu.alias.toUpperCase(),
     /** Free pool CVUs are lent released longest ago first, those released at once by CVU. */
@@ -160,7 +166,8 @@ export const ID_FIELDS: Partial<Record<TableName, string>> = {
 };
 
 export const COUNTED: Partial<Record<TableName, readonly string[]>> = {
-  vaPayments: ['status', 'client_id', 'client_tax_id', 'external_reference'],
+  // A client's, a tax id's or a reference's payments are few enough to count when listed: counting them at every write cost more.
+  vaPayments: ['status'],
   events: ['dropped'],
   deliveries: ['status', 'event_type'],
 };

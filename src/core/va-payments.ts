@@ -12,6 +12,7 @@ import { createVaPaymentSchema, listVaPaymentsQuery, parse } from './schemas.js'
 import type { PoolCvu, VaPayment } from './state.js';
 import * as va from './va-payment.js';
 import { vaPaymentView } from './views.js';
+import { counting, NO_EVENTS } from './event-body.js';
 
 /**
  * VA payments: their records, found by the columns `COLUMNS` declares (the active one on a CVU or amount, the list
@@ -47,8 +48,10 @@ export class VaPayments {
     const now = this.ctx.nowMs();
     const id = this.ctx.uuid();
     const place = input.lockMode === 'amount' ? { cvu: hub.collectionCvu, alias: hub.collectionAlias } : this.hubs.reservePoolCvu(id);
-    const transition = va.createVaPayment(input, { id, ...place, now: iso(now), expiresAt: iso(now + input.ttlSeconds * 1000) });
-    return this.viewOf(this.apply(transition));
+    const { payment, events } = va.createVaPayment(input, { id, ...place, now: iso(now), expiresAt: iso(now + input.ttlSeconds * 1000) });
+    this.ctx.put('vaPayments', payment.id, payment);
+    // Just made, its one event (`created`) and that event's delivery before any attempt are its whole summary.
+    return vaPaymentView(payment, counting(NO_EVENTS, this.events.raiseVaEvent(payment, events[0]!)));
   }
 
   getVaPayment(id: string) {

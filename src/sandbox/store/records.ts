@@ -189,6 +189,10 @@ export function repository(sql: Sql, account: () => number | null, write: (run: 
     put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
+    has(table, where) {
+      const [text, values] = conditions(table, where);
+      return sql(`SELECT 1 FROM ${TABLE_NAMES[table]} WHERE ${text} LIMIT 1`).get(...values) !== undefined;
+    },
     findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
     *each(table, query = {}) {
       for (const [, record] of scan(table, query)) yield record;
