@@ -270,7 +270,7 @@ describe('a large import (issue 31, point 6)', () => {
       if (i % 2 === 0) source.createTransfer({ to: made.cvu, total: 1 + i });
     }
     const file = JSON.stringify(exportAccount(source));
-    const spawned = await spawnServer([]);
+    const spawned = await spawnServer(['--memory']);
     const other = api(spawned.url, 'sk_large_other');
     await other.get('/api/v1/va-payments');
     let importing = true;
@@ -284,7 +284,7 @@ describe('a large import (issue 31, point 6)', () => {
       waits.push(performance.now() - started);
     }
     const answer = (await imported) as { status: number; body: { data: { counts: unknown } } };
-    expect(answer.status).toBe(200);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.data.counts).toMatchObject({ vaPayments: 10_000, transfers: 5_000 });
     // The import took many of those waits; none waited for all of it (~2 s unsliced). The longest are the steps not
     // sliced: the 40 MB body parsed as JSON at once, the schemas' first compile, a garbage collection.

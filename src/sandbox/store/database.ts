@@ -174,12 +174,10 @@ export function memoryStore(): Store {
 const WAL_LIMIT = 64 * 1024 * 1024;
 
 /**
- * The page cache (KiB; SQLite's default is 2 MiB) and how many pages the WAL holds before a checkpoint (default 1,000):
- * a write touches a record's table and its indexes, and the same pages (the newest end of each index, the counts) are
- * written again and again; a larger cache keeps them in memory, a later checkpoint copies each once.
+ * The page cache, in KiB (SQLite's default is 2 MiB): a write touches a record's table and each of its indexes, and a
+ * cache that holds their upper pages (and the newest end of each) reads none of them from the file again.
  */
 const CACHE_KIB = 32 * 1024;
-const CHECKPOINT_PAGES = 8000;
 
 function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): Database {
   let db: Database | undefined;
@@ -187,7 +185,7 @@ function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): D
     db = new DatabaseSync(file);
     // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
-    db.exec(`PRAGMA cache_size = ${-CACHE_KIB}; PRAGMA wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+    db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
     const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
     if (version > SCHEMA.length) {
       throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${SCHEMA.length}): upgrade va-sandbox, or start with another --data`);
