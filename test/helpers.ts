@@ -8,6 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach } from 'vitest';
 import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/server.js';
 import { readAccount } from '../src/sandbox/store/database.js';
+import { mismatch, templateOf } from './openapi-check.js';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 
@@ -64,7 +65,11 @@ export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = 
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+    const answer = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+    // Every answer the suite gets is held to the OpenAPI document (paths it does not have aside: those are 404s).
+    const problem = answer.body !== null && templateOf(path) !== undefined ? mismatch(method, path, answer.status, answer.body) : null;
+    if (problem) throw new Error(`the answer does not match the OpenAPI document: ${problem}`);
+    return answer;
   };
   /** The body of a 2xx answer; throws with the envelope otherwise. */
   const ok = async (method: string, path: string, body?: unknown) => {

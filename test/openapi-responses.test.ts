@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../src/sandbox/openapi.js';
+import { doc, mismatch, templateOf } from './openapi-check.js';
 import { CLIENT, PAYMENT, ROOT, api, incidentWithOpenDeliveries, useReceiver, useServer, useTmp } from './helpers.js';
 
 /**
@@ -14,34 +14,7 @@ import { CLIENT, PAYMENT, ROOT, api, incidentWithOpenDeliveries, useReceiver, us
  */
 const server = await useServer();
 const limited = await useServer({ rateLimit: 1 });
-const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
-
-// Formats are not checked: zod's schemas carry a pattern beside each (date-time) where it matters.
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-ajv.addSchema(doc, 'openapi');
-
-const pointer = (...segments: string[]) => segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-// Literal paths first: `/sandbox/v1/deliveries/release` before `/sandbox/v1/deliveries/{id}`.
-const templates = Object.keys(doc.paths)
-  .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
-  .map((template) => ({ template, pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`) }));
-const templateOf = (url: string) => templates.find((t) => t.pattern.test(new URL(url, 'http://x').pathname))?.template;
-
-/** What is wrong with an answer by the document, or null when it matches. */
-function mismatch(method: string, url: string, status: number, body: unknown): string | null {
-  const template = templateOf(url);
-  if (!template) return `${method} ${url} is not in the document`;
-  // A method the path does not have is answered 405, with the envelope every operation documents.
-  const operation = doc.paths[template][method.toLowerCase()] ?? { responses: { '405': { $ref: '#/components/responses/Error405' } } };
-  let response = operation.responses[String(status)];
-  if (!response) return `${method} ${template} answered ${status}, which the document does not list`;
-  const where = response.$ref ? response.$ref.slice(1) : `/${pointer('paths', template, method.toLowerCase(), 'responses', String(status))}`;
-  if (response.$ref) response = doc.components.responses[response.$ref.split('/').at(-1)];
-  if (!response.content?.['application/json']) return null;
-  const validate = ajv.getSchema(`openapi#${where}/content/${pointer('application/json')}/schema`)!;
-  if (validate(body)) return null;
-  return `${method} ${template} ${status}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`;
-}
+const served = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
 
 const seen = new Set<string>();
 const problems: string[] = [];
@@ -66,6 +39,10 @@ function checked(baseUrl: string, key = 'sk_openapi') {
 }
 
 describe('every answer matches the OpenAPI document', () => {
+  it('is checked against the document the server serves (every answer of the suite is, in helpers.ts `api()`)', () => {
+    expect(served).toEqual(doc);
+  });
+
   it('rejects an answer that does not match its schema (the check can fail)', () => {
     const payment = doc.components.schemas.VaPayment.example ?? doc.paths['/api/v1/va-payments/{id}'].get.responses['200'].content['application/json'].example.data;
     const envelope = { success: true, data: payment, timestamp: '2026-03-02T14:05:09.120Z' };

@@ -291,7 +291,8 @@ function operationObject(op: Operation) {
   const errors = new Set<number>([403, ...(op.errors ?? [])]);
   if (!op.public) for (const status of [401, 405, 429, 500]) errors.add(status);
   if (stores(op)) errors.add(507);
-  if (op.body || op.query) errors.add(400);
+  // A write without a body still refuses one (`{}` aside) and malformed JSON; a hub's id in a path must be a positive integer.
+  if (op.body || op.query || op.method !== 'get' || op.path.includes('/hubs/{')) errors.add(400);
   if (op.body) for (const status of [413, 415]) errors.add(status);
   if (pathParams.length) errors.add(404);
   return {
