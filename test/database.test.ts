@@ -81,6 +81,32 @@ describe('the state database', () => {
     db.close();
   });
 
+  it('a database of schema version 1 (one JSON row per record, by API key) is rewritten into version 2 at start', async () => {
+    // Made by a server of version 1, then stopped: written here as that version laid it out.
+    const data = join(useTmp(), 'state.db');
+    const source = await useServer({ memory: true }, 'test');
+    const client = api(source.url, KEY);
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, externalReference: 'v1' });
+    const state = (await client.data('GET', '/sandbox/v1/export')).account;
+    const v1 = new DatabaseSync(data);
+    const tables = { hubs: 'hubs', pool: 'pool_cvus', vaPayments: 'va_payments', transfers: 'transfers', events: 'events', deliveries: 'deliveries', idempotency: 'idempotency_keys', clients: 'clients', entries: 'ledger_entries', invoices: 'invoices' };
+    v1.exec('CREATE TABLE accounts (key TEXT PRIMARY KEY, head TEXT NOT NULL, due_at INTEGER, sending INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
+    for (const name of Object.values(tables)) v1.exec(`CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL); CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`);
+    v1.prepare('INSERT INTO accounts (key, head) VALUES (?, ?)').run(KEY, JSON.stringify({ clockOffsetMs: 0 }));
+    for (const [table, name] of Object.entries(tables)) {
+      for (const [id, record] of Object.entries(state[table] ?? {})) v1.prepare(`INSERT INTO ${name} (account, id, data) VALUES (?, ?, ?)`).run(KEY, id, JSON.stringify(record));
+    }
+    v1.exec('PRAGMA user_version = 1');
+    v1.close();
+    const server = await useServer({ data }, 'test');
+    const reader = api(server.url, KEY);
+    expect(await reader.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({ id: payment.id, amount: 10, externalReference: 'v1', status: 'waiting' });
+    expect((await reader.list('/api/v1/va-payments?externalReference=v1')).pagination.total).toBe(1);
+    const db = new DatabaseSync(data, { readOnly: true });
+    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    db.close();
+  });
+
   it('a key that only reads makes no account; its first write does', async () => {
     const data = join(useTmp(), 'state.db');
     const server = await useServer({ data }, 'test');
