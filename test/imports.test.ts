@@ -140,3 +140,25 @@ describe('the direction of imports', () => {
     expect(check('util.ts', '')).toEqual(['src/util.ts: not in a layer (src/core, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)']);
   });
 });
+
+/** What src/core may not call: the clock and randomness are handed to it (a WallClock, an IdSource). */
+const UNINJECTED = /\b(Date\.now|Math\.random|randomUUID|performance\.now)\s*\(|new Date\(\s*\)/;
+
+/** Each line of a core file that reads the clock or randomness itself, as `file:line: text`. */
+const uninjected = (path: string, text: string): string[] =>
+  text.split('\n').flatMap((line, at) => (UNINJECTED.test(line) ? [`${relative(ROOT, path)}:${at + 1}: ${line.trim()}`] : []));
+
+describe('determinism of the core', () => {
+  it('no file under src/core reads the clock or randomness itself', () => {
+    const core = sources.filter((path) => path.startsWith(join(SRC, 'core')));
+    expect(core.length).toBeGreaterThan(20);
+    const problems = core.flatMap((path) => uninjected(path, readFileSync(path, 'utf8')));
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('names such a read, however it is written', () => {
+    const found = (text: string) => uninjected(join(SRC, 'core', 'x.ts'), text).length;
+    expect([found('const t = Date.now();'), found('Math.random ()'), found('crypto.randomUUID()'), found('performance.now()'), found('new Date()')]).toEqual([1, 1, 1, 1, 1]);
+    expect([found('new Date(at)'), found('clock.now()'), found('// no clock here')]).toEqual([0, 0, 0]);
+  });
+});

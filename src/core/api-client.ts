@@ -186,14 +186,20 @@ export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiK
      * moving the clock, so a retry counts from the failure that came before, and before reading what a receiver got.
      */
     async settle({ timeoutMs = 20_000 }: { timeoutMs?: number } = {}): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const { now } = await clock.get();
-        const open = await deliveries.all({ status: 'pending,retrying' });
-        const due = open.filter((d) => d.nextAttemptAt !== null && d.nextAttemptAt <= now);
-        if (due.length === 0) return;
-        if (Date.now() > deadline) throw new Error(`${due.length} callback deliveries were still due after ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      // A timer says when time is up: the core reads no clock of its own.
+      let late = false;
+      const timer = setTimeout(() => (late = true), timeoutMs);
+      try {
+        for (;;) {
+          const { now } = await clock.get();
+          const open = await deliveries.all({ status: 'pending,retrying' });
+          const due = open.filter((d) => d.nextAttemptAt !== null && d.nextAttemptAt <= now);
+          if (due.length === 0) return;
+          if (late) throw new Error(`${due.length} callback deliveries were still due after ${timeoutMs} ms`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } finally {
+        clearTimeout(timer);
       }
     },
   };
