@@ -2,6 +2,7 @@ import { randomUUID, randomInt } from 'node:crypto';
 import { createSandbox, defaultDeliveryPolicy, type Account, type IdSource, type WallClock } from '../core/index.js';
 import { DAY_MS } from '../core/retention.js';
 import { createDeliverer, type Transport } from './delivery.js';
+import { giveWay } from './give-way.js';
 import type { Store } from './store/database.js';
 
 export interface RuntimeOptions {
@@ -27,9 +28,6 @@ export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => ran
 
 /** Real time a clock move waits for the callback attempts of its instants, at most (see `moveClock`). */
 const WALK_WAIT_MS = 10_000;
-
-/** A clock walk gives way to other requests (the event loop) after this much work at a stretch, in ms. */
-const WALK_SLICE_MS = 20;
 
 /** How often the accounts in use are pruned with `--keep`, in ms of real time. */
 const PRUNE_EVERY_MS = 3600_000;
@@ -159,18 +157,15 @@ export async function createRuntime(options: RuntimeOptions) {
     const clock = await deliverer.walk(account, async () => {
       // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
       account.standAt(account.nowMs());
-      let slice = performance.now();
+      // A walk over thousands of instants would hold every other request up: it lets them in between slices.
+      const pause = giveWay();
       for (;;) {
         const attempting = performance.now() < deadline;
         if (attempting) await deliverer.deliverDue(account, deadline);
         const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
         if (at === null) break;
         account.standAt(at);
-        // A walk over thousands of instants would hold every other request up: it lets them in between slices.
-        if (performance.now() - slice > WALK_SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          slice = performance.now();
-        }
+        await pause();
       }
       return move.finish();
     });

@@ -1,24 +1,8 @@
-import { exportAccount, importAccount, importQuery, type Pause } from '../../core/account-export.js';
+import { exportAccount, importAccount, importQuery } from '../../core/account-export.js';
 import { parse } from '../../core/index.js';
 import { recordScenario } from '../../core/scenario-record.js';
+import { giveWay } from '../give-way.js';
 import type { RouteKit } from './kit.js';
-
-/** How long a large import works at a stretch before it lets other requests in (ms). */
-const IMPORT_SLICE_MS = 20;
-
-/** A `Pause` for one import: after each `IMPORT_SLICE_MS` of work, a turn of the event loop for everyone else. */
-function giveWay(): Pause {
-  let since = performance.now();
-  return () => {
-    if (performance.now() - since < IMPORT_SLICE_MS) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        since = performance.now();
-        resolve();
-      }),
-    );
-  };
-}
 
 /** One account's whole state as one JSON document, handed over then replayed elsewhere; or its story as a scenario. */
 export function accountExportRoutes({ get, post }: RouteKit): void {

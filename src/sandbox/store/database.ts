@@ -23,6 +23,7 @@ import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES, type AccountState } from '../../core/index.js';
 import type { AccountHead, Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
+import { SLICE_MS } from '../give-way.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
 import { putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
@@ -388,7 +389,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       try {
         for (let at = 0; at < rows.length; ) {
           write(null, () => {
-            const until = performance.now() + STAGE_SLICE_MS;
+            const until = performance.now() + SLICE_MS;
             for (; at < rows.length && performance.now() < until; at++) putRecord(sql, staged, ...rows[at]!);
           });
           await group!.promise;
@@ -428,9 +429,6 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
 
 /** How many rows of a retired account a sweep deletes at a time. */
 const SWEEP_SLICE = 2000;
-
-/** How long a replace writes records at a stretch, in one group commit, before it lets other requests in (ms). */
-const STAGE_SLICE_MS = 20;
 
 /** Marks the key of a staged account: a newline, which no API key (an HTTP header's value) can hold. */
 const STAGED = '\nstaged';
