@@ -264,6 +264,8 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
   /** Whether the last transaction failed (the log says when writes are refused, and when they are stored again). */
   let refusing = false;
   let sweeping = false;
+  /** Whether retired ids may be left to sweep (known after a start only by looking): commits do not look otherwise. */
+  let retiredLeft = true;
   let closed = false;
 
   /**
@@ -344,12 +346,14 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
   function retire(account: number): void {
     sql('INSERT INTO retired (account) VALUES (?)').run(account);
     sql('DELETE FROM accounts WHERE id = ?').run(account);
+    retiredLeft = true;
   }
 
   /** Deletes the rows of retired account ids (a reset's, an import's), a slice per turn of the event loop. */
   function sweep(): void {
-    if (sweeping || closed) return;
+    if (sweeping || closed || !retiredLeft) return;
     const retired = sql('SELECT account FROM retired LIMIT 1').get() as { account: number } | undefined;
+    retiredLeft = retired !== undefined;
     if (!retired) return;
     sweeping = true;
     setImmediate(() => {
