@@ -132,8 +132,6 @@ export interface StoreOptions {
   /** `synchronous=FULL`: each commit is synced, and survives a crash of the machine (NORMAL: of the process). */
   fsync?: boolean;
   log?: (line: string) => void;
-  /** Files larger than this are checked beside the running server (`Store.checked`); default 64 MiB. */
-  checkAtStartBytes?: number;
 }
 
 export class StoreLockedError extends Error {}
@@ -156,7 +154,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
       throw new StoreDamagedError(`${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`);
     }
     // A large file is checked beside the server rather than before it answers (see `checkAside`).
-    const check = existsSync(file) && statSync(file).size > (options.checkAtStartBytes ?? CHECK_AT_START_BYTES) ? 'later' : 'now';
+    const check = existsSync(file) && statSync(file).size > CHECK_AT_START_BYTES ? 'later' : 'now';
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts) => importAll(db, accounts), log);
