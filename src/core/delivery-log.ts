@@ -5,6 +5,7 @@ import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, r
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
+import { pageFrom } from './pagination.js';
 import { isDropped } from './repository.js';
 import { listDeliveriesQuery, parse } from './schemas.js';
 import { EVENT_TYPES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from './state.js';
@@ -65,15 +66,8 @@ export class DeliveryLog {
     const dropped = q.status === undefined || q.status.includes('dropped') ? { dropped: q.eventType ?? EVENT_TYPES } : null;
     const stored = records.each('deliveries', { where, descending: true });
     const events = dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
-    const data: ReturnType<typeof deliveryView>[] = [];
-    let skip = (q.page - 1) * q.limit;
-    for (const delivery of newestOf(stored, mapped(events, droppedDelivery))) {
-      if (data.length === q.limit) break;
-      if (skip > 0) skip--;
-      else data.push(deliveryView(delivery));
-    }
     const total = records.count('deliveries', where) + (dropped === null ? 0 : records.count('events', dropped));
-    return { data, pagination: { page: q.page, limit: q.limit, total, totalPages: Math.ceil(total / q.limit) } };
+    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, deliveryView);
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */

@@ -27,6 +27,18 @@ export function pageOf<T extends TableName, U>(records: Repository, table: T, wh
   return { data, pagination: pagination(records.count(table, where), query) };
 }
 
+/** One page of items given newest first (`total` of them), read only as far as the page goes. */
+export function pageFrom<T, U>(newestFirst: Iterable<T>, total: number, query: ListQuery, render: (item: T) => U): Page<U> {
+  const data: U[] = [];
+  let skip = (query.page - 1) * query.limit;
+  for (const item of newestFirst) {
+    if (data.length === query.limit) break;
+    if (skip > 0) skip--;
+    else data.push(render(item));
+  }
+  return { data, pagination: pagination(total, query) };
+}
+
 const pagination = (total: number, query: ListQuery): Pagination => ({
   page: query.page,
   limit: query.limit,
