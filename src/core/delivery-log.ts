@@ -1,7 +1,7 @@
 import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import { callbackHeaders, droppedDelivery, hold, newDelivery, recordAttempt, release } from './deliveries.js';
-import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
+import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
@@ -129,7 +129,7 @@ export class DeliveryLog {
   releaseAll() {
     const held = [...this.ctx.records.each('deliveries', { where: { status: 'held' } })];
     const now = this.ctx.now();
-    for (const delivery of held) this.update(release(delivery, now, this.ctx.head.forwarding?.url), null);
+    for (const delivery of held) this.update(release(delivery, now, forwardingUrl(this.ctx.head, delivery.eventType)), null);
     return { released: held.length };
   }
 
@@ -143,7 +143,7 @@ export class DeliveryLog {
     if (delivery.status !== 'held') {
       throw new SandboxError('INVALID_STATE', `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`);
     }
-    this.update(release(delivery, this.ctx.now(), url ?? this.ctx.head.forwarding?.url), null);
+    this.update(release(delivery, this.ctx.now(), url ?? forwardingUrl(this.ctx.head, delivery.eventType)), null);
     return this.getDelivery(delivery.id);
   }
 
@@ -152,8 +152,8 @@ export class DeliveryLog {
   }
 
   setForwarding(body: unknown) {
-    const { url } = parse(forwardingSchema, body);
-    return this.storeForwarding({ url, since: this.ctx.now() });
+    const { url, events } = parse(forwardingSchema, body);
+    return this.storeForwarding({ url, ...(events ? { events: [...new Set(events)] } : {}), since: this.ctx.now() });
   }
 
   deleteForwarding() {

@@ -378,7 +378,11 @@ export type TransactionsView = z.output<typeof transactionsViewSchema>;
 export const clockViewSchema = z.strictObject({ now: isoTime, offsetSeconds: z.number().describe('How far the sandbox clock runs ahead of real time') });
 export type ClockView = z.output<typeof clockViewSchema>;
 
-export const forwardingViewSchema = z.strictObject({ url: z.string().nullable().describe('null: off'), since: isoTime.nullable() });
+export const forwardingViewSchema = z.strictObject({
+  url: z.string().nullable().describe('null: off'),
+  events: z.array(z.enum(EVENT_TYPES)).nullable().describe('The event types forwarded; null: every one'),
+  since: isoTime.nullable(),
+});
 export type ForwardingView = z.output<typeof forwardingViewSchema>;
 
 const attemptSchema = z.strictObject({
