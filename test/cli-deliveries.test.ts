@@ -156,7 +156,7 @@ describe('deliveries list, show, redeliver', () => {
     expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to: give one as \{"url"\}\n$/);
     const filter = await cli(['deliveries', 'list', '--status', 'lost']);
     expect(filter.code).toBe(1);
-    expect(filter.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: status/);
+    expect(filter.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: --status: /);
   });
 });
 
@@ -205,7 +205,7 @@ describe('deliveries list --follow', () => {
     const { cli } = account();
     const run = await cli(['deliveries', 'list', '--follow', '--event-type', 'paid']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: eventType/);
+    expect(run.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: --event-type: /);
   });
 
   it('no sandbox to follow: exit 3 with the hint to start one', async () => {

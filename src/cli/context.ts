@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
+import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
 
@@ -27,7 +28,7 @@ export function globalOptions(command: Command, which: 'api' | 'connection' | 'o
 
 /** `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. */
 export const hubOption = (command: Command): Command =>
-  command.addOption(
+  fieldFlags(command, { paymentHubId: '--hub' }).addOption(
     new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
   );
 

@@ -22,6 +22,7 @@ import { uiCommand } from './commands/ui.js';
 import { NotASandboxError, SandboxApiError } from '../core/api-client.js';
 import { UnreachableError } from './client.js';
 import { example, globalOptions } from './context.js';
+import { namingFlags } from './flags.js';
 import { version } from './version.js';
 
 /**
@@ -71,10 +72,15 @@ export async function main(argv: string[]): Promise<number> {
   );
   const json = argv.includes('--json');
   testable(program, json);
+  let ran: Command = program;
+  program.hook('preAction', (_program, command) => {
+    ran = command;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = thrown instanceof SandboxApiError ? namingFlags(thrown, ran) : thrown;
     if (error instanceof CommanderError) {
       // Help and version are "errors" to commander; they are successes here. Commander printed the rest.
       return error.exitCode === 0 ? 0 : 2;

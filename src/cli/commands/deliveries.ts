@@ -4,6 +4,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import type { deliveryView } from '../../core/views.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { url } from '../options.js';
 import { block, count, pad, page, paint, status, type Output, type Pagination } from '../render.js';
 import { followUntilInterrupted } from '../follow.js';
@@ -116,7 +117,7 @@ function redeliverCommand(): Command {
       ),
     );
   return example(
-    globalOptions(command),
+    globalOptions(fieldFlags(command, { url: '--to' })),
     'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b',
     'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
   );
@@ -140,7 +141,7 @@ function releaseCommand(): Command {
       out.result(data, (d) => `delivery ${d.id} released\n${deliveryDetail(d)}`);
     });
   return example(
-    globalOptions(command),
+    globalOptions(fieldFlags(command, { url: '--to' })),
     'va-sandbox deliveries release',
     'va-sandbox deliveries release 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
   );

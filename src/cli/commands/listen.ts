@@ -4,6 +4,7 @@ import type { Client } from '../client.js';
 import { contextOf, example, globalOptions } from '../context.js';
 import { followUntilInterrupted } from '../follow.js';
 import { EVENT_TYPES } from '../../core/state.js';
+import { fieldFlags } from '../flags.js';
 import { list, url } from '../options.js';
 import { pad, paint, type Output } from '../render.js';
 import type { LiveMessage } from '../ui/live.js';
@@ -52,7 +53,7 @@ export function listenCommand(): Command {
       }
     });
   return example(
-    globalOptions(command),
+    globalOptions(fieldFlags(command, { url: '--forward-to' })),
     'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks',
     'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks --print-body',
     'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks --events created,succeeded,client.cashin',

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
 import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { duration, keyValue, money, url } from '../options.js';
 import { ars, block, count, page, pairs, paint, status, table } from '../render.js';
 
@@ -43,7 +44,7 @@ function createCommand(): Command {
       if (!out.json) out.note(`pay it: va-sandbox transfer --to ${data.alias} --amount ${data.amount ?? '<ars>'}`);
     });
   return example(
-    hubOption(globalOptions(command)),
+    hubOption(globalOptions(fieldFlags(command, { lockMode: '--lock', ttlSeconds: '--ttl' }))),
     'va-sandbox payments create --amount 1500 --lock amount --callback-url http://127.0.0.1:9000/callbacks',
     'va-sandbox payments create --amount 2500 --ttl 15m --success-url https://shop.test/ok --failure-url https://shop.test/ko --metadata order=A-17',
   );
