@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { ENTRY_TYPES } from '../../core/state.js';
 import type { balanceView, clientView, entryView } from '../../core/views.js';
-import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
+import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { collect, keyValue, url } from '../options.js';
 import { ars, block, page, pairs, status, type Pagination } from '../render.js';
@@ -104,8 +104,8 @@ function listCommand(): Command {
 function getCommand(): Command {
   const command = new Command('get')
     .description('One client, with its CVU and alias')
-    .argument('<id>', 'client id')
-    .action(apiAction<ClientView>((_cmd, id) => ['GET', pathTo(PATH, id)], clientBlock));
+    .argument('<id>', 'client id, or its first characters (8 tell it apart)')
+    .action(apiAction<ClientView>(async (cmd, id) => ['GET', pathTo(PATH, await recordId(cmd, PATH, 'client', id))], clientBlock));
   return example(globalOptions(command), `va-sandbox clients get ${ID}`);
 }
 

@@ -3,7 +3,7 @@ import type { Account, LiveEvent } from '../../core/account.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import type { deliveryView } from '../../core/views.js';
 import type { Client, Query } from '../client.js';
-import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
+import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { url } from '../options.js';
 import { block, count, pad, page, paint, status, type Output, type Pagination } from '../render.js';
@@ -97,22 +97,24 @@ function attemptLine({ delivery, attempt }: LiveDelivery): string {
   return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(what, 29), delivery.url, delivery.id].join('  ');
 }
 
+const deliveryId = (command: Command, id: string) => recordId(command, PATH, 'delivery', id);
+
 function showCommand(): Command {
   const command = new Command('show')
     .description('One delivery: the request exactly as sent, and every attempt with its response')
-    .argument('<id>', 'delivery id')
-    .action(apiAction<DeliveryDetail>((_cmd, id) => ['GET', pathTo(PATH, id)], deliveryDetail));
+    .argument('<id>', 'delivery id, or its first characters (8 tell it apart)')
+    .action(apiAction<DeliveryDetail>(async (cmd, id) => ['GET', pathTo(PATH, await deliveryId(cmd, id))], deliveryDetail));
   return example(globalOptions(command), 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
 }
 
 function redeliverCommand(): Command {
   const command = new Command('redeliver')
     .description('Send a delivery again: a new delivery of the same event, with the same eventId')
-    .argument('<id>', 'delivery id')
+    .argument('<id>', 'delivery id, or its first characters (8 tell it apart)')
     .option('--to <url>', 'send this one delivery to another URL (e.g. your laptop) instead of its own', url)
     .action(
       apiAction<DeliveryDetail>(
-        (cmd, id) => ['POST', pathTo(PATH, id, 'redeliver'), cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } }],
+        async (cmd, id) => ['POST', pathTo(PATH, await deliveryId(cmd, id), 'redeliver'), cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } }],
         (d) => `redelivery ${d.id} of ${d.redeliveryOf} queued\n${deliveryDetail(d)}`,
       ),
     );
