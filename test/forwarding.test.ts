@@ -108,6 +108,9 @@ describe('forwarding (contract part 4): every callback attempt of the account go
       succeeded: null,
       'client.cashin': laptop.url,
     });
+    // Each delivery names whose event it is.
+    expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual(['client.cashin', null, buyer.id]);
+    expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual(['created', payment.id, null]);
   });
 
   it('refuses an event type the contract does not have, and an empty list, naming the field', async () => {
@@ -193,9 +196,18 @@ describe('va-sandbox listen --forward-to', () => {
 
   it('deliveries redeliver ID --to URL sends one delivery to another URL', async () => {
     const { elsewhere, client, newest: first } = await paidToTwoReceivers();
-    const run = await runCli(['deliveries', 'redeliver', first.id, '--to', elsewhere.url], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key });
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key };
+    const run = await runCli(['deliveries', 'redeliver', first.id, '--to', elsewhere.url], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`forwardedTo +${elsewhere.url}`));
     expect((await elsewhere.waitFor(1))[0]!.body.eventId).toBe(first.eventId);
+    // The list and the delivery's page say where the redelivery went, and whose it is.
+    const redelivery = await eventually(async () => (await deliveries(client)).find((d: any) => d.redeliveryOf === first.id && d.status === 'delivered'));
+    expect(redelivery).toMatchObject({ vaPaymentId: first.vaPaymentId, clientId: null, forwardedTo: elsewhere.url });
+    const list = await runCli(['deliveries', 'list'], env);
+    const row = list.stdout.split('\n').find((line) => line.startsWith(redelivery.id))!;
+    expect(row).toMatch(new RegExp(`payment ${first.vaPaymentId} .*=> ${elsewhere.url} `));
+    const show = await runCli(['deliveries', 'show', redelivery.id], env);
+    expect(show.stdout).toMatch(new RegExp(`attempt 1 .*HTTP 200 .*=> ${elsewhere.url}$`, 'm'));
   });
 });

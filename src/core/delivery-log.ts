@@ -67,7 +67,7 @@ export class DeliveryLog {
     const stored = records.each('deliveries', { where, descending: true });
     const events = dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
     const total = records.count('deliveries', where) + (dropped === null ? 0 : records.count('events', dropped));
-    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, deliveryView);
+    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, (delivery) => deliveryView(delivery, this.ctx.get('events', delivery.eventId)!));
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
@@ -76,7 +76,7 @@ export class DeliveryLog {
     const event = this.sent(delivery.eventId);
     const request = { method: 'POST', url: delivery.url, headers: callbackHeaders(event), body: event.body };
     return {
-      ...deliveryView(delivery),
+      ...deliveryView(delivery, event),
       event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
       request,
       attempts: delivery.attempts.map((attempt) => ({
@@ -237,7 +237,7 @@ export class DeliveryLog {
   private notify(delivery: Delivery, attempt: Attempt | null): void {
     this.ctx.notify('delivery', () => {
       const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
-      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } };
+      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery, { vaPaymentId, clientId }), attempt, event: { vaPaymentId, clientId, body } };
     });
   }
 }

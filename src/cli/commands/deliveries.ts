@@ -55,12 +55,20 @@ const deliveriesPage = ({ data, pagination }: DeliveriesPage) =>
     ['id', (d) => d.id],
     ['status', (d) => status(d.status)],
     ['eventType', (d) => d.eventType],
+    ['for', whose],
     ['attempts', (d) => d.attempts, 'right'],
     ['lastResponseStatus', (d) => d.lastResponseStatus, 'right'],
     ['lastError', (d) => d.lastError],
-    ['url', (d) => d.url ?? d.reason],
+    ['url', sentTo],
     ['updatedAt', (d) => d.updatedAt],
   ]);
+
+/** The VA payment or client a delivery's event is about. */
+export const whose = (d: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>): string =>
+  d.vaPaymentId ? `payment ${d.vaPaymentId}` : d.clientId ? `client ${d.clientId}` : '';
+
+/** Where the delivery's last attempt went (`=> URL` when forwarded or redelivered elsewhere), else its URL or why it has none. */
+const sentTo = (d: DeliveryView): string => (d.forwardedTo ? `=> ${d.forwardedTo}` : (d.url ?? d.reason ?? ''));
 
 const listDeliveries = async (client: Client, query: Query): Promise<DeliveriesPage> => {
   const { data, pagination } = await client.call<DeliveryView[]>('GET', PATH, { query });
@@ -94,7 +102,8 @@ export const outcome = (attempt: Pick<Attempt, 'responseStatus' | 'error'>): str
 
 function attemptLine({ delivery, attempt }: LiveDelivery): string {
   const what = attempt ? `attempt ${attempt.n}  ${outcome(attempt)}` : `queued${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}`;
-  return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(what, 29), delivery.url, delivery.id].join('  ');
+  const to = attempt ? (attempt.forwardedTo ?? delivery.url) : (delivery.forwardedTo ?? delivery.url);
+  return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(whose(delivery), 44), pad(what, 29), to, delivery.id].join('  ');
 }
 
 const deliveryId = (command: Command, id: string) => recordId(command, PATH, 'delivery', id);
@@ -175,7 +184,7 @@ export function deliveryDetail(d: DeliveryDetail): string {
   ].join('\n');
   const attempts = d.attempts.map((a) => {
     const got = paint(a.error === null ? 'green' : 'red', [outcome(a), a.responseStatus === null ? a.errorMessage : null].filter(Boolean).join(': '));
-    const where = [a.forwardedTo ? `=> ${a.forwardedTo}` : null, a.fault ? paint('yellow', `fault: ${a.fault}`) : null].filter(Boolean).join('  ');
+    const where = [`=> ${a.request.url}`, a.fault ? paint('yellow', `fault: ${a.fault}`) : null].filter(Boolean).join('  ');
     return `${paint('bold', `attempt ${a.n}`)}  ${a.startedAt}  ${got}  ${a.durationMs} ms${where ? `  ${where}` : ''}${a.responseBody ? `\n${a.responseBody}` : ''}`;
   });
   return [summary, '', paint('bold', 'request (as sent)'), request, ...attempts.flatMap((attempt) => ['', attempt])].join('\n');
