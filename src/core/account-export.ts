@@ -117,7 +117,7 @@ const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
 /** The account as one JSON document. */
 export function exportAccount(account: Account): AccountExport {
   // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.read();
+  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, heldSince: _held, ...records } = account.read();
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records) } };
 }
 
@@ -179,7 +179,8 @@ export async function importAccount(account: Account, body: unknown, dryRun = fa
   // Its open deliveries are held as they are stored: none may go out before `holdImported` (the file's URLs are never called).
   const held = Object.values(records.deliveries).filter(isOpen).map((d) => d.id);
   const deliveries = Object.fromEntries(Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]));
-  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
+  // Held from now until released (`heldSince`): the callbacks the account raises are held too.
+  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, heldSince: doc.exportedAt, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported(held);
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock(), counts: account.counts() };
