@@ -177,6 +177,7 @@ describe('POST /sandbox/v1/import: every malformed record is a 400, never a 500'
     add('cashIns a string', (file) => ((Object.values(file.account.vaPayments)[0] as any).cashIns = 'x'), 'account.vaPayments.');
 
     expect(cases.length).toBeGreaterThan(300);
+    console.log(`malformed import files: ${cases.length}`);
     for (const { what, file, names } of cases) {
       const { answer, details } = await refusal(target, file);
       expectValidationError(answer, what);
