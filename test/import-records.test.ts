@@ -174,6 +174,9 @@ describe('POST /sandbox/v1/import: every malformed record is a 400, never a 500'
     add('account null', (file) => (file.account = null), 'account');
     add('an account with a constructor key', (file) => (file.account.constructor = {}), 'account');
     add('an account with a __proto__ key', (file) => (file.account.__marker__ = {}), 'account', (text) => text.replace('"__marker__":', '"__proto__":'));
+    // A file whose envelope is wrong is parsed whole: its checks across records must not read a null record either.
+    add('a wrong format with a null payment', (file) => Object.assign(file, { format: 'x', account: { ...file.account, vaPayments: { [Object.keys(file.account.vaPayments)[0]!]: null } } }), 'format');
+    add('a time past the bound with a bad invoice', (file) => Object.assign(file, { exportedAt: '9999-06-01T00:00:00.000Z', account: { ...file.account, invoices: { [Object.keys(file.account.invoices)[0]!]: { total_amount: 'x' } } } }), 'exportedAt');
     add('cashIns a string', (file) => ((Object.values(file.account.vaPayments)[0] as any).cashIns = 'x'), 'account.vaPayments.');
 
     expect(cases.length).toBeGreaterThan(300);
