@@ -64,7 +64,7 @@ export const HELD_REASON = 'came with an imported file: sent only when released'
 export const hold = (delivery: Delivery): Delivery => ({ ...delivery, status: 'held', reason: HELD_REASON, nextAttemptAt: null });
 
 /** Why a delivery raised after an import waits: the account is held until its held deliveries are released. */
-export const HELD_RAISED_REASON = 'raised in an imported account: sent only when released';
+const HELD_RAISED_REASON = 'raised in an imported account: sent only when released';
 
 /**
  * The first delivery of an event raised while the account is held (`heldSince`): held, or, while a forwarding URL is
