@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,21 +22,21 @@ const image = `va-sandbox-test-${randomUUID().slice(0, 8)}`;
 describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missing}` : ''}`, () => {
   let podman: Podman;
   let socket: string;
+  let service: ChildProcess | undefined;
+  let serviceExited: Promise<unknown> | undefined;
 
   beforeAll(async () => {
     podman = await usePodman();
     await podman(...asPodman(podman, ['docker', 'build', '-t', image, '.']));
     socket = join(useTmp(), 'podman.sock');
-    const service = podman.spawn(['system', 'service', '--time=0', `unix://${socket}`]);
-    const exited = new Promise((done) => service.once('exit', done));
-    afterAll(async () => {
-      service.kill('SIGTERM');
-      await exited;
-    });
+    service = podman.spawn(['system', 'service', '--time=0', `unix://${socket}`]);
+    serviceExited = new Promise((done) => service!.once('exit', done));
     await eventually(async () => (await run('podman', ['--url', `unix://${socket}`, 'version'], { env: podman.env })).stdout, 30_000, 'the Podman socket');
   }, 900_000);
 
   afterAll(async () => {
+    service?.kill('SIGTERM');
+    await serviceExited;
     await podman?.('rmi', '-f', image).catch(() => {});
   }, 60_000);
 
