@@ -39,6 +39,8 @@ export interface Podman {
   (...args: string[]): Promise<string>;
   /** The same, as a long-running child (a foreground `podman run`). */
   spawn: (args: string[]) => ChildProcess;
+  /** The base image to build on (and run Node in) when it is not the Dockerfile's node:24-slim. */
+  base: string | undefined;
   /** `--build-arg BASE=…` when the build needs another base than the Dockerfile's. */
   baseArgs: string[];
   env: NodeJS.ProcessEnv;
@@ -66,6 +68,7 @@ export async function usePodman(): Promise<Podman> {
     }
   }) as Podman;
   podman.spawn = (args) => spawn('podman', [...flags, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  podman.base = base;
   podman.baseArgs = base ? ['--build-arg', `BASE=${base}`] : [];
   podman.env = env;
   return podman;
