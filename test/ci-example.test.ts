@@ -114,7 +114,7 @@ describe('docs/ci-example.yml', () => {
       const podman = await usePodman();
       const run = randomUUID().slice(0, 8);
       const [image, network, service] = [`va-sandbox-test-${run}`, `va-sandbox-ci-${run}`, `va-sandbox-service-${run}`];
-      await podman(...asPodman(podman, ['docker', 'build', '-t', image, '.']));
+      await podman.build(asPodman(podman, ['docker', 'build', '-t', image, '.']));
       try {
         await podman('network', 'create', network);
         // The service as the runner starts it: its name as its network alias, its env.

@@ -37,6 +37,11 @@ export function podmanMissing(): string | null {
 export interface Podman {
   /** podman with this machine's settings; resolves with stdout, rejects with stderr in the message. */
   (...args: string[]): Promise<string>;
+  /**
+   * A `podman build …`, one at a time on this machine: the test files that build the image run side by side, and the
+   * second build of the same Dockerfile reuses the first one's layers instead of running npm ci again beside it.
+   */
+  build: (args: string[]) => Promise<string>;
   /** The same, as a long-running child (a foreground `podman run`). */
   spawn: (args: string[]) => ChildProcess;
   /** The base image to build on (and run Node in) when it is not the Dockerfile's node:24-slim. */
@@ -59,14 +64,16 @@ export async function usePodman(): Promise<Podman> {
     if (conf) env.CONTAINERS_CONF = conf;
     flags = LOCAL_SETTINGS;
   }
-  const podman = (async (...args: string[]) => {
+  const call = async (command: string[], args: string[]) => {
     try {
-      return (await run('podman', [...flags, ...args], { env, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout;
+      return (await run(command[0]!, [...command.slice(1), ...flags, ...args], { env, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout;
     } catch (error) {
       const { stderr, message } = error as { stderr?: string; message: string };
       throw new Error(`podman ${args.join(' ')}: ${stderr?.trim() || message}`);
     }
-  }) as Podman;
+  };
+  const podman = ((...args: string[]) => call(['podman'], args)) as Podman;
+  podman.build = (args) => call(['flock', join(tmpdir(), 'va-sandbox-podman-build.lock'), 'podman'], args);
   podman.spawn = (args) => spawn('podman', [...flags, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   podman.base = base;
   podman.baseArgs = base ? ['--build-arg', `BASE=${base}`] : [];

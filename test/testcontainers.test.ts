@@ -27,7 +27,7 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
 
   beforeAll(async () => {
     podman = await usePodman();
-    await podman(...asPodman(podman, ['docker', 'build', '-t', image, '.']));
+    await podman.build(asPodman(podman, ['docker', 'build', '-t', image, '.']));
     socket = join(useTmp(), 'podman.sock');
     service = podman.spawn(['system', 'service', '--time=0', `unix://${socket}`]);
     serviceExited = new Promise((done) => service!.once('exit', done));
