@@ -104,7 +104,8 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
       const payment = await account.data('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 1500 });
       const transfer = await account.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 1500 });
       expect(transfer.outcome).toBe('credited');
-      // The Host guard is on: a name that is not loopback is refused unless allowed.
+      // The Host guard is on: a laptop's localhost is served, a name that is not loopback is refused unless allowed.
+      expect(await getWithHost(`${first.url}/health`, 'localhost:4580')).toBe(200);
       expect(await getWithHost(`${first.url}/health`, 'va-sandbox:4580')).toBe(403);
 
       // `docker stop`: SIGTERM, and the server's own clean stop (exit 0), well within the engine's 10 s.
