@@ -142,7 +142,7 @@ describe('docs/ci-example.yml', () => {
         expect(existsSync(join(dir, 'reports', 'scenarios.xml'))).toBe(true);
         expectAllPassed(dir);
       } finally {
-        await podman('rm', '-f', '-t', '0', service).catch(() => {});
+        await podman('rm', '-f', '-v', '-t', '0', service).catch(() => {});
         await podman('network', 'rm', '-f', network).catch(() => {});
         await podman('rmi', '-f', image).catch(() => {});
       }
