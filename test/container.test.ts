@@ -84,12 +84,15 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
     expect(hostNetwork).toContain('--network');
   });
 
-  it('is built non-root, with a HEALTHCHECK on /health, the state in /data, listening on 0.0.0.0:4580', async () => {
+  it('is built non-root, with a HEALTHCHECK on /health, the state in /data, listening on 0.0.0.0:4580; any command runs', async () => {
     const [{ Config: config, Healthcheck: healthcheck }] = JSON.parse(await podman('image', 'inspect', image));
     expect(config.User).toBe('node');
     expect(config.Volumes).toHaveProperty(['/data']);
     expect(healthcheck.Test.join(' ')).toMatch(/\/health/);
     expect(config.Env).toEqual(expect.arrayContaining(['VA_SANDBOX_HOST=0.0.0.0', 'VA_SANDBOX_PORT=4580', 'VA_SANDBOX_DATA=/data/state.db']));
+    // Arguments after the image replace `start`: any va-sandbox command.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(await podman('run', '--rm', image, '--version')).toBe(`${pkg.version}\n`);
   });
 
   it(
