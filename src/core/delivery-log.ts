@@ -1,6 +1,6 @@
 import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
-import { callbackHeaders, droppedDelivery, hold, newDelivery, recordAttempt, release } from './deliveries.js';
+import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
@@ -32,6 +32,14 @@ export class DeliveryLog {
   /** Stores a new delivery (before any attempt, so a restart still sends it). */
   store(delivery: Delivery): void {
     this.ctx.put('deliveries', delivery.id, delivery);
+  }
+
+  /**
+   * Stores a raised event's first delivery: held, or pinned to the forwarding URL (if it forwards that event type),
+   * while the account is held (`holdRaised`).
+   */
+  storeFirst(delivery: Delivery): void {
+    this.store(this.ctx.head.heldSince ? holdRaised(delivery, forwardingUrl(this.ctx.head, delivery.eventType)) : delivery);
   }
 
   /** An event's deliveries, oldest first: a dropped event's first is the event itself, under its id (`isDropped`). */
@@ -125,11 +133,18 @@ export class DeliveryLog {
     for (const delivery of [...this.ctx.records.each('deliveries', { where: { status: ['pending', 'retrying'] } })]) this.update(hold(delivery), null);
   }
 
-  /** `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made. */
+  /**
+   * `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made, and the
+   * account is held no more: the callbacks it raises from now on go to their URLs.
+   */
   releaseAll() {
     const held = [...this.ctx.records.each('deliveries', { where: { status: 'held' } })];
     const now = this.ctx.now();
     for (const delivery of held) this.update(release(delivery, now, forwardingUrl(this.ctx.head, delivery.eventType)), null);
+    if (this.ctx.head.heldSince) {
+      this.ctx.head.heldSince = null;
+      this.ctx.changedHeader();
+    }
     return { released: held.length };
   }
 

@@ -300,6 +300,12 @@ export interface AccountState {
   forwarding?: Forwarding | null;
   /** Delivery faults; absent: all off. */
   faults?: Faults;
+  /**
+   * When an import held the account (its sandbox time then): until every held delivery is released, the callbacks it
+   * raises are held too (or go to the forwarding URL while one is set), so no URL of the file is called. Absent or
+   * null: not held.
+   */
+  heldSince?: string | null;
   /** Keyed by the hub's id: hubs are made on first use (contract part 1). */
   hubs: Record<string, Hub>;
   /** Keyed by CVU. */

@@ -134,10 +134,10 @@ function redeliverCommand(): Command {
   );
 }
 
-/** `release [id]`: held deliveries (an import's, never sent on their own) go out now, as first attempts. */
+/** `release [id]`: held deliveries (an imported account's, never sent on their own) go out now, as first attempts. */
 function releaseCommand(): Command {
   const command = new Command('release')
-    .description('Send held deliveries (those an import brought, never sent until released): all of them, or the one given')
+    .description("Send held deliveries (an imported account's, never sent until released): all of them, which ends the hold, or the one given")
     .argument('[id]', 'delivery id (default: every held delivery)')
     .option('--to <url>', 'send this one delivery to another URL instead of the forwarding URL or its own', url)
     .action(async function (this: Command, id: string | undefined) {

@@ -50,7 +50,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
   );
 }
 
-/** `POST /sandbox/v1/deliveries/release`: every held delivery (an import's) goes out, shown where there are some. */
+/** `POST /sandbox/v1/deliveries/release`: every held delivery (an imported account's) goes out, shown where there are some. */
 function ReleaseAll({ onDone }: { onDone: () => void }) {
   const { api } = useApp();
   const action = useAction(async () => {
@@ -59,7 +59,8 @@ function ReleaseAll({ onDone }: { onDone: () => void }) {
   });
   return (
     <p>
-      Held deliveries came with an imported file and are never sent on their own.{' '}
+      This account was imported: the deliveries its file brought and the callbacks it raised since are held, never sent on
+      their own (new ones go to the forwarding URL while one is set). Releasing every one ends the hold.{' '}
       <button type="button" disabled={action.busy} onClick={() => void action.run()}>
         Release every held delivery
       </button>
