@@ -194,5 +194,9 @@ describe('an imported account calls no URL of its file until released', () => {
     await sleep(300);
     expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
     expect(fileReceiver.received.filter((r) => r.url === '/filtered')).toEqual([]);
+    // Released with forwarding still on: a type it does not take goes to its own URL.
+    expect(await target.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 1 });
+    expect((await fileReceiver.waitFor(1, (r) => r.url === '/filtered'))[0]!.body).toMatchObject({ eventType: 'client.cashin', clientId: owner.id });
+    expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
   });
 });
