@@ -178,4 +178,25 @@ describe('an imported account calls no URL of its file until released', () => {
     await fileReceiver.waitFor(raised.length + fromFile + 1, (r) => r.url === '/account');
     expect(await heldOf(target)).toEqual([]);
   });
+
+  it('forwarding with events takes only those types while the account is held; the others stay held', async () => {
+    const callbackUrl = `${fileReceiver.url}/filtered`;
+    const source = account();
+    const owner = await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Filtro SA', taxId: '30-1', cashinCallbackUrl: callbackUrl });
+    const target = account();
+    expect((await target.post('/sandbox/v1/import', await source.data('GET', '/sandbox/v1/export'))).status).toBe(200);
+    await target.data('PUT', '/sandbox/v1/forwarding', { url: `${laptop.url}/filtered`, events: ['created'] });
+    const payment = await target.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
+    await target.data('POST', '/sandbox/v1/transfers', { to: owner.cvu, total: 5 });
+    const [created] = await laptop.waitFor(1, (r) => r.url === '/filtered');
+    expect(created!.body).toMatchObject({ eventType: 'created', vaPaymentId: payment.id });
+    expect((await heldOf(target)).map((d: any) => [d.eventType, d.clientId])).toEqual([['client.cashin', owner.id]]);
+    await sleep(300);
+    expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
+    expect(fileReceiver.received.filter((r) => r.url === '/filtered')).toEqual([]);
+    // Released with forwarding still on: a type it does not take goes to its own URL.
+    expect(await target.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 1 });
+    expect((await fileReceiver.waitFor(1, (r) => r.url === '/filtered'))[0]!.body).toMatchObject({ eventType: 'client.cashin', clientId: owner.id });
+    expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
+  });
 });

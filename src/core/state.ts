@@ -272,9 +272,10 @@ export interface Delivery {
   updatedAt: string;
 }
 
-/** An account's forwarding (contract part 4): while set, every callback attempt goes to `url`. */
+/** An account's forwarding (contract part 4): while set, every callback attempt (of `events`, when given) goes to `url`. */
 export interface Forwarding {
   url: string;
+  events?: EventType[];
   since: string;
 }
 
