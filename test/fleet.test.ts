@@ -111,7 +111,7 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     expect(await instances[1]!.exited).toBe(0);
     await each(KEYS, 20, async (key) => {
       const response = await fetch(`${proxy}/api/v1/va-payments`, { headers: { authorization: `Bearer ${key}` } });
-      const body = await response.json();
+      const body: any = await response.json();
       if (owner.get(key) === 'b') {
         expect([response.status, body.error?.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
       } else {

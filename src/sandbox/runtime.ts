@@ -3,6 +3,7 @@ import { createSandbox, defaultDeliveryPolicy, type Account, type IdSource, type
 import { DAY_MS } from '../core/retention.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import { giveWay } from './give-way.js';
+import { progressBoard, type ProgressView } from './progress.js';
 import type { Store } from './store/database.js';
 
 export interface RuntimeOptions {
@@ -21,6 +22,8 @@ export interface RuntimeOptions {
   keepDays?: number;
   log?: (line: string) => void;
   version?: string;
+  /** Told how the server's own long work (not an account's) stands, and null once it is over (`va-sandbox start` shows it). */
+  onServerWork?: (view: ProgressView | null) => void;
 }
 
 export const systemClock: WallClock = { now: () => Date.now() };
@@ -47,6 +50,7 @@ export async function createRuntime(options: RuntimeOptions) {
   const ids = options.ids ?? systemIds;
   const log = options.log ?? (() => {});
   const { store } = options;
+  const progress = progressBoard(options.onServerWork);
   const keepMs = options.keepDays === undefined ? undefined : options.keepDays * DAY_MS;
   const sandbox = createSandbox({
     storage: store,
@@ -154,6 +158,8 @@ export async function createRuntime(options: RuntimeOptions) {
   async function walkClock(account: Account, kind: 'advance' | 'set', body: unknown) {
     const move = account.clockMove(kind, body);
     const deadline = performance.now() + WALK_WAIT_MS;
+    const from = account.nowMs();
+    const work = progress.start(account.key, `clock ${kind}`, Math.round((move.until() - from) / 1000), 'sandbox seconds');
     const clock = await deliverer.walk(account, async () => {
       // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
       account.standAt(account.nowMs());
@@ -165,10 +171,11 @@ export async function createRuntime(options: RuntimeOptions) {
         const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
         if (at === null) break;
         account.standAt(at);
+        work.report(Math.round((at - from) / 1000));
         await pause();
       }
       return move.finish();
-    });
+    }).finally(() => work.end());
     // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
     if (keepMs !== undefined) account.prune(keepMs);
     await commit();
@@ -202,6 +209,7 @@ export async function createRuntime(options: RuntimeOptions) {
     commit,
     deliverer,
     moveClock,
+    progress,
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);
