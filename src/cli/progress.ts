@@ -20,7 +20,8 @@ const seconds = (ms: number): string => (ms < 60_000 ? `${Math.max(1, Math.round
 /** `clock advance: 45% (540 of 1,200 sandbox seconds), about 6 s left`; with nothing to measure, the time it has run. */
 export function progressText({ what, done, total, unit, elapsedMs }: ProgressView): string {
   if (total <= 0) return `${what}: ${seconds(elapsedMs)} so far`;
-  const left = done > 0 ? `about ${seconds((elapsedMs * (total - done)) / done)} left` : 'working out the time left';
+  // Counted all, it may still have work it does not count (an import's writes): it says so rather than guess.
+  const left = done >= total ? 'finishing' : done > 0 ? `about ${seconds((elapsedMs * (total - done)) / done)} left` : 'working out the time left';
   return `${what}: ${Math.floor((done / total) * 100)}% (${count(done)} of ${count(total)} ${unit}), ${left}`;
 }
 

@@ -40,8 +40,10 @@ function downloadExport(client: Client) {
   const started = performance.now();
   let received = 0;
   let total = 0;
+  let answered: number | null = null;
   const data = (async () => {
     const answer = await client.send('GET', '/sandbox/v1/export');
+    answered = performance.now();
     total = Number(answer.body.headers['content-length'] ?? 0);
     const chunks: Buffer[] = [];
     for await (const chunk of answer.body) {
@@ -57,6 +59,7 @@ function downloadExport(client: Client) {
     if (envelope?.success !== true) throw new NotASandboxError(client.url, answer.status);
     return envelope.data;
   })();
-  const progress = () => ({ what: 'export', done: received / MB, total: total / MB, unit: 'MB received', elapsedMs: performance.now() - started });
+  // Time left is reckoned from the download's pace, not from the wait before it.
+  const progress = () => ({ what: 'export', done: received / MB, total: total / MB, unit: 'MB received', elapsedMs: performance.now() - (answered ?? started) });
   return { data, progress };
 }

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { progressText, progressWanted } from '../src/cli/progress.js';
+import { api, BIN, PAYMENT, runCli, useReceiver, useServer } from './helpers.js';
+
+/**
+ * Runs the built CLI in a real pseudo-terminal (util-linux `script`), as a person at a terminal does: stdout and stderr
+ * are the terminal. Resolves with everything the terminal was sent, escape sequences included.
+ */
+function inTerminal(args: string[], env: Record<string, string>) {
+  const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
+  const { CI: _ci, ...rest } = process.env;
+  return new Promise<{ code: number | null; output: string }>((done) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...rest, NO_COLOR: '1', COLUMNS: '100', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.once('close', (code) => done({ code, output }));
+  });
+}
+
+/** An account whose next 90 minutes of clock hold six expiries, each a `failed` callback its receiver takes 500 ms to answer. */
+async function slowClock(key: string) {
+  const server = await useServer();
+  const receiver = await useReceiver(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { status: 200 };
+  });
+  const client = api(server.url, key);
+  for (let i = 1; i <= 6; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: i * 600, callbackUrl: `${receiver.url}/cb` });
+  await receiver.waitFor(6);
+  return { env: { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key }, receiver };
+}
+
+describe('the progress line of long work', () => {
+  it('says what, how far and how long is left, and "finishing" once all it counts is done', () => {
+    expect(progressText({ what: 'clock advance', done: 1800, total: 3600, unit: 'sandbox seconds', elapsedMs: 3000 })).toBe(
+      'clock advance: 50% (1,800 of 3,600 sandbox seconds), about 3 s left',
+    );
+    expect(progressText({ what: 'import', done: 0, total: 10, unit: 'steps', elapsedMs: 1200 })).toBe('import: 0% (0 of 10 steps), working out the time left');
+    expect(progressText({ what: 'import', done: 10, total: 10, unit: 'steps', elapsedMs: 1200 })).toBe('import: 100% (10 of 10 steps), finishing');
+    expect(progressText({ what: 'export', done: 0, total: 0, unit: 'MB received', elapsedMs: 4200 })).toBe('export: 4 s so far');
+  });
+
+  it('is wanted on a terminal only, and not with --json or --quiet, nor in CI', () => {
+    const terminal = { isTTY: true } as NodeJS.WriteStream;
+    const saved = process.env.CI;
+    try {
+      delete process.env.CI;
+      expect([progressWanted(false, terminal), progressWanted(true, terminal), progressWanted(false, { isTTY: false } as NodeJS.WriteStream)]).toEqual([true, false, false]);
+      process.env.CI = 'true';
+      expect(progressWanted(false, terminal)).toBe(false);
+      process.env.CI = 'false';
+      expect(progressWanted(false, terminal)).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.CI;
+      else process.env.CI = saved;
+    }
+  });
+
+  it('clock advance over more than a second of due work shows one line on a terminal, redrawn in place, then erased', async () => {
+    const { env, receiver } = await slowClock('sk_progress_tty');
+    const run = await inTerminal(['clock', 'advance', '90m'], env);
+    expect(run.code).toBe(0);
+    expect(receiver.received.filter((r) => r.body.eventType === 'failed')).toHaveLength(6);
+    // Each redraw starts with a carriage return and an erase of the line; none has a line break in it.
+    const draws = run.output.split('\r\x1b[K').slice(1);
+    const lines = draws.filter((draw) => draw.startsWith('clock advance: '));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line).toMatch(/^clock advance: \d+% \([\d,]+ of 5,400 sandbox seconds\), (about \d+ s left|working out the time left|finishing)$/);
+    // The line is erased before the answer, which starts on a clean line.
+    expect(draws.at(-1)).toMatch(/^now +\S+\r?\noffsetSeconds +5400\r?\n$/);
+  }, 60_000);
+
+  it.each([
+    ['--json', ['--json'], {}],
+    ['CI', [], { CI: 'true' }],
+  ])('clock advance shows nothing with %s on a terminal', async (_, flags, more) => {
+    const { env } = await slowClock(`sk_progress_${flags.length}`);
+    const run = await inTerminal(['clock', 'advance', '90m', ...flags], { ...env, ...more });
+    expect(run.code).toBe(0);
+    expect(run.output).not.toContain('clock advance:');
+    expect(run.output).not.toContain('\x1b[K');
+  }, 60_000);
+
+  it('clock advance shows nothing when stderr is not a terminal', async () => {
+    const { env } = await slowClock('sk_progress_pipe');
+    const run = await runCli(['clock', 'advance', '90m'], env);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^now +\S+\noffsetSeconds +5400\n$/);
+  }, 60_000);
+});
