@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { progressText, progressWanted } from '../src/cli/progress.js';
-import { api, BIN, PAYMENT, runCli, useReceiver, useServer } from './helpers.js';
+import { api, BIN, PAYMENT, runCli, useReceiver, useServer, useTmp } from './helpers.js';
 
 /**
  * Runs the built CLI in a real pseudo-terminal (util-linux `script`), as a person at a terminal does: stdout and stderr
@@ -88,4 +91,39 @@ describe('the progress line of long work', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/^now +\S+\noffsetSeconds +5400\n$/);
   }, 60_000);
+});
+
+describe('the progress line of an import and an export', () => {
+  it('shows on a terminal for an import of 30,000 payments and for their export, then gives way to the answer', async () => {
+    // A real export of one expired payment, its payment copied 30,000 times under new ids.
+    const server = await useServer();
+    const source = api(server.url, 'sk_progress_source');
+    await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 60 });
+    await source.data('POST', '/sandbox/v1/clock/advance', { seconds: 120 });
+    const doc = await source.data('GET', '/sandbox/v1/export');
+    const [payment] = Object.values(doc.account.vaPayments) as { id: string }[];
+    doc.account.events = {};
+    doc.account.deliveries = {};
+    doc.account.vaPayments = Object.fromEntries(Array.from({ length: 30_000 }, () => randomUUID()).map((id) => [id, { ...payment, id }]));
+    const dir = useTmp();
+    writeFileSync(join(dir, 'big.json'), JSON.stringify(doc));
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: 'sk_progress_import' };
+
+    const imported = await inTerminal(['import', join(dir, 'big.json')], env);
+    expect(imported.code).toBe(0);
+    const importDraws = imported.output.split('\r\x1b[K').slice(1);
+    expect(importDraws.filter((draw) => /^import: \d+% \([\d,]+ of 30,00\d steps\), (about \d+ s left|working out the time left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
+    expect(importDraws.at(-1)).toMatch(/^imported 30000 vaPayments, /);
+
+    const exported = await inTerminal(['export', '--out', join(dir, 'again.json')], env);
+    expect(exported.code).toBe(0);
+    const exportDraws = exported.output.split('\r\x1b[K').slice(1);
+    expect(exportDraws.filter((draw) => /^export: (\d+ s so far|\d+% \([\d,]+ of [\d,]+ MB received\), (about \d+ s left|working out the time left|finishing))$/.test(draw)).length).toBeGreaterThan(0);
+    expect(exportDraws.at(-1)).toMatch(/^exported 30000 vaPayments, /);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'again.json'), 'utf8')).account.vaPayments)).toHaveLength(30_000);
+
+    // Piped, neither says anything on stderr.
+    const piped = await runCli(['import', join(dir, 'big.json')], env);
+    expect(piped).toMatchObject({ code: 0, stderr: '' });
+  }, 120_000);
 });
