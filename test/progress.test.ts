@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { progressText, progressWanted } from '../src/cli/progress.js';
-import { api, BIN, PAYMENT, runCli, useReceiver, useServer, useTmp } from './helpers.js';
+import { api, BIN, eventually, freePort, PAYMENT, ROOT, runCli, useReceiver, useServer, useTmp } from './helpers.js';
 
 /**
  * Runs the built CLI in a real pseudo-terminal (util-linux `script`), as a person at a terminal does: stdout and stderr
@@ -19,6 +19,31 @@ function inTerminal(args: string[], env: Record<string, string>) {
     child.stdout.on('data', (chunk) => (output += chunk));
     child.once('close', (code) => done({ code, output }));
   });
+}
+
+/** The built CLI's `start` in a pseudo-terminal, stopped (SIGTERM) once it answers /health; everything the terminal was sent. */
+async function startInTerminal(args: string[]) {
+  const port = await freePort();
+  const command = [process.execPath, BIN, 'start', '--port', String(port), ...args].map((word) => `'${word}'`).join(' ');
+  const { CI: _ci, ...rest } = process.env;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...rest, NO_COLOR: '1', COLUMNS: '100' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const closed = new Promise((done) => child.once('close', done));
+  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 100_000, 'the server');
+  child.kill('SIGTERM');
+  await closed;
+  return output;
+}
+
+/** A data set of the previous release (test/data/previous-release/clean) whose one account is copied under `accounts` keys. */
+function previousRelease(accounts: number): string {
+  const state = JSON.parse(readFileSync(join(ROOT, 'test', 'data', 'previous-release', 'clean', 'state.json'), 'utf8'));
+  const [account] = Object.values(state.accounts);
+  state.accounts = Object.fromEntries(Array.from({ length: accounts }, (_, i) => [`sk_previous_${i}`, account]));
+  const file = join(useTmp(), 'state.json');
+  writeFileSync(file, JSON.stringify(state));
+  return file;
 }
 
 /** An account whose next 90 minutes of clock hold six expiries, each a `failed` callback its receiver takes 500 ms to answer. */
@@ -126,4 +151,50 @@ describe('the progress line of an import and an export', () => {
     const piped = await runCli(['import', join(dir, 'big.json')], env);
     expect(piped).toMatchObject({ code: 0, stderr: '' });
   }, 120_000);
+});
+
+describe("the progress of the server's own work", () => {
+  it('a migration at start shows the line on the terminal of va-sandbox start, erased before the line saying it is done', async () => {
+    const output = await startInTerminal(['--data', previousRelease(1000)]);
+    const draws = output.split('\r\x1b[K').slice(1);
+    expect(draws.filter((draw) => /^migration: \d+% \([\d,]+ of 1,000 accounts\), (about \d+ s left|working out the time left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
+    expect(draws.find((draw) => draw.startsWith('copied '))).toMatch(/^copied the previous release's data set \S+ into \S+ \(1000 accounts\)/);
+  }, 120_000);
+
+  it('a migration at start shows nothing with --quiet', async () => {
+    const output = await startInTerminal(['--data', previousRelease(1000), '--quiet']);
+    expect(output).toContain('(1000 accounts)');
+    expect(output).not.toContain('migration:');
+    expect(output).not.toContain('\x1b[K');
+  }, 120_000);
+
+  it('a retention sweep says how many of the accounts in use it went through, then that it is over', async () => {
+    const views: unknown[] = [];
+    const server = await useServer({ keepDays: 1, onServerWork: (view) => views.push(view) });
+    for (const key of ['sk_sweep_1', 'sk_sweep_2', 'sk_sweep_3']) await api(server.url, key).data('POST', '/api/v1/va-payments', { ...PAYMENT });
+    server.runtime.sweep();
+    expect(views.map((view) => (view === null ? null : [(view as { what: string }).what, (view as { done: number }).done, (view as { total: number }).total]))).toEqual([
+      ['retention sweep', 0, 3],
+      ['retention sweep', 1, 3],
+      ['retention sweep', 2, 3],
+      ['retention sweep', 3, 3],
+      null,
+    ]);
+  });
+});
+
+describe('GET /sandbox/v1/progress', () => {
+  it("answers the account's clock move as it stands while it runs, and null once it is over or for another account", async () => {
+    const { env } = await slowClock('sk_progress_endpoint');
+    const mine = api(env.VA_SANDBOX_URL, 'sk_progress_endpoint');
+    const moving = mine.data('POST', '/sandbox/v1/clock/advance', { seconds: 5400 });
+    const during = await eventually(async () => {
+      const view = await mine.data('GET', '/sandbox/v1/progress');
+      return view?.done > 0 ? view : null;
+    }, 10_000, 'progress of the clock move');
+    expect(during).toMatchObject({ what: 'clock advance', total: 5400, unit: 'sandbox seconds' });
+    expect(await api(env.VA_SANDBOX_URL, 'sk_progress_other').data('GET', '/sandbox/v1/progress')).toBeNull();
+    await moving;
+    expect(await mine.data('GET', '/sandbox/v1/progress')).toBeNull();
+  }, 60_000);
 });

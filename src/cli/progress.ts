@@ -76,3 +76,20 @@ export async function withProgress<T>(wanted: boolean, sample: () => Promise<Pro
 export const sandboxProgress =
   (client: { call<T>(method: string, path: string): Promise<{ data: T }> }) => async (): Promise<ProgressView | null> =>
     (await client.call<ProgressView | null>('GET', '/sandbox/v1/progress')).data;
+
+/**
+ * For `va-sandbox start`: the server's own long work (a migration at start, a retention sweep), told as it goes,
+ * drawn as the same line once it has run a second; undefined when no line is wanted.
+ */
+export function serverWorkLine(wanted: boolean): ((view: ProgressView | null) => void) | undefined {
+  if (!wanted) return undefined;
+  const line = progressLine();
+  let drawn = -Infinity;
+  return (view) => {
+    if (view === null) return line.clear();
+    const now = performance.now();
+    if (view.elapsedMs < SHOW_AFTER_MS || now - drawn < EVERY_MS) return;
+    drawn = now;
+    line.show(view);
+  };
+}

@@ -157,6 +157,7 @@ const NAMED = new Map<z.ZodType, string>([
   [balanceViewSchema, 'Balance'],
   [hubViewSchema, 'Hub'],
   [clockViewSchema, 'Clock'],
+  [progressViewSchema, 'Progress'],
   [transactionsViewSchema, 'Transactions'],
   [forwardingViewSchema, 'Forwarding'],
   [faultsSchema, 'Faults'],

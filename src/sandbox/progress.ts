@@ -15,9 +15,9 @@ export const progressViewSchema = z
 
 export type ProgressView = NonNullable<z.output<typeof progressViewSchema>>;
 
-/** One piece of work: `report(done)` as it goes, `end()` once it is over (however it ended). */
+/** One piece of work: `report(done)` as it goes (with `total` once it is known), `end()` once it is over (however it ended). */
 export interface Work {
-  report(done: number): void;
+  report(done: number, total?: number): void;
   end(): void;
 }
 
@@ -40,7 +40,8 @@ export function progressBoard(onServerWork: (view: ProgressView | null) => void 
       works.set(key, work);
       if (key === SERVER) onServerWork(viewOf(key));
       return {
-        report(done) {
+        report(done, total = work.total) {
+          work.total = total;
           work.done = Math.min(done, total);
           if (key === SERVER) onServerWork(viewOf(key));
         },

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
+import { progressWanted, serverWorkLine } from '../progress.js';
 import { applyConfig, startOptions } from '../start-options.js';
 import { version } from '../version.js';
 
@@ -52,6 +53,7 @@ export function startCommand(): Command {
         ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
         version,
         ownsProcess: true,
+        onServerWork: serverWorkLine(progressWanted(opts.quiet === true)),
       });
       const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
       // With --log json, stdout holds only the log's JSON lines.
