@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchema, startOptions } from '../src/cli/start-options.js';
-import { BIN, eventually, freePort, ROOT, runCli, spawnServer, useTmp } from './helpers.js';
+import { BIN, eventually, freePort, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
 
 const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'));
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'docs', 'va-sandbox.example.json'), 'utf8'));
@@ -63,6 +63,14 @@ describe('start --config FILE', () => {
     expect(list.headers.get('x-ratelimit-limit')).toBe('3');
     const plain = await spawnServer(['--memory']);
     expect((await get(plain.url, '/api/v1/va-payments', 'sk_any')).headers.get('x-ratelimit-limit')).toBe('6000');
+  });
+
+  it('`va-sandbox --api-key K start` is a flag too: it wins over the file\'s apiKeys', async () => {
+    const port = await freePort();
+    const sandbox = spawnCli(['--api-key', 'sk_flag', 'start', '--memory', '--port', String(port), '--config', configFile({ apiKeys: ['sk_file'] })]);
+    await sandbox.waitFor(/listening on/);
+    const url = `http://127.0.0.1:${port}`;
+    expect([(await get(url, '/api/v1/va-payments', 'sk_flag')).status, (await get(url, '/api/v1/va-payments', 'sk_file')).status]).toEqual([200, 401]);
   });
 
   it.each([

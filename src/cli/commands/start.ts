@@ -25,7 +25,7 @@ export function startCommand(): Command {
       switchesOff(cmd, opts);
       // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
       const { startServer } = await import('../../sandbox/server.js');
-      // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`.
+      // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
       const programKey = given<string>(cmd.parent!, 'apiKey');
       const ownKeys = cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
       const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
