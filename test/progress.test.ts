@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { progressText, progressWanted } from '../src/cli/progress.js';
@@ -119,7 +122,7 @@ describe('the progress line of long work', () => {
 });
 
 describe('the progress line of an import and an export', () => {
-  it('shows on a terminal for an import of 30,000 payments and for their export, then gives way to the answer', async () => {
+  it('an import of 30,000 payments shows it on a terminal, then gives way to the answer; exported again, the account is whole', async () => {
     // A real export of one expired payment, its payment copied 30,000 times under new ids.
     const server = await useServer();
     const source = api(server.url, 'sk_progress_source');
@@ -140,17 +143,49 @@ describe('the progress line of an import and an export', () => {
     expect(importDraws.filter((draw) => /^import: \d+% \([\d,]+ of 30,00\d steps\), (about \d+ s left|working out the time left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
     expect(importDraws.at(-1)).toMatch(/^imported 30000 vaPayments, /);
 
+    // Exported again, whole (on a fast machine in less than the second a line waits for: the next test paces one).
     const exported = await inTerminal(['export', '--out', join(dir, 'again.json')], env);
     expect(exported.code).toBe(0);
-    const exportDraws = exported.output.split('\r\x1b[K').slice(1);
-    expect(exportDraws.filter((draw) => /^export: (\d+ s so far|\d+% \([\d,]+ of [\d,]+ MB received\), (about \d+ s left|working out the time left|finishing))$/.test(draw)).length).toBeGreaterThan(0);
-    expect(exportDraws.at(-1)).toMatch(/^exported 30000 vaPayments, /);
+    expect(exported.output.split('\r\x1b[K').at(-1)).toMatch(/^exported 30000 vaPayments, /);
     expect(Object.keys(JSON.parse(readFileSync(join(dir, 'again.json'), 'utf8')).account.vaPayments)).toHaveLength(30_000);
 
     // Piped, neither says anything on stderr.
     const piped = await runCli(['import', join(dir, 'big.json')], env);
     expect(piped).toMatchObject({ code: 0, stderr: '' });
   }, 120_000);
+});
+
+describe('the progress line of an export', () => {
+  it('says how long it waited for the answer, then how much of it came, from a sandbox that answers slowly', async () => {
+    const server = await useServer();
+    const source = api(server.url, 'sk_progress_paced');
+    await source.data('POST', '/api/v1/va-payments', { ...PAYMENT });
+    const body = Buffer.from(JSON.stringify({ success: true, data: await source.data('GET', '/sandbox/v1/export'), timestamp: new Date().toISOString() }));
+    // The sandbox's own answer, held 1.5 s (as a large account's is while it is built), then sent in 20 parts 100 ms apart.
+    const paced = createServer(async (_request, response) => {
+      await sleep(1500);
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      const part = Math.ceil(body.length / 20);
+      for (let at = 0; at < body.length; at += part) {
+        response.write(body.subarray(at, at + part));
+        await sleep(100);
+      }
+      response.end();
+    });
+    await new Promise<void>((done) => paced.listen(0, '127.0.0.1', done));
+    try {
+      const file = join(useTmp(), 'paced.json');
+      const run = await inTerminal(['export', '--out', file], { VA_SANDBOX_URL: `http://127.0.0.1:${(paced.address() as AddressInfo).port}` });
+      expect(run.code).toBe(0);
+      const draws = run.output.split('\r\x1b[K').slice(1);
+      expect(draws).toContain('export: 1 s so far');
+      expect(draws.filter((draw) => /^export: \d+% \([\d,]+ of [\d,]+ KB received\), (about \d+ s left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
+      expect(draws.at(-1)).toMatch(/^exported 1 vaPayments, /);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(body.toString()).data);
+    } finally {
+      paced.close();
+    }
+  }, 60_000);
 });
 
 describe("the progress of the server's own work", () => {

@@ -114,7 +114,7 @@ export function configJsonSchema(): JsonSchema {
     additionalProperties: false,
     properties: {
       $schema: { type: 'string' },
-      ...Object.fromEntries(START_OPTIONS.map((spec) => [configKey(spec), { description: `--${spec.flags.split('--')[1]!.split(' ')[0]}: ${spec.description}`, ...spec.json }])),
+      ...Object.fromEntries(START_OPTIONS.map((spec) => [configKey(spec), { description: `${new Option(spec.flags).long}: ${spec.description}`, ...spec.json }])),
     },
   };
 }

@@ -30,7 +30,8 @@ export function exportCommand(): Command {
   return example(globalOptions(command), 'va-sandbox export --out incident.json', 'va-sandbox --api-key sk_ci_42 export > incident.json');
 }
 
-const MB = 1024 * 1024;
+/** Sizes as the line counts them: KB below 10 MB (else a small export reads "0 of 2 MB"). */
+const sizeIn = (bytes: number): [number, string] => (bytes < 10 * 1024 * 1024 ? [1024, 'KB received'] : [1024 * 1024, 'MB received']);
 
 /**
  * The export, read as it arrives, so its progress is how much of the answer came (the sandbox builds it in one go
@@ -60,6 +61,9 @@ function downloadExport(client: Client) {
     return envelope.data;
   })();
   // Time left is reckoned from the download's pace, not from the wait before it.
-  const progress = () => ({ what: 'export', done: received / MB, total: total / MB, unit: 'MB received', elapsedMs: performance.now() - (answered ?? started) });
+  const progress = () => {
+    const [size, unit] = sizeIn(total);
+    return { what: 'export', done: received / size, total: total / size, unit, elapsedMs: performance.now() - (answered ?? started) };
+  };
   return { data, progress };
 }
