@@ -134,6 +134,7 @@ describe('every answer matches the OpenAPI document', () => {
 
     // Clock, events, deliveries, forwarding and faults
     await call('GET', '/sandbox/v1/clock');
+    await call('GET', '/sandbox/v1/progress');
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
     await call('POST', '/sandbox/v1/clock/set', { at: '2000-01-01T00:00:00.000Z' });
     await call('POST', '/sandbox/v1/clock/set', { at: new Date(Date.now() + 7200_000).toISOString() });

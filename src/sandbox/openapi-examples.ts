@@ -170,6 +170,7 @@ export const EXAMPLES: Record<string, unknown> = {
   Balance: balance,
   Hub: hub,
   Clock: clock,
+  Progress: { what: 'clock advance', done: 1800, total: 3600, unit: 'sandbox seconds', elapsedMs: 2400 },
   Transactions: { transactions: [entry], pagination: { page: 1, limit: 20, total: 1, totalPages: 1 } },
   Forwarding: { url: 'http://localhost:3000/webhooks', events: null, since: AT },
   Faults: { duplicate: true, delayMs: 0, shuffle: false },

@@ -47,6 +47,7 @@ import {
   vaPaymentObjectSchema,
 } from '../core/views.js';
 import { EXAMPLES } from './openapi-examples.js';
+import { progressViewSchema } from './progress.js';
 
 /**
  * `GET /openapi.json`: an OpenAPI 3.1 document of every endpoint, its request bodies and query parameters made
@@ -111,6 +112,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX, data: clockViewSchema },
   { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs in time order before the answer', tag: SANDBOX, body: clockAdvanceSchema, data: clockViewSchema },
   { method: 'post', path: '/sandbox/v1/clock/set', id: 'setClock', summary: 'Set the clock to a later time (409 for an earlier one); what falls due runs in time order before the answer', tag: SANDBOX, body: clockSetSchema, errors: [409], data: clockViewSchema },
+  { method: 'get', path: '/sandbox/v1/progress', id: 'getProgress', summary: 'The long work under way in the account (a clock move, an import): what, how far, for how long; null when none', tag: SANDBOX, data: progressViewSchema },
   { method: 'get', path: '/sandbox/v1/hubs', id: 'listHubs', summary: 'The payment hubs of the account, by id (each is made on first use)', tag: SANDBOX, query: listQuery, list: true, data: hubViewSchema },
   { method: 'get', path: '/sandbox/v1/hubs/{id}', id: 'getHub', summary: 'A payment hub (made if new and allowed by `--hubs`)', tag: SANDBOX, data: hubViewSchema },
   { method: 'patch', path: '/sandbox/v1/hubs/{id}', id: 'updateHub', summary: "Change a hub's settings (made if new and allowed by `--hubs`)", tag: SANDBOX, body: hubPatchSchema, data: hubViewSchema },
@@ -155,6 +157,7 @@ const NAMED = new Map<z.ZodType, string>([
   [balanceViewSchema, 'Balance'],
   [hubViewSchema, 'Hub'],
   [clockViewSchema, 'Clock'],
+  [progressViewSchema, 'Progress'],
   [transactionsViewSchema, 'Transactions'],
   [forwardingViewSchema, 'Forwarding'],
   [faultsSchema, 'Faults'],

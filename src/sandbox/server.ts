@@ -8,6 +8,7 @@ import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './store/database.js';
 import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
+import { progressBoard, type ProgressView } from './progress.js';
 import { createRuntime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 
@@ -42,6 +43,8 @@ export interface ServerOptions extends AppOptions {
   ownsProcess?: boolean;
   /** How long a client may take to send its request; `SLOW_CLIENT_TIMEOUTS` for what is not given. */
   timeouts?: Partial<ServerTimeouts>;
+  /** Told how the server's own long work (a migration at start, a retention sweep) stands, then null once it is over. */
+  onServerWork?: (view: ProgressView | null) => void;
 }
 
 /**
@@ -64,9 +67,11 @@ export const SLOW_CLIENT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, request
 export async function startServer(options: ServerOptions = {}) {
   const data = options.data ?? DEFAULT_DATA;
   const made = options.memory ? null : filesMadeFor(data);
-  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log });
+  const progress = progressBoard(options.onServerWork);
+  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log, progress });
   const runtime = await createRuntime({
     store,
+    progress,
     clock: options.clock,
     ids: options.ids,
     retryDelays: options.retryDelays,

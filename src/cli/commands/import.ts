@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { contextOf, example, globalOptions } from '../context.js';
+import { contextOf, example, given, globalOptions } from '../context.js';
+import { progressWanted, sandboxProgress, withProgress } from '../progress.js';
 
 interface Imported {
   imported: boolean;
@@ -24,7 +25,8 @@ export function importCommand(): Command {
       } catch (error) {
         throw new Error(`${file} is not JSON: ${(error as Error).message}`);
       }
-      const { data } = await client.call<Imported>('POST', '/sandbox/v1/import', { body: doc });
+      const importing = client.call<Imported>('POST', '/sandbox/v1/import', { body: doc });
+      const { data } = await withProgress(progressWanted(given<boolean>(cmd, 'json') === true), sandboxProgress(client), importing);
       const counts = Object.entries(data.counts).map(([name, n]) => `${n} ${name}`).join(', ');
       out.result(data, () => `imported ${counts}; the sandbox clock reads ${data.clock.now}\ncallbacks are held until \`va-sandbox deliveries release\` (new ones go to the forwarding URL while one is set)`);
     });

@@ -24,6 +24,7 @@ import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES,
 import type { AccountHead, Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { SLICE_MS } from '../give-way.js';
+import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
 import { putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
@@ -132,6 +133,8 @@ export interface StoreOptions {
   /** `synchronous=FULL`: each commit is synced, and survives a crash of the machine (NORMAL: of the process). */
   fsync?: boolean;
   log?: (line: string) => void;
+  /** Where a migration at start says how far it got. */
+  progress?: ProgressBoard;
 }
 
 export class StoreLockedError extends Error {}
@@ -157,7 +160,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     const check = existsSync(file) && statSync(file).size > CHECK_AT_START_BYTES ? 'later' : 'now';
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
-    if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts) => importAll(db, accounts), log);
+    if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
     return sqliteStore(db, file, lock, check === 'later' ? checkAside(file) : Promise.resolve(), log);
   } catch (error) {
     lock.release();
@@ -447,11 +450,14 @@ function writeAccount(sql: Sql, key: string, state: AccountState, sending: 0 | 1
 }
 
 /** Copies whole accounts into the database in one transaction (a migration). */
-function importAll(db: Database, accounts: Record<string, AccountState>): void {
+function importAll(db: Database, accounts: Record<string, AccountState>, report: (copied: number) => void): void {
   const sql = (text: string) => db.prepare(text);
   db.exec('BEGIN');
   try {
-    for (const [key, state] of Object.entries(accounts)) writeAccount(sql, key, state, 1);
+    for (const [i, [key, state]] of Object.entries(accounts).entries()) {
+      writeAccount(sql, key, state, 1);
+      report(i + 1);
+    }
     db.exec('COMMIT');
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
