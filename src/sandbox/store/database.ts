@@ -6,7 +6,8 @@
  * loop share (group commit); `save` resolves once it is committed, so nothing is answered before it is stored. A
  * write or commit that fails (a full disk) rolls the group back whole: the accounts it touched read their heads again
  * (`attach`'s `undo`), and every write and save of the group is refused with `INSUFFICIENT_STORAGE`. Writes succeed
- * again as soon as there is room, with no restart. A reset or an import gives the account a new id: the old one's
+ * again as soon as there is room, with no restart. Reads wait for the open group to end (`committed`): they never see
+ * its writes before they are stored. A reset or an import gives the account a new id: the old one's
  * rows are swept away a slice at a time after (`retired`).
  *
  * What each kind of damage does on start: SQLite's own recovery replays or drops the WAL's frames by their checksums
@@ -115,6 +116,11 @@ export interface Store extends Storage {
   /** Resolves once every write so far is committed; rejects with `INSUFFICIENT_STORAGE` if it could not be (see above). */
   save(): Promise<void>;
   /**
+   * Runs a read where it sees only committed writes: at once when no group is open, else right after the open group
+   * commits or is rolled back (before anything else runs), so no answer shows a write that may still be refused.
+   */
+  committed<T>(read: () => T): Promise<T>;
+  /**
    * Set by the owner of the state: what to do with an account whose writes were rolled back (read its head again), and
    * when an account next has work, written beside it at each commit.
    */
@@ -122,10 +128,11 @@ export interface Store extends Storage {
   close(): Promise<void>;
 }
 
-/** A group of writes sharing one transaction (see `Store.save`). */
+/** A group of writes sharing one transaction (see `Store.save`), and the reads waiting for it to end (`Store.committed`). */
 interface Group {
   promise: Promise<void>;
   failed: SandboxError | null;
+  reads: (() => void)[];
 }
 
 export interface StoreOptions {
@@ -292,9 +299,13 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     let settle!: (error: Error | null) => void;
     const promise = new Promise<void>((resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())));
     promise.catch(() => {}); // a group nobody waits on (due work) still logs why it failed
-    const current: Group = { promise, failed: null };
+    const current: Group = { promise, failed: null, reads: [] };
     group = current;
-    setImmediate(() => settle(commit(current)));
+    setImmediate(() => {
+      settle(commit(current));
+      // A read may write (a hub made on first use): the reads after it then wait for that write's group.
+      for (const read of current.reads) (group as Group | null)?.reads.push(read) ?? read();
+    });
     return current;
   }
 
@@ -411,6 +422,18 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: () => group?.promise ?? Promise.resolve(),
+    committed: <T>(read: () => T) =>
+      new Promise<T>((resolvePromise, reject) => {
+        const run = () => {
+          try {
+            resolvePromise(read());
+          } catch (error) {
+            reject(error);
+          }
+        };
+        if (group) group.reads.push(run);
+        else run();
+      }),
     attach(next) {
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
