@@ -41,12 +41,16 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
   return {
     app,
     runtime,
-    /** A read; `stores`: it may change the state too (a hub made on first use), so it waits for the disk like a write. */
-    get: (path: string, handler: (account: Account, c: Context<Env>) => unknown, options: { stores?: boolean } = {}) =>
+    /**
+     * A read; `stores`: it may change the state too (a hub made on first use), so it waits for the disk like a write.
+     * What the handler puts in `beside` goes beside `data` in the envelope.
+     */
+    get: (path: string, handler: (account: Account, c: Context<Env>, beside: Record<string, unknown>) => unknown, options: { stores?: boolean } = {}) =>
       app.get(path, async (c) => {
-        const data = await runtime.store.committed(() => handler(c.get('account'), c));
+        const beside: Record<string, unknown> = {};
+        const data = await runtime.store.committed(() => handler(c.get('account'), c, beside));
         if (options.stores) await runtime.commit();
-        return ok(c, data);
+        return ok(c, data, 200, beside);
       }),
     /** A list in the contract's shape: `data` is the page's items, `pagination` sits beside it. */
     list: (path: string, handler: (account: Account, query: Record<string, string>, c: Context<Env>) => Page<unknown>) =>

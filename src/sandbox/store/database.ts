@@ -19,14 +19,14 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES, type AccountState } from '../../core/index.js';
-import type { AccountHead, Storage } from '../../core/repository.js';
+import type { Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
+import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, StoreDamagedError, unusable, writable } from './start-check.js';
 import { SLICE_MS } from '../give-way.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
-import { putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { headOf, putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -70,7 +70,7 @@ const SCHEMA: (string | ((db: Database) => void))[] = [
   (db) => {
     const sql = (text: string) => db.prepare(text);
     const heads = sql('SELECT key, head FROM accounts').all() as { key: string; head: string }[];
-    const accounts = heads.map(({ key, head }) => [key, readRecords(sql, head, key)] as const);
+    const accounts = heads.map(({ key, head }) => [key, readRecords(sql, JSON.parse(head), key)] as const);
     for (const name of ['accounts', ...Object.values(TABLE_NAMES)]) db.exec(`DROP TABLE ${name}`);
     db.exec(
       [
@@ -143,8 +143,7 @@ export interface StoreOptions {
 
 export class StoreLockedError extends Error {}
 
-/** A database file that cannot be used as it is: the start is refused with this one line. */
-export class StoreDamagedError extends Error {}
+export { StoreDamagedError };
 
 /**
  * The database at `path` (a file), made if new; a data set of the previous release there or beside it is copied in
@@ -160,12 +159,13 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     if (!existsSync(file) && existsSync(`${file}-wal`)) {
       throw new StoreDamagedError(`${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`);
     }
-    // A large file is checked beside the server rather than before it answers (see `checkAside`).
-    const check = existsSync(file) && statSync(file).size > CHECK_AT_START_BYTES ? 'later' : 'now';
+    // A larger file is checked whole beside the server rather than before it answers (see `checkAside`).
+    const size = existsSync(file) ? statSync(file).size : 0;
+    const check = size <= INTEGRITY_AT_START_BYTES ? 'integrity_check' : size <= CHECK_AT_START_BYTES ? 'quick_check' : null;
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts) => importAll(db, accounts), log);
-    return sqliteStore(db, file, lock, check === 'later' ? checkAside(file) : Promise.resolve(), log);
+    return sqliteStore(db, file, lock, check === 'integrity_check' ? Promise.resolve() : checkAside(file), log);
   } catch (error) {
     lock.release();
     throw error;
@@ -174,7 +174,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
 export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false, 'never'), null, null, Promise.resolve());
+  return sqliteStore(open(':memory:', false, null), null, null, Promise.resolve());
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
@@ -185,7 +185,11 @@ const WAL_LIMIT = 64 * 1024 * 1024;
  */
 const CACHE_KIB = 32 * 1024;
 
-function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): Database {
+/**
+ * Opens the database, checked (`check`, before any step of the schema is applied; see `start-check.ts`), and brings it
+ * to the newest schema. Whatever makes an existing file unusable refuses the start with one line naming it.
+ */
+function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_check' | null): Database {
   let db: Database | undefined;
   try {
     db = new DatabaseSync(file);
@@ -196,10 +200,14 @@ function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): D
     if (version > SCHEMA.length) {
       throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${SCHEMA.length}): upgrade va-sandbox, or start with another --data`);
     }
-    if (check === 'now' && version > 0) {
-      const problems = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((row) => row.quick_check);
-      if (problems[0] !== 'ok') throw damaged(file, problems.slice(0, 3).join('; '));
+    if (check !== null && version > 0) {
+      const problems = problemsOf(db, check);
+      if (problems !== null) throw damaged(file, problems);
     }
+    const layout = layoutVersion(db);
+    if (layout !== version && version <= SCHEMA.length) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+    const readOnly = file === ':memory:' ? null : writable(db);
+    if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
     for (let step = version; step < SCHEMA.length; step++) {
       const change = SCHEMA[step]!;
       db.exec('BEGIN');
@@ -212,37 +220,11 @@ function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): D
   } catch (error) {
     db?.close();
     if (error instanceof StoreDamagedError) throw error;
-    if (/not a database|malformed|corrupt/i.test((error as Error).message)) throw damaged(file, (error as Error).message);
+    // Any other refusal of SQLite's (a page it cannot read, a step of the schema that fails over what the file holds).
+    if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw unusable(file, (error as Error).message);
     throw error;
   }
 }
-
-/** Past this size a start does not wait for `PRAGMA quick_check` (it reads the whole file: ~2 s at 1.5 GB). */
-const CHECK_AT_START_BYTES = 64 * 1024 * 1024;
-
-/**
- * `PRAGMA quick_check` of a large file on a thread of its own, over a read-only connection, while the server answers:
- * rejects with the same line a start would refuse the file with.
- */
-function checkAside(file: string): Promise<void> {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
-     const db = new (require('node:sqlite').DatabaseSync)(workerData, { readOnly: true });
-     const problems = db.prepare('PRAGMA quick_check').all().map((row) => row.quick_check);
-     db.close();
-     parentPort.postMessage(problems[0] === 'ok' ? null : problems.slice(0, 3).join('; '));`,
-    { eval: true, workerData: file },
-  );
-  worker.unref();
-  return new Promise<void>((resolvePromise, reject) => {
-    worker.once('message', (problems: string | null) => (problems === null ? resolvePromise() : reject(damaged(file, problems))));
-    worker.once('error', (error) => reject(damaged(file, error.message)));
-  });
-}
-
-const damaged = (file: string, why: string) =>
-  new StoreDamagedError(`${file} is damaged (${why}): restore it from a copy, or move it away to start afresh (see docs/storage.md)`);
 
 function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
@@ -386,11 +368,11 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     checked,
     head: (key) => {
       const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
-      return row && (JSON.parse(row.head) as AccountHead);
+      return row && headOf(path ?? 'memory', key, row.head);
     },
     writeHead: (key, head) => write(key, (account) => sql('UPDATE accounts SET head = ? WHERE id = ?').run(JSON.stringify(head), account)),
-    records: (key) => repository(sql, () => idOf(key), (run) => write(key, run)),
-    read: (key) => readAccount(sql, key),
+    records: (key) => repository(sql, path ?? 'memory', () => idOf(key), (run) => write(key, run)),
+    read: (key, unreadable) => readAccount(sql, key, path ?? 'memory', unreadable),
     /**
      * Writes the new state under a staged id of its own, a slice per group commit (other requests in between), then
      * swaps it in for the key's in one write; the old id is retired. A slice that cannot be stored retires the staged id.
