@@ -23,7 +23,7 @@ import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES, type AccountState } from '../../core/index.js';
 import type { Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, StoreDamagedError, unusable, writable } from './start-check.js';
+import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import { SLICE_MS } from '../give-way.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
 import { headOf, putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
@@ -143,7 +143,7 @@ export interface StoreOptions {
 
 export class StoreLockedError extends Error {}
 
-export { StoreDamagedError };
+export { startRefusal, StoreDamagedError };
 
 /**
  * The database at `path` (a file), made if new; a data set of the previous release there or beside it is copied in
@@ -219,10 +219,7 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
     return db;
   } catch (error) {
     db?.close();
-    if (error instanceof StoreDamagedError) throw error;
-    // Any other refusal of SQLite's (a page it cannot read, a step of the schema that fails over what the file holds).
-    if ((error as { code?: string }).code === 'ERR_SQLITE_ERROR') throw unusable(file, (error as Error).message);
-    throw error;
+    throw startRefusal(file, error);
   }
 }
 

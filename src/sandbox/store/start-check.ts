@@ -15,9 +15,15 @@ const WHAT_TO_DO = 'restore it from a backup (a copy of the file, or an export t
 
 export const damaged = (file: string, why: string) => new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`);
 
-/** A refusal of SQLite's that is not plainly damage (a file it may not open, a step of the schema that fails). */
-export const unusable = (file: string, why: string) =>
-  /not a database|malformed|corrupt/i.test(why) ? damaged(file, why) : new StoreDamagedError(`${file} cannot be used (${why}): ${WHAT_TO_DO}`);
+/**
+ * An error of SQLite's at start as the line that refuses the file (a page it cannot read, a file it may not open, a step
+ * of the schema that fails over what the file holds); any other error as it is.
+ */
+export function startRefusal(file: string, error: unknown): unknown {
+  if ((error as { code?: string }).code !== 'ERR_SQLITE_ERROR') return error;
+  const why = (error as Error).message;
+  return /not a database|malformed|corrupt/i.test(why) ? damaged(file, why) : new StoreDamagedError(`${file} cannot be used (${why}): ${WHAT_TO_DO}`);
+}
 
 /**
  * Up to this size a start runs `PRAGMA integrity_check` before it answers (about 0.5 s at 16 MiB: it reads every
@@ -31,8 +37,14 @@ export const CHECK_AT_START_BYTES = 64 * 1024 * 1024;
 
 /** Runs `PRAGMA integrity_check` or `quick_check`; the first problems it finds, or null. */
 export function problemsOf(db: Database, check: 'integrity_check' | 'quick_check'): string | null {
-  const problems = (db.prepare(`PRAGMA ${check}`).all() as Record<string, string>[]).map((row) => row[check]!);
-  return problems[0] === 'ok' ? null : problems.slice(0, 3).join('; ');
+  return firstProblems((db.prepare(`PRAGMA ${check}`).all() as Record<string, string>[]).map((row) => row[check]!));
+}
+
+/** A check's answer as a line: null when `ok`, else its first three problems (a damaged page can list hundreds). */
+export function firstProblems(rows: string[]): string | null {
+  if (rows[0] === 'ok') return null;
+  const problems = rows.flatMap((row) => row.split('\n')).filter((line) => line.trim() !== '' && !line.startsWith('***'));
+  return problems.slice(0, 3).join('; ');
 }
 
 /**
@@ -73,14 +85,17 @@ export function checkAside(file: string): Promise<void> {
     `const { parentPort, workerData } = require('node:worker_threads');
      process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
      const db = new (require('node:sqlite').DatabaseSync)(workerData, { readOnly: true });
-     const problems = db.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check);
-     db.close();
-     parentPort.postMessage(problems[0] === 'ok' ? null : problems.slice(0, 3).join('; '));`,
+     parentPort.postMessage(db.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check));
+     db.close();`,
     { eval: true, workerData: file },
   );
   worker.unref();
   return new Promise<void>((resolvePromise, reject) => {
-    worker.once('message', (problems: string | null) => (problems === null ? resolvePromise() : reject(damaged(file, problems))));
+    worker.once('message', (rows: string[]) => {
+      const problems = firstProblems(rows);
+      if (problems === null) resolvePromise();
+      else reject(damaged(file, problems));
+    });
     worker.once('error', (error) => reject(damaged(file, error.message)));
   });
 }
