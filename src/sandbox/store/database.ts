@@ -10,11 +10,11 @@
  * its writes before they are stored. A reset or an import gives the account a new id: the old one's
  * rows are swept away a slice at a time after (`retired`).
  *
- * What each kind of damage does on start: SQLite's own recovery replays or drops the WAL's frames by their checksums
- * (a torn last transaction was never acknowledged); `PRAGMA quick_check` then checks the file's structure, and a file
- * that fails it, or is not a database at all, is refused with one line; a WAL without its database is refused rather
- * than taken for a new state. A byte changed inside a record's JSON, where the structure stays sound, is not detected
- * (SQLite keeps no checksum of page contents): `docs/storage.md` says so.
+ * What each kind of damage does on start: SQLite's own recovery replays the WAL's frames up to the first whose checksum
+ * fails (a torn last transaction was never acknowledged; a damaged or lost WAL loses what came after); the start's
+ * checks (`start-check.ts`) then refuse a damaged file with one line; a WAL without its database is refused rather
+ * than taken for a new state. A record whose JSON does not parse is a named 500 (`UnreadableRecord`); one changed but
+ * still parsing is not detected (SQLite keeps no checksum of page contents): `docs/reliability.md` says so.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
