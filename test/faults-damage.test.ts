@@ -150,4 +150,28 @@ describe('a damaged database at start', () => {
     // The server log says what the answer said, in one line.
     expect(stderr).toContain(`GET /api/v1/va-payments: ${data}: va_payments record ${id} cannot be read`);
   });
+
+  it('a start whose due work reads a record whose JSON is damaged is refused with one line naming the file and the record', { timeout: 60_000 }, async () => {
+    // A payment that expires 2 s after it is made, its `created` callback refused by a closed port: its expiry at the
+    // next start reads that delivery (its events go out in order).
+    const data = join(useTmp(), 'state.db');
+    const server = await startServer({ port: 0, host: '127.0.0.1', data });
+    const client = api(server.url, KEY);
+    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, ttlSeconds: 2, callbackUrl: `http://127.0.0.1:${await freePort()}/hook` });
+    const [delivery] = await eventually(async () => {
+      const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
+      return items.length === 1 && items;
+    }, 10_000, 'the first attempt');
+    await server.close();
+    const db = new DatabaseSync(data);
+    db.prepare(`UPDATE deliveries SET data = replace(data, '"url":', '"url"') WHERE id = ?`).run(delivery.id);
+    db.close();
+    await eventually(() => Date.now() > Date.parse(payment.expiresAt) + 500, 5_000, 'the expiry');
+    const { code, stderr, answers } = await startOn(data);
+    expect(answers).toEqual([]);
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n').filter((line) => line.startsWith('va-sandbox: '));
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^va-sandbox: ${data} is damaged \\(deliveries record ${delivery.id} cannot be read \\(.*\\)\\): restore it from a backup`))]);
+    expect(stderr).not.toMatch(/^\s+at /m);
+  });
 });

@@ -35,11 +35,12 @@ const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] 
  * the table and the record, and what to do; never served as anything else.
  */
 export class UnreadableRecord extends SandboxError {
+  /** Which record, and why (`deliveries record <id> cannot be read (…)`): a start refused by it says this. */
+  readonly what: string;
   constructor(file: string, table: string, id: string, why: string) {
-    super(
-      'INTERNAL_ERROR',
-      `${file}: ${table} record ${id} cannot be read (${why}): the database is damaged; restore it from a backup, or export what can be read (\`va-sandbox export\` names what it leaves out)`,
-    );
+    const what = `${table} record ${id} cannot be read (${why})`;
+    super('INTERNAL_ERROR', `${file}: ${what}: the database is damaged; restore it from a backup, or export what can be read (\`va-sandbox export\` names what it leaves out)`);
+    this.what = what;
   }
 }
 

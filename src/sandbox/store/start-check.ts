@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database } from 'node:sqlite';
+import { UnreadableRecord } from './records.js';
 
 /** A database file that cannot be used as it is: the start is refused with this one line. */
 export class StoreDamagedError extends Error {}
@@ -16,10 +17,12 @@ const WHAT_TO_DO = 'restore it from a backup (a copy of the file, or an export t
 export const damaged = (file: string, why: string) => new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`);
 
 /**
- * An error of SQLite's at start as the line that refuses the file (a page it cannot read, a file it may not open, a step
- * of the schema that fails over what the file holds); any other error as it is.
+ * An error at start as the line that refuses the file: SQLite's (a page it cannot read, a file it may not open, a step
+ * of the schema that fails over what the file holds) or a record that cannot be read; any other error as it is.
  */
 export function startRefusal(file: string, error: unknown): unknown {
+  // A record what fell due at start needed (no server runs to export the rest from).
+  if (error instanceof UnreadableRecord) return damaged(file, error.what);
   if ((error as { code?: string }).code !== 'ERR_SQLITE_ERROR') return error;
   const why = (error as Error).message;
   return /not a database|malformed|corrupt/i.test(why) ? damaged(file, why) : new StoreDamagedError(`${file} cannot be used (${why}): ${WHAT_TO_DO}`);
