@@ -244,8 +244,7 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
   }
 }
 
-/** The account as one JSON document. */
-/** The account as a file; the records of a damaged database that could not be read are left out and named in `unreadable`. */
+/** The account as one JSON document; the records of a damaged database that could not be read are left out and named in `unreadable`. */
 export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
   // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
   const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.read(unreadable);

@@ -283,7 +283,10 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     setImmediate(() => {
       settle(commit(current));
       // A read may write (a hub made on first use): the reads after it then wait for that write's group.
-      for (const read of current.reads) (group as Group | null)?.reads.push(read) ?? read();
+      for (const read of current.reads) {
+        if (group) group.reads.push(read);
+        else read();
+      }
     });
     return current;
   }
