@@ -111,20 +111,26 @@ const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
   return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
 };
 
-/** The account as one JSON document. */
-export function exportAccount(account: Account): AccountExport {
+/** The account as one JSON document; the records of a damaged database that could not be read are left out and named in `unreadable`. */
+export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
   // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, heldSince: _held, ...records } = account.read();
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records) } };
+  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, heldSince: _held, ...records } = account.read(unreadable);
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records, unreadable) } };
 }
 
 /**
  * The events and deliveries as an export holds them: every event with its body as sent, and every delivery, dropped
  * events' first ones included, in the order they were made.
  */
-function exportedEvents({ events, deliveries, vaPayments }: Pick<AccountState, 'events' | 'deliveries' | 'vaPayments'>) {
+function exportedEvents({ events, deliveries, vaPayments }: Pick<AccountState, 'events' | 'deliveries' | 'vaPayments'>, unreadable: string[]) {
   const withBodies: Record<string, ExportedEvent> = {};
   for (const event of Object.values(events)) {
+    // Its body is its payment's, and that payment is not there (left out of a damaged database's read, or the event's
+    // own link to it damaged): left out too, and named.
+    if (!event.body && !vaPayments[event.vaPaymentId!]) {
+      unreadable.push(`events ${event.id}`);
+      continue;
+    }
     const { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt } = sent(event, (paymentId) => vaPayments[paymentId]);
     withBodies[id] = { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt };
   }

@@ -77,9 +77,9 @@ export class Account {
     return this.ctx.head;
   }
 
-  /** The whole account as the store keeps it (an export, a recording). */
-  read(): AccountState {
-    return this.ctx.deps.storage.read(this.key) ?? { ...emptyAccountState(), ...this.ctx.head };
+  /** The whole account as the store keeps it (an export, a recording); `unreadable`: see `Storage.read`. */
+  read(unreadable?: string[]): AccountState {
+    return this.ctx.deps.storage.read(this.key, unreadable) ?? { ...emptyAccountState(), ...this.ctx.head };
   }
 
   /** How many records of each kind the account holds, as an import answers them. */

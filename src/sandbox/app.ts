@@ -63,7 +63,11 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     // The rest of a too-large body is never read, so that connection cannot carry another request.
-    if (error instanceof SandboxError) return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
+    if (error instanceof SandboxError) {
+      // One the sandbox raised on purpose (a damaged record, named): the log says it too, in its one line.
+      if (error.code === 'INTERNAL_ERROR') runtime.log(`${c.req.method} ${c.req.path}: ${error.message}`);
+      return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
+    }
     if (error instanceof ClientGone) {
       // Nobody is left to answer: said as what it is, not as the sandbox's error.
       runtime.log(`${c.req.method} ${c.req.path}: the client hung up before the request's body ended; nothing was done`);

@@ -69,6 +69,8 @@ interface Operation {
   data?: z.ZodType;
   /** The envelope adds `message` beside `data` (cancel). */
   message?: true;
+  /** The envelope may add `unreadable` beside `data`: the records of a damaged database an export left out. */
+  unreadable?: true;
   status?: 200 | 201;
   /** Statuses beyond those every operation of its kind can answer. */
   errors?: number[];
@@ -121,7 +123,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sandbox/v1/clients/{id}/ledger', id: 'createLedgerEntry', summary: 'A ledger movement: a credit, a debit, a signed adjustment, or the reversal of a credited operation (409 if reversed already)', tag: SANDBOX, body: ledgerEntrySchema, status: 201, errors: [409], data: entryViewSchema },
   { method: 'post', path: '/sandbox/v1/clients/{id}/invoices/{invoiceId}/allocations', id: 'allocateToInvoice', summary: "Apply the client's cash to an invoice: an `invoice_allocation` entry; the invoice turns `partial` or `paid` (409 past what it owes or the cash not yet allocated)", tag: SANDBOX, body: allocationSchema, status: 201, errors: [409], data: entryViewSchema },
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX, data: resetSchema },
-  { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX, data: accountExportSchema },
+  { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX, data: accountExportSchema, unreadable: true },
   { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export, held to every rule of the API; the account is then held: its open deliveries, and the callbacks it raises until released (unless forwarded), are `held`, never sent until released (`?dryRun=1`: only check it and count what it holds)", tag: SANDBOX, body: accountExportSchema, query: importQuery, data: importResultSchema },
   { method: 'get', path: '/sandbox/v1/scenario', id: 'recordScenario', summary: "The account's story as a scenario file (`?name=`), which `va-sandbox run` replays on a fresh account", tag: SANDBOX, data: scenarioSchema },
 
@@ -249,6 +251,7 @@ function successContent(op: Operation) {
       data,
       ...(op.list ? { pagination: ref(paginationSchema) } : {}),
       ...(op.message ? { message: { type: 'string' } } : {}),
+      ...(op.unreadable ? { unreadable: { type: 'array', items: { type: 'string' }, description: 'Records that could not be read (`<table> <id>`), left out' } } : {}),
       timestamp: { type: 'string', format: 'date-time' },
     },
     additionalProperties: false,

@@ -5,7 +5,7 @@ import type { IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
-import { fileStore, memoryStore } from './store/database.js';
+import { fileStore, memoryStore, startRefusal } from './store/database.js';
 import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
 import { progressBoard, type ProgressView } from './progress.js';
@@ -81,6 +81,9 @@ export async function startServer(options: ServerOptions = {}) {
     keepDays: options.keepDays,
     log: options.log,
     version: options.version,
+  }).catch((error: unknown) => {
+    // What fell due at start read a page the start's check did not find damaged (a large file's is done beside it).
+    throw store.path === null ? error : startRefusal(store.path, error);
   });
   const host = options.host ?? DEFAULT_HOST;
   // The address it binds is a name its callers use too; loopback ones are always allowed.

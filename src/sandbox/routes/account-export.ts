@@ -7,7 +7,13 @@ import type { RouteKit } from './kit.js';
 
 /** One account's whole state as one JSON document, handed over then replayed elsewhere; or its story as a scenario. */
 export function accountExportRoutes({ runtime, get, post }: RouteKit): void {
-  get('/sandbox/v1/export', (account) => exportAccount(account));
+  get('/sandbox/v1/export', (account, _c, beside) => {
+    const unreadable: string[] = [];
+    const doc = exportAccount(account, unreadable);
+    // A damaged database: what could be read, and which records could not, rather than a 500 for the whole account.
+    if (unreadable.length > 0) beside.unreadable = unreadable;
+    return doc;
+  });
   post('/sandbox/v1/import', async (account, body, c) => {
     const dryRun = parse(importQuery, c.req.query(), 'query').dryRun !== undefined;
     const work = runtime.progress.start(account.key, 'import', importSteps(body), 'steps');
