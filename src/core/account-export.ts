@@ -246,8 +246,8 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
 
 /** The account as one JSON document. */
 export function exportAccount(account: Account): AccountExport {
-  // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, ...records } = account.read();
+  // Forwarding and faults (of callbacks and of the API) are this sandbox's settings for the session, not part of the incident.
+  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, apiFaults: _apiFaults, ...records } = account.read();
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records) } };
 }
 
@@ -304,12 +304,12 @@ export async function importAccount(account: Account, body: unknown, dryRun = fa
   const records = { ...doc.account, ...(await stored(doc.account, pause)) };
   if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
   const wallNow = account.nowMs() - account.head.clockOffsetMs;
-  const { forwarding, faults } = account.head;
+  const { forwarding, faults, apiFaults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
   // Its open deliveries are held as they are stored: none may go out before `holdImported` (the file's URLs are never called).
   const held = Object.values(records.deliveries).filter(isOpen).map((d) => d.id);
   const deliveries = Object.fromEntries(Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]));
-  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
+  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, apiFaults, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported(held);
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock(), counts: account.counts() };

@@ -1,4 +1,5 @@
 import type { Cents } from './money.js';
+import type { ApiFaultRule } from './api-faults.js';
 
 export type CvuProvisioning = 'inline' | 'delayed' | 'fail' | 'manual';
 export const CVU_PROVISIONINGS: CvuProvisioning[] = ['inline', 'delayed', 'fail', 'manual'];
@@ -299,6 +300,8 @@ export interface AccountState {
   forwarding?: Forwarding | null;
   /** Delivery faults; absent: all off. */
   faults?: Faults;
+  /** API fault rules (contract part 7), in the order added; absent: none. */
+  apiFaults?: ApiFaultRule[];
   /** Keyed by the hub's id: hubs are made on first use (contract part 1). */
   hubs: Record<string, Hub>;
   /** Keyed by CVU. */
