@@ -2,6 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LogEntry } from '../src/sandbox/server-log.js';
 import { logLine } from '../src/sandbox/server-log.js';
+import { setupServer } from 'msw/node';
+import { sandboxClient } from '../src/core/api-client.js';
+import { sandboxHandlers } from '../src/msw.js';
 import { api, eventually, PAYMENT, useReceiver, useServer, useTmp } from './helpers.js';
 import { send } from './raw-http.js';
 
@@ -181,6 +184,30 @@ describe('API faults on a real server and a real client', () => {
     const straight = [];
     for (let i = 0; i < 12; i++) straight.push((await c.get(CREATE)).status);
     expect([...before, ...after]).toEqual(straight);
+  });
+});
+
+describe('API faults in process, through the msw handlers', () => {
+  it('makes a reset, a hang and a lost answer the network error fetch sees; the lost answer was carried out', async () => {
+    const base = 'https://va-sandbox-faults.test';
+    const server = setupServer(...sandboxHandlers({ baseUrl: base }));
+    server.listen();
+    try {
+      const client = sandboxClient(base, 'sk_in_process');
+      const create = (signal?: AbortSignal) =>
+        fetch(`${base}${CREATE}`, { method: 'POST', headers: { authorization: 'Bearer sk_in_process', 'content-type': 'application/json' }, body: JSON.stringify(PAYMENT), signal });
+      await client.apiFaults.add({ method: 'POST', path: CREATE, fault: { type: 'reset' }, times: 1 });
+      await expect(create()).rejects.toThrow(TypeError);
+      expect((await client.vaPayments.list()).pagination.total).toBe(0);
+      await client.apiFaults.add({ method: 'POST', path: CREATE, fault: { type: 'hang', ms: 300 }, times: 1 });
+      await expect(create()).rejects.toThrow(TypeError);
+      await client.apiFaults.add({ method: 'POST', path: CREATE, fault: { type: 'lost_answer' }, times: 1 });
+      await expect(create()).rejects.toThrow(TypeError);
+      expect((await client.vaPayments.list()).pagination.total).toBe(1);
+      expect((await create()).status).toBe(201);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -42,6 +42,7 @@ export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry
         return noAnswer(c, false);
       case 'lost_answer':
         await next();
+        // After the route (and the Idempotency-Key's answer) is committed: its answer is replaced by none.
         return noAnswer(c, false);
     }
   };
@@ -58,17 +59,22 @@ const faultEntry = (c: Context<Env>, strike: Strike, time: string): LogEntry => 
 });
 
 /**
- * Closes the connection with no answer: a TCP reset, or a plain close. In process (msw, `app.request`) there is no
- * connection: the answer is a network error, as `fetch` sees a closed connection.
+ * The header of an in-process answer that stands for no answer at all: there is no connection to close, and Hono
+ * re-wraps a `Response.error()`, so the msw handlers turn this one into the network error `fetch` would see.
  */
-function noAnswer(c: Context<Env>, reset: boolean): Response {
+export const NO_ANSWER = 'x-va-sandbox-no-answer';
+
+/**
+ * Closes the connection with no answer: a TCP reset, or a plain close. 444 is nginx's "closed with no answer", as the
+ * request's log line shows it.
+ */
+function noAnswer(c: Context<Env>, reset: boolean): void {
   const socket = c.env?.incoming?.socket;
-  if (!socket) return Response.error();
-  if (reset) socket.resetAndDestroy();
-  else socket.destroy();
-  // Nothing is written: @hono/node-server leaves a response marked as already sent alone. 444 is nginx's "closed
-  // with no answer", as the request's log line shows it.
-  return new Response(null, { status: 444, headers: { 'x-hono-already-sent': 'true' } });
+  if (reset) socket?.resetAndDestroy();
+  else socket?.destroy();
+  // Set, not returned: a response a middleware returns after the route answered is not used. Under the Node server
+  // nothing is written: @hono/node-server leaves a response marked as already sent alone.
+  c.res = new Response(null, { status: 444, headers: socket ? { 'x-hono-already-sent': 'true' } : { [NO_ANSWER]: reset ? 'reset' : 'closed' } });
 }
 
 /** Resolves after `ms`, or as soon as the client closes the connection (or aborts the request, in process). */
