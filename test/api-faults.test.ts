@@ -4,6 +4,8 @@ import type { LogEntry } from '../src/sandbox/server-log.js';
 import { logLine } from '../src/sandbox/server-log.js';
 import { setupServer } from 'msw/node';
 import { sandboxClient } from '../src/core/api-client.js';
+import { scenarioSchema } from '../src/core/scenario.js';
+import { runScenarios } from '../src/sandbox/scenario-runner.js';
 import { sandboxHandlers } from '../src/msw.js';
 import { api, eventually, PAYMENT, useReceiver, useServer, useTmp } from './helpers.js';
 import { send } from './raw-http.js';
@@ -208,6 +210,33 @@ describe('API faults in process, through the msw handlers', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('API faults in scenarios', () => {
+  const step = { do: 'createVaPayment', body: { ...PAYMENT } } as const;
+  const scenario = (steps: unknown[]) => scenarioSchema.parse({ version: 1, name: 'api faults', steps });
+
+  it('fails an expectFault step that was not faulted, or refused for another reason, and names why', async () => {
+    const { url } = await useServer();
+    const rule = { apiFault: { method: 'POST', path: CREATE, fault: { type: 'error', status: 504 }, times: 1 } };
+    const run = await runScenarios(
+      [{ file: 'faults.json', scenario: scenario([rule, { ...step, expectFault: true }, { ...step, expectFault: true }, { do: 'getVaPayment', id: '00000000-0000-4000-8000-000000000000', expectFault: true }]) }],
+      { url },
+    );
+    expect(run.scenarios[0]!.steps.map((s) => [s.status, s.failures])).toEqual([
+      ['passed', []],
+      ['passed', []],
+      ['failed', ['expected an API fault, but the step succeeded']],
+      ['failed', [expect.stringMatching(/^expected an API fault, got NOT_FOUND: /)]],
+    ]);
+  });
+
+  it('refuses a step that expects a fault and an answer or an error at once, and a rule that breaks the contract', () => {
+    const refused = (steps: unknown[]) => scenarioSchema.safeParse({ version: 1, name: 'x', steps }).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(refused([{ ...step, expectFault: true, expectError: 'NOT_FOUND' }])).toEqual(['steps.0: give one of expect, expectError and expectFault']);
+    expect(refused([{ apiFault: { path: CREATE, fault: { type: 'reset' } } }])).toEqual(['steps.0.apiFault.times: give times or probability, exactly one']);
+    expect(refused([{ apiFault: { path: '/sandbox/v1/clock', fault: { type: 'reset' }, times: 1 } }])).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,5 @@
 import { emptyAccountState } from '../core/account.js';
+import type { ApiFaultRuleView } from '../core/api-faults.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks.js';
 import { SCENARIO_VERSION, type Scenario } from '../core/scenario.js';
@@ -183,7 +184,7 @@ export const EXAMPLES: Record<string, unknown> = {
     hits: 0,
     spent: false,
     createdAt: AT,
-  },
+  } satisfies ApiFaultRuleView,
   ApiFaultsCleared: { deleted: 1 },
   Reset: { reset: true },
   ImportResult: { imported: true, clock, counts: { vaPayments: 1, clients: 1, transfers: 1, events: 3, deliveries: 3, entries: 1, invoices: 1 } },
