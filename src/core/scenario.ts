@@ -135,9 +135,7 @@ const step = z.discriminatedUnion('do', [
     path: z.string().startsWith('/').optional(),
   }),
   /** `{"apiFault": {rule}}`: adds an API fault rule to the account (`do` may be left out). */
-  z
-    .strictObject({ do: z.literal('apiFault').optional(), description: z.string().optional(), apiFault: apiFaultRuleSchema })
-    .transform((s) => ({ ...s, do: 'apiFault' as const })),
+  z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
   z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
   z.strictObject({
     do: z.literal('expectClient'),
