@@ -56,6 +56,18 @@ describe('API fault rules: POST, GET and DELETE /sandbox/v1/api-faults (contract
     expect(await refused({ path: CREATE, fault: { type: 'delay', ms: 60_001 }, probability: 2, colour: 'red' })).toHaveLength(3);
   });
 
+  it("leaves the rules out of an export; an import keeps the account's own", async () => {
+    const { url } = await useServer();
+    const source = api(url, 'sk_export_faults');
+    await source.post('/sandbox/v1/api-faults', { path: CREATE, fault: { type: 'reset' }, times: 1 });
+    const doc = await source.data('GET', '/sandbox/v1/export');
+    expect(JSON.stringify(doc)).not.toContain('reset');
+    const target = api(url, 'sk_import_faults');
+    const own = (await target.post('/sandbox/v1/api-faults', { method: 'GET', path: CREATE, fault: { type: 'error', status: 502 }, times: 3 })).body.data;
+    expect((await target.post('/sandbox/v1/import', doc)).status).toBe(200);
+    expect((await target.list('/sandbox/v1/api-faults')).data).toEqual([own]);
+  });
+
   it("keeps each account's rules to itself", async () => {
     const { url } = await useServer();
     await api(url, 'sk_one').post('/sandbox/v1/api-faults', { path: CREATE, fault: { type: 'error', status: 500 }, times: 5 });

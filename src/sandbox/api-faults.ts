@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { apiFaultError, type SandboxError, type Strike } from '../core/index.js';
+import { apiFaultError, iso, type SandboxError, type Strike } from '../core/index.js';
 import { header, param, type Env, type RouteKit } from './routes/kit.js';
 import type { Runtime } from './runtime.js';
 import { requestKey, type LogEntry } from './server-log.js';
@@ -26,7 +26,8 @@ export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry
     if (!strike) return next();
     // The rule's count and generator are stored before it acts: after a restart the sequence goes on from here.
     await runtime.commit();
-    onLog?.(faultEntry(c, strike, account.now()));
+    // The log's time is real time, as its other lines'.
+    onLog?.(faultEntry(c, strike, iso(runtime.sandbox.clock.now())));
     const { fault } = strike;
     switch (fault.type) {
       case 'error':
