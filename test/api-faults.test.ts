@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LogEntry } from '../src/sandbox/server-log.js';
-import { logLine } from '../src/sandbox/server-log.js';
+import { jsonLine, logLine } from '../src/sandbox/server-log.js';
 import { setupServer } from 'msw/node';
 import { sandboxClient } from '../src/core/api-client.js';
 import { scenarioSchema } from '../src/core/scenario.js';
@@ -92,6 +92,8 @@ describe('API faults on a real server and a real client', () => {
     expect((await a.list('/sandbox/v1/api-faults')).data[0]).toMatchObject({ hits: 1, spent: true });
     const fault = lines.find((l) => l.type === 'fault')!;
     expect(logLine(fault)).toMatch(new RegExp(`fault ${rule.id} error POST ${CREATE} …ults$`));
+    // --log json: a warning, like a refused request.
+    expect(JSON.parse(jsonLine(fault))).toMatchObject({ level: 40, type: 'fault', ruleId: rule.id, fault: 'error', method: 'POST', path: CREATE });
 
     for (const [status, code] of [[500, 'INTERNAL_ERROR'], [502, 'BAD_GATEWAY'], [504, 'GATEWAY_TIMEOUT'], [429, 'RATE_LIMIT_EXCEEDED']] as const) {
       await a.post('/sandbox/v1/api-faults', { method: 'GET', path: '/api/v1/va-payments/{id}', fault: { type: 'error', status }, times: 1 });
@@ -242,6 +244,17 @@ describe('API faults in scenarios', () => {
       ['failed', ['expected an API fault, but the step succeeded']],
       ['failed', [expect.stringMatching(/^expected an API fault, got NOT_FOUND: /)]],
     ]);
+  });
+
+  it('runs every kind of fault from a scenario: a reset and a hang fault their step, a delay only slows it', async () => {
+    const { url } = await useServer();
+    const rule = (fault: unknown) => ({ apiFault: { method: 'POST', path: CREATE, fault, times: 1 } });
+    const steps: unknown[] = [rule({ type: 'reset' }), { ...step, expectFault: true }, rule({ type: 'hang', ms: 300 }), { ...step, expectFault: true }];
+    steps.push(rule({ type: 'delay', ms: 50 }), { ...step, name: 'slow', expect: { status: 'waiting' } });
+    steps.push(rule({ type: 'lost_answer' }), { ...step, expectFault: true }, { do: 'expectVaPayment', id: '${slow.id}', match: { status: 'waiting' } });
+    const run = await runScenarios([{ file: 'kinds.json', scenario: scenario(steps) }], { url });
+    expect(run.scenarios[0]!.steps.filter((s) => s.status !== 'passed')).toEqual([]);
+    expect((await api(url, run.scenarios[0]!.apiKey).list(CREATE)).pagination.total).toBe(2);
   });
 
   it('refuses a step that expects a fault and an answer or an error at once, and a rule that breaks the contract', () => {

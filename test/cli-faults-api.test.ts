@@ -16,6 +16,11 @@ describe('va-sandbox faults api add|list|clear (contract part 7)', () => {
     expect(rule).toMatchObject({ method: 'POST', path: CREATE, fault: 'error 503', applies: 'next 1', hits: '0' });
     const drawn = JSON.parse((await cli('add', '--path', '/api/v1/va-payments/{id}', '--hang', '--probability', '0.25', '--seed', '9', '--json')).stdout);
     expect(drawn).toMatchObject({ method: '*', fault: { type: 'hang', ms: 30_000 }, probability: 0.25, seed: 9, times: null });
+    const timed = async (...flags: string[]) => JSON.parse((await cli('add', '--path', '/api/v1/clients', ...flags, '--json')).stdout);
+    expect(await timed('--delay', '2s', '--times', '3')).toMatchObject({ fault: { type: 'delay', ms: 2000 }, times: 3 });
+    expect(await timed('--hang', '500ms')).toMatchObject({ fault: { type: 'hang', ms: 500 }, times: 1 });
+    expect(await timed('--reset', '--method', 'DELETE')).toMatchObject({ method: 'DELETE', fault: { type: 'reset' } });
+    expect(await timed('--lost-answer', '--probability', '1')).toMatchObject({ fault: { type: 'lost_answer' }, probability: 1, seed: 1 });
 
     expect(await send(server.url, 'POST', CREATE, PAYMENT)).toMatchObject({ status: 503 });
     const listed = (await cli('list')).stdout.split('\n');
@@ -24,7 +29,7 @@ describe('va-sandbox faults api add|list|clear (contract part 7)', () => {
     expect(listed[2]).toMatch(/ +\* +\/api\/v1\/va-payments\/\{id\} +hang 30000ms +p=0.25 seed 9 +0$/);
 
     expect((await cli('clear', rule.id!)).stdout.trim()).toBe(`removed rule ${rule.id}`);
-    expect((await cli('clear')).stdout.trim()).toBe('removed 1 API fault rule');
+    expect((await cli('clear')).stdout.trim()).toBe('removed 5 API fault rules');
     expect((await cli('list')).stdout.trim()).toBe('no API fault rules');
   });
 
