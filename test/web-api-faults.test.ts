@@ -47,6 +47,11 @@ describe.skipIf(!hasBrowser)("the web inspector's account page: API fault rules 
     // For a person to look at: in a temp folder, or API_FAULTS_SHOT_DIR.
     await page.locator('section[aria-labelledby="api-faults-title"]').screenshot({ path: join(process.env.API_FAULTS_SHOT_DIR ?? tmp, 'web-api-faults.png') });
 
+    // On a phone the table scrolls in its own box, never the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     await page.getByRole('button', { name: 'Remove rule POST /api/v1/va-payments' }).click();
     await expect.poll(async () => (await account.list('/sandbox/v1/api-faults')).data.map((r: { id: string }) => r.id), SHOWN).not.toContain(error.id);
     await page.getByRole('button', { name: 'Clear all rules' }).click();
