@@ -94,6 +94,18 @@ export const apiFaultsClearedSchema = z.strictObject({ deleted: z.number().int()
 
 export const apiFaultRuleView = ({ draw: _draw, ...rule }: ApiFaultRule): ApiFaultRuleView => rule;
 
+/**
+ * What the live stream tells of an account's rules (an `apiFaults` message): how many there are, how many may still
+ * fault, their hits, and the request just faulted (null when a rule was added or removed). A faulted request says
+ * nothing else live: a view of the rules hears of it only so.
+ */
+export interface ApiFaultsNews {
+  rules: number;
+  active: number;
+  hits: number;
+  faulted: { ruleId: string; fault: ApiFaultType; method: string; path: string; at: string } | null;
+}
+
 /** A request a rule faults: the rule's id and what to do. */
 export interface Strike {
   ruleId: string;
@@ -129,6 +141,12 @@ export class ApiFaults {
     return paginate(this.rules, parse(listQuery, query, 'query'), apiFaultRuleView);
   }
 
+  private announce(faulted: ApiFaultsNews['faulted'] = null): void {
+    const rules = this.rules;
+    const apiFaults = { rules: rules.length, active: rules.filter((r) => !r.spent).length, hits: rules.reduce((sum, r) => sum + r.hits, 0), faulted };
+    this.ctx.notify('apiFaults', () => ({ type: 'apiFaults', account: this.ctx.key, apiFaults }));
+  }
+
   add(body: unknown): ApiFaultRuleView {
     const input = parse(apiFaultRuleSchema, body);
     if (this.rules.length >= MAX_API_FAULT_RULES) {
@@ -137,6 +155,7 @@ export class ApiFaults {
     const seed = input.probability === null ? null : (input.seed ?? DEFAULT_SEED);
     const rule: ApiFaultRule = { id: this.ctx.uuid(), ...input, seed, hits: 0, spent: false, createdAt: this.ctx.now(), draw: (seed ?? 0) >>> 0 };
     this.rules = [...this.rules, rule];
+    this.announce();
     return apiFaultRuleView(rule);
   }
 
@@ -144,12 +163,16 @@ export class ApiFaults {
     const rule = this.rules.find((r) => r.id === id);
     if (!rule) throw notFound('API fault rule', id);
     this.rules = this.rules.filter((r) => r !== rule);
+    this.announce();
     return apiFaultRuleView(rule);
   }
 
   clear(): { deleted: number } {
     const deleted = this.rules.length;
-    if (deleted > 0) this.rules = [];
+    if (deleted > 0) {
+      this.rules = [];
+      this.announce();
+    }
     return { deleted };
   }
 
@@ -171,6 +194,8 @@ export class ApiFaults {
       next = { ...rule, draw: state, hits: rule.hits + (value < rule.probability ? 1 : 0) };
     }
     this.rules = rules.map((r, i) => (i === index ? next : r));
-    return next.hits > rule.hits ? { ruleId: rule.id, fault: rule.fault } : null;
+    if (next.hits === rule.hits) return null;
+    this.announce({ ruleId: rule.id, fault: rule.fault.type, method, path, at: this.ctx.now() });
+    return { ruleId: rule.id, fault: rule.fault };
   }
 }

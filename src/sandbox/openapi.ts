@@ -138,7 +138,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/api-faults', id: 'listApiFaults', summary: "The account's API fault rules, in the order they apply (the order added), with their hits", tag: SANDBOX, query: listQuery, list: true, data: apiFaultRuleViewSchema },
   { method: 'delete', path: '/sandbox/v1/api-faults', id: 'clearApiFaults', summary: 'Remove every API fault rule of the account', tag: SANDBOX, data: apiFaultsClearedSchema },
   { method: 'delete', path: '/sandbox/v1/api-faults/{id}', id: 'deleteApiFault', summary: 'Remove one API fault rule (the answer is the rule as it was)', tag: SANDBOX, data: apiFaultRuleViewSchema },
-  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
+  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live (and `forwarding` and `apiFaults` when those change)', tag: DELIVERIES, produces: 'text/event-stream' },
 ];
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may send (`input`) or an answer holds (`output`). */

@@ -2,9 +2,6 @@ import { useEffect, useState } from 'react';
 import type { ApiFaultRuleView } from '../../core/api-faults.js';
 import type { Client } from '../client.js';
 
-/** How often hits are read again while the account has rules: a faulted request tells the live stream nothing. */
-const HITS_REFRESH_MS = 2000;
-
 export interface ApiFaultsSummary {
   /** Rules not spent: those that may still fault a request. */
   active: number;
@@ -12,12 +9,11 @@ export interface ApiFaultsSummary {
 }
 
 /**
- * The account's API fault rules in short, for the status line: read when `version` changes, and every couple of
- * seconds while there are rules (none: no polling, the dashboard asks nothing while nothing happens); null when none.
+ * The account's API fault rules in short, for the status line; null when there are none. Read again when `version`
+ * changes: the live stream's `apiFaults` message (a rule added or removed, a request faulted) changes it.
  */
 export function useApiFaults(client: Client, version: number, onError: (error: Error) => void): ApiFaultsSummary | null {
   const [summary, setSummary] = useState<ApiFaultsSummary | null>(null);
-  const [tick, setTick] = useState(0);
   useEffect(() => {
     let current = true;
     client.call<ApiFaultRuleView[]>('GET', '/sandbox/v1/api-faults', { query: { limit: 100 } }).then(
@@ -28,12 +24,7 @@ export function useApiFaults(client: Client, version: number, onError: (error: E
     return () => {
       current = false;
     };
-  }, [client, version, tick]);
-  useEffect(() => {
-    if (summary === null) return;
-    const timer = setTimeout(() => setTick((n) => n + 1), HITS_REFRESH_MS);
-    return () => clearTimeout(timer);
-  }, [summary, tick]);
+  }, [client, version]);
   return summary;
 }
 

@@ -1,10 +1,6 @@
-import { useEffect } from 'react';
 import { faultText, ruleWhen } from '../../core/api-fault-words.js';
 import type { ApiFaultRuleView } from '../../core/api-faults.js';
-import { DataTable, ErrorNote, useAction, useApp, useLoad } from '../ui.js';
-
-/** How often the rules' hits are read again while there are rules (faults are not on the live stream). */
-const HITS_REFRESH_MS = 2000;
+import { DataTable, ErrorNote, useAction, useApp, useLiveRefresh, useLoad } from '../ui.js';
 
 /** The account's API fault rules (contract part 7): what each does, how often, its hits; a button clears them. */
 export function ApiFaults() {
@@ -19,11 +15,8 @@ export function ApiFaults() {
     await api.apiFaults.remove(id);
     rules.reload();
   });
-  useEffect(() => {
-    if (items.length === 0) return;
-    const timer = setInterval(rules.reload, HITS_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [items.length, rules.reload]);
+  // Read again when the live stream says a rule was added or removed, or a request faulted (its hits).
+  useLiveRefresh((message) => message.type === 'apiFaults', rules.reload);
   return (
     <section className="card" aria-labelledby="api-faults-title">
       <h2 id="api-faults-title">API faults</h2>
