@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateCvu } from '../src/core/cvu.js';
+import { seededIds } from '../src/core/ids.js';
 import { api, spawnServer, type Api, type Spawned } from './helpers.js';
 
 /**
@@ -151,8 +153,12 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     const exportedPayments = [...acked].sort();
     // The account's own export, with 10,001 more pool CVUs: about 1.5 MB to store.
     const exported = await client.data('GET', '/sandbox/v1/export');
-    const pool = (n: number) => `7${String(n).padStart(21, '0')}`;
-    for (let n = 0; n < 10_001; n++) exported.account.pool[pool(n)] = { cvu: pool(n), alias: `BULK.${n}`, vaPaymentId: null, releasedAt: null };
+    // Real CVUs (an import checks their check digits), from a seeded source: 13 random digits each, none alike.
+    const ids = seededIds(152);
+    for (let n = 0; n < 10_001; n++) {
+      const cvu = generateCvu(ids);
+      exported.account.pool[cvu] = { cvu, alias: `BULK.${n}`, vaPaymentId: null, releasedAt: null };
+    }
     const poolSize = async () => Object.keys((await client.data('GET', '/sandbox/v1/export')).account.pool).length;
     const before = await poolSize();
 

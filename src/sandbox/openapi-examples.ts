@@ -68,6 +68,8 @@ const delivery: DeliveryView = {
   id: DELIVERY_ID,
   eventId: created.eventId,
   eventType: 'created',
+  vaPaymentId: examplePayment.id,
+  clientId: null,
   url: examplePayment.callbackUrl,
   forwardedTo: null,
   status: 'delivered',
@@ -170,7 +172,7 @@ export const EXAMPLES: Record<string, unknown> = {
   Hub: hub,
   Clock: clock,
   Transactions: { transactions: [entry], pagination: { page: 1, limit: 20, total: 1, totalPages: 1 } },
-  Forwarding: { url: 'http://localhost:3000/webhooks', since: AT },
+  Forwarding: { url: 'http://localhost:3000/webhooks', events: null, since: AT },
   Faults: { duplicate: true, delayMs: 0, shuffle: false },
   Released: { released: 2 },
   ApiFaultRule: {

@@ -6,6 +6,7 @@ import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './store/database.js';
+import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
 import { createRuntime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
@@ -62,6 +63,7 @@ export const SLOW_CLIENT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, request
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
   const data = options.data ?? DEFAULT_DATA;
+  const made = options.memory ? null : filesMadeFor(data);
   const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log });
   const runtime = await createRuntime({
     store,
@@ -109,6 +111,7 @@ export async function startServer(options: ServerOptions = {}) {
     });
   } catch (error) {
     await runtime.close();
+    made?.remove();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new Error(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use; pick another with --port`);
     throw error;

@@ -193,7 +193,7 @@ function IncidentFile() {
     const question = `Replace everything in account "${api.key}" with ${file.name}?\n\nIt holds ${countsText(checked.counts)}, exported at ${'exportedAt' in checked ? checked.exportedAt : ''}.\n\nWhat the account holds now is lost.`;
     if (!confirm(question)) return;
     const imported = await api.import(text);
-    setResult(`Imported ${file.name}: ${countsText(imported.counts)}`);
+    setResult(`Imported ${file.name}: ${countsText(imported.counts)}. Its callbacks are held, never sent to the file's URLs, until you release them (Deliveries).`);
     reloadAll();
   });
   const drop = (event: DragEvent) => {
