@@ -113,8 +113,8 @@ const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
 
 /** The account as one JSON document; the records of a damaged database that could not be read are left out and named in `unreadable`. */
 export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
-  // Forwarding and faults are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, heldSince: _held, ...records } = account.read(unreadable);
+  // Forwarding and faults (of callbacks and of the API) are this sandbox's settings for the session, not part of the incident.
+  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, apiFaults: _apiFaults, heldSince: _held, ...records } = account.read(unreadable);
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records, unreadable) } };
 }
 
@@ -177,13 +177,13 @@ export async function importAccount(account: Account, body: unknown, dryRun = fa
   const records = { ...doc.account, ...(await stored(doc.account, pause)) };
   if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
   const wallNow = account.nowMs() - account.head.clockOffsetMs;
-  const { forwarding, faults } = account.head;
+  const { forwarding, faults, apiFaults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
   // Its open deliveries are held as they are stored: none may go out before `holdImported` (the file's URLs are never called).
   const held = Object.values(records.deliveries).filter(isOpen).map((d) => d.id);
   const deliveries = Object.fromEntries(Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]));
   // Held from now until released (`heldSince`): the callbacks the account raises are held too.
-  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, heldSince: doc.exportedAt, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
+  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, apiFaults, heldSince: doc.exportedAt, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported(held);
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock(), counts: account.counts() };

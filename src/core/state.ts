@@ -1,4 +1,5 @@
 import type { Cents } from './money.js';
+import type { ApiFaultRule } from './api-faults.js';
 
 export type CvuProvisioning = 'inline' | 'delayed' | 'fail' | 'manual';
 export const CVU_PROVISIONINGS: CvuProvisioning[] = ['inline', 'delayed', 'fail', 'manual'];
@@ -300,6 +301,8 @@ export interface AccountState {
   forwarding?: Forwarding | null;
   /** Delivery faults; absent: all off. */
   faults?: Faults;
+  /** API fault rules (contract part 7), in the order added; absent: none. */
+  apiFaults?: ApiFaultRule[];
   /**
    * When an import held the account (its sandbox time then): until every held delivery is released, the callbacks it
    * raises are held too (or go to the forwarding URL while one is set), so no URL of the file is called. Absent or

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accountExportSchema, importQuery } from '../core/account-export.js';
+import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
 import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
 import { callbackHeaders } from '../core/deliveries.js';
@@ -137,7 +138,11 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/sandbox/v1/forwarding', id: 'deleteForwarding', summary: 'Stop forwarding: callbacks go to their configured URLs again', tag: DELIVERIES, data: forwardingViewSchema },
   { method: 'get', path: '/sandbox/v1/faults', id: 'getFaults', summary: "The account's delivery faults", tag: DELIVERIES, data: faultsSchema },
   { method: 'put', path: '/sandbox/v1/faults', id: 'setFaults', summary: 'Delivery faults: `duplicate` (each 2xx attempt sent once more), `delayMs` (each attempt waits first), `shuffle` (payments and clients not held to raise order); a field left out is off', tag: DELIVERIES, body: faultsSchema, data: faultsSchema },
-  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
+  { method: 'post', path: '/sandbox/v1/api-faults', id: 'addApiFault', summary: "Add an API fault rule: the account's matching `/api/v1` requests get an error status, a delay, a reset, a hang or a lost answer, the next `times` or with a seeded `probability`; the first rule that matches applies", tag: SANDBOX, body: apiFaultRuleSchema, status: 201, errors: [409], data: apiFaultRuleViewSchema },
+  { method: 'get', path: '/sandbox/v1/api-faults', id: 'listApiFaults', summary: "The account's API fault rules, in the order they apply (the order added), with their hits", tag: SANDBOX, query: listQuery, list: true, data: apiFaultRuleViewSchema },
+  { method: 'delete', path: '/sandbox/v1/api-faults', id: 'clearApiFaults', summary: 'Remove every API fault rule of the account', tag: SANDBOX, data: apiFaultsClearedSchema },
+  { method: 'delete', path: '/sandbox/v1/api-faults/{id}', id: 'deleteApiFault', summary: 'Remove one API fault rule (the answer is the rule as it was)', tag: SANDBOX, data: apiFaultRuleViewSchema },
+  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live (and `forwarding` and `apiFaults` when those change)', tag: DELIVERIES, produces: 'text/event-stream' },
 ];
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may send (`input`) or an answer holds (`output`). */
@@ -164,6 +169,8 @@ const NAMED = new Map<z.ZodType, string>([
   [forwardingViewSchema, 'Forwarding'],
   [faultsSchema, 'Faults'],
   [releasedSchema, 'Released'],
+  [apiFaultRuleViewSchema, 'ApiFaultRule'],
+  [apiFaultsClearedSchema, 'ApiFaultsCleared'],
   [resetSchema, 'Reset'],
   [importResultSchema, 'ImportResult'],
   [accountExportSchema, 'AccountExport'],
@@ -187,6 +194,9 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Unprocessable',
   429: 'Too many requests',
   500: 'Internal error',
+  502: 'Bad gateway (an API fault rule)',
+  503: 'Service unavailable (an API fault rule)',
+  504: 'Gateway timeout (an API fault rule)',
   507: 'Insufficient storage',
 };
 
@@ -203,6 +213,9 @@ const ERROR_EXAMPLES: Record<number, [code: ErrorCode, message: string, details:
   422: ['UNSUPPORTED_CURRENCY', 'Currency USD is not supported: only ARS', []],
   429: ['RATE_LIMIT_EXCEEDED', 'Rate limit of 6000 requests per minute exceeded', []],
   500: ['INTERNAL_ERROR', 'Internal error', []],
+  502: ['BAD_GATEWAY', 'sandbox API fault 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f', []],
+  503: ['SERVICE_UNAVAILABLE', 'sandbox API fault 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f', []],
+  504: ['GATEWAY_TIMEOUT', 'sandbox API fault 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f', []],
   507: ['INSUFFICIENT_STORAGE', 'The write could not be stored: nothing of it was kept', []],
 };
 
@@ -296,6 +309,8 @@ function operationObject(op: Operation) {
   // The Host guard answers every route, `/health` too.
   const errors = new Set<number>([403, ...(op.errors ?? [])]);
   if (!op.public) for (const status of [401, 405, 429, 500]) errors.add(status);
+  // What an API fault rule may answer an `/api/v1` request with (contract part 7).
+  if (op.path.startsWith('/api/v1/')) for (const status of [502, 503, 504]) errors.add(status);
   if (stores(op)) errors.add(507);
   // A write without a body still refuses one (`{}` aside) and malformed JSON; a hub's id in a path must be a positive integer.
   if (op.body || op.query || op.method !== 'get' || op.path.includes('/hubs/{')) errors.add(400);
