@@ -61,10 +61,19 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
   /** The container's own lines of an output: without podman's log lines (e.g. no systemd to run health checks here). */
   const containerLines = (output: string) => output.split('\n').filter((line) => line && !/^time="[^"]*" level=/.test(line));
 
-  /** The same, once its /health answers; podman's output is kept for the failure message. */
+  /** Waits until a container serves (its /health answers) or ends: `'serving'`, or its exit code. */
+  const outcome = async (container: ReturnType<typeof running>) => {
+    let code: number | null | undefined;
+    void container.exited.then((exit) => (code = exit));
+    await eventually(async () => code !== undefined || (await fetch(`${container.url}/health`)).ok, 60_000, `/health of ${container.name}`);
+    return code === undefined ? 'serving' : code;
+  };
+
+  /** Runs a README `docker run` line and waits for its /health; podman's output is kept for the failure message. */
   const started = async (words: string[], hostPort: number, extra: string[] = []) => {
     const container = running(words, hostPort, extra);
-    await eventually(async () => (await fetch(`${container.url}/health`)).ok, 60_000, `/health of ${container.name}: ${container.output()}`);
+    const result = await outcome(container);
+    if (result !== 'serving') throw new Error(`${container.name} exited ${result}: ${container.output()}`);
     return container;
   };
 
@@ -158,19 +167,21 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
     'reads /data/va-sandbox.json when present: its options apply (the image\'s port and data win); a bad one stops it with one line, exit 2',
     async () => {
       const dir = useTmp();
-      const file = (name: string, config: object) => {
+      const file = (name: string, options: object) => {
         const path = join(dir, name);
-        writeFileSync(path, JSON.stringify(config));
+        writeFileSync(path, JSON.stringify(options));
         return path;
       };
       const key = `sk_config_${run}`;
       const config = file('va-sandbox.json', { $schema: './config.schema.json', apiKeys: [key], hubs: [123, 4], port: 4999, data: '/tmp/other.db' });
       const bad = file('bad.json', { prot: 4580 });
-      // The file in the volume's place, over this run's volume (a host folder mounted on /data holding it does the same).
+      // The file mounted in the volume's place (over this run's volume).
       const asConfig = (path: string) => ['-v', `${path}:/data/va-sandbox.json:ro`];
 
-      // Its port and data are not used: the image's VA_SANDBOX_PORT and VA_SANDBOX_DATA win, so it answers on 4580.
-      const configured = await started(published!, await freePort(), asConfig(config));
+      // Copied into the volume, then a container on the volume. Its port and data are not used: the image's
+      // VA_SANDBOX_PORT and VA_SANDBOX_DATA win, so it answers on 4580, its database /data/state.db.
+      await podman('run', '--rm', '-v', `${volume}:/data`, '-v', `${config}:/config.json:ro`, '--entrypoint', 'cp', image, '/config.json', '/data/va-sandbox.json');
+      const configured = await started(published!, await freePort());
       expect(configured.output()).toMatch(/data: +\/data\/state\.db\n/);
       // Its API keys: only this one is served.
       expect((await api(configured.url, `sk_other_${run}`).get('/api/v1/va-payments')).status).toBe(401);
@@ -182,14 +193,14 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
       await podman('stop', configured.name);
       expect(await configured.exited).toBe(0);
 
-      // A bad file: the server does not start; one line names it, exit 2.
+      // A bad file (mounted over the good one): the server does not start; one line names it, exit 2.
       const refused = running(published!, await freePort(), asConfig(bad));
-      expect(await refused.exited).toBe(2);
+      expect(await outcome(refused)).toBe(2);
       expect(containerLines(refused.output())).toEqual([expect.stringMatching(/^va-sandbox: config \/data\/va-sandbox\.json: unknown key "prot" \(the keys are /)]);
 
-      // VA_SANDBOX_CONFIG set on the container wins over /data/va-sandbox.json: here it names the bad file.
-      const named = running(published!, await freePort(), [...asConfig(config), '-v', `${bad}:/config/bad.json:ro`, '-e', 'VA_SANDBOX_CONFIG=/config/bad.json']);
-      expect(await named.exited).toBe(2);
+      // VA_SANDBOX_CONFIG set on the container wins over the volume's /data/va-sandbox.json: here it names the bad file.
+      const named = running(published!, await freePort(), ['-v', `${bad}:/config/bad.json:ro`, '-e', 'VA_SANDBOX_CONFIG=/config/bad.json']);
+      expect(await outcome(named)).toBe(2);
       expect(containerLines(named.output())).toEqual([expect.stringMatching(/^va-sandbox: config \/config\/bad\.json: unknown key "prot"/)]);
     },
     180_000,
