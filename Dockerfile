@@ -26,7 +26,7 @@ FROM ${BASE}
 WORKDIR /app
 COPY --from=deps /app/node_modules node_modules
 COPY --from=build /app/dist dist
-COPY package.json LICENSE scenario.schema.json ./
+COPY package.json LICENSE scenario.schema.json config.schema.json ./
 COPY bin bin
 COPY fixtures fixtures
 COPY container/entrypoint.sh /usr/local/bin/va-sandbox-entrypoint

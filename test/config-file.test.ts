@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchema, startOptions } from '../src/cli/start-options.js';
-import { BIN, eventually, freePort, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
+import { freePort, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
 
 const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'));
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'docs', 'va-sandbox.example.json'), 'utf8'));
@@ -94,24 +93,5 @@ describe('start --config FILE', () => {
   it('refuses a file it cannot read, exit 2', async () => {
     const run = await runCli(['start', '--memory', '--config', join(dir, 'missing.json')]);
     expect(run).toMatchObject({ code: 2, stderr: expect.stringMatching(/^va-sandbox: config \S+missing\.json: cannot read it \(ENOENT\)/) });
-  });
-});
-
-describe("docs/cli.md's container line", () => {
-  const line = /`(sh -c '[^`]+')`/.exec(readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8'))![1]!;
-
-  it.each([true, false])('reads /data/va-sandbox.json when it is there (%s), and the server itself gets SIGTERM', async (present) => {
-    const volume = useTmp();
-    if (present) writeFileSync(join(volume, 'va-sandbox.json'), JSON.stringify({ rateLimit: 3 }));
-    const port = await freePort();
-    // The line as written, with the volume in a temp folder and the built CLI for the installed command.
-    const command = line.replaceAll('/data/', `${volume}/`).replaceAll('exec va-sandbox', `exec ${process.execPath} ${BIN}`);
-    const shell = spawn('sh', ['-c', command.replace(/^sh -c '|'$/g, '')], { env: { ...process.env, VA_SANDBOX_PORT: String(port), VA_SANDBOX_MEMORY: '1' }, stdio: 'ignore' });
-    const exited = new Promise<number | null>((done) => shell.once('exit', (code) => done(code)));
-    const url = `http://127.0.0.1:${port}`;
-    await eventually(async () => (await fetch(`${url}/health`)).ok, 10_000, 'the server');
-    expect((await get(url, '/api/v1/va-payments', 'sk_any')).headers.get('x-ratelimit-limit')).toBe(present ? '3' : '6000');
-    shell.kill('SIGTERM');
-    expect(await exited).toBe(0);
   });
 });

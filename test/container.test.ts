@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { get } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, eventually, freePort, PAYMENT, ROOT, useReceiver } from './helpers.js';
+import { api, eventually, freePort, PAYMENT, ROOT, useReceiver, useTmp } from './helpers.js';
 import { asPodman, podmanMissing, usePodman, type Podman } from './podman.js';
 
 /** The `docker …` lines of the README's Container section, as written (comments dropped). */
@@ -49,14 +49,32 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
     return { name, child: podman.spawn(args), url: `http://127.0.0.1:${hostPort}` };
   };
 
-  /** Runs a README `docker run` line and waits for its /health; podman's output is kept for the failure message. */
-  const started = async (words: string[], hostPort: number, extra: string[] = []) => {
+  /** Runs a README `docker run` line; its output (stdout and stderr) is kept, whole once `exited` resolves. */
+  const running = (words: string[], hostPort: number, extra: string[] = []) => {
     const container = runLine(words, hostPort, extra);
     let output = '';
     container.child.stdout!.on('data', (chunk) => (output += chunk));
     container.child.stderr!.on('data', (chunk) => (output += chunk));
-    await eventually(async () => (await fetch(`${container.url}/health`)).ok, 60_000, `/health of ${container.name}: ${output}`);
-    return { ...container, output: () => output, exited: new Promise<number | null>((done) => container.child.once('exit', done)) };
+    return { ...container, output: () => output, exited: new Promise<number | null>((done) => container.child.once('close', done)) };
+  };
+
+  /** The container's own lines of an output: without podman's log lines (e.g. no systemd to run health checks here). */
+  const containerLines = (output: string) => output.split('\n').filter((line) => line && !/^time="[^"]*" level=/.test(line));
+
+  /** Waits until a container serves (its /health answers) or ends: `'serving'`, or its exit code. */
+  const outcome = async (container: ReturnType<typeof running>) => {
+    let code: number | null | undefined;
+    void container.exited.then((exit) => (code = exit));
+    await eventually(async () => code !== undefined || (await fetch(`${container.url}/health`)).ok, 60_000, `/health of ${container.name}`);
+    return code === undefined ? 'serving' : code;
+  };
+
+  /** Runs a README `docker run` line and waits for its /health; podman's output is kept for the failure message. */
+  const started = async (words: string[], hostPort: number, extra: string[] = []) => {
+    const container = running(words, hostPort, extra);
+    const result = await outcome(container);
+    if (result !== 'serving') throw new Error(`${container.name} exited ${result}: ${container.output()}`);
+    return container;
   };
 
   beforeAll(async () => {
@@ -93,12 +111,17 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
     // Arguments after the image replace `start`: any va-sandbox command.
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     expect(await podman('run', '--rm', image, '--version')).toBe(`${pkg.version}\n`);
+    // The package's own files (package.json "files") are in /app.
+    const listed = (await podman('run', '--rm', '--entrypoint', 'ls', image, '/app')).split('\n');
+    expect(listed).toEqual(expect.arrayContaining(pkg.files.filter((file: string) => !file.startsWith('!'))));
   });
 
   it(
     'serves the API on the published port, stops cleanly on SIGTERM, and a new container on the volume has the same accounts; on the host network it calls a receiver on the host',
     async () => {
       const first = await started(published!, await freePort());
+      // No /data/va-sandbox.json: the defaults, any key (this run's own) and any hub.
+      expect(first.output()).toMatch(/any Bearer key works/);
       expect(await podman('exec', first.name, 'id', '-u')).toBe('1000\n');
       // The image's own health check, run as the engine runs it.
       await podman('healthcheck', 'run', first.name);
@@ -136,6 +159,49 @@ describe.skipIf(missing !== null)(`the container image (README "Container")${mis
       ]);
       await podman('stop', second.name);
       expect(await second.exited).toBe(0);
+    },
+    180_000,
+  );
+
+  it(
+    'reads /data/va-sandbox.json when present: its options apply (the image\'s port and data win); a bad one stops it with one line, exit 2',
+    async () => {
+      const dir = useTmp();
+      const file = (name: string, options: object) => {
+        const path = join(dir, name);
+        writeFileSync(path, JSON.stringify(options));
+        return path;
+      };
+      const key = `sk_config_${run}`;
+      const config = file('va-sandbox.json', { $schema: './config.schema.json', apiKeys: [key], hubs: [123, 4], port: 4999, data: '/tmp/other.db' });
+      const bad = file('bad.json', { prot: 4580 });
+      // The file mounted in the volume's place (over this run's volume).
+      const asConfig = (path: string) => ['-v', `${path}:/data/va-sandbox.json:ro`];
+
+      // Copied into the volume, then a container on the volume. Its port and data are not used: the image's
+      // VA_SANDBOX_PORT and VA_SANDBOX_DATA win, so it answers on 4580, its database /data/state.db.
+      await podman('run', '--rm', '-v', `${volume}:/data`, '-v', `${config}:/config.json:ro`, '--entrypoint', 'cp', image, '/config.json', '/data/va-sandbox.json');
+      const configured = await started(published!, await freePort());
+      expect(configured.output()).toMatch(/data: +\/data\/state\.db\n/);
+      // Its API keys: only this one is served.
+      expect((await api(configured.url, `sk_other_${run}`).get('/api/v1/va-payments')).status).toBe(401);
+      const account = api(configured.url, key);
+      // Its hubs: 123 and 4 only.
+      const unknownHub = await account.post('/api/v1/va-payments', PAYMENT);
+      expect([unknownHub.status, unknownHub.body.error.code]).toEqual([404, 'NOT_FOUND']);
+      expect((await account.post('/api/v1/va-payments', { ...PAYMENT, paymentHubId: 123 })).status).toBe(201);
+      await podman('stop', configured.name);
+      expect(await configured.exited).toBe(0);
+
+      // A bad file (mounted over the good one): the server does not start; one line names it, exit 2.
+      const refused = running(published!, await freePort(), asConfig(bad));
+      expect(await outcome(refused)).toBe(2);
+      expect(containerLines(refused.output())).toEqual([expect.stringMatching(/^va-sandbox: config \/data\/va-sandbox\.json: unknown key "prot" \(the keys are /)]);
+
+      // VA_SANDBOX_CONFIG set on the container wins over the volume's /data/va-sandbox.json: here it names the bad file.
+      const named = running(published!, await freePort(), ['-v', `${bad}:/config/bad.json:ro`, '-e', 'VA_SANDBOX_CONFIG=/config/bad.json']);
+      expect(await outcome(named)).toBe(2);
+      expect(containerLines(named.output())).toEqual([expect.stringMatching(/^va-sandbox: config \/config\/bad\.json: unknown key "prot"/)]);
     },
     180_000,
   );
