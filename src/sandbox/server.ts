@@ -4,6 +4,7 @@ import { getRequestListener, RequestError } from '@hono/node-server';
 import type { IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
+import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore } from './store/database.js';
 import { rawHeader, type Env } from './routes/kit.js';
@@ -41,6 +42,8 @@ export interface ServerOptions extends AppOptions {
   ownsProcess?: boolean;
   /** How long a client may take to send its request; `SLOW_CLIENT_TIMEOUTS` for what is not given. */
   timeouts?: Partial<ServerTimeouts>;
+  /** What one connection may make the server hold; `CONNECTION_LIMITS` for what is not given. */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -98,7 +101,10 @@ export async function startServer(options: ServerOptions = {}) {
       return response;
     };
   }
-  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts });
+  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts }, {
+    ...CONNECTION_LIMITS,
+    ...options.connections,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -146,6 +152,7 @@ function httpServer(
   overrideGlobalObjects: boolean,
   log: (line: string) => void,
   timeouts: ServerTimeouts,
+  limits: ConnectionLimits,
 ) {
   let current: IncomingMessage | null = null;
   const listener = getRequestListener(fetch, {
@@ -169,11 +176,12 @@ function httpServer(
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: timeouts.checkEveryMs,
     },
-    (req, res) => {
+    connectionGate((req, res) => {
       current = req;
-      void listener(req, res);
+      const answered = listener(req, res);
       current = null;
-    },
+      return answered;
+    }, limits),
   );
   server.keepAliveTimeout = timeouts.keepAliveMs;
   // A client that sends its request and then closes its side (half-close) still gets the answer: Node's default
