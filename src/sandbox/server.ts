@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import type { IdSource, WallClock } from '../core/index.js';
+import type { AccountCache, IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
@@ -42,6 +42,8 @@ export interface ServerOptions extends AppOptions {
   ownsProcess?: boolean;
   /** How long a client may take to send its request; `SLOW_CLIENT_TIMEOUTS` for what is not given. */
   timeouts?: Partial<ServerTimeouts>;
+  /** How many accounts are kept in memory, and how long unused; `ACCOUNT_CACHE` when absent. */
+  accountCache?: AccountCache;
   /** What one connection may make the server hold; `CONNECTION_LIMITS` for what is not given. */
   connections?: Partial<ConnectionLimits>;
 }
@@ -77,6 +79,7 @@ export async function startServer(options: ServerOptions = {}) {
     keepDays: options.keepDays,
     log: options.log,
     version: options.version,
+    accountCache: options.accountCache,
   });
   const host = options.host ?? DEFAULT_HOST;
   // The address it binds is a name its callers use too; loopback ones are always allowed.
