@@ -41,6 +41,8 @@ interface Cached {
   usedAt: number;
   /** Requests under way with it (`hold`). */
   holds: number;
+  /** Whether the store held the account (a key that only reads has none: nothing to keep once its request is over). */
+  stored: boolean;
 }
 
 /** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
@@ -76,9 +78,10 @@ export function createSandbox(options: SandboxOptions) {
       cached.set(key, found);
       return found;
     }
-    const account = new Account(key, options.storage.head(key) ?? accountHead(emptyAccountState()), deps);
+    const head = options.storage.head(key);
+    const account = new Account(key, head ?? accountHead(emptyAccountState()), deps);
     if (options.keepMs !== undefined) account.prune(options.keepMs);
-    const entry = { account, usedAt: now, holds: 0 };
+    const entry = { account, usedAt: now, holds: 0, stored: head !== undefined };
     cached.set(key, entry);
     forget(now, key);
     return entry;
@@ -106,7 +109,13 @@ export function createSandbox(options: SandboxOptions) {
     hold(key: string): { account: Account; release: () => void } {
       const entry = use(key);
       entry.holds++;
-      return { account: entry.account, release: () => void entry.holds-- };
+      const release = () => {
+        // The account of a key that only read goes at once: it dies young, never piling up in the old heap.
+        if (--entry.holds > 0 || entry.stored || cached.get(key) !== entry || options.busy?.(key)) return;
+        if (options.storage.head(key) === undefined) cached.delete(key);
+        else entry.stored = true;
+      };
+      return { account: entry.account, release };
     },
     /** Drops the accounts unused for `idleMs` (the server calls it now and then). */
     forgetIdle: (): void => forget(options.clock.now()),
