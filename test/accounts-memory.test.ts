@@ -77,6 +77,8 @@ describe('the accounts kept in memory', () => {
     await receiver.waitFor(1);
     const sending = sandbox.account('sk_sending');
     for (let i = 0; i < 50; i++) expect((await create(`sk_other_${i}`)).status).toBe(201);
+    // Used with no commit between (no pump of the deliverer touches the sending one meanwhile).
+    for (let i = 0; i < 50; i++) sandbox.account(`sk_other_${i}`);
     expect(sandbox.accounts().length).toBeLessThanOrEqual(12);
     expect(sandbox.account('sk_held')).toBe(held.account);
     expect(sandbox.account('sk_sending')).toBe(sending);
