@@ -106,6 +106,23 @@ describe('a connection that does not read its answers', () => {
     }
   });
 
+  it('a connection whose waiting requests were all answered is read again: its next request is answered', async () => {
+    const server = await useServer({}, 'test');
+    const socket = connect(server.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const answers = () => (received.match(/HTTP\/1\.1 200/g) ?? []).length;
+    try {
+      socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`.repeat(40));
+      await eventually(() => answers() === 40, 10_000, '40 answers');
+      socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+      await eventually(() => answers() === 41, 3_000, 'the answer to the request sent after them');
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('by default a connection has 8 answers made at a time, 1,000 requests waiting and 30 s to read what is sent', () => {
     expect(CONNECTION_LIMITS).toEqual({ answers: 8, waiting: 1000, stalledMs: 30_000 });
   });

@@ -34,6 +34,8 @@ class Line {
   private answering = 0;
   private readonly waiting: [IncomingMessage, ServerResponse][] = [];
   private stall: NodeJS.Timeout | null = null;
+  /** Whether this gate stopped reading the socket (requests wait). */
+  private stopped = false;
 
   constructor(
     private readonly socket: Socket,
@@ -43,7 +45,7 @@ class Line {
     socket.on('drain', () => this.next());
     // Node reads again each time an answer is written: not while requests of the connection wait their turn.
     socket.on('resume', () => {
-      if (this.waiting.length > 0) stopReading(socket);
+      if (this.waiting.length > 0) this.reading(false);
     });
     socket.once('close', () => {
       this.waiting.length = 0;
@@ -55,7 +57,23 @@ class Line {
     if (this.waiting.length >= this.limits.waiting) return void this.socket.destroy();
     this.waiting.push([req, res]);
     this.next();
-    if (this.waiting.length > 0) stopReading(this.socket);
+    if (this.waiting.length > 0) this.reading(false);
+  }
+
+  /** Stops or starts parsing the socket's requests (Node starts it too: whenever it writes an answer, or drains). */
+  private reading(on: boolean): void {
+    this.stopped = !on;
+    const node = this.socket as Socket & { _paused: boolean; parser?: { pause(): void; resume(): void } | null };
+    // The switch Node's own pipelining guard sets (`parserOnIncoming` in Node's http server), which it sets only once
+    // answers are already written and waiting: too late for a read that brings hundreds of requests at once.
+    node._paused = !on;
+    if (on) {
+      node.parser?.resume();
+      this.socket.resume();
+    } else {
+      node.parser?.pause();
+      this.socket.pause();
+    }
   }
 
   private next(): void {
@@ -68,6 +86,8 @@ class Line {
       });
       void this.serve(req, res).finally(() => this.watch());
     }
+    // Every request that waited is under way: the connection is read again.
+    if (this.stopped && this.waiting.length === 0 && !this.socket.destroyed) this.reading(true);
     this.watch();
   }
 
@@ -90,14 +110,3 @@ class Line {
   }
 }
 
-/**
- * Stops parsing the socket's requests, with the switch Node's own pipelining guard sets (`parserOnIncoming` in Node's
- * http server): Node reads it again once an answer of the connection is written or its socket drains. Node sets it
- * only when answers are already written and waiting, too late for a read that brings hundreds of requests at once.
- */
-function stopReading(socket: Socket): void {
-  const node = socket as Socket & { _paused: boolean; parser?: { pause(): void } | null };
-  node._paused = true;
-  node.parser?.pause();
-  socket.pause();
-}
