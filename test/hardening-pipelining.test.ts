@@ -123,6 +123,24 @@ describe('a connection that does not read its answers', () => {
     }
   });
 
+  it('a connection with more than 1,000 requests waiting is closed at once', async () => {
+    const server = await useServer({}, 'test');
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const started = performance.now();
+    // 1,500 short requests (about 38 KB): one or two reads, each bringing in more than 1,000 that must wait.
+    socket.write('GET /health HTTP/1.1\r\n\r\n'.repeat(1_500));
+    try {
+      await eventually(() => socket.closed, 5_000, 'the server to close the connection');
+      // Well before the 5 s an idle keep-alive connection gets, and its answers were not all made.
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it('by default a connection has 8 answers made at a time, 1,000 requests waiting and 30 s to read what is sent', () => {
     expect(CONNECTION_LIMITS).toEqual({ answers: 8, waiting: 1000, stalledMs: 30_000 });
   });
