@@ -1,5 +1,13 @@
 #!/usr/bin/env node
-import { existsSync } from 'node:fs';
+// The floor (package.json engines), checked before anything is loaded: the CLI's modules use what older Node lacks
+// (fs.glob, node:sqlite), and an ES module's static imports fail at link time with a stack trace, not a sentence.
+// So this file imports nothing statically, and loads the rest only once the version is known to be enough.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  process.stderr.write(`va-sandbox needs Node.js 22.13 or later (this is ${process.version})\n`);
+  process.exit(1);
+}
+const { existsSync, readFileSync } = await import('node:fs');
 
 // Node 22 prints "ExperimentalWarning: SQLite is an experimental feature and might change at any time" the first time
 // node:sqlite is loaded (the state database); Node 24 and later print nothing. Drop exactly that warning, before
@@ -17,7 +25,6 @@ const argv = process.argv.slice(2);
 const main = new URL('../dist/bundle/main.js', import.meta.url);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // The version needs nothing but package.json: answer before loading the CLI (commander and every command).
-  const { readFileSync } = await import('node:fs');
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else if (!existsSync(main)) {
   // A clone before its first build: say what to run rather than print a module-not-found stack.

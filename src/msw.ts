@@ -1,6 +1,7 @@
 import { http, type HttpHandler } from 'msw';
 import { AsyncResource } from 'node:async_hooks';
 import type { WallClock } from './core/index.js';
+import { NO_ANSWER } from './sandbox/api-faults.js';
 import { createApp, type AppOptions } from './sandbox/app.js';
 import type { AttemptResult, Transport } from './sandbox/delivery.js';
 import { memoryStore } from './sandbox/store/database.js';
@@ -69,7 +70,9 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
   // over real HTTP (no onCallback) for requests of the caller's own.
   const answer = AsyncResource.bind(async (request: Request): Promise<Response> => {
     const { app } = await ready;
-    return app.fetch(prefix ? await withoutPrefix(request, prefix) : request);
+    const response = await app.fetch(prefix ? await withoutPrefix(request, prefix) : request);
+    // An API fault that leaves no answer (a reset, a hang, a lost answer): the network error a closed connection is.
+    return response.headers.has(NO_ANSWER) ? Response.error() : response;
   });
   const handle = ({ request }: { request: Request }): Promise<Response> => answer(request);
   const handlers = ['/api/v1/*', '/sandbox/v1/*', '/health', '/openapi.json'].map((path) => http.all(`${base.origin}${prefix}${path}`, handle));

@@ -167,7 +167,7 @@ describe('va-sandbox export / import', () => {
     const target = account();
     const imported = await runCli(['import', file, '--url', server.url, '--api-key', target.key]);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported 5 vaPayments, 2 clients, 2 transfers, /);
+    expect(imported.stdout).toMatch(/^imported 5 vaPayments, 2 clients, 2 transfers, .+\ncallbacks are held until `va-sandbox deliveries release` \(new ones go to the forwarding URL while one is set\)\n$/);
     expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(asImported(doc.account));
     expect((await target.data('GET', `/api/v1/va-payments/${paid.id}`)).status).toBe('completed');
 

@@ -111,8 +111,9 @@ describe('deliveries list, show, redeliver', () => {
     ]);
     expect(body).toBe(sent!.raw);
     expect(attempts).toHaveLength(2);
-    expect(attempts[0]).toMatch(/^attempt 1 {2}\S+ {2}HTTP 500 {2}\d+ ms\ntry later$/);
-    expect(attempts[1]).toMatch(/^attempt 2 {2}\S+ {2}HTTP 204 {2}\d+ ms$/);
+    // Each attempt says where it went.
+    expect(attempts[0]).toMatch(new RegExp(`^attempt 1 {2}\\S+ {2}HTTP 500 {2}\\d+ ms {2}=> ${target.url}/cb\\ntry later$`));
+    expect(attempts[1]).toMatch(new RegExp(`^attempt 2 {2}\\S+ {2}HTTP 204 {2}\\d+ ms {2}=> ${target.url}/cb$`));
   });
 
   it('redeliver makes a new delivery of the same event: same eventId, sent again', async () => {
@@ -137,11 +138,11 @@ describe('deliveries list, show, redeliver', () => {
 
   it('human list: a table of the deliveries; a dropped one says why', async () => {
     const { cli, api } = account();
-    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const run = await cli(['deliveries', 'list']);
     const [header, row, footer] = run.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^id\s+status\s+eventType\s+attempts\s+lastResponseStatus\s+lastError\s+url\s+updatedAt$/);
-    expect(row).toMatch(/^[0-9a-f-]{36}\s+dropped\s+created\s+0\s+-\s+-\s+no callbackUrl or successUrl\/failureUrl configured\s+\S+$/);
+    expect(header).toMatch(/^id\s+status\s+eventType\s+for\s+attempts\s+lastResponseStatus\s+lastError\s+url\s+updatedAt$/);
+    expect(row).toMatch(new RegExp(`^[0-9a-f-]{36}\\s+dropped\\s+created\\s+payment ${payment.id}\\s+0\\s+-\\s+-\\s+no callbackUrl or successUrl/failureUrl configured\\s+\\S+$`));
     expect(footer).toBe('page 1 of 1 · 1 delivery');
   });
 
@@ -156,7 +157,7 @@ describe('deliveries list, show, redeliver', () => {
     expect(redeliver.stderr).toMatch(/^va-sandbox: INVALID_STATE: .*no URL to redeliver to: give one as \{"url"\}\n$/);
     const filter = await cli(['deliveries', 'list', '--status', 'lost']);
     expect(filter.code).toBe(1);
-    expect(filter.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: status/);
+    expect(filter.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: --status: /);
   });
 });
 
@@ -187,7 +188,7 @@ describe('deliveries list --follow', () => {
     const follow = spawnCli(['deliveries', 'list', '--follow', '--event-type', 'created'], env);
     await follow.waitFor(/following/, 'stderr');
     expect(follow.stdout()).toBe('no deliveries\n');
-    await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
+    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
     await api.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 5 });
     await target.waitFor(3);
     await api.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
@@ -195,8 +196,8 @@ describe('deliveries list --follow', () => {
     const out = await follow.waitFor(/attempt 2/);
     const lines = out.trimEnd().split('\n').slice(1);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^\\S+Z {2}retrying {3}created {11}attempt 1 {2}HTTP 500 +${target.url}/cb {2}[0-9a-f-]{36}$`));
-    expect(lines[1]).toMatch(new RegExp(`^\\S+Z {2}delivered {2}created {11}attempt 2 {2}HTTP 200 +${target.url}/cb {2}[0-9a-f-]{36}$`));
+    expect(lines[0]).toMatch(new RegExp(`^\\S+Z {2}retrying {3}created {11}payment ${payment.id} {2}attempt 1 {2}HTTP 500 +${target.url}/cb {2}[0-9a-f-]{36}$`));
+    expect(lines[1]).toMatch(new RegExp(`^\\S+Z {2}delivered {2}created {11}payment ${payment.id} {2}attempt 2 {2}HTTP 200 +${target.url}/cb {2}[0-9a-f-]{36}$`));
     follow.child.kill('SIGINT');
     expect(await follow.exited).toBe(0);
   });
@@ -205,7 +206,7 @@ describe('deliveries list --follow', () => {
     const { cli } = account();
     const run = await cli(['deliveries', 'list', '--follow', '--event-type', 'paid']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: eventType/);
+    expect(run.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: --event-type: /);
   });
 
   it('no sandbox to follow: exit 3 with the hint to start one', async () => {
@@ -232,7 +233,7 @@ describe('deliveries list --follow through a restart of the server', () => {
     const follow = spawnCli(['deliveries', 'list', '--follow'], env);
     await follow.waitFor(/following/, 'stderr');
     await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1, callbackUrl: `${receiver.url}/before` });
-    await follow.waitFor(/delivered +created +attempt 1 +HTTP 200 +http:\/\/127\.0\.0\.1:\d+\/before/);
+    await follow.waitFor(/delivered +created +payment \S+ +attempt 1 +HTTP 200 +http:\/\/127\.0\.0\.1:\d+\/before/);
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -240,7 +241,7 @@ describe('deliveries list --follow through a restart of the server', () => {
     server = await start();
     await follow.waitFor(/reconnected to the sandbox/, 'stderr', 15_000);
     await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 2, callbackUrl: `${receiver.url}/after` });
-    await follow.waitFor(/delivered +created +attempt 1 +HTTP 200 +http:\/\/127\.0\.0\.1:\d+\/after/);
+    await follow.waitFor(/delivered +created +payment \S+ +attempt 1 +HTTP 200 +http:\/\/127\.0\.0\.1:\d+\/after/);
     expect(follow.child.exitCode).toBeNull();
     follow.child.kill('SIGINT');
     expect(await follow.exited).toBe(0);

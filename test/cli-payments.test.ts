@@ -118,7 +118,7 @@ describe('payments list', () => {
     const run = await cli(['payments', 'list', '--status', 'paid']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(oneLine(run.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: status/);
+    expect(oneLine(run.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid query: --status: /);
   });
 });
 
@@ -179,14 +179,19 @@ describe('errors', () => {
     expect(JSON.parse(json.stderr)).toEqual({ code: 'NOT_FOUND', message: 'VA payment 00000000-0000-4000-8000-000000000000 not found', details: [], status: 404 });
   });
 
-  it('a body the API refuses is its validation error: exit 1 naming the field', async () => {
+  it('a body the API refuses is its validation error: exit 1 naming the flag the user typed, not the API field', async () => {
     const { cli } = account();
     const run = await cli(['payments', 'create', '--lock', 'amount']);
     expect(run.code).toBe(1);
-    expect(oneLine(run.stderr)).toBe('va-sandbox: VALIDATION_ERROR: Invalid request body: amount: is required with lockMode "amount"');
+    expect(oneLine(run.stderr)).toBe('va-sandbox: VALIDATION_ERROR: Invalid request body: --amount: is required with --lock "amount"');
     const ttl = await cli(['payments', 'create', '--ttl', '0']);
     expect(ttl.code).toBe(1);
-    expect(oneLine(ttl.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: .*ttlSeconds/);
+    expect(oneLine(ttl.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid request body: --ttl: /);
+    const hub = await cli(['payments', 'create', '--hub', '99999999999999999999']);
+    expect(oneLine(hub.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid request body: --hub: /);
+    // With --json the message names the flag too; details stay the API's field paths, for scripts.
+    const json = await cli(['payments', 'create', '--ttl', '0', '--json']);
+    expect(JSON.parse(json.stderr)).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^Invalid request body: --ttl: /), details: [expect.stringMatching(/^ttlSeconds: /)] });
     const currency = await cli(['payments', 'create', '--currency', 'USD']);
     expect(oneLine(currency.stderr)).toMatch(/^va-sandbox: UNSUPPORTED_CURRENCY: /);
   });

@@ -50,7 +50,11 @@ describe('transfer', () => {
     expect(missing.stderr).toBe("va-sandbox: required option '--to <cvu-or-alias>' not specified (see va-sandbox transfer --help)\n");
     const taxes = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '10', '--taxes', '10']);
     expect(taxes.code).toBe(1);
-    expect(taxes.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: .*taxes: must be less than total\n$/);
+    expect(taxes.stderr).toBe('va-sandbox: VALIDATION_ERROR: Invalid request body: --taxes: must be less than --amount\n');
+    const zero = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '0']);
+    expect(zero).toMatchObject({ code: 1, stderr: 'va-sandbox: VALIDATION_ERROR: Invalid request body: --amount: must be greater than 0\n' });
+    const cbu = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '1', '--from-cbu', '12']);
+    expect(cbu).toMatchObject({ code: 1, stderr: 'va-sandbox: VALIDATION_ERROR: Invalid request body: --from-cbu: must be 22 digits\n' });
   });
 });
 
@@ -122,7 +126,7 @@ describe('hub', () => {
     expect((await cli(['hub', 'set', '--dedicated-client-cvus-enabled', 'yes'])).code).toBe(2);
     const brand = await cli(['hub', 'set', '--brand', 'NOT A BRAND']);
     expect(brand.code).toBe(1);
-    expect(brand.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: .*brand: must be 1 to 10 letters or digits\n$/);
+    expect(brand.stderr).toMatch(/^va-sandbox: VALIDATION_ERROR: .*--brand: must be 1 to 10 letters or digits\n$/);
   });
 });
 
@@ -169,7 +173,7 @@ describe('start and the two --api-key options', () => {
       .split(/\n(?=  -)/)
       .filter((entry) => /^  (-\w, )?--/.test(entry) && !entry.includes('--help'))
       .map((entry) => entry.replace(/\s+/g, ' '));
-    expect(entries).toHaveLength(15);
+    expect(entries).toHaveLength(16);
     for (const entry of entries) expect(entry).toMatch(/env: VA_SANDBOX_[A-Z_]+\)$/);
 
     const dir = useTmp();

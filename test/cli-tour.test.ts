@@ -55,14 +55,14 @@ describe('README quick tour', () => {
             ['cash_in_received', '200'],
             ['succeeded', '200'],
           ]);
-          await follow!.waitFor(/retrying +created +attempt 1/);
+          await follow!.waitFor(/retrying +created +payment \S+ +attempt 1/);
           // "About 5 seconds later terminal 2 gets created again, with the same X-Service-Event-Id, and answers 200":
           // the sandbox clock runs with real time, nobody moves it.
           await eventually(() => callbacks().length >= 4, 10_000, 'the retry');
           const eventId = (text: string) => /X-Service-Event-Id: (\S+)/.exec(text)?.[1];
           expect(callbacks()[3]).toMatch(/answered 200[^]*X-Service-Event-Type: created/);
           expect(eventId(callbacks()[3]!)).toBe(eventId(callbacks()[0]!));
-          await follow!.waitFor(/delivered +created +attempt 2 +HTTP 200/);
+          await follow!.waitFor(/delivered +created +payment \S+ +attempt 2 +HTTP 200/);
         }
         if (args[0] === 'clock') {
           // "Terminal 2 gets its created, and as soon as the advance answers, failed", dated the payment's expiresAt.

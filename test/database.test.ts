@@ -153,7 +153,7 @@ describe('damage found at start', () => {
     const start = await refusedStart(data);
     expect(start.code).not.toBe(0);
     expect(start.stderr.trim().split('\n')).toHaveLength(1);
-    expect(start.stderr).toMatch(/is damaged .*restore it from a copy, or move it away/);
+    expect(start.stderr).toMatch(/is damaged .*restore it from a backup .*, or move it away to start afresh/);
     expect(readFileSync(data).equals(before)).toBe(true);
   });
 
@@ -190,7 +190,7 @@ describe('damage found at start', () => {
     expect(start.stdout).toMatch(/listening on http/);
     expect(start.code).toBe(1);
     expect(start.stderr.trim().split('\n')).toHaveLength(1);
-    expect(start.stderr).toMatch(/is damaged .*restore it from a copy, or move it away/);
+    expect(start.stderr).toMatch(/is damaged .*restore it from a backup .*, or move it away to start afresh/);
   });
 
   it('a WAL without its database is refused, never taken for a new state', async () => {

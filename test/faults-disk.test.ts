@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateCvu } from '../src/core/cvu.js';
+import { seededIds } from '../src/core/ids.js';
 import { api, spawnServer, type Api, type Spawned } from './helpers.js';
 
 /**
@@ -141,6 +143,52 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     });
   });
 
+  it('a read sees only what is committed: a create refused with 507 is never listed or exported, even by a read in the same moment', { timeout: 60_000 }, async () => {
+    // Creates 16 at a time on a disk left 100 KB, each with its own externalReference, while 4 readers list the newest
+    // page and export the account over and over: whatever a read shows must have been stored.
+    const disk = smallDisk(16 * MiB);
+    const server = await spawnServer(['--data', disk.data]);
+    const client = api(server.url, KEY);
+    disk.fill(100 * 1024);
+    const refused = new Set<string>();
+    const stored = new Set<string>();
+    const seen = new Set<string>();
+    let creating = true;
+    const creates = (async () => {
+      for (let i = 0; i < 160; i += 16) {
+        await Promise.all(
+          Array.from({ length: 16 }, async (_, j) => {
+            const reference = `c${i + j}`;
+            const { status, body } = await client.post('/api/v1/va-payments', { ...payment(1500), externalReference: reference });
+            if (status === 201) stored.add(reference);
+            else if (status === 507) refused.add(reference);
+            else throw new Error(`create answered ${status} ${JSON.stringify(body)}`);
+          }),
+        );
+      }
+      creating = false;
+    })();
+    const reader = async (n: number) => {
+      let reads = 0;
+      for (; creating && reads < 2000; reads++) {
+        const { status, body } = n % 2 ? await client.get('/api/v1/va-payments?limit=100') : await client.get('/sandbox/v1/export');
+        expect(status).toBe(200);
+        const payments = n % 2 ? body.data : Object.values(body.data.account.vaPayments);
+        for (const { externalReference } of payments as { externalReference: string }[]) seen.add(externalReference);
+      }
+      return reads;
+    };
+    const [, ...reads] = await Promise.all([creates, reader(0), reader(1), reader(2), reader(3)]);
+    const shown = [...refused].filter((reference) => seen.has(reference));
+    console.log(`faults-disk: ${stored.size} creates stored, ${refused.size} refused with 507, ${reads.join('+')} reads, ${shown.length} refused ones shown`);
+    expect(refused.size).toBeGreaterThan(0); // the disk did fill
+    expect(shown).toEqual([]);
+    disk.unfill();
+    const after = (await client.list('/api/v1/va-payments?limit=100')).data.map((p: { externalReference: string }) => p.externalReference);
+    expect(after.sort()).toEqual([...stored].sort());
+    await stop(server, 'SIGKILL');
+  });
+
   it('an import that cannot be stored is undone, with the writes that shared its transaction', { timeout: 60_000 }, async () => {
     // Room for the import's records, their lookup columns and indexes, and its WAL, once the disk is freed.
     const disk = smallDisk(8 * MiB);
@@ -151,8 +199,12 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     const exportedPayments = [...acked].sort();
     // The account's own export, with 10,001 more pool CVUs: about 1.5 MB to store.
     const exported = await client.data('GET', '/sandbox/v1/export');
-    const pool = (n: number) => `7${String(n).padStart(21, '0')}`;
-    for (let n = 0; n < 10_001; n++) exported.account.pool[pool(n)] = { cvu: pool(n), alias: `BULK.${n}`, vaPaymentId: null, releasedAt: null };
+    // Real CVUs (an import checks their check digits), from a seeded source: 13 random digits each, none alike.
+    const ids = seededIds(152);
+    for (let n = 0; n < 10_001; n++) {
+      const cvu = generateCvu(ids);
+      exported.account.pool[cvu] = { cvu, alias: `BULK.${n}`, vaPaymentId: null, releasedAt: null };
+    }
     const poolSize = async () => Object.keys((await client.data('GET', '/sandbox/v1/export')).account.pool).length;
     const before = await poolSize();
 

@@ -30,7 +30,7 @@ describe('forwarding (contract part 4): every callback attempt of the account go
   it('a payment whose callbackUrl is https://merchant.example/hook gets every callback at the local receiver; the log keeps both URLs', async () => {
     const laptop = await useReceiver();
     const client = account();
-    expect(await client.data('GET', '/sandbox/v1/forwarding')).toEqual({ url: null, since: null });
+    expect(await client.data('GET', '/sandbox/v1/forwarding')).toEqual({ url: null, events: null, since: null });
     const set = await client.data('PUT', '/sandbox/v1/forwarding', { url: `${laptop.url}/webhooks` });
     expect(set.url).toBe(`${laptop.url}/webhooks`);
 
@@ -60,7 +60,7 @@ describe('forwarding (contract part 4): every callback attempt of the account go
     await client.data('POST', '/sandbox/v1/transfers', { to: buyer.cvu, total: 10 });
     expect((await laptop.waitFor(1))[0]!.body).toMatchObject({ eventType: 'client.cashin', clientId: buyer.id });
 
-    expect(await client.data('DELETE', '/sandbox/v1/forwarding')).toEqual({ url: null, since: null });
+    expect(await client.data('DELETE', '/sandbox/v1/forwarding')).toEqual({ url: null, events: null, since: null });
     const payment = await pay(client, own.url);
     expect((await own.waitFor(3)).map((r) => r.body.vaPaymentId)).toEqual([payment.id, payment.id, payment.id]);
     expect(laptop.received).toHaveLength(1);
@@ -80,6 +80,47 @@ describe('forwarding (contract part 4): every callback attempt of the account go
     const sent = await client.post(`/sandbox/v1/deliveries/${dropped.id}/redeliver`, { url: elsewhere.url });
     expect(sent.status).toBe(201);
     expect((await elsewhere.waitFor(2))[1]!.body).toMatchObject({ eventType: 'created', vaPaymentId: quiet.id });
+  });
+
+  it('with events, forwards only callbacks of those types; the others go to their own URLs, never to the forwarding URL', async () => {
+    const laptop = await useReceiver();
+    const own = await useReceiver();
+    const client = account();
+    const set = await client.data('PUT', '/sandbox/v1/forwarding', { url: laptop.url, events: ['created', 'client.cashin'] });
+    expect(set).toMatchObject({ url: laptop.url, events: ['created', 'client.cashin'] });
+    expect(await client.data('GET', '/sandbox/v1/forwarding')).toMatchObject({ events: ['created', 'client.cashin'] });
+
+    const payment = await pay(client, own.url);
+    const buyer = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-2', cashinCallbackUrl: own.url });
+    await client.data('POST', '/sandbox/v1/transfers', { to: buyer.cvu, total: 10 });
+    await own.waitFor(2);
+    await laptop.waitFor(2);
+    await eventually(async () => (await deliveries(client)).every((d: any) => d.status === 'delivered'));
+    expect(laptop.received.map((r) => r.body.eventType)).toEqual(['created', 'client.cashin']);
+    expect(own.received.map((r) => [r.body.eventType, r.body.vaPaymentId])).toEqual([
+      ['cash_in_received', payment.id],
+      ['succeeded', payment.id],
+    ]);
+    const log = await deliveries(client);
+    expect(Object.fromEntries(log.map((d: any) => [d.eventType, d.forwardedTo]))).toEqual({
+      created: laptop.url,
+      cash_in_received: null,
+      succeeded: null,
+      'client.cashin': laptop.url,
+    });
+    // Each delivery names whose event it is.
+    expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual(['client.cashin', null, buyer.id]);
+    expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual(['created', payment.id, null]);
+  });
+
+  it('refuses an event type the contract does not have, and an empty list, naming the field', async () => {
+    const client = account();
+    const bad = await client.call('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1', events: ['created', 'paid'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0]).toMatch(/^events\.1: /);
+    const empty = await client.call('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1', events: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details[0]).toMatch(/^events: /);
   });
 
   it('refuses a forwarding URL that is not http(s), with the field named', async () => {
@@ -109,19 +150,64 @@ describe('va-sandbox listen --forward-to', () => {
     ]);
     expect(lines[0]).toMatch(/\d+ ms {2}=> http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
     expect(out).toContain(`"vaPaymentId": "${payment.id}"`);
+    expect(out).toContain('response body: ok');
     expect(laptop.received).toHaveLength(3);
 
     listen.child.kill('SIGINT');
     expect(await listen.exited).toBe(0);
     expect(listen.stderr()).toMatch(/forwarding off/);
-    expect(await client.data('GET', '/sandbox/v1/forwarding')).toEqual({ url: null, since: null });
+    expect(await client.data('GET', '/sandbox/v1/forwarding')).toEqual({ url: null, events: null, since: null });
+  });
+
+  it('--events forwards and prints only those event types; each line has the status and ms, --print-body the response body', async () => {
+    const laptop = await useReceiver((request) => ({ status: 202, body: `handled ${request.body.eventType}` }));
+    const client = account();
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key };
+    const listen = spawnCli(['listen', '--forward-to', laptop.url, '--events', 'created,succeeded', '--print-body'], env);
+    expect(await listen.waitFor(/forwarding/, 'stderr')).toMatch(/forwarding the created, succeeded callbacks of this account to/);
+    expect((await client.data('GET', '/sandbox/v1/forwarding')).events).toEqual(['created', 'succeeded']);
+
+    const payment = await pay(client);
+    const out = await listen.waitFor(/succeeded[^\n]*HTTP 202/);
+    const lines = out.split('\n').filter((line) => /^\d{4}-/.test(line));
+    expect(lines.map((line) => line.split(/\s{2,}/).slice(1, 5))).toEqual([
+      ['created', `payment ${payment.id}`, 'HTTP 202', expect.stringMatching(/^\d+ ms$/)],
+      ['succeeded', `payment ${payment.id}`, 'HTTP 202', expect.stringMatching(/^\d+ ms$/)],
+    ]);
+    expect(out).toContain('response body: handled created');
+    expect(out).toContain('response body: handled succeeded');
+    expect(laptop.received.map((r) => r.body.eventType)).toEqual(['created', 'succeeded']);
+    // cash_in_received went to its own (unreachable) URL and is not listen's to print.
+    const [cashIn] = (await client.list('/sandbox/v1/deliveries?eventType=cash_in_received')).data;
+    expect(cashIn.forwardedTo).toBeNull();
+    expect(out).not.toContain('cash_in_received');
+
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(0);
+  });
+
+  it('--events with a type the contract does not have is refused in one line naming --events (exit 1)', async () => {
+    const client = account();
+    const run = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9', '--events', 'created,paid'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/--events/);
   });
 
   it('deliveries redeliver ID --to URL sends one delivery to another URL', async () => {
     const { elsewhere, client, newest: first } = await paidToTwoReceivers();
-    const run = await runCli(['deliveries', 'redeliver', first.id, '--to', elsewhere.url], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key });
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key };
+    const run = await runCli(['deliveries', 'redeliver', first.id, '--to', elsewhere.url], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`forwardedTo +${elsewhere.url}`));
     expect((await elsewhere.waitFor(1))[0]!.body.eventId).toBe(first.eventId);
+    // The list and the delivery's page say where the redelivery went, and whose it is.
+    const redelivery = await eventually(async () => (await deliveries(client)).find((d: any) => d.redeliveryOf === first.id && d.status === 'delivered'));
+    expect(redelivery).toMatchObject({ vaPaymentId: first.vaPaymentId, clientId: null, forwardedTo: elsewhere.url });
+    const list = await runCli(['deliveries', 'list'], env);
+    const row = list.stdout.split('\n').find((line) => line.startsWith(redelivery.id))!;
+    expect(row).toMatch(new RegExp(`payment ${first.vaPaymentId} .*=> ${elsewhere.url} `));
+    const show = await runCli(['deliveries', 'show', redelivery.id], env);
+    expect(show.stdout).toMatch(new RegExp(`attempt 1 .*HTTP 200 .*=> ${elsewhere.url}$`, 'm'));
   });
 });

@@ -177,10 +177,12 @@ describe('POST /sandbox/v1/import: held to every rule of the API', () => {
       expect(answer.body.error.code, what).toBe('VALIDATION_ERROR');
       expect(answer.body.error.details.some((d: string) => d.startsWith(detail)), `${what}: ${JSON.stringify(answer.body.error.details)}`).toBe(true);
     }
-    // All at once: one refusal naming every problem.
+    // All at once: one refusal naming every problem, but a clash with a record that fails its own schema (t0 and c0
+    // here): such a record is left out of the checks across records, which read its fields (issue 38, finding 4).
     const answer = await target.post('/sandbox/v1/import', all);
     expect(answer.status).toBe(400);
-    for (const [what, , detail] of cases) expect(answer.body.error.details.some((d: string) => d.startsWith(detail)), what).toBe(true);
+    const clashWithBroken = ['two active payments on one CVU', 'two clients with one tax id by its digits'];
+    for (const [what, , detail] of cases) expect(answer.body.error.details.some((d: string) => d.startsWith(detail)), what).toBe(!clashWithBroken.includes(what));
     expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(before.account);
     // The file as exported is taken: ended payments free their CVU and amount for another.
     expect((await target.post('/sandbox/v1/import', doc)).status).toBe(200);

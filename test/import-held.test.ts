@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, eventually, incidentWithOpenDeliveries, runCli, spawnServer, useReceiver, useServer, useTmp, type Api } from './helpers.js';
+import { api, eventually, incidentWithOpenDeliveries, PAYMENT, runCli, spawnServer, useReceiver, useServer, useTmp, type Api } from './helpers.js';
 
 /**
  * Issue 33: an incident file names its callback URLs, and an import must never call them on its own. Its open
@@ -11,6 +11,8 @@ const server = await useServer();
 const fileReceiver = await useReceiver();
 /** Where the user wants callbacks instead: the forwarding URL, or a release's `{"url"}`. */
 const laptop = await useReceiver();
+/** Where forwarding points in the last test: answers 500 once, then 200, so a forwarded callback needs its retry. */
+const flaky = await useReceiver((_request, index) => ({ status: index === 0 ? 500 : 200 }));
 let keyN = 0;
 const account = () => api(server.url, `sk_held_${++keyN}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -118,7 +120,83 @@ describe('POST /sandbox/v1/import: the deliveries of the file are held', () => {
     await sleep(1000);
     expect(fileReceiver.received.filter((r) => r.url === '/restart')).toEqual([]);
     expect(await heldOf(again)).toHaveLength(1);
-    expect(await again.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 1 });
-    await fileReceiver.waitFor(1, (r) => r.url === '/restart');
+    // The account is still held after the restart: a callback it raises now is held too (issue 38).
+    await again.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${fileReceiver.url}/restart` });
+    expect(await heldOf(again)).toHaveLength(2);
+    expect(await again.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 2 });
+    await fileReceiver.waitFor(2, (r) => r.url === '/restart');
+  });
+});
+
+/**
+ * Issue 38, finding 3: after an import the account itself is held, not only the file's deliveries. Callbacks it raises
+ * (an expiry, a transfer to one of its CVUs, a retry) never reach a URL of the file until the user releases them.
+ */
+describe('an imported account calls no URL of its file until released', () => {
+  it('holds what it raises after the import (an expiry 1 s later, transfers, retries) until release; forwarding takes new ones meanwhile', { timeout: 30_000 }, async () => {
+    const callbackUrl = `${fileReceiver.url}/account`;
+    const source = account();
+    await source.data('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1/refused' });
+    const expiring = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
+    const open = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
+    const owner = await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Cobros SA', taxId: '30-71234567-8', cashinCallbackUrl: callbackUrl });
+    const doc = await source.data('GET', '/sandbox/v1/export');
+    doc.account.vaPayments[expiring.id].expiresAt = new Date(Date.parse(doc.exportedAt) + 1000).toISOString();
+    const heard = () => fileReceiver.received.filter((r) => r.url === '/account');
+
+    const target = account();
+    expect((await target.post('/sandbox/v1/import', doc)).status).toBe(200);
+    const fromFile = (await heldOf(target)).length;
+    await target.data('POST', '/sandbox/v1/transfers', { to: open.cvu, total: 10 });
+    await target.data('POST', '/sandbox/v1/transfers', { to: owner.cvu, total: 5 });
+    // Past the expiry, in real time: the sandbox clock runs with it.
+    await eventually(async () => (await target.data('GET', `/api/v1/va-payments/${expiring.id}`)).status === 'expired', 5000, 'the expiry');
+    await sleep(500);
+    expect(heard()).toEqual([]);
+    const raised = (await heldOf(target)).slice(0, -fromFile);
+    expect(raised.map((d: any) => [d.eventType, d.url, d.reason]).sort()).toEqual(
+      [['cash_in_received'], ['client.cashin'], ['failed'], ['succeeded']].map(([type]) => [type, callbackUrl, 'raised in an imported account: sent only when released']),
+    );
+    const cli = await runCli(['deliveries', 'list', '--status', 'held'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: target.key });
+    expect(cli.stdout.split('\n').filter((line) => / held /.test(line))).toHaveLength(raised.length + fromFile);
+
+    // While forwarding is set, a new callback goes there, pinned: its retry goes there too once forwarding is off.
+    await target.data('PUT', '/sandbox/v1/forwarding', { url: `${flaky.url}/forwarded` });
+    await target.data('POST', '/sandbox/v1/transfers', { to: owner.cvu, total: 6 });
+    await flaky.waitFor(1);
+    await target.data('DELETE', '/sandbox/v1/forwarding');
+    await target.data('POST', '/sandbox/v1/clock/advance', { seconds: 6 });
+    await flaky.waitFor(2);
+    expect(flaky.received.map((r) => r.headers['x-service-event-type'])).toEqual(['client.cashin', 'client.cashin']);
+    await sleep(300);
+    expect(heard()).toEqual([]);
+
+    // Released, every held one goes to the file's URL; the account is held no more: the next callback goes at once.
+    expect(await target.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: raised.length + fromFile });
+    await fileReceiver.waitFor(raised.length + fromFile, (r) => r.url === '/account');
+    await target.data('POST', '/sandbox/v1/transfers', { to: owner.cvu, total: 7 });
+    await fileReceiver.waitFor(raised.length + fromFile + 1, (r) => r.url === '/account');
+    expect(await heldOf(target)).toEqual([]);
+  });
+
+  it('forwarding with events takes only those types while the account is held; the others stay held', async () => {
+    const callbackUrl = `${fileReceiver.url}/filtered`;
+    const source = account();
+    const owner = await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Filtro SA', taxId: '30-1', cashinCallbackUrl: callbackUrl });
+    const target = account();
+    expect((await target.post('/sandbox/v1/import', await source.data('GET', '/sandbox/v1/export'))).status).toBe(200);
+    await target.data('PUT', '/sandbox/v1/forwarding', { url: `${laptop.url}/filtered`, events: ['created'] });
+    const payment = await target.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
+    await target.data('POST', '/sandbox/v1/transfers', { to: owner.cvu, total: 5 });
+    const [created] = await laptop.waitFor(1, (r) => r.url === '/filtered');
+    expect(created!.body).toMatchObject({ eventType: 'created', vaPaymentId: payment.id });
+    expect((await heldOf(target)).map((d: any) => [d.eventType, d.clientId])).toEqual([['client.cashin', owner.id]]);
+    await sleep(300);
+    expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
+    expect(fileReceiver.received.filter((r) => r.url === '/filtered')).toEqual([]);
+    // Released with forwarding still on: a type it does not take goes to its own URL.
+    expect(await target.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 1 });
+    expect((await fileReceiver.waitFor(1, (r) => r.url === '/filtered'))[0]!.body).toMatchObject({ eventType: 'client.cashin', clientId: owner.id });
+    expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
   });
 });

@@ -94,6 +94,9 @@ describe('installed outside this repository', () => {
       // What a user needs and nothing else: the built code, the executable, the scenario fixtures.
       expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json)$/.test(file))).toEqual([]);
       expect(contents.some((file) => file.endsWith('.map'))).toBe(false);
+      // The license's text travels with the code (package.json says MIT; the MIT license asks for its text).
+      expect(contents).toContain('package/LICENSE');
+      expect((await run('tar', ['-xzOf', tarball, 'package/LICENSE'])).stdout).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} va-sandbox contributors\n/);
 
       const dir = consumer();
       // Exactly what the README says to install.

@@ -134,6 +134,7 @@ describe('every answer matches the OpenAPI document', () => {
 
     // Clock, events, deliveries, forwarding and faults
     await call('GET', '/sandbox/v1/clock');
+    await call('GET', '/sandbox/v1/progress');
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
     await call('POST', '/sandbox/v1/clock/set', { at: '2000-01-01T00:00:00.000Z' });
     await call('POST', '/sandbox/v1/clock/set', { at: new Date(Date.now() + 7200_000).toISOString() });
@@ -154,6 +155,17 @@ describe('every answer matches the OpenAPI document', () => {
     await call('GET', '/sandbox/v1/faults');
     await call('PUT', '/sandbox/v1/faults', { duplicate: true });
     await call('PUT', '/sandbox/v1/faults', {});
+    // API fault rules, and the error answers they make
+    const rule = await data('POST', '/sandbox/v1/api-faults', { method: 'GET', path: '/api/v1/clients/{id}', fault: { type: 'error', status: 503 }, probability: 1 });
+    await call('POST', '/sandbox/v1/api-faults', { path: '/api/v1/clients', fault: { type: 'reset' } });
+    await call('GET', '/sandbox/v1/api-faults');
+    for (const status of [502, 504, 429, 500]) {
+      await data('POST', '/sandbox/v1/api-faults', { method: 'POST', path: '/api/v1/va-payments', fault: { type: 'error', status }, times: 1 });
+      expect((await call('POST', '/api/v1/va-payments', { ...PAYMENT })).status).toBe(status);
+    }
+    expect((await call('GET', `/api/v1/clients/${rule.id}`)).status).toBe(503);
+    await call('DELETE', `/sandbox/v1/api-faults/${rule.id}`);
+    await call('DELETE', '/sandbox/v1/api-faults');
 
     // Export, import (with held deliveries to release), scenario, reset
     const exported = await data('GET', '/sandbox/v1/export');

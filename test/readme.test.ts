@@ -25,6 +25,7 @@ describe('README.md', () => {
         const checked =
           (heading === '(top)' && lang === 'sh') || // the two commands CI runs (.ci/run: npm ci, npm test)
           (heading === 'Quick tour' && lang === 'sh') || // test/cli-tour.test.ts
+          (heading === 'Container' && lang === 'sh') || // test/container.test.ts
           (heading === 'Point your own handler at it' && lang === 'json') || // test/callbacks-reference.test.ts
           ((lang === 'ts' || lang === 'sh') && snippet !== undefined); // test/install.test.ts (the files, and what to install)
         if (!checked) unchecked.push(`${heading}: \`\`\`${lang}`);

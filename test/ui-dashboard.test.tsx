@@ -130,7 +130,7 @@ describe('va-sandbox ui: the dashboard', () => {
     expect(frame).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/open/);
     expect(frame).toContain('X-Service-Event-Type: created');
     await keys('G');
-    frame = await screen(/attempt 1 +\S+ +HTTP 200 +\d+ ms\nok/);
+    frame = await screen(/attempt 1 +\S+ +HTTP 200 +\d+ ms +=> http:\/\/127\.0\.0\.1:\d+\/open\nok/);
     await keys('r');
     await screen('enter sends the event again, same eventId');
     await keys(KEY.enter);

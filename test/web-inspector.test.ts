@@ -317,6 +317,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     );
     await other.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
     await other.getByRole('status').filter({ hasText: `Imported incident.json: ${await listTotal('/api/v1/va-payments')} VA payments` }).waitFor(SHOWN);
+    await other.getByRole('status').filter({ hasText: "Its callbacks are held, never sent to the file's URLs, until you release them" }).waitFor(SHOWN);
     expect(await api(origin, OTHER).data('GET', `/api/v1/va-payments/${paymentId}`)).toMatchObject({ status: 'completed' });
     await other.goto(`${origin}/ui/payments/${paymentId}`);
     await other.locator('li.event[data-event-type="succeeded"]').getByText('receiver A got succeeded').first().waitFor(SHOWN);
@@ -569,6 +570,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await openWithKey(held, '/ui/deliveries?status=held', HELD);
     const rows = held.locator('table.deliveries tbody tr');
     await expect.poll(() => rows.count(), SHOWN).toBe(2);
+    await held.getByText(/^This account was imported: the deliveries its file brought and the callbacks it raised since are held/).waitFor(SHOWN);
     await rows.first().getByText('held', { exact: true }).waitFor(SHOWN);
     await rows.first().getByRole('button', { name: /^Show delivery/ }).click();
     const card = held.getByRole('region', { name: /^Delivery / });

@@ -1,8 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
+import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
+import { idsStartingWith, isShortId, shortIdProblem } from '../core/short-id.js';
 
 export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
@@ -27,7 +29,7 @@ export function globalOptions(command: Command, which: 'api' | 'connection' | 'o
 
 /** `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. */
 export const hubOption = (command: Command): Command =>
-  command.addOption(
+  fieldFlags(command, { paymentHubId: '--hub' }).addOption(
     new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
   );
 
@@ -82,10 +84,10 @@ export type Call = [method: string, path: string, options?: CallOptions];
  * The action of a command that is one API call: `call` builds it from the command's arguments and options,
  * `render` prints the answer's data for people (with `--json`, the data itself is printed).
  */
-export function apiAction<T>(call: (command: Command, ...args: string[]) => Call, render: (data: T, message?: string) => string) {
+export function apiAction<T>(call: (command: Command, ...args: string[]) => Call | Promise<Call>, render: (data: T, message?: string) => string) {
   return async function action(this: Command): Promise<void> {
     const { client, out } = contextOf(this);
-    const [method, path, options] = call(this, ...(this.processedArgs as string[]));
+    const [method, path, options] = await call(this, ...(this.processedArgs as string[]));
     const { data, message } = await client.call<T>(method, path, options);
     out.result(data, (value) => render(value, message));
   };
@@ -102,6 +104,26 @@ export function listAction<T>(call: (command: Command, ...args: string[]) => Cal
     const { data, pagination } = await client.call<T[]>(method, path, options);
     out.result({ data, pagination: pagination! }, (list) => render(list.data, list.pagination));
   };
+}
+
+/** A wrong argument found only by asking the sandbox (a short id that names several records): exit 2, as a usage error. */
+export class UsageError extends Error {}
+
+/**
+ * The record's id from what the user typed: a full id as it is; a short one (the first characters, as lists print
+ * them) resolved by listing `listPath` when it names exactly one record. None found: the short id goes to the API,
+ * which answers 404 NOT_FOUND.
+ */
+export async function recordId(command: Command, listPath: string, noun: string, id: string): Promise<string> {
+  if (!isShortId(id)) return id;
+  const { client } = contextOf(command);
+  const ids = await idsStartingWith(async (page, limit) => {
+    const { data, pagination } = await client.call<{ id: string }[]>('GET', listPath, { query: { page, limit } });
+    return { data, pagination: pagination! };
+  }, id);
+  if (ids.length === 0) return id;
+  if (ids.length === 1) return ids[0]!;
+  throw new UsageError(shortIdProblem(id, ids, noun));
 }
 
 /** A path under `base` with each id escaped: `pathTo('/api/v1/clients', id, 'balance')`. */

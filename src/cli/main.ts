@@ -21,7 +21,8 @@ import { transferCommand } from './commands/transfer.js';
 import { uiCommand } from './commands/ui.js';
 import { NotASandboxError, SandboxApiError } from '../core/api-client.js';
 import { UnreachableError } from './client.js';
-import { example, globalOptions } from './context.js';
+import { example, globalOptions, UsageError } from './context.js';
+import { namingFlags } from './flags.js';
 import { version } from './version.js';
 
 /**
@@ -71,10 +72,15 @@ export async function main(argv: string[]): Promise<number> {
   );
   const json = argv.includes('--json');
   testable(program, json);
+  let ran: Command = program;
+  program.hook('preAction', (_program, command) => {
+    ran = command;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    const error = thrown instanceof SandboxApiError ? namingFlags(thrown, ran) : thrown;
     if (error instanceof CommanderError) {
       // Help and version are "errors" to commander; they are successes here. Commander printed the rest.
       return error.exitCode === 0 ? 0 : 2;
@@ -84,7 +90,9 @@ export async function main(argv: string[]): Promise<number> {
         ? { code: error.code as string, status: error.status as number | null, details: error.details, exit: 1 }
         : error instanceof UnreachableError || error instanceof NotASandboxError
           ? { code: 'NO_SANDBOX', status: null, details: [], exit: 3 }
-          : { code: 'FAILED', status: null, details: [], exit: 1 };
+          : error instanceof UsageError
+            ? { code: 'USAGE', status: null, details: [], exit: 2 }
+            : { code: 'FAILED', status: null, details: [], exit: 1 };
     const message = oneLine((error as Error).message);
     // The API's own message, without the code it is shown with to people (`NOT_FOUND: …`).
     const own = error instanceof SandboxApiError ? oneLine(error.reason) : message;

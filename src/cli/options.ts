@@ -88,6 +88,13 @@ export const boolean = (value: string): boolean => {
   return value === 'true';
 };
 
+/** A comma-separated list ("created,succeeded"), without empty items; what each item may be is the API's to judge. */
+export const list = (value: string): string[] => {
+  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  if (items.length === 0) invalid('must be a comma-separated list, e.g. created,succeeded');
+  return items;
+};
+
 /** A repeatable option: every value, in order. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

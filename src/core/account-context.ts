@@ -5,13 +5,15 @@ import type { AccountHead, Repository, Row, Storage } from './repository.js';
 import type { Attempt, SandboxEvent, TableName } from './state.js';
 import type { deliveryView, eventView, transferView } from './views.js';
 import type { forwardingView } from './delivery-settings.js';
+import type { ApiFaultsNews } from './api-faults.js';
 
 /** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
 export type LiveEvent =
   | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
   | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
   | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
-  | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> };
+  | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> }
+  | { type: 'apiFaults'; account: string; apiFaults: ApiFaultsNews };
 
 /** What a live delivery message says of its event: whose it is and the body sent. */
 export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;

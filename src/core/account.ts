@@ -1,4 +1,5 @@
 import { AccountContext, type AccountDeps } from './account-context.js';
+import { ApiFaults } from './api-faults.js';
 import { ClientLedger } from './client-ledger.js';
 import { DeliveryLog } from './delivery-log.js';
 import { DueWork } from './due-work.js';
@@ -49,6 +50,7 @@ export class Account {
   private readonly events: Events;
   private readonly log: DeliveryLog;
   private readonly idempotency: Idempotency;
+  private readonly apiFaultRules: ApiFaults;
 
   constructor(
     readonly key: string,
@@ -70,6 +72,7 @@ export class Account {
     this.payments = new VaPayments(ctx, this.hubs, this.events, this.log);
     this.transfers = new Transfers(ctx, this.hubs, this.payments, this.ledger, this.events);
     this.idempotency = new Idempotency(ctx);
+    this.apiFaultRules = new ApiFaults(ctx);
   }
 
   /** The account's head: its clock offset, forwarding and faults. */
@@ -77,9 +80,9 @@ export class Account {
     return this.ctx.head;
   }
 
-  /** The whole account as the store keeps it (an export, a recording). */
-  read(): AccountState {
-    return this.ctx.deps.storage.read(this.key) ?? { ...emptyAccountState(), ...this.ctx.head };
+  /** The whole account as the store keeps it (an export, a recording); `unreadable`: see `Storage.read`. */
+  read(unreadable?: string[]): AccountState {
+    return this.ctx.deps.storage.read(this.key, unreadable) ?? { ...emptyAccountState(), ...this.ctx.head };
   }
 
   /** How many records of each kind the account holds, as an import answers them. */
@@ -188,6 +191,13 @@ export class Account {
   nextRetryAt = (inFlight: ReadonlySet<string>) => this.log.nextRetryAt(inFlight);
   waitingFirst = (inFlight: Iterable<string>) => this.log.waitingFirst(inFlight);
   recordAttempt = (deliveryId: string, attempt: Omit<Attempt, 'n'>) => this.log.recordAttempt(deliveryId, attempt);
+
+  // --- API fault rules (api-faults.ts) ---
+  listApiFaults = (query: Record<string, string>) => this.apiFaultRules.list(query);
+  addApiFault = (body: unknown) => this.apiFaultRules.add(body);
+  removeApiFault = (id: string) => this.apiFaultRules.remove(id);
+  clearApiFaults = () => this.apiFaultRules.clear();
+  strikeApiFault = (method: string, path: string) => this.apiFaultRules.strike(method, path);
 
   // --- idempotency (idempotency.ts) ---
   idempotent = (key: string) => this.idempotency.idempotent(key);

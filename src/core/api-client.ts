@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AccountExport } from './account-export.js';
+import type { apiFaultRuleSchema, ApiFaultRuleView } from './api-faults.js';
 import type { faultsSchema } from './delivery-settings.js';
 import type { ErrorCode } from './errors.js';
 import type { Scenario } from './scenario.js';
@@ -53,9 +54,10 @@ export type AllocationBody = z.input<typeof allocationSchema>;
 export type HubPatchBody = z.input<typeof hubPatchSchema>;
 export type CvuStatusBody = z.input<typeof clientCvuSchema>;
 export type FaultsBody = z.input<typeof faultsSchema>;
+export type ApiFaultRuleBody = z.input<typeof apiFaultRuleSchema>;
 
 export type * from './views.js';
-export type { AccountExport, Faults, Scenario };
+export type { AccountExport, ApiFaultRuleView, Faults, Scenario };
 
 export type { Page, Pagination };
 /** Query values; undefined (and empty) ones are left out, arrays are sent comma-separated. */
@@ -115,6 +117,8 @@ export interface Envelope<T> {
 export interface SandboxClientOptions<A extends Answer = Response> {
   /** Default: the global fetch (so msw's `setupServer` sees the requests). */
   fetch?: (url: URL, init: Init) => Promise<A>;
+  /** Sent with every request, e.g. an `Idempotency-Key`. */
+  headers?: Record<string, string>;
 }
 
 export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
@@ -127,7 +131,7 @@ export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiK
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
     }
-    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const answer = await doFetch(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body), signal });
     if (answer.status >= 200 && answer.status < 300) return answer;
@@ -259,6 +263,12 @@ export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiK
     faults: {
       get: () => get<Faults>('/sandbox/v1/faults'),
       set: (body: FaultsBody) => call<Faults>('PUT', '/sandbox/v1/faults', { body }).then(({ data }) => data),
+    },
+    apiFaults: {
+      list: (query?: Query) => list<ApiFaultRuleView>('/sandbox/v1/api-faults', query),
+      add: (body: ApiFaultRuleBody) => post<ApiFaultRuleView>('/sandbox/v1/api-faults', body),
+      remove: (id: string) => call<ApiFaultRuleView>('DELETE', `/sandbox/v1/api-faults/${at(id)}`).then(({ data }) => data),
+      clear: () => call<{ deleted: number }>('DELETE', '/sandbox/v1/api-faults').then(({ data }) => data),
     },
     reset: () => post<{ reset: true }>('/sandbox/v1/reset'),
     export: () => get<AccountExport>('/sandbox/v1/export'),

@@ -63,6 +63,16 @@ export const HELD_REASON = 'came with an imported file: sent only when released'
 /** An open delivery of an imported file, kept as it was but never attempted (`held`) until `release`. */
 export const hold = (delivery: Delivery): Delivery => ({ ...delivery, status: 'held', reason: HELD_REASON, nextAttemptAt: null });
 
+/** Why a delivery raised after an import waits: the account is held until its held deliveries are released. */
+const HELD_RAISED_REASON = 'raised in an imported account: sent only when released';
+
+/**
+ * The first delivery of an event raised while the account is held (`heldSince`): held, or, while a forwarding URL is
+ * set, pinned to it (`redeliverTo`), so its retries never fall back to the event's URL should forwarding stop.
+ */
+export const holdRaised = (delivery: Delivery, forwardingUrl: string | undefined): Delivery =>
+  forwardingUrl === undefined ? { ...hold(delivery), reason: HELD_RAISED_REASON } : { ...delivery, redeliverTo: forwardingUrl };
+
 /**
  * A held delivery let go: pending now, its next attempt a first one (in raise order, and with every attempt of the
  * policy: those made before the import are not counted), to `url` if given for this delivery.

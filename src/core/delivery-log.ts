@@ -1,7 +1,7 @@
 import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
-import { callbackHeaders, droppedDelivery, hold, newDelivery, recordAttempt, release } from './deliveries.js';
-import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingView, redeliverSchema } from './delivery-settings.js';
+import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
+import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
 import { notFound, SandboxError } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
@@ -32,6 +32,14 @@ export class DeliveryLog {
   /** Stores a new delivery (before any attempt, so a restart still sends it). */
   store(delivery: Delivery): void {
     this.ctx.put('deliveries', delivery.id, delivery);
+  }
+
+  /**
+   * Stores a raised event's first delivery: held, or pinned to the forwarding URL (if it forwards that event type),
+   * while the account is held (`holdRaised`).
+   */
+  storeFirst(delivery: Delivery): void {
+    this.store(this.ctx.head.heldSince ? holdRaised(delivery, forwardingUrl(this.ctx.head, delivery.eventType)) : delivery);
   }
 
   /** An event's deliveries, oldest first: a dropped event's first is the event itself, under its id (`isDropped`). */
@@ -67,7 +75,7 @@ export class DeliveryLog {
     const stored = records.each('deliveries', { where, descending: true });
     const events = dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
     const total = records.count('deliveries', where) + (dropped === null ? 0 : records.count('events', dropped));
-    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, deliveryView);
+    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, (delivery) => deliveryView(delivery, this.ctx.get('events', delivery.eventId)!));
   }
 
   /** One delivery with every attempt: the request as sent and the response as received. */
@@ -76,7 +84,7 @@ export class DeliveryLog {
     const event = this.sent(delivery.eventId);
     const request = { method: 'POST', url: delivery.url, headers: callbackHeaders(event), body: event.body };
     return {
-      ...deliveryView(delivery),
+      ...deliveryView(delivery, event),
       event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
       request,
       attempts: delivery.attempts.map((attempt) => ({
@@ -125,11 +133,18 @@ export class DeliveryLog {
     for (const delivery of [...this.ctx.records.each('deliveries', { where: { status: ['pending', 'retrying'] } })]) this.update(hold(delivery), null);
   }
 
-  /** `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made. */
+  /**
+   * `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made, and the
+   * account is held no more: the callbacks it raises from now on go to their URLs.
+   */
   releaseAll() {
     const held = [...this.ctx.records.each('deliveries', { where: { status: 'held' } })];
     const now = this.ctx.now();
-    for (const delivery of held) this.update(release(delivery, now, this.ctx.head.forwarding?.url), null);
+    for (const delivery of held) this.update(release(delivery, now, forwardingUrl(this.ctx.head, delivery.eventType)), null);
+    if (this.ctx.head.heldSince) {
+      this.ctx.head.heldSince = null;
+      this.ctx.changedHeader();
+    }
     return { released: held.length };
   }
 
@@ -143,7 +158,7 @@ export class DeliveryLog {
     if (delivery.status !== 'held') {
       throw new SandboxError('INVALID_STATE', `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`);
     }
-    this.update(release(delivery, this.ctx.now(), url ?? this.ctx.head.forwarding?.url), null);
+    this.update(release(delivery, this.ctx.now(), url ?? forwardingUrl(this.ctx.head, delivery.eventType)), null);
     return this.getDelivery(delivery.id);
   }
 
@@ -152,8 +167,8 @@ export class DeliveryLog {
   }
 
   setForwarding(body: unknown) {
-    const { url } = parse(forwardingSchema, body);
-    return this.storeForwarding({ url, since: this.ctx.now() });
+    const { url, events } = parse(forwardingSchema, body);
+    return this.storeForwarding({ url, ...(events ? { events: [...new Set(events)] } : {}), since: this.ctx.now() });
   }
 
   deleteForwarding() {
@@ -237,7 +252,7 @@ export class DeliveryLog {
   private notify(delivery: Delivery, attempt: Attempt | null): void {
     this.ctx.notify('delivery', () => {
       const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
-      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery), attempt, event: { vaPaymentId, clientId, body } };
+      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery, { vaPaymentId, clientId }), attempt, event: { vaPaymentId, clientId, body } };
     });
   }
 }

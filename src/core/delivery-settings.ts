@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { httpUrl } from './schemas.js';
-import type { AccountState, Delivery, Faults, Forwarding } from './state.js';
+import { EVENT_TYPES, type AccountState, type Delivery, type EventType, type Faults, type Forwarding } from './state.js';
 import type { ForwardingView } from './views.js';
 
-/** `PUT /sandbox/v1/forwarding`: every callback attempt of the account goes to `url` until it is deleted. */
-export const forwardingSchema = z.strictObject({ url: httpUrl });
+/**
+ * `PUT /sandbox/v1/forwarding`: every callback attempt of the account goes to `url` until it is deleted; with
+ * `events`, only the attempts of those event types do (the others go to their own URLs, as with forwarding off).
+ */
+export const forwardingSchema = z.strictObject({
+  url: httpUrl,
+  events: z
+    .array(z.enum(EVENT_TYPES))
+    .min(1)
+    .optional()
+    .describe('Only callbacks of these event types are forwarded; absent: every one'),
+});
 
 /** `PUT /sandbox/v1/faults`: the whole setting; a field left out is off. */
 export const faultsSchema = z.strictObject({
@@ -18,13 +28,24 @@ export const redeliverSchema = z.strictObject({ url: httpUrl.optional() });
 
 export const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false };
 
-export const forwardingView = (forwarding: Forwarding | null | undefined): ForwardingView => ({ url: forwarding?.url ?? null, since: forwarding?.since ?? null });
+export const forwardingView = (forwarding: Forwarding | null | undefined): ForwardingView => ({
+  url: forwarding?.url ?? null,
+  events: forwarding?.events ?? null,
+  since: forwarding?.since ?? null,
+});
+
+/** The forwarding URL for a callback of this event type: none when forwarding is off or leaves that type out. */
+export const forwardingUrl = (head: Pick<AccountState, 'forwarding'>, eventType: EventType): string | undefined => {
+  const forwarding = head.forwarding;
+  if (!forwarding || (forwarding.events && !forwarding.events.includes(eventType))) return undefined;
+  return forwarding.url;
+};
 
 export const faultsOf = (head: Pick<AccountState, 'faults'>): Faults => head.faults ?? NO_FAULTS;
 
 /**
- * Where a delivery's next attempt goes: the URL its redelivery named, else the account's forwarding URL, else the
- * URL the event was routed to.
+ * Where a delivery's next attempt goes: the URL its redelivery named, else the account's forwarding URL (if it
+ * forwards this event type), else the URL the event was routed to.
  */
 export const attemptUrl = (delivery: Delivery, head: Pick<AccountState, 'forwarding'>): string | null =>
-  delivery.redeliverTo ?? head.forwarding?.url ?? delivery.url;
+  delivery.redeliverTo ?? forwardingUrl(head, delivery.eventType) ?? delivery.url;

@@ -16,6 +16,10 @@ export const errorStatus = {
   DEDICATED_CVUS_DISABLED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  /** 502, 503 and 504 come only from an API fault rule (contract part 7). */
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
   INSUFFICIENT_STORAGE: 507,
 } as const;
 

@@ -56,7 +56,7 @@ export class Events {
   /** Records an event and, unless it is dropped, its first delivery (before any attempt, so a restart still sends it). */
   raise(event: SandboxEvent): SandboxEvent {
     this.ctx.put('events', event.id, event);
-    if (event.url !== null) this.log.store(newDelivery(event, this.ctx.uuid(), event.createdAt));
+    if (event.url !== null) this.log.storeFirst(newDelivery(event, this.ctx.uuid(), event.createdAt));
     this.ctx.notify('event', () => ({ type: 'event', account: this.ctx.key, event: this.view(event) }));
     return event;
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidCvu } from './cvu.js';
 import { UUID_PATTERN } from './ids.js';
 import { MAX_CENTS } from './money.js';
 import { createClientSchema, createVaPaymentSchema, debitSchema, hubPatchSchema, httpUrl, MAX_JSON_DEPTH, nestsAtMost } from './schemas.js';
@@ -43,6 +44,8 @@ const nonNegative = cents.min(0, 'must be 0 or more');
 /** A VA payment's sums: below its amount until one transfer (at most MAX_CENTS) ends it. */
 const received = z.number().int('must be whole cents').min(0, 'must be 0 or more').max(2 * MAX_CENTS);
 const text = z.string();
+/** A CVU as the sandbox makes them: 22 digits with their check digits (a key such as `constructor` is not one). */
+const cvu = z.string().refine(isValidCvu, 'must be a CVU: 22 digits with valid check digits');
 const json = z.record(z.string(), z.unknown());
 /**
  * A body as sent or answered (an event's, a remembered response's) holds a VA payment's metadata at most 6 levels down
@@ -64,12 +67,12 @@ const hub = z.strictObject({
   brand: hubPatchSchema.shape.brand.unwrap(),
   dedicated_client_cvus_enabled: z.boolean(),
   cvuProvisioning: z.enum(CVU_PROVISIONINGS),
-  collectionCvu: text,
+  collectionCvu: cvu,
   collectionAlias: text,
 }) satisfies z.ZodType<Hub>;
 
 const poolCvu = z.strictObject({
-  cvu: text,
+  cvu,
   alias: text,
   vaPaymentId: id.nullable(),
   releasedAt: time.nullable(),
@@ -92,7 +95,7 @@ const vaPayment = z.strictObject({
   currency: z.literal('ARS'),
   ttlSeconds: z.number().int().min(1).max(28800),
   expiresAt: time,
-  cvu: text,
+  cvu,
   alias: text,
   clientId: id.nullable(),
   clientTaxId: created(payments.clientTaxId),
@@ -189,7 +192,7 @@ const client = z.strictObject({
   aliasSuffixHint: created(clients.aliasSuffixHint),
   externalReference: created(clients.externalReference),
   metadata: created(clients.metadata).unwrap(),
-  cvu: text.nullable(),
+  cvu: cvu.nullable(),
   alias: text.nullable(),
   cvuStatus: z.enum(CVU_STATUSES),
   cvuReadyAt: time.nullable(),

@@ -7,14 +7,20 @@ export interface IdSource {
 
 /** A seeded PRNG (mulberry32): numbers in [0, 1), the same for the same seed. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
+  let state = seed >>> 0;
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    const drawn = mulberry32Step(state);
+    state = drawn.state;
+    return drawn.value;
   };
+}
+
+/** One draw of mulberry32 from its whole state (one 32-bit number), and the state after it: a state can be stored. */
+export function mulberry32Step(state: number): { value: number; state: number } {
+  const next = (state + 0x6d2b79f5) >>> 0;
+  let t = Math.imul(next ^ (next >>> 15), next | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return { value: ((t ^ (t >>> 14)) >>> 0) / 4294967296, state: next };
 }
 
 /** A seeded source that gives the same ids for the same seed: for tests and replays. */

@@ -63,8 +63,11 @@ export interface Storage {
   head(key: string): AccountHead | undefined;
   writeHead(key: string, head: AccountHead): void;
   records(key: string): Repository;
-  /** An account whole (an export, a recording), or undefined. */
-  read(key: string): AccountState | undefined;
+  /**
+   * An account whole (an export, a recording), or undefined. A record that cannot be read (a damaged database) fails
+   * the read, or, given `unreadable`, is left out and named there.
+   */
+  read(key: string, unreadable?: string[]): AccountState | undefined;
   /**
    * Replaces an account whole (a reset, an import): resolves once the new state is stored, written a slice at a time
    * so other accounts' requests go on meanwhile; the account's requests see the old state until then.

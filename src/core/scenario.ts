@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { apiFaultRuleSchema } from './api-faults.js';
 import { errorStatus, type ErrorCode } from './errors.js';
 import {
   clientCvuSchema,
@@ -79,6 +80,10 @@ const action = {
   expect: json.optional(),
   /** The step must fail with this error code. */
   expectError: errorCode.optional(),
+  /** The step's request must be faulted by an API fault rule: an error it answered, or no answer at all. */
+  expectFault: z.literal(true).optional(),
+  /** Sent as the request's Idempotency-Key (a POST's answer is then replayed for the same key and body). */
+  idempotencyKey: z.string().min(1).max(255).optional(),
 };
 const expectation = { description: z.string().optional() };
 /** The payment hub a hub step reads or changes: 1 unless given. */
@@ -129,6 +134,8 @@ const step = z.discriminatedUnion('do', [
     status: z.number().int().min(300).max(599).default(500),
     path: z.string().startsWith('/').optional(),
   }),
+  /** `{"apiFault": {rule}}`: adds an API fault rule to the account (`do` may be left out). */
+  z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
   z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
   z.strictObject({
     do: z.literal('expectClient'),
@@ -183,9 +190,8 @@ export const scenarioSchema = z
       for (const ref of new Set(refs)) {
         if (!known.has(ref)) ctx.addIssue({ code: 'custom', path: ['steps', i], message: `refers to \${${ref}…}, which no earlier step is named` });
       }
-      if ('expectError' in s && s.expectError !== undefined && expect !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'give expect or expectError, not both' });
-      }
+      const outcomes = 'expectError' in s ? [expect, s.expectError, s.expectFault].filter((e) => e !== undefined).length : 0;
+      if (outcomes > 1) ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'give one of expect, expectError and expectFault' });
       if (own === undefined) return;
       if (known.has(own)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'name'], message: `"${own}" is already taken` });
       known.add(own);

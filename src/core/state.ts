@@ -1,4 +1,5 @@
 import type { Cents } from './money.js';
+import type { ApiFaultRule } from './api-faults.js';
 
 export type CvuProvisioning = 'inline' | 'delayed' | 'fail' | 'manual';
 export const CVU_PROVISIONINGS: CvuProvisioning[] = ['inline', 'delayed', 'fail', 'manual'];
@@ -272,9 +273,10 @@ export interface Delivery {
   updatedAt: string;
 }
 
-/** An account's forwarding (contract part 4): while set, every callback attempt goes to `url`. */
+/** An account's forwarding (contract part 4): while set, every callback attempt (of `events`, when given) goes to `url`. */
 export interface Forwarding {
   url: string;
+  events?: EventType[];
   since: string;
 }
 
@@ -299,6 +301,14 @@ export interface AccountState {
   forwarding?: Forwarding | null;
   /** Delivery faults; absent: all off. */
   faults?: Faults;
+  /** API fault rules (contract part 7), in the order added; absent: none. */
+  apiFaults?: ApiFaultRule[];
+  /**
+   * When an import held the account (its sandbox time then): until every held delivery is released, the callbacks it
+   * raises are held too (or go to the forwarding URL while one is set), so no URL of the file is called. Absent or
+   * null: not held.
+   */
+  heldSince?: string | null;
   /** Keyed by the hub's id: hubs are made on first use (contract part 1). */
   hubs: Record<string, Hub>;
   /** Keyed by CVU. */

@@ -18,6 +18,7 @@ import {
   type Delivery,
   type Entry,
   type Hub,
+  type SandboxEvent,
   type Invoice,
   type SourceType,
   type Transfer,
@@ -152,6 +153,8 @@ export const deliveryViewSchema = z.strictObject({
   id: uuid,
   eventId: uuid,
   eventType: z.enum(EVENT_TYPES),
+  vaPaymentId: uuid.nullable().describe('The VA payment the event is about (null for a client cash-in)'),
+  clientId: uuid.nullable().describe('The client the event is about, if any'),
   url: z.string().nullable(),
   forwardedTo: z.string().nullable().describe('Where the last attempt went instead of `url` (forwarding), or where a redelivery was asked to go'),
   status: z.enum(DELIVERY_STATUSES),
@@ -166,12 +169,15 @@ export const deliveryViewSchema = z.strictObject({
 });
 export type DeliveryView = z.output<typeof deliveryViewSchema>;
 
-export function deliveryView(delivery: Delivery): DeliveryView {
+/** A delivery as lists show it, with whose its event is (`event`: the delivery's). */
+export function deliveryView(delivery: Delivery, event: Pick<SandboxEvent, 'vaPaymentId' | 'clientId'>): DeliveryView {
   const last = delivery.attempts.at(-1);
   return {
     id: delivery.id,
     eventId: delivery.eventId,
     eventType: delivery.eventType,
+    vaPaymentId: event.vaPaymentId,
+    clientId: event.clientId,
     url: delivery.url,
     forwardedTo: last ? (last.forwardedTo ?? null) : (delivery.redeliverTo ?? null),
     status: delivery.status,
@@ -209,7 +215,7 @@ export function eventView(event: SentEvent, deliveries: Delivery[]): EventView {
     droppedReason: event.droppedReason,
     body: event.body,
     createdAt: event.createdAt,
-    deliveries: deliveries.map(deliveryView),
+    deliveries: deliveries.map((delivery) => deliveryView(delivery, event)),
   };
 }
 
@@ -378,7 +384,11 @@ export type TransactionsView = z.output<typeof transactionsViewSchema>;
 export const clockViewSchema = z.strictObject({ now: isoTime, offsetSeconds: z.number().describe('How far the sandbox clock runs ahead of real time') });
 export type ClockView = z.output<typeof clockViewSchema>;
 
-export const forwardingViewSchema = z.strictObject({ url: z.string().nullable().describe('null: off'), since: isoTime.nullable() });
+export const forwardingViewSchema = z.strictObject({
+  url: z.string().nullable().describe('null: off'),
+  events: z.array(z.enum(EVENT_TYPES)).nullable().describe('The event types forwarded; null: every one'),
+  since: isoTime.nullable(),
+});
 export type ForwardingView = z.output<typeof forwardingViewSchema>;
 
 const attemptSchema = z.strictObject({

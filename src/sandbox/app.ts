@@ -4,9 +4,11 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import { iso, SandboxError, type Account } from '../core/index.js';
 import { scenarioJsonSchema } from '../core/scenario.js';
 import { openApiDocument } from './openapi.js';
+import { apiFaultRoutes, apiFaults } from './api-faults.js';
 import { accountExportRoutes } from './routes/account-export.js';
 import { clientRoutes } from './routes/clients.js';
 import { header, routeKit, type Env } from './routes/kit.js';
+import type { LogEntry } from './server-log.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
@@ -24,6 +26,8 @@ export interface AppOptions {
    * this is given (the Node server always gives it); in-process handlers (msw) never see a browser's request.
    */
   allowedHosts?: string[];
+  /** The server log: the app tells it of each request an API fault rule faults. */
+  onLog?: (entry: LogEntry) => void;
 }
 
 /** The real API's limit is per minute; the sandbox's default is generous but on, so clients see its headers. */
@@ -64,7 +68,11 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     // The rest of a too-large body is never read, so that connection cannot carry another request.
-    if (error instanceof SandboxError) return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
+    if (error instanceof SandboxError) {
+      // One the sandbox raised on purpose (a damaged record, named): the log says it too, in its one line.
+      if (error.code === 'INTERNAL_ERROR') runtime.log(`${c.req.method} ${c.req.path}: ${error.message}`);
+      return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
+    }
     if (error instanceof ClientGone) {
       // Nobody is left to answer: said as what it is, not as the sandbox's error.
       runtime.log(`${c.req.method} ${c.req.path}: the client hung up before the request's body ended; nothing was done`);
@@ -143,6 +151,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
         if (importing) importBusy = false;
       }
     });
+    if (prefix === '/api/v1/*') app.use(prefix, apiFaults(runtime, fail, options.onLog));
     app.use(prefix, idempotency(runtime));
   }
 
@@ -152,6 +161,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   sandboxRoutes(routes);
   deliveryRoutes(routes);
   accountExportRoutes(routes);
+  apiFaultRoutes(routes);
   webUiRoutes(app);
 
   return app;

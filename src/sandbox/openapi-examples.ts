@@ -1,4 +1,5 @@
 import { emptyAccountState } from '../core/account.js';
+import type { ApiFaultRuleView } from '../core/api-faults.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks.js';
 import { SCENARIO_VERSION, type Scenario } from '../core/scenario.js';
@@ -67,6 +68,8 @@ const delivery: DeliveryView = {
   id: DELIVERY_ID,
   eventId: created.eventId,
   eventType: 'created',
+  vaPaymentId: examplePayment.id,
+  clientId: null,
   url: examplePayment.callbackUrl,
   forwardedTo: null,
   status: 'delivered',
@@ -168,10 +171,24 @@ export const EXAMPLES: Record<string, unknown> = {
   Balance: balance,
   Hub: hub,
   Clock: clock,
+  Progress: { what: 'clock advance', done: 1800, total: 3600, unit: 'sandbox seconds', elapsedMs: 2400 },
   Transactions: { transactions: [entry], pagination: { page: 1, limit: 20, total: 1, totalPages: 1 } },
-  Forwarding: { url: 'http://localhost:3000/webhooks', since: AT },
+  Forwarding: { url: 'http://localhost:3000/webhooks', events: null, since: AT },
   Faults: { duplicate: true, delayMs: 0, shuffle: false },
   Released: { released: 2 },
+  ApiFaultRule: {
+    id: '3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f',
+    method: 'POST',
+    path: '/api/v1/va-payments',
+    fault: { type: 'lost_answer' },
+    times: 1,
+    probability: null,
+    seed: null,
+    hits: 0,
+    spent: false,
+    createdAt: AT,
+  } satisfies ApiFaultRuleView,
+  ApiFaultsCleared: { deleted: 1 },
   Reset: { reset: true },
   ImportResult: { imported: true, clock, counts: { vaPayments: 1, clients: 1, transfers: 1, events: 3, deliveries: 3, entries: 1, invoices: 1 } },
   Health: { status: 'ok', version: '0.1.0', keepDays: null },

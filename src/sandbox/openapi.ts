@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accountExportSchema, importQuery } from '../core/account-export.js';
+import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
 import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
 import { callbackHeaders } from '../core/deliveries.js';
@@ -47,6 +48,7 @@ import {
   vaPaymentObjectSchema,
 } from '../core/views.js';
 import { EXAMPLES } from './openapi-examples.js';
+import { progressViewSchema } from './progress.js';
 
 /**
  * `GET /openapi.json`: an OpenAPI 3.1 document of every endpoint, its request bodies and query parameters made
@@ -68,6 +70,8 @@ interface Operation {
   data?: z.ZodType;
   /** The envelope adds `message` beside `data` (cancel). */
   message?: true;
+  /** The envelope may add `unreadable` beside `data`: the records of a damaged database an export left out. */
+  unreadable?: true;
   status?: 200 | 201;
   /** Statuses beyond those every operation of its kind can answer. */
   errors?: number[];
@@ -111,6 +115,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX, data: clockViewSchema },
   { method: 'post', path: '/sandbox/v1/clock/advance', id: 'advanceClock', summary: 'Move the clock; what falls due runs in time order before the answer', tag: SANDBOX, body: clockAdvanceSchema, data: clockViewSchema },
   { method: 'post', path: '/sandbox/v1/clock/set', id: 'setClock', summary: 'Set the clock to a later time (409 for an earlier one); what falls due runs in time order before the answer', tag: SANDBOX, body: clockSetSchema, errors: [409], data: clockViewSchema },
+  { method: 'get', path: '/sandbox/v1/progress', id: 'getProgress', summary: 'The long work under way in the account (a clock move, an import): what, how far, for how long; null when none', tag: SANDBOX, data: progressViewSchema },
   { method: 'get', path: '/sandbox/v1/hubs', id: 'listHubs', summary: 'The payment hubs of the account, by id (each is made on first use)', tag: SANDBOX, query: listQuery, list: true, data: hubViewSchema },
   { method: 'get', path: '/sandbox/v1/hubs/{id}', id: 'getHub', summary: 'A payment hub (made if new and allowed by `--hubs`)', tag: SANDBOX, data: hubViewSchema },
   { method: 'patch', path: '/sandbox/v1/hubs/{id}', id: 'updateHub', summary: "Change a hub's settings (made if new and allowed by `--hubs`)", tag: SANDBOX, body: hubPatchSchema, data: hubViewSchema },
@@ -119,21 +124,25 @@ export const OPERATIONS: Operation[] = [
   { method: 'post', path: '/sandbox/v1/clients/{id}/ledger', id: 'createLedgerEntry', summary: 'A ledger movement: a credit, a debit, a signed adjustment, or the reversal of a credited operation (409 if reversed already)', tag: SANDBOX, body: ledgerEntrySchema, status: 201, errors: [409], data: entryViewSchema },
   { method: 'post', path: '/sandbox/v1/clients/{id}/invoices/{invoiceId}/allocations', id: 'allocateToInvoice', summary: "Apply the client's cash to an invoice: an `invoice_allocation` entry; the invoice turns `partial` or `paid` (409 past what it owes or the cash not yet allocated)", tag: SANDBOX, body: allocationSchema, status: 201, errors: [409], data: entryViewSchema },
   { method: 'post', path: '/sandbox/v1/reset', id: 'resetAccount', summary: 'Clear the account', tag: SANDBOX, data: resetSchema },
-  { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX, data: accountExportSchema },
-  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export, held to every rule of the API; its open deliveries (and those falling due at once) are `held`, never sent until released (`?dryRun=1`: only check it and count what it holds)", tag: SANDBOX, body: accountExportSchema, query: importQuery, data: importResultSchema },
+  { method: 'get', path: '/sandbox/v1/export', id: 'exportAccount', summary: "The account's whole state as one document (money in cents, as stored)", tag: SANDBOX, data: accountExportSchema, unreadable: true },
+  { method: 'post', path: '/sandbox/v1/import', id: 'importAccount', summary: "Replace the account's whole state with an export, held to every rule of the API; the account is then held: its open deliveries, and the callbacks it raises until released (unless forwarded), are `held`, never sent until released (`?dryRun=1`: only check it and count what it holds)", tag: SANDBOX, body: accountExportSchema, query: importQuery, data: importResultSchema },
   { method: 'get', path: '/sandbox/v1/scenario', id: 'recordScenario', summary: "The account's story as a scenario file (`?name=`), which `va-sandbox run` replays on a fresh account", tag: SANDBOX, data: scenarioSchema },
 
   { method: 'get', path: '/sandbox/v1/deliveries', id: 'listDeliveries', summary: 'The delivery log, newest first', tag: DELIVERIES, query: listDeliveriesQuery, list: true, data: deliveryViewSchema },
   { method: 'get', path: '/sandbox/v1/deliveries/{id}', id: 'getDelivery', summary: 'One delivery with every attempt', tag: DELIVERIES, data: deliveryDetailSchema },
   { method: 'post', path: '/sandbox/v1/deliveries/{id}/redeliver', id: 'redeliver', summary: 'A new delivery of the same event (same eventId); `{"url"}` sends this one delivery there instead', tag: DELIVERIES, body: redeliverSchema, optionalBody: true, status: 201, errors: [409], data: deliveryDetailSchema },
-  { method: 'post', path: '/sandbox/v1/deliveries/release', id: 'releaseDeliveries', summary: 'Send every `held` delivery (those an import brought) as first attempts, to the forwarding URL if one is set: `{released}` counts them', tag: DELIVERIES, data: releasedSchema },
+  { method: 'post', path: '/sandbox/v1/deliveries/release', id: 'releaseDeliveries', summary: "Send every `held` delivery (an imported account's) as first attempts, to the forwarding URL if one is set, and end the account's hold: `{released}` counts them", tag: DELIVERIES, data: releasedSchema },
   { method: 'post', path: '/sandbox/v1/deliveries/{id}/release', id: 'releaseDelivery', summary: 'Send one `held` delivery as a first attempt; `{"url"}` sends it there instead (else the forwarding URL, else its own)', tag: DELIVERIES, body: redeliverSchema, optionalBody: true, errors: [409], data: deliveryDetailSchema },
   { method: 'get', path: '/sandbox/v1/forwarding', id: 'getForwarding', summary: "The account's forwarding URL (`url` null: off)", tag: DELIVERIES, data: forwardingViewSchema },
-  { method: 'put', path: '/sandbox/v1/forwarding', id: 'setForwarding', summary: 'Send every callback attempt of the account to `url` instead of its configured URL', tag: DELIVERIES, body: forwardingSchema, data: forwardingViewSchema },
+  { method: 'put', path: '/sandbox/v1/forwarding', id: 'setForwarding', summary: 'Send every callback attempt of the account (with `events`, of those event types only) to `url` instead of its configured URL', tag: DELIVERIES, body: forwardingSchema, data: forwardingViewSchema },
   { method: 'delete', path: '/sandbox/v1/forwarding', id: 'deleteForwarding', summary: 'Stop forwarding: callbacks go to their configured URLs again', tag: DELIVERIES, data: forwardingViewSchema },
   { method: 'get', path: '/sandbox/v1/faults', id: 'getFaults', summary: "The account's delivery faults", tag: DELIVERIES, data: faultsSchema },
   { method: 'put', path: '/sandbox/v1/faults', id: 'setFaults', summary: 'Delivery faults: `duplicate` (each 2xx attempt sent once more), `delayMs` (each attempt waits first), `shuffle` (payments and clients not held to raise order); a field left out is off', tag: DELIVERIES, body: faultsSchema, data: faultsSchema },
-  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live', tag: DELIVERIES, produces: 'text/event-stream' },
+  { method: 'post', path: '/sandbox/v1/api-faults', id: 'addApiFault', summary: "Add an API fault rule: the account's matching `/api/v1` requests get an error status, a delay, a reset, a hang or a lost answer, the next `times` or with a seeded `probability`; the first rule that matches applies", tag: SANDBOX, body: apiFaultRuleSchema, status: 201, errors: [409], data: apiFaultRuleViewSchema },
+  { method: 'get', path: '/sandbox/v1/api-faults', id: 'listApiFaults', summary: "The account's API fault rules, in the order they apply (the order added), with their hits", tag: SANDBOX, query: listQuery, list: true, data: apiFaultRuleViewSchema },
+  { method: 'delete', path: '/sandbox/v1/api-faults', id: 'clearApiFaults', summary: 'Remove every API fault rule of the account', tag: SANDBOX, data: apiFaultsClearedSchema },
+  { method: 'delete', path: '/sandbox/v1/api-faults/{id}', id: 'deleteApiFault', summary: 'Remove one API fault rule (the answer is the rule as it was)', tag: SANDBOX, data: apiFaultRuleViewSchema },
+  { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live (and `forwarding` and `apiFaults` when those change)', tag: DELIVERIES, produces: 'text/event-stream' },
 ];
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may send (`input`) or an answer holds (`output`). */
@@ -155,10 +164,13 @@ const NAMED = new Map<z.ZodType, string>([
   [balanceViewSchema, 'Balance'],
   [hubViewSchema, 'Hub'],
   [clockViewSchema, 'Clock'],
+  [progressViewSchema, 'Progress'],
   [transactionsViewSchema, 'Transactions'],
   [forwardingViewSchema, 'Forwarding'],
   [faultsSchema, 'Faults'],
   [releasedSchema, 'Released'],
+  [apiFaultRuleViewSchema, 'ApiFaultRule'],
+  [apiFaultsClearedSchema, 'ApiFaultsCleared'],
   [resetSchema, 'Reset'],
   [importResultSchema, 'ImportResult'],
   [accountExportSchema, 'AccountExport'],
@@ -182,6 +194,9 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Unprocessable',
   429: 'Too many requests',
   500: 'Internal error',
+  502: 'Bad gateway (an API fault rule)',
+  503: 'Service unavailable (an API fault rule)',
+  504: 'Gateway timeout (an API fault rule)',
   507: 'Insufficient storage',
 };
 
@@ -198,6 +213,9 @@ const ERROR_EXAMPLES: Record<number, [code: ErrorCode, message: string, details:
   422: ['UNSUPPORTED_CURRENCY', 'Currency USD is not supported: only ARS', []],
   429: ['RATE_LIMIT_EXCEEDED', 'Rate limit of 6000 requests per minute exceeded', []],
   500: ['INTERNAL_ERROR', 'Internal error', []],
+  502: ['BAD_GATEWAY', 'sandbox API fault 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f', []],
+  503: ['SERVICE_UNAVAILABLE', 'sandbox API fault 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f', []],
+  504: ['GATEWAY_TIMEOUT', 'sandbox API fault 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f', []],
   507: ['INSUFFICIENT_STORAGE', 'The write could not be stored: nothing of it was kept', []],
 };
 
@@ -246,6 +264,7 @@ function successContent(op: Operation) {
       data,
       ...(op.list ? { pagination: ref(paginationSchema) } : {}),
       ...(op.message ? { message: { type: 'string' } } : {}),
+      ...(op.unreadable ? { unreadable: { type: 'array', items: { type: 'string' }, description: 'Records that could not be read (`<table> <id>`), left out' } } : {}),
       timestamp: { type: 'string', format: 'date-time' },
     },
     additionalProperties: false,
@@ -290,6 +309,8 @@ function operationObject(op: Operation) {
   // The Host guard answers every route, `/health` too.
   const errors = new Set<number>([403, ...(op.errors ?? [])]);
   if (!op.public) for (const status of [401, 405, 429, 500]) errors.add(status);
+  // What an API fault rule may answer an `/api/v1` request with (contract part 7).
+  if (op.path.startsWith('/api/v1/')) for (const status of [502, 503, 504]) errors.add(status);
   if (stores(op)) errors.add(507);
   // A write without a body still refuses one (`{}` aside) and malformed JSON; a hub's id in a path must be a positive integer.
   if (op.body || op.query || op.method !== 'get' || op.path.includes('/hubs/{')) errors.add(400);

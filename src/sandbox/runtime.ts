@@ -3,6 +3,7 @@ import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type Account, type
 import { DAY_MS } from '../core/retention.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import { giveWay } from './give-way.js';
+import { progressBoard, SERVER, type ProgressBoard, type Work } from './progress.js';
 import type { Store } from './store/database.js';
 
 export interface RuntimeOptions {
@@ -21,6 +22,8 @@ export interface RuntimeOptions {
   keepDays?: number;
   log?: (line: string) => void;
   version?: string;
+  /** Where long work says how it stands (a clock move, an import, a retention sweep); a board of its own when absent. */
+  progress?: ProgressBoard;
   /** How many accounts are kept in memory, and how long unused (`ACCOUNT_CACHE` when absent). */
   accountCache?: AccountCache;
 }
@@ -49,6 +52,7 @@ export async function createRuntime(options: RuntimeOptions) {
   const ids = options.ids ?? systemIds;
   const log = options.log ?? (() => {});
   const { store } = options;
+  const progress = options.progress ?? progressBoard();
   const keepMs = options.keepDays === undefined ? undefined : options.keepDays * DAY_MS;
   const sandbox = createSandbox({
     storage: store,
@@ -118,15 +122,19 @@ export async function createRuntime(options: RuntimeOptions) {
     timer.unref();
   }
 
-  function tick(): void {
+  /** Does what fell due in every account it fell due in; `work`, at start, is told how many accounts are done. */
+  function tick(work?: Work): void {
     timer = null;
     timerAt = null;
     const now = clock.now();
-    for (const key of store.waking(now)) {
+    const keys = store.waking(now);
+    work?.report(0, keys.length);
+    for (const [i, key] of keys.entries()) {
       const account = sandbox.account(key);
       account.runDue();
       // Written again even if nothing changed: the store then knows when it next falls due.
       store.writeHead(key, account.head);
+      work?.report(i + 1);
     }
     commit().catch(() => {
       // Not stored (a full disk; the store said why) and undone: the same work falls due again, tried a second later.
@@ -159,6 +167,8 @@ export async function createRuntime(options: RuntimeOptions) {
   async function walkClock(account: Account, kind: 'advance' | 'set', body: unknown) {
     const move = account.clockMove(kind, body);
     const deadline = performance.now() + WALK_WAIT_MS;
+    const from = account.nowMs();
+    const work = progress.start(account.key, `clock ${kind}`, Math.round((move.until() - from) / 1000), 'sandbox seconds');
     const clock = await deliverer.walk(account, async () => {
       // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
       account.standAt(account.nowMs());
@@ -170,10 +180,11 @@ export async function createRuntime(options: RuntimeOptions) {
         const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
         if (at === null) break;
         account.standAt(at);
+        work.report(Math.round((at - from) / 1000));
         await pause();
       }
       return move.finish();
-    });
+    }).finally(() => work.end());
     // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
     if (keepMs !== undefined) account.prune(keepMs);
     await commit();
@@ -186,20 +197,35 @@ export async function createRuntime(options: RuntimeOptions) {
   const started = performance.now();
   const behind = store.waking(clock.now()).length > 0;
   if (behind) log('doing what fell due while the server was stopped (expiries, delayed client CVUs, deliveries) before answering');
-  tick();
-  await store.save().catch(() => {}); // if it could not be stored, `tick` tries again
+  const catchingUp = behind ? progress.start(SERVER, 'catching up at start', 0, 'accounts') : undefined;
+  try {
+    tick(catchingUp);
+    await store.save().catch(() => {}); // if it could not be stored, `tick` tries again
+  } finally {
+    catchingUp?.end();
+  }
   if (behind) log(`done what fell due while the server was stopped in ${Math.round(performance.now() - started)} ms`);
 
   // Accounts unused for a while leave memory (the store keeps them), whether or not other keys come.
   const forgetting = setInterval(() => sandbox.forgetIdle(), (options.accountCache ?? ACCOUNT_CACHE).idleMs).unref();
 
-  // Retention while running: the accounts in use are pruned once an hour of real time.
-  const pruning =
-    keepMs === undefined
-      ? null
-      : setInterval(() => {
-          if (sandbox.accounts().filter((account) => account.prune(keepMs)).length > 0) void commit().catch(() => {});
-        }, PRUNE_EVERY_MS).unref();
+  /** Retention while running: the accounts in use are pruned once an hour of real time, saying how far it got. */
+  function sweep(): void {
+    if (keepMs === undefined) return;
+    const accounts = sandbox.accounts();
+    const work = progress.start(SERVER, 'retention sweep', accounts.length, 'accounts');
+    let pruned = false;
+    try {
+      for (const [i, account] of accounts.entries()) {
+        if (account.prune(keepMs)) pruned = true;
+        work.report(i + 1);
+      }
+    } finally {
+      work.end();
+    }
+    if (pruned) void commit().catch(() => {});
+  }
+  const pruning = keepMs === undefined ? null : setInterval(sweep, PRUNE_EVERY_MS).unref();
 
   return {
     sandbox,
@@ -210,6 +236,8 @@ export async function createRuntime(options: RuntimeOptions) {
     commit,
     deliverer,
     moveClock,
+    progress,
+    sweep,
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);

@@ -29,6 +29,7 @@ import {
   type UpdateClientBody,
 } from '../core/api-client.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { apiFaultTarget, faultFailures, withIdempotencyKey } from './scenario-faults.js';
 
 /**
  * Runs scenario files against a sandbox over its HTTP API, each in a fresh account, with a built-in receiver for
@@ -259,6 +260,8 @@ function targetOf(step: ScenarioStep): string {
       return step.vaPaymentId ?? step.clientId ?? '';
     case 'expectCallbacks':
       return step.url;
+    case 'apiFault':
+      return apiFaultTarget(step);
     default:
       return 'id' in step ? String(step.id) : 'clientId' in step ? step.clientId : '';
   }
@@ -283,6 +286,9 @@ async function runStep(step: ScenarioStep, client: SandboxClient, scope: Scope, 
     case 'failReceiver':
       ctx.receiver.failNext(s.times, { status: s.status, path: ctx.prefix + (s.path ?? '') });
       return [];
+    case 'apiFault':
+      await client.apiFaults.add(s.apiFault);
+      return [];
     case 'expectVaPayment':
       return mismatches(s.match, await client.vaPayments.get(s.id));
     case 'expectClient':
@@ -298,19 +304,21 @@ async function runStep(step: ScenarioStep, client: SandboxClient, scope: Scope, 
   }
 }
 
-type Action = Exclude<ScenarioStep, { do: 'failReceiver' | `expect${string}` }>;
+type Action = Exclude<ScenarioStep, { do: 'failReceiver' | 'apiFault' | `expect${string}` }>;
 
 async function act(step: Action, client: SandboxClient, scope: Scope): Promise<string[]> {
   let data: unknown;
   try {
-    data = await call(step, client);
+    data = await call(step, step.idempotencyKey === undefined ? client : withIdempotencyKey(client, step.idempotencyKey));
   } catch (error) {
+    if (step.expectFault) return faultFailures(error);
     if (step.expectError !== undefined && error instanceof SandboxApiError) {
       return error.code === step.expectError ? [] : [`expected error ${step.expectError}, got ${describe(error)}`];
     }
     throw error;
   }
   if (step.expectError !== undefined) return [`expected error ${step.expectError}, but the step succeeded`];
+  if (step.expectFault) return ['expected an API fault, but the step succeeded'];
   if (step.name !== undefined) scope[step.name] = data;
   // Callbacks the step caused are sent before the next step, so each URL sees them in the order the steps ran.
   await client.deliveries.settle();

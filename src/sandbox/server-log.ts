@@ -1,8 +1,9 @@
 import type { LiveEvent } from '../core/index.js';
 
-/** The server log (contract part 5): one entry per request and one per callback attempt. */
+/** The server log (contract part 5): one entry per request, one per callback attempt and one per API fault (part 7). */
 export type LogEntry =
   | { type: 'request'; time: string; method: string; path: string; status: number; ms: number; key: string | null }
+  | { type: 'fault'; time: string; ruleId: string; fault: string; method: string; path: string; key: string | null }
   | {
       type: 'callback';
       time: string;
@@ -51,6 +52,7 @@ export function callbackEntry(live: LiveEvent, time: string): LogEntry | null {
 export function logLine(entry: LogEntry): string {
   const time = entry.time.slice(11, 23);
   if (entry.type === 'request') return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms ${entry.key ?? '-'}`;
+  if (entry.type === 'fault') return `${time} fault ${entry.ruleId} ${entry.fault} ${entry.method} ${entry.path} ${entry.key ?? '-'}`;
   const where = entry.forwardedTo ? `${entry.url ?? '-'} => ${entry.forwardedTo}` : (entry.url ?? '-');
   const got = entry.status === null ? (entry.error ?? '-') : String(entry.status);
   return `${time} callback ${entry.eventType} ${where} ${got} ${entry.ms}ms${entry.fault ? ` fault:${entry.fault}` : ''}`;
@@ -62,7 +64,7 @@ export function logLine(entry: LogEntry): string {
  * the entry's fields (its ISO time as `at`).
  */
 export function jsonLine(entry: LogEntry): string {
-  const failed = entry.type === 'request' ? entry.status >= 400 : entry.status === null || entry.status >= 300;
+  const failed = entry.type === 'fault' || (entry.type === 'request' ? entry.status >= 400 : entry.status === null || entry.status >= 300);
   const level = entry.type === 'request' && entry.status >= 500 ? 50 : failed ? 40 : 30;
   const { time, ...fields } = entry;
   return JSON.stringify({ level, time: Date.parse(time), msg: logLine(entry), ...fields, at: time });

@@ -6,8 +6,10 @@ import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
-import { fileStore, memoryStore } from './store/database.js';
+import { fileStore, memoryStore, startRefusal } from './store/database.js';
+import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
+import { progressBoard, type ProgressView } from './progress.js';
 import { createRuntime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 
@@ -42,6 +44,8 @@ export interface ServerOptions extends AppOptions {
   ownsProcess?: boolean;
   /** How long a client may take to send its request; `SLOW_CLIENT_TIMEOUTS` for what is not given. */
   timeouts?: Partial<ServerTimeouts>;
+  /** Told how the server's own long work (a migration at start, a retention sweep) stands, then null once it is over. */
+  onServerWork?: (view: ProgressView | null) => void;
   /** How many accounts are kept in memory, and how long unused; `ACCOUNT_CACHE` when absent. */
   accountCache?: AccountCache;
   /** What one connection may make the server hold; `CONNECTION_LIMITS` for what is not given. */
@@ -67,9 +71,12 @@ export const SLOW_CLIENT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, request
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
   const data = options.data ?? DEFAULT_DATA;
-  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log });
+  const made = options.memory ? null : filesMadeFor(data);
+  const progress = progressBoard(options.onServerWork);
+  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log, progress });
   const runtime = await createRuntime({
     store,
+    progress,
     clock: options.clock,
     ids: options.ids,
     retryDelays: options.retryDelays,
@@ -80,6 +87,9 @@ export async function startServer(options: ServerOptions = {}) {
     log: options.log,
     version: options.version,
     accountCache: options.accountCache,
+  }).catch((error: unknown) => {
+    // What fell due at start read a page the start's check did not find damaged (a large file's is done beside it).
+    throw store.path === null ? error : startRefusal(store.path, error);
   });
   const host = options.host ?? DEFAULT_HOST;
   // The address it binds is a name its callers use too; loopback ones are always allowed.
@@ -118,6 +128,7 @@ export async function startServer(options: ServerOptions = {}) {
     });
   } catch (error) {
     await runtime.close();
+    made?.remove();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new Error(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use; pick another with --port`);
     throw error;

@@ -106,7 +106,7 @@ describe('forwarding and faults, recorded on the attempts', () => {
     const m = accountModules();
     m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
     m.clock.advance(1000);
-    expect(m.log.setForwarding({ url: 'http://127.0.0.1:7/laptop' })).toEqual({ url: 'http://127.0.0.1:7/laptop', since: m.ctx.now() });
+    expect(m.log.setForwarding({ url: 'http://127.0.0.1:7/laptop' })).toEqual({ url: 'http://127.0.0.1:7/laptop', events: null, since: m.ctx.now() });
     const [first] = due(m);
     expect(first!.url).toBe('http://127.0.0.1:7/laptop');
     answer(m, first!.id, 500, { forwardedTo: first!.url });
@@ -116,7 +116,7 @@ describe('forwarding and faults, recorded on the attempts', () => {
     expect(retry!.url).toBe(CALLBACK);
     answer(m, retry!.id, 200);
     const delivery = m.log.getDelivery(first!.id);
-    expect([delivery.url, delivery.forwardedTo, m.log.forwarding()]).toEqual([CALLBACK, null, { url: null, since: null }]);
+    expect([delivery.url, delivery.forwardedTo, m.log.forwarding()]).toEqual([CALLBACK, null, { url: null, events: null, since: null }]);
     expect(delivery.attempts.map((a) => [a.forwardedTo, a.request.url])).toEqual([
       ['http://127.0.0.1:7/laptop', 'http://127.0.0.1:7/laptop'],
       [null, CALLBACK],

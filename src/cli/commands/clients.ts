@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { ENTRY_TYPES } from '../../core/state.js';
 import type { balanceView, clientView, entryView } from '../../core/views.js';
-import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
+import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { collect, keyValue, url } from '../options.js';
 import { ars, block, page, pairs, status, type Pagination } from '../render.js';
 
@@ -28,7 +29,7 @@ export function clientsCommand(): Command {
 
 /** The options of the client's fields, shared by create and update. */
 function clientOptions(command: Command): Command {
-  return command
+  return fieldFlags(command, { emails: '--email', phones: '--phone' })
     .option('--cashin-callback-url <url>', 'cashinCallbackUrl: receives a POST for each transfer to the CVU', url)
     .option('--email <email>', 'an email (repeatable; update replaces the list)', collect)
     .option('--phone <phone>', 'a phone (repeatable; update replaces the list)', collect)
@@ -103,8 +104,8 @@ function listCommand(): Command {
 function getCommand(): Command {
   const command = new Command('get')
     .description('One client, with its CVU and alias')
-    .argument('<id>', 'client id')
-    .action(apiAction<ClientView>((_cmd, id) => ['GET', pathTo(PATH, id)], clientBlock));
+    .argument('<id>', 'client id, or its first characters (8 tell it apart)')
+    .action(apiAction<ClientView>(async (cmd, id) => ['GET', pathTo(PATH, await recordId(cmd, PATH, 'client', id))], clientBlock));
   return example(globalOptions(command), `va-sandbox clients get ${ID}`);
 }
 
@@ -161,7 +162,7 @@ function cvuCommand(): Command {
     .argument('<id>', 'client id')
     .addOption(new Option('--status <cvuStatus>', 'the cvuStatus to set').choices(['provisioning', 'active', 'disabled']).makeOptionMandatory())
     .action(apiAction<ClientView>((cmd, id) => ['POST', pathTo('/sandbox/v1/clients', id, 'cvu'), { body: { cvuStatus: optionsOf(cmd).status } }], clientBlock));
-  return example(globalOptions(command), `va-sandbox clients cvu ${ID} --status active`);
+  return example(globalOptions(fieldFlags(command, { cvuStatus: '--status' })), `va-sandbox clients cvu ${ID} --status active`);
 }
 
 function clientBlock(c: ClientView): string {

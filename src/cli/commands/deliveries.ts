@@ -3,7 +3,8 @@ import type { Account, LiveEvent } from '../../core/account.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import type { deliveryView } from '../../core/views.js';
 import type { Client, Query } from '../client.js';
-import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo } from '../context.js';
+import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { url } from '../options.js';
 import { block, count, pad, page, paint, status, type Output, type Pagination } from '../render.js';
 import { followUntilInterrupted } from '../follow.js';
@@ -54,12 +55,20 @@ const deliveriesPage = ({ data, pagination }: DeliveriesPage) =>
     ['id', (d) => d.id],
     ['status', (d) => status(d.status)],
     ['eventType', (d) => d.eventType],
+    ['for', whose],
     ['attempts', (d) => d.attempts, 'right'],
     ['lastResponseStatus', (d) => d.lastResponseStatus, 'right'],
     ['lastError', (d) => d.lastError],
-    ['url', (d) => d.url ?? d.reason],
+    ['url', sentTo],
     ['updatedAt', (d) => d.updatedAt],
   ]);
+
+/** The VA payment or client a delivery's event is about. */
+export const whose = (d: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>): string =>
+  d.vaPaymentId ? `payment ${d.vaPaymentId}` : d.clientId ? `client ${d.clientId}` : '';
+
+/** Where the delivery's last attempt went (`=> URL` when forwarded or redelivered elsewhere), else its URL or why it has none. */
+const sentTo = (d: DeliveryView): string => (d.forwardedTo ? `=> ${d.forwardedTo}` : (d.url ?? d.reason ?? ''));
 
 const listDeliveries = async (client: Client, query: Query): Promise<DeliveriesPage> => {
   const { data, pagination } = await client.call<DeliveryView[]>('GET', PATH, { query });
@@ -93,39 +102,42 @@ export const outcome = (attempt: Pick<Attempt, 'responseStatus' | 'error'>): str
 
 function attemptLine({ delivery, attempt }: LiveDelivery): string {
   const what = attempt ? `attempt ${attempt.n}  ${outcome(attempt)}` : `queued${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}`;
-  return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(what, 29), delivery.url, delivery.id].join('  ');
+  const to = attempt ? (attempt.forwardedTo ?? delivery.url) : (delivery.forwardedTo ?? delivery.url);
+  return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(whose(delivery), 44), pad(what, 29), to, delivery.id].join('  ');
 }
+
+const deliveryId = (command: Command, id: string) => recordId(command, PATH, 'delivery', id);
 
 function showCommand(): Command {
   const command = new Command('show')
     .description('One delivery: the request exactly as sent, and every attempt with its response')
-    .argument('<id>', 'delivery id')
-    .action(apiAction<DeliveryDetail>((_cmd, id) => ['GET', pathTo(PATH, id)], deliveryDetail));
+    .argument('<id>', 'delivery id, or its first characters (8 tell it apart)')
+    .action(apiAction<DeliveryDetail>(async (cmd, id) => ['GET', pathTo(PATH, await deliveryId(cmd, id))], deliveryDetail));
   return example(globalOptions(command), 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
 }
 
 function redeliverCommand(): Command {
   const command = new Command('redeliver')
     .description('Send a delivery again: a new delivery of the same event, with the same eventId')
-    .argument('<id>', 'delivery id')
+    .argument('<id>', 'delivery id, or its first characters (8 tell it apart)')
     .option('--to <url>', 'send this one delivery to another URL (e.g. your laptop) instead of its own', url)
     .action(
       apiAction<DeliveryDetail>(
-        (cmd, id) => ['POST', pathTo(PATH, id, 'redeliver'), cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } }],
+        async (cmd, id) => ['POST', pathTo(PATH, await deliveryId(cmd, id), 'redeliver'), cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } }],
         (d) => `redelivery ${d.id} of ${d.redeliveryOf} queued\n${deliveryDetail(d)}`,
       ),
     );
   return example(
-    globalOptions(command),
+    globalOptions(fieldFlags(command, { url: '--to' })),
     'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b',
     'va-sandbox deliveries redeliver 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
   );
 }
 
-/** `release [id]`: held deliveries (an import's, never sent on their own) go out now, as first attempts. */
+/** `release [id]`: held deliveries (an imported account's, never sent on their own) go out now, as first attempts. */
 function releaseCommand(): Command {
   const command = new Command('release')
-    .description('Send held deliveries (those an import brought, never sent until released): all of them, or the one given')
+    .description("Send held deliveries (an imported account's, never sent until released): all of them, which ends the hold, or the one given")
     .argument('[id]', 'delivery id (default: every held delivery)')
     .option('--to <url>', 'send this one delivery to another URL instead of the forwarding URL or its own', url)
     .action(async function (this: Command, id: string | undefined) {
@@ -140,7 +152,7 @@ function releaseCommand(): Command {
       out.result(data, (d) => `delivery ${d.id} released\n${deliveryDetail(d)}`);
     });
   return example(
-    globalOptions(command),
+    globalOptions(fieldFlags(command, { url: '--to' })),
     'va-sandbox deliveries release',
     'va-sandbox deliveries release 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b --to http://127.0.0.1:3000/webhooks',
   );
@@ -172,7 +184,7 @@ export function deliveryDetail(d: DeliveryDetail): string {
   ].join('\n');
   const attempts = d.attempts.map((a) => {
     const got = paint(a.error === null ? 'green' : 'red', [outcome(a), a.responseStatus === null ? a.errorMessage : null].filter(Boolean).join(': '));
-    const where = [a.forwardedTo ? `=> ${a.forwardedTo}` : null, a.fault ? paint('yellow', `fault: ${a.fault}`) : null].filter(Boolean).join('  ');
+    const where = [`=> ${a.request.url}`, a.fault ? paint('yellow', `fault: ${a.fault}`) : null].filter(Boolean).join('  ');
     return `${paint('bold', `attempt ${a.n}`)}  ${a.startedAt}  ${got}  ${a.durationMs} ms${where ? `  ${where}` : ''}${a.responseBody ? `\n${a.responseBody}` : ''}`;
   });
   return [summary, '', paint('bold', 'request (as sent)'), request, ...attempts.flatMap((attempt) => ['', attempt])].join('\n');

@@ -1,7 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { AccountExport } from '../../core/account-export.js';
-import { contextOf, example, globalOptions } from '../context.js';
+import { NotASandboxError } from '../../core/api-client.js';
+import type { Client } from '../client.js';
+import { contextOf, example, given, globalOptions } from '../context.js';
+import { progressWanted, withProgress } from '../progress.js';
 
 /** What an export holds, for people: how many records of each kind. */
 const exportCounts = (doc: AccountExport): string =>
@@ -14,7 +17,8 @@ export function exportCommand(): Command {
     .option('-o, --out <file>', 'write it to this file')
     .action(async (opts: { out?: string }, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      const { data } = await client.call<AccountExport>('GET', '/sandbox/v1/export');
+      const download = downloadExport(client);
+      const data = await withProgress(progressWanted(given<boolean>(cmd, 'json') === true), download.progress, download.data);
       const text = `${JSON.stringify(data, null, 2)}\n`;
       if (opts.out === undefined) {
         process.stdout.write(text);
@@ -24,4 +28,42 @@ export function exportCommand(): Command {
       out.result({ file: opts.out, exportedAt: data.exportedAt }, () => `exported ${exportCounts(data)} (sandbox time ${data.exportedAt}) to ${opts.out}`);
     });
   return example(globalOptions(command), 'va-sandbox export --out incident.json', 'va-sandbox --api-key sk_ci_42 export > incident.json');
+}
+
+/** Sizes as the line counts them: KB below 10 MB (else a small export reads "0 of 2 MB"). */
+const sizeIn = (bytes: number): [number, string] => (bytes < 10 * 1024 * 1024 ? [1024, 'KB received'] : [1024 * 1024, 'MB received']);
+
+/**
+ * The export, read as it arrives, so its progress is how much of the answer came (the sandbox builds it in one go
+ * first: until it starts sending, the line says only how long it has waited).
+ */
+function downloadExport(client: Client) {
+  const started = performance.now();
+  let received = 0;
+  let total = 0;
+  let answered: number | null = null;
+  const data = (async () => {
+    const answer = await client.send('GET', '/sandbox/v1/export');
+    answered = performance.now();
+    total = Number(answer.body.headers['content-length'] ?? 0);
+    const chunks: Buffer[] = [];
+    for await (const chunk of answer.body) {
+      chunks.push(chunk as Buffer);
+      received += (chunk as Buffer).length;
+    }
+    let envelope: { success?: boolean; data: AccountExport } | undefined;
+    try {
+      envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      // not JSON: not a sandbox's answer
+    }
+    if (envelope?.success !== true) throw new NotASandboxError(client.url, answer.status);
+    return envelope.data;
+  })();
+  // Time left is reckoned from the download's pace, not from the wait before it.
+  const progress = () => {
+    const [size, unit] = sizeIn(total);
+    return { what: 'export', done: received / size, total: total / size, unit, elapsedMs: performance.now() - (answered ?? started) };
+  };
+  return { data, progress };
 }

@@ -3,6 +3,7 @@ import type { Faults } from '../../core/state.js';
 import { apiAction, example, globalOptions } from '../context.js';
 import { milliseconds } from '../options.js';
 import { block } from '../render.js';
+import { faultsApiCommand } from './faults-api.js';
 
 const PATH = '/sandbox/v1/faults';
 
@@ -35,9 +36,10 @@ export function faultsCommand(): Command {
     );
   const clear = new Command('clear').description('Turn every delivery fault off').action(apiAction<Faults>(() => ['PUT', PATH, { body: {} }], faultsBlock));
   const command = new Command('faults')
-    .description('Delivery faults, to test callback handlers: duplicates, delays, events of payments out of order')
+    .description('Delivery faults, to test callback handlers (duplicates, delays, out of order); `faults api`: faults of the API itself')
     .addCommand(example(globalOptions(show), 'va-sandbox faults show'))
     .addCommand(example(globalOptions(set), 'va-sandbox faults set --duplicate --delay 200ms --shuffle'))
-    .addCommand(example(globalOptions(clear), 'va-sandbox faults clear'));
+    .addCommand(example(globalOptions(clear), 'va-sandbox faults clear'))
+    .addCommand(faultsApiCommand());
   return example(command, 'va-sandbox faults set --duplicate', 'va-sandbox faults clear');
 }

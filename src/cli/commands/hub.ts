@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { hubView } from '../../core/views.js';
 import { apiAction, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, someOf } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { boolean } from '../options.js';
 import { block, page } from '../render.js';
 import { CVU_PROVISIONINGS } from '../../core/state.js';
@@ -54,6 +55,6 @@ export function hubCommand(): Command {
     .description('The payment hubs of the account: list them, show one, change its settings')
     .addCommand(example(globalOptions(list), 'va-sandbox hub list'))
     .addCommand(example(hubOption(globalOptions(show)), 'va-sandbox hub show', 'va-sandbox hub show --hub 123'))
-    .addCommand(example(hubOption(globalOptions(set)), ...setExamples));
+    .addCommand(example(hubOption(globalOptions(fieldFlags(set, { dedicated_client_cvus_enabled: '--dedicated-client-cvus-enabled' }))), ...setExamples));
   return example(command, 'va-sandbox hub show', ...setExamples);
 }

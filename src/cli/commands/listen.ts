@@ -3,7 +3,9 @@ import type { forwardingView } from '../../core/delivery-settings.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions } from '../context.js';
 import { followUntilInterrupted } from '../follow.js';
-import { url } from '../options.js';
+import { EVENT_TYPES } from '../../core/state.js';
+import { fieldFlags } from '../flags.js';
+import { list, url } from '../options.js';
 import { pad, paint, type Output } from '../render.js';
 import type { LiveMessage } from '../ui/live.js';
 import { outcome } from './deliveries.js';
@@ -13,27 +15,37 @@ type DeliveryMessage = Extract<LiveMessage, { type: 'delivery' }>;
 
 const PATH = '/sandbox/v1/forwarding';
 
+interface ListenOptions {
+  forwardTo: string;
+  events?: string[];
+  printBody?: boolean;
+}
+
 /**
- * `listen --forward-to URL` (after `stripe listen`): every callback of the account goes to URL while it runs, each
- * printed as it is delivered; Ctrl-C turns forwarding off again. Payments keep their production-style URLs.
+ * `listen --forward-to URL` (after `stripe listen`): every callback of the account (or, with `--events`, those of the
+ * event types named) goes to URL while it runs, each printed as it is delivered; Ctrl-C turns forwarding off again.
+ * The filter is part of the forwarding setting, so the sandbox never sends the others to URL at all.
  */
 export function listenCommand(): Command {
   const command = new Command('listen')
-    .description("Forward every callback of the account to a local URL while this runs, printing each one; Ctrl-C stops forwarding")
+    .description("Forward the account's callbacks to a local URL while this runs, printing each one; Ctrl-C stops forwarding")
     .requiredOption('--forward-to <url>', 'where every callback attempt goes instead of its configured URL', url)
-    .option('--print-body', 'print each callback body too')
-    .action(async (opts: { forwardTo: string; printBody?: boolean }, cmd: Command) => {
+    .option('--events <list>', `forward only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (the others go to their own URLs)`, list)
+    .option('--print-body', "print each callback's body and the first 2 KiB of the handler's response body too")
+    .action(async (opts: ListenOptions, cmd: Command) => {
       const { client, out } = contextOf(cmd);
-      let mine = await forward(client, opts.forwardTo);
-      out.note(`forwarding every callback of this account to ${mine.url} (Ctrl-C to stop)`);
+      let mine = await forward(client, opts);
+      out.note(`forwarding ${mine.events ? `the ${mine.events.join(', ')} callbacks` : 'every callback'} of this account to ${mine.url} (Ctrl-C to stop)`);
       try {
         await followUntilInterrupted(client, out, {
           onMessage: (message) => {
-            if (message.type === 'delivery' && message.attempt) out.item(message, (m) => callbackLines(m, opts.printBody === true));
+            if (message.type !== 'delivery' || !message.attempt) return;
+            if (mine.events && !mine.events.includes(message.delivery.eventType)) return;
+            out.item(message, (m) => callbackLines(m, opts.printBody === true));
           },
           // A sandbox that restarted in memory forgot it: set it again.
           reconnected: async () => {
-            mine = await forward(client, opts.forwardTo);
+            mine = await forward(client, opts);
           },
         });
       } finally {
@@ -41,13 +53,15 @@ export function listenCommand(): Command {
       }
     });
   return example(
-    globalOptions(command),
+    globalOptions(fieldFlags(command, { url: '--forward-to' })),
     'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks',
     'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks --print-body',
+    'va-sandbox listen --forward-to http://127.0.0.1:3000/webhooks --events created,succeeded,client.cashin',
   );
 }
 
-const forward = async (client: Client, to: string) => (await client.call<Forwarding>('PUT', PATH, { body: { url: to } })).data;
+const forward = async (client: Client, { forwardTo, events }: ListenOptions) =>
+  (await client.call<Forwarding>('PUT', PATH, { body: { url: forwardTo, ...(events ? { events } : {}) } })).data;
 
 /** Turns forwarding off, unless another `listen` has taken it over since (then it is theirs to end). */
 async function stopForwarding(client: Client, out: Output, mine: Forwarding): Promise<void> {
@@ -61,7 +75,10 @@ async function stopForwarding(client: Client, out: Output, mine: Forwarding): Pr
   }
 }
 
-/** One attempt: when, the event, whose it is, what the receiver answered and how fast; the body with --print-body. */
+/**
+ * One attempt: when, the event, whose it is, what the handler answered and how fast; with --print-body, the body sent
+ * and the handler's response body (the first 2 KiB, as the sandbox keeps it).
+ */
 function callbackLines({ delivery, attempt, event }: DeliveryMessage, printBody: boolean): string {
   const got = paint(attempt!.error === null ? 'green' : 'red', outcome(attempt!));
   const whose = event?.vaPaymentId ? `payment ${event.vaPaymentId}` : event?.clientId ? `client ${event.clientId}` : '';
@@ -73,5 +90,7 @@ function callbackLines({ delivery, attempt, event }: DeliveryMessage, printBody:
     pad(`${attempt!.durationMs} ms`, 7, true),
     attempt!.fault ? paint('yellow', `fault: ${attempt!.fault}`) : `=> ${attempt!.forwardedTo ?? delivery.url}`,
   ].join('  ');
-  return printBody && event ? `${line}\n${JSON.stringify(event.body, null, 2)}` : line;
+  if (!printBody) return line;
+  const sent = event ? [JSON.stringify(event.body, null, 2)] : [];
+  return [line, ...sent, `${paint('dim', 'response body:')} ${attempt!.responseBody || '(empty)'}`].join('\n');
 }

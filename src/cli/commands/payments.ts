@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
 import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
-import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo } from '../context.js';
+import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { duration, keyValue, money, url } from '../options.js';
 import { ars, block, count, page, pairs, paint, status, table } from '../render.js';
 
@@ -43,7 +44,7 @@ function createCommand(): Command {
       if (!out.json) out.note(`pay it: va-sandbox transfer --to ${data.alias} --amount ${data.amount ?? '<ars>'}`);
     });
   return example(
-    hubOption(globalOptions(command)),
+    hubOption(globalOptions(fieldFlags(command, { lockMode: '--lock', ttlSeconds: '--ttl' }))),
     'va-sandbox payments create --amount 1500 --lock amount --callback-url http://127.0.0.1:9000/callbacks',
     'va-sandbox payments create --amount 2500 --ttl 15m --success-url https://shop.test/ok --failure-url https://shop.test/ko --metadata order=A-17',
   );
@@ -82,18 +83,20 @@ function listCommand(): Command {
 function getCommand(): Command {
   const command = new Command('get')
     .description('One VA payment, with its payment instructions, cash-ins and callback delivery summary')
-    .argument('<id>', 'VA payment id')
-    .action(apiAction<VaPaymentView>((_cmd, id) => ['GET', pathTo(PATH, id)], paymentBlock));
+    .argument('<id>', 'VA payment id, or its first characters (8 tell it apart)')
+    .action(apiAction<VaPaymentView>(async (cmd, id) => ['GET', pathTo(PATH, await paymentId(cmd, id))], paymentBlock));
   return example(globalOptions(command), 'va-sandbox payments get 9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a');
 }
 
 function cancelCommand(): Command {
   const command = new Command('cancel')
     .description('Cancel a waiting or underpaid VA payment and release its lock (event cancelled)')
-    .argument('<id>', 'VA payment id')
-    .action(apiAction<VaPaymentView>((_cmd, id) => ['POST', pathTo(PATH, id, 'cancel')], (payment, message) => `${message}\n${paymentBlock(payment)}`));
+    .argument('<id>', 'VA payment id, or its first characters (8 tell it apart)')
+    .action(apiAction<VaPaymentView>(async (cmd, id) => ['POST', pathTo(PATH, await paymentId(cmd, id), 'cancel')], (payment, message) => `${message}\n${paymentBlock(payment)}`));
   return example(globalOptions(command), 'va-sandbox payments cancel 9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a');
 }
+
+const paymentId = (command: Command, id: string) => recordId(command, PATH, 'VA payment', id);
 
 function paymentBlock(p: VaPaymentView): string {
   const delivery = p.callbackDelivery;

@@ -1,52 +1,9 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../../sandbox/defaults.js';
+import { Command } from 'commander';
 import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
-import { port, positiveInt, wholeNumber } from '../options.js';
+import { progressWanted, serverWorkLine } from '../progress.js';
+import { applyConfig, startOptions } from '../start-options.js';
 import { version } from '../version.js';
-
-const delays = (value: string): number[] => {
-  const list = value.split(',').map(Number);
-  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 0)) {
-    throw new InvalidArgumentError('must be whole seconds separated by commas, e.g. 5,25');
-  }
-  return list;
-};
-
-const hubList = (value: string): number[] => {
-  const ids = value.split(',').map((id) => id.trim());
-  if (ids.some((id) => !/^[1-9]\d{0,15}$/.test(id))) throw new InvalidArgumentError('must be positive whole numbers separated by commas, e.g. 123,4');
-  return ids.map(Number);
-};
-
-/** A repeatable option's values, each occurrence possibly several separated by commas (as its variable gives them). */
-const list = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((item) => item.trim()).filter(Boolean)];
-
-/**
- * Every option of `start`, each with its `VA_SANDBOX_*` variable (a compose file, a CI job or a dev container sets
- * those rather than spell out flags); a flag wins over its variable. A switch's variable turns it on unless it is
- * `0`, `false` or `no`.
- */
-function startOptions(): Option[] {
-  const option = (flags: string, description: string, env: string) => new Option(flags, description).env(`VA_SANDBOX_${env}`);
-  return [
-    option('-p, --port <port>', 'port to listen on (0 picks a free one)', 'PORT').argParser(port).default(DEFAULT_PORT),
-    option('--host <host>', 'address to bind', 'HOST').default(DEFAULT_HOST),
-    option('--allowed-host <name>', 'also serve requests whose Host is this name (repeatable, or comma-separated); loopback names and --host always are', 'ALLOWED_HOSTS').argParser(list),
-    option('--data <path>', 'state database (SQLite)', 'DATA').default(DEFAULT_DATA),
-    option('--memory', 'keep state in memory only (nothing written)', 'MEMORY'),
-    option('--fsync', 'sync each group of writes to disk before answering it (survives a machine crash; slower)', 'FSYNC'),
-    option('--api-key <key>', 'accept only this API key (repeatable, or comma-separated); default: any key, each its own account', 'API_KEYS').argParser(list),
-    option('--rate-limit <n>', '/api/v1 requests per minute per API key (0 turns it off)', 'RATE_LIMIT').argParser(wholeNumber).default(6000),
-    option('--hubs <ids>', 'accept only these paymentHubIds, comma-separated (default: any positive id, each made on first use)', 'HUBS').argParser(hubList),
-    option('--retry-delays <seconds>', 'sandbox seconds before each callback retry', 'RETRY_DELAYS').argParser(delays).default([5, 25]),
-    option('--callback-timeout <seconds>', 'seconds each callback attempt may take', 'CALLBACK_TIMEOUT').argParser(positiveInt).default(10),
-    option('--keep <days>', 'remove ended payments, their events, deliveries and transfers after this many days of sandbox clock (clients, ledger and invoices stay); default: keep everything', 'KEEP').argParser(positiveInt),
-    option('--strict-tax-id', 'check the CUIT check digit of client taxIds (off: the real examples fail it)', 'STRICT_TAX_ID'),
-    option('--quiet', 'no log line per request and per callback attempt', 'QUIET'),
-    option('--log <format>', 'the log of requests and callback attempts on stdout: text, or json (one object per line)', 'LOG').choices(['text', 'json']).default('text'),
-  ];
-}
 
 /** A switch set by its variable to `0`, `false` or `no` is off (commander turns it on for any value). */
 function switchesOff(cmd: Command, opts: Record<string, unknown>): void {
@@ -62,13 +19,16 @@ export function startCommand(): Command {
   const command = new Command('start').description('Start the sandbox server (the only writer of its state database)');
   for (const option of startOptions()) command.addOption(option);
   command
-    .action(async (opts, cmd: Command) => {
+    .action(async (flags: { config?: string }, cmd: Command) => {
+      if (flags.config !== undefined) applyConfig(cmd, flags.config);
+      const opts = cmd.opts();
       switchesOff(cmd, opts);
       // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
       const { startServer } = await import('../../sandbox/server.js');
-      // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`.
+      // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
       const programKey = given<string>(cmd.parent!, 'apiKey');
-      const apiKeys: string[] | undefined = opts.apiKey ?? (programKey === undefined ? undefined : [programKey]);
+      const ownKeys = cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
+      const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
       const requestLog = lineWriter(process.stdout);
       // Listened for before the server listens: whoever sees it answer may stop it at once, and is not killed mid-start.
       const stopped = new Promise<void>((resolve) => {
@@ -93,6 +53,7 @@ export function startCommand(): Command {
         ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
         version,
         ownsProcess: true,
+        onServerWork: serverWorkLine(progressWanted(opts.quiet === true)),
       });
       const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
       // With --log json, stdout holds only the log's JSON lines.
@@ -117,5 +78,10 @@ export function startCommand(): Command {
       if (refused) throw refused;
       banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
     });
-  return example(command, 'va-sandbox start --port 4580 --data ./.va-sandbox/state.db', 'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2');
+  return example(
+    command,
+    'va-sandbox start --port 4580 --data ./.va-sandbox/state.db',
+    'va-sandbox start --memory --api-key sk_ci_1 --api-key sk_ci_2',
+    'va-sandbox start --config va-sandbox.json',
+  );
 }

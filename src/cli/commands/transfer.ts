@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { transferView } from '../../core/views.js';
 import { apiAction, example, globalOptions } from '../context.js';
+import { fieldFlags } from '../flags.js';
 import { money } from '../options.js';
 import { ars, block, status } from '../render.js';
 
@@ -42,6 +43,7 @@ export function transferCommand(): Command {
           ]),
       ),
     );
+  fieldFlags(command, { total: '--amount', 'from.name': '--from-name', 'from.taxId': '--from-tax-id', 'from.cbu': '--from-cbu' });
   return example(
     globalOptions(command),
     'va-sandbox transfer --to SANDBOX.HUB.COBROS --amount 1500',

@@ -17,6 +17,7 @@ import { layoutOf, scrolled, useTerminalSize } from './layout.js';
 import { Pane } from './pane.js';
 import { PaymentsPane } from './payments-pane.js';
 import { span } from './time.js';
+import { apiFaultsText, useApiFaults } from './use-api-faults.js';
 import { clientsLoader, paymentsLoader, useDebounced, useListWindow, useLiveFeed, useForwarding, useSandboxClock } from './use-sandbox.js';
 
 const PANES = ['payments', 'clients', 'feed'] as const;
@@ -82,6 +83,7 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
   known.current = { payments: payments?.total ?? 0, clients: clients?.total ?? 0 };
   const clock = useSandboxClock(client, version, failed);
   const forwarding = useForwarding(client, version, failed);
+  const apiFaults = useApiFaults(client, version, failed);
 
   const [detail, setDetail] = useState<DeliveryDetail | null>(null);
   useEffect(() => {
@@ -198,6 +200,7 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
     stream === 'live' ? paint('green', 'live') : paint('yellow', `${stream}…`),
     `key ${connection.apiKey}`,
     `clock ${sandboxNow}${clock.offsetSeconds ? ` +${span(clock.offsetSeconds)}` : ''}`,
+    ...(apiFaults === null ? [] : [paint('red', apiFaultsText(apiFaults))]),
     ...(forwarding === null ? [] : [paint('magenta', `forwarding => ${forwarding}`)]),
   ].join('  ');
 

@@ -56,6 +56,11 @@ export function feedLine(message: LiveMessage): string {
     const { url, since } = message.forwarding;
     return [time(since ?? ''), pad(paint('cyan', 'forward'), 9), url === null ? 'off: callbacks go to their own URLs' : `every callback => ${url}`].join(' ');
   }
+  if (message.type === 'apiFaults') {
+    const { faulted, active } = message.apiFaults;
+    if (faulted) return [time(faulted.at), pad(paint('red', 'fault'), 9), pad(faulted.fault, 16), `${faulted.method} ${faulted.path}`].join(' ');
+    return [' '.repeat(8), pad(paint('red', 'fault'), 9), `api fault rules: ${active} on`].join(' ');
+  }
   if (message.type === 'event') {
     const { event } = message;
     const where = event.url === null ? paint('gray', `dropped: ${event.droppedReason}`) : `-> ${event.url}`;

@@ -18,7 +18,8 @@ interface WriteOptions {
 }
 
 /**
- * How routes are declared: a read answers from the account; a write changes it, waits until the state is
+ * How routes are declared: a read answers from the account as committed (`Store.committed`: never showing a write
+ * that may still be refused); a write changes it, waits until the state is
  * on disk, then answers, so an acknowledged write is never lost; a write that raised callbacks also waits while its
  * account's backlog is long (`paced`). Routes stay one line: parse, call, answer.
  */
@@ -40,17 +41,21 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
   return {
     app,
     runtime,
-    /** A read; `stores`: it may change the state too (a hub made on first use), so it waits for the disk like a write. */
-    get: (path: string, handler: (account: Account, c: Context<Env>) => unknown, options: { stores?: boolean } = {}) =>
+    /**
+     * A read; `stores`: it may change the state too (a hub made on first use), so it waits for the disk like a write.
+     * What the handler puts in `beside` goes beside `data` in the envelope.
+     */
+    get: (path: string, handler: (account: Account, c: Context<Env>, beside: Record<string, unknown>) => unknown, options: { stores?: boolean } = {}) =>
       app.get(path, async (c) => {
-        const data = handler(c.get('account'), c);
+        const beside: Record<string, unknown> = {};
+        const data = await runtime.store.committed(() => handler(c.get('account'), c, beside));
         if (options.stores) await runtime.commit();
-        return ok(c, data);
+        return ok(c, data, 200, beside);
       }),
     /** A list in the contract's shape: `data` is the page's items, `pagination` sits beside it. */
     list: (path: string, handler: (account: Account, query: Record<string, string>, c: Context<Env>) => Page<unknown>) =>
-      app.get(path, (c) => {
-        const { data, pagination } = handler(c.get('account'), c.req.query(), c);
+      app.get(path, async (c) => {
+        const { data, pagination } = await runtime.store.committed(() => handler(c.get('account'), c.req.query(), c));
         return ok(c, data, 200, { pagination });
       }),
     post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.post(path, write(handler, options)),

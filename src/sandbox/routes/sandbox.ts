@@ -8,6 +8,8 @@ export function sandboxRoutes({ runtime, get, list, post, patch, put, delete: de
   get('/sandbox/v1/clock', (account) => account.clock());
   post('/sandbox/v1/clock/advance', (account, body) => runtime.moveClock(account, 'advance', body));
   post('/sandbox/v1/clock/set', (account, body) => runtime.moveClock(account, 'set', body));
+  // Read while a long request of the account runs (the CLI polls it for its progress line).
+  get('/sandbox/v1/progress', (account) => runtime.progress.of(account.key));
   get('/sandbox/v1/forwarding', (account) => account.forwarding());
   put('/sandbox/v1/forwarding', (account, body) => account.setForwarding(body));
   del('/sandbox/v1/forwarding', (account) => account.deleteForwarding(), { body: 'none' });

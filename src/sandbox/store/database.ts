@@ -6,26 +6,28 @@
  * loop share (group commit); `save` resolves once it is committed, so nothing is answered before it is stored. A
  * write or commit that fails (a full disk) rolls the group back whole: the accounts it touched read their heads again
  * (`attach`'s `undo`), and every write and save of the group is refused with `INSUFFICIENT_STORAGE`. Writes succeed
- * again as soon as there is room, with no restart. A reset or an import gives the account a new id: the old one's
+ * again as soon as there is room, with no restart. Reads wait for the open group to end (`committed`): they never see
+ * its writes before they are stored. A reset or an import gives the account a new id: the old one's
  * rows are swept away a slice at a time after (`retired`).
  *
- * What each kind of damage does on start: SQLite's own recovery replays or drops the WAL's frames by their checksums
- * (a torn last transaction was never acknowledged); `PRAGMA quick_check` then checks the file's structure, and a file
- * that fails it, or is not a database at all, is refused with one line; a WAL without its database is refused rather
- * than taken for a new state. A byte changed inside a record's JSON, where the structure stays sound, is not detected
- * (SQLite keeps no checksum of page contents): `docs/storage.md` says so.
+ * What each kind of damage does on start: SQLite's own recovery replays the WAL's frames up to the first whose checksum
+ * fails (a torn last transaction was never acknowledged; a damaged or lost WAL loses what came after); the start's
+ * checks (`start-check.ts`) then refuse a damaged file with one line; a WAL without its database is refused rather
+ * than taken for a new state. A record whose JSON does not parse is a named 500 (`UnreadableRecord`); one changed but
+ * still parsing is not detected (SQLite keeps no checksum of page contents): `docs/reliability.md` says so.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES, type AccountState } from '../../core/index.js';
-import type { AccountHead, Storage } from '../../core/repository.js';
+import type { Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
+import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import { SLICE_MS } from '../give-way.js';
+import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
-import { putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { headOf, putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -69,7 +71,7 @@ const SCHEMA: (string | ((db: Database) => void))[] = [
   (db) => {
     const sql = (text: string) => db.prepare(text);
     const heads = sql('SELECT key, head FROM accounts').all() as { key: string; head: string }[];
-    const accounts = heads.map(({ key, head }) => [key, readRecords(sql, head, key)] as const);
+    const accounts = heads.map(({ key, head }) => [key, readRecords(sql, JSON.parse(head), key)] as const);
     for (const name of ['accounts', ...Object.values(TABLE_NAMES)]) db.exec(`DROP TABLE ${name}`);
     db.exec(
       [
@@ -115,6 +117,11 @@ export interface Store extends Storage {
   /** Resolves once every write so far is committed; rejects with `INSUFFICIENT_STORAGE` if it could not be (see above). */
   save(): Promise<void>;
   /**
+   * Runs a read where it sees only committed writes: at once when no group is open, else right after the open group
+   * commits or is rolled back (before anything else runs), so no answer shows a write that may still be refused.
+   */
+  committed<T>(read: () => T): Promise<T>;
+  /**
    * Set by the owner of the state: what to do with an account whose writes were rolled back (read its head again), and
    * when an account next has work, written beside it at each commit.
    */
@@ -122,22 +129,24 @@ export interface Store extends Storage {
   close(): Promise<void>;
 }
 
-/** A group of writes sharing one transaction (see `Store.save`). */
+/** A group of writes sharing one transaction (see `Store.save`), and the reads waiting for it to end (`Store.committed`). */
 interface Group {
   promise: Promise<void>;
   failed: SandboxError | null;
+  reads: (() => void)[];
 }
 
 export interface StoreOptions {
   /** `synchronous=FULL`: each commit is synced, and survives a crash of the machine (NORMAL: of the process). */
   fsync?: boolean;
   log?: (line: string) => void;
+  /** Where a migration at start says how far it got. */
+  progress?: ProgressBoard;
 }
 
 export class StoreLockedError extends Error {}
 
-/** A database file that cannot be used as it is: the start is refused with this one line. */
-export class StoreDamagedError extends Error {}
+export { startRefusal, StoreDamagedError };
 
 /**
  * The database at `path` (a file), made if new; a data set of the previous release there or beside it is copied in
@@ -153,12 +162,13 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     if (!existsSync(file) && existsSync(`${file}-wal`)) {
       throw new StoreDamagedError(`${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`);
     }
-    // A large file is checked beside the server rather than before it answers (see `checkAside`).
-    const check = existsSync(file) && statSync(file).size > CHECK_AT_START_BYTES ? 'later' : 'now';
+    // A larger file is checked whole beside the server rather than before it answers (see `checkAside`).
+    const size = existsSync(file) ? statSync(file).size : 0;
+    const check = size <= INTEGRITY_AT_START_BYTES ? 'integrity_check' : size <= CHECK_AT_START_BYTES ? 'quick_check' : null;
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
-    if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts) => importAll(db, accounts), log);
-    return sqliteStore(db, file, lock, check === 'later' ? checkAside(file) : Promise.resolve(), log);
+    if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
+    return sqliteStore(db, file, lock, check === 'integrity_check' ? Promise.resolve() : checkAside(file), log);
   } catch (error) {
     lock.release();
     throw error;
@@ -167,7 +177,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
 export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false, 'never'), null, null, Promise.resolve());
+  return sqliteStore(open(':memory:', false, null), null, null, Promise.resolve());
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
@@ -178,7 +188,11 @@ const WAL_LIMIT = 64 * 1024 * 1024;
  */
 const CACHE_KIB = 32 * 1024;
 
-function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): Database {
+/**
+ * Opens the database, checked (`check`, before any step of the schema is applied; see `start-check.ts`), and brings it
+ * to the newest schema. Whatever makes an existing file unusable refuses the start with one line naming it.
+ */
+function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_check' | null): Database {
   let db: Database | undefined;
   try {
     db = new DatabaseSync(file);
@@ -189,10 +203,14 @@ function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): D
     if (version > SCHEMA.length) {
       throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${SCHEMA.length}): upgrade va-sandbox, or start with another --data`);
     }
-    if (check === 'now' && version > 0) {
-      const problems = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((row) => row.quick_check);
-      if (problems[0] !== 'ok') throw damaged(file, problems.slice(0, 3).join('; '));
+    if (check !== null && version > 0) {
+      const problems = problemsOf(db, check);
+      if (problems !== null) throw damaged(file, problems);
     }
+    const layout = layoutVersion(db);
+    if (layout !== version && version <= SCHEMA.length) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+    const readOnly = file === ':memory:' ? null : writable(db);
+    if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
     for (let step = version; step < SCHEMA.length; step++) {
       const change = SCHEMA[step]!;
       db.exec('BEGIN');
@@ -204,38 +222,9 @@ function open(file: string, fsync: boolean, check: 'now' | 'later' | 'never'): D
     return db;
   } catch (error) {
     db?.close();
-    if (error instanceof StoreDamagedError) throw error;
-    if (/not a database|malformed|corrupt/i.test((error as Error).message)) throw damaged(file, (error as Error).message);
-    throw error;
+    throw startRefusal(file, error);
   }
 }
-
-/** Past this size a start does not wait for `PRAGMA quick_check` (it reads the whole file: ~2 s at 1.5 GB). */
-const CHECK_AT_START_BYTES = 64 * 1024 * 1024;
-
-/**
- * `PRAGMA quick_check` of a large file on a thread of its own, over a read-only connection, while the server answers:
- * rejects with the same line a start would refuse the file with.
- */
-function checkAside(file: string): Promise<void> {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
-     const db = new (require('node:sqlite').DatabaseSync)(workerData, { readOnly: true });
-     const problems = db.prepare('PRAGMA quick_check').all().map((row) => row.quick_check);
-     db.close();
-     parentPort.postMessage(problems[0] === 'ok' ? null : problems.slice(0, 3).join('; '));`,
-    { eval: true, workerData: file },
-  );
-  worker.unref();
-  return new Promise<void>((resolvePromise, reject) => {
-    worker.once('message', (problems: string | null) => (problems === null ? resolvePromise() : reject(damaged(file, problems))));
-    worker.once('error', (error) => reject(damaged(file, error.message)));
-  });
-}
-
-const damaged = (file: string, why: string) =>
-  new StoreDamagedError(`${file} is damaged (${why}): restore it from a copy, or move it away to start afresh (see docs/storage.md)`);
 
 function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
@@ -292,9 +281,16 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     let settle!: (error: Error | null) => void;
     const promise = new Promise<void>((resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())));
     promise.catch(() => {}); // a group nobody waits on (due work) still logs why it failed
-    const current: Group = { promise, failed: null };
+    const current: Group = { promise, failed: null, reads: [] };
     group = current;
-    setImmediate(() => settle(commit(current)));
+    setImmediate(() => {
+      settle(commit(current));
+      // A read may write (a hub made on first use): the reads after it then wait for that write's group.
+      for (const read of current.reads) {
+        if (group) group.reads.push(read);
+        else read();
+      }
+    });
     return current;
   }
 
@@ -375,11 +371,11 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     checked,
     head: (key) => {
       const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
-      return row && (JSON.parse(row.head) as AccountHead);
+      return row && headOf(path ?? 'memory', key, row.head);
     },
     writeHead: (key, head) => write(key, (account) => sql('UPDATE accounts SET head = ? WHERE id = ?').run(JSON.stringify(head), account)),
-    records: (key) => repository(sql, () => idOf(key), (run) => write(key, run)),
-    read: (key) => readAccount(sql, key),
+    records: (key) => repository(sql, path ?? 'memory', () => idOf(key), (run) => write(key, run)),
+    read: (key, unreadable) => readAccount(sql, key, path ?? 'memory', unreadable),
     /**
      * Writes the new state under a staged id of its own, a slice per group commit (other requests in between), then
      * swaps it in for the key's in one write; the old id is retired. A slice that cannot be stored retires the staged id.
@@ -411,6 +407,18 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: () => group?.promise ?? Promise.resolve(),
+    committed: <T>(read: () => T) =>
+      new Promise<T>((resolvePromise, reject) => {
+        const run = () => {
+          try {
+            resolvePromise(read());
+          } catch (error) {
+            reject(error);
+          }
+        };
+        if (group) group.reads.push(run);
+        else run();
+      }),
     attach(next) {
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
@@ -447,11 +455,14 @@ function writeAccount(sql: Sql, key: string, state: AccountState, sending: 0 | 1
 }
 
 /** Copies whole accounts into the database in one transaction (a migration). */
-function importAll(db: Database, accounts: Record<string, AccountState>): void {
+function importAll(db: Database, accounts: Record<string, AccountState>, report: (copied: number) => void): void {
   const sql = (text: string) => db.prepare(text);
   db.exec('BEGIN');
   try {
-    for (const [key, state] of Object.entries(accounts)) writeAccount(sql, key, state, 1);
+    for (const [i, [key, state]] of Object.entries(accounts).entries()) {
+      writeAccount(sql, key, state, 1);
+      report(i + 1);
+    }
     db.exec('COMMIT');
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');

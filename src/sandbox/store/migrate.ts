@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AccountState } from '../../core/index.js';
+import { progressBoard, SERVER, type ProgressBoard } from '../progress.js';
 import { readPreviousRelease } from './previous-release.js';
 
 /** The files of a previous release's data set, beside its data file. */
@@ -38,16 +39,24 @@ export function migratePreviousRelease(
   previous: string,
   database: string,
   isEmpty: () => boolean,
-  copy: (accounts: Record<string, AccountState>) => void,
+  copy: (accounts: Record<string, AccountState>, report: (copied: number) => void) => void,
   log: (line: string) => void,
+  progress: ProgressBoard = progressBoard(),
 ): void {
   const files = SUFFIXES.map((suffix) => previous + suffix).filter((file) => existsSync(file));
   let copied = 0;
   if (isEmpty()) {
-    const state = readPreviousRelease(previous);
-    if (state) {
-      copy(state.accounts);
-      copied = Object.keys(state.accounts).length;
+    // Its total is known once the data set is read.
+    const work = progress.start(SERVER, 'migration', 0, 'accounts');
+    try {
+      const state = readPreviousRelease(previous);
+      if (state) {
+        copied = Object.keys(state.accounts).length;
+        work.report(0, copied);
+        copy(state.accounts, (n) => work.report(n));
+      }
+    } finally {
+      work.end();
     }
   }
   for (const file of files) renameSync(file, `${file}.migrated`);

@@ -4,8 +4,8 @@
  * triggers; and the queries of the core's repository port.
  */
 import type { StatementSync } from 'node:sqlite';
-import { keyedByCaller, normalizeAccount, TABLES, type AccountState, type TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, ID_FIELDS, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
+import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type TableName } from '../../core/index.js';
+import { COLUMNS, COUNTED, ID_FIELDS, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;
@@ -30,10 +30,45 @@ const columnsOf = (table: TableName): string[] => Object.keys(COLUMNS[table]);
 /** What a table's lists are ordered by: when made, then as written; as written only where a record has no time. */
 const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] ? ['created_at', 'seq'] : ['seq']);
 
-/** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). */
-function recordOf<T>(table: TableName, id: string, data: string): T {
+/**
+ * A row whose JSON does not parse (a damaged page whose structure stayed sound): 500 `INTERNAL_ERROR` naming the file,
+ * the table and the record, and what to do; never served as anything else.
+ */
+export class UnreadableRecord extends SandboxError {
+  /** Which record, and why (`deliveries record <id> cannot be read (…)`): a start refused by it says this. */
+  readonly what: string;
+  constructor(file: string, table: string, id: string, why: string) {
+    const what = `${table} record ${id} cannot be read (${why})`;
+    super('INTERNAL_ERROR', `${file}: ${what}: the database is damaged; restore it from a backup, or export what can be read (\`va-sandbox export\` names what it leaves out)`);
+    this.what = what;
+  }
+}
+
+/** An account's head (`accounts.head`), held to its shape: a damaged one would set its clock to NaN, or worse. */
+export function headOf(file: string, key: string, text: string): AccountHead {
+  let head: Partial<AccountHead> | null;
+  try {
+    head = JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableRecord(file, 'accounts', key, (error as Error).message);
+  }
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const sound = isObject(head) && Number.isFinite(head!.clockOffsetMs) && (head!.forwarding == null || typeof head!.forwarding.url === 'string') && (head!.faults === undefined || isObject(head!.faults));
+  if (!sound) throw new UnreadableRecord(file, 'accounts', key, 'not an account head');
+  return head as AccountHead;
+}
+
+/** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). `file` names the database. */
+function recordOf<T>(file: string, table: TableName, id: string, data: string): T {
   const field = ID_FIELDS[table];
-  return (field === undefined ? JSON.parse(data) : { [field]: id, ...JSON.parse(data) }) as T;
+  let record: unknown;
+  try {
+    record = JSON.parse(data);
+  } catch (error) {
+    throw new UnreadableRecord(file, TABLE_NAMES[table], id, (error as Error).message);
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnreadableRecord(file, TABLE_NAMES[table], id, 'not a JSON object');
+  return (field === undefined ? record : { [field]: id, ...record }) as T;
 }
 
 /** Each table with its columns, an index per column, and the counts of its lists (`COUNTED`) kept by triggers. */
@@ -80,20 +115,25 @@ export function writeRecords(sql: Sql, account: number, state: AccountState): vo
 /**
  * An account as the database holds it: its head and each table's records, in the order they were made, or undefined.
  * `sql` prepares a statement: the store's cache, or a connection of its own (a test reads the file as support staff
- * would).
+ * would). Given `unreadable`, a record that cannot be read is left out and named there (an export of what can be read).
  */
-export function readAccount(sql: Sql, key: string): AccountState | undefined {
+export function readAccount(sql: Sql, key: string, file = 'the database', unreadable?: string[]): AccountState | undefined {
   const row = sql('SELECT id, head FROM accounts WHERE key = ?').get(key) as { id: number; head: string } | undefined;
-  return row && readRecords(sql, row.head, row.id);
+  return row && readRecords(sql, headOf(file, key, row.head), row.id, file, unreadable);
 }
 
-/** The records of an account (its id, or its key in the tables of schema version 1) under its head. */
-export function readRecords(sql: Sql, head: string, account: number | string): AccountState {
-  const state = JSON.parse(head) as AccountState;
+/** The records of an account (its id, or its key in the tables of schema version 1) under its head (see `readAccount`). */
+export function readRecords(sql: Sql, head: AccountHead, account: number | string, file = 'the database', unreadable?: string[]): AccountState {
+  const state = { ...head } as AccountState;
   for (const table of TABLES) {
     const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
     for (const { id, data } of sql(`SELECT id, data FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string }>) {
-      records[id] = recordOf(table, id, data);
+      try {
+        records[id] = recordOf(file, table, id, data);
+      } catch (error) {
+        if (!(error instanceof UnreadableRecord) || !unreadable) throw error;
+        unreadable.push(`${TABLE_NAMES[table]} ${id}`);
+      }
     }
     (state as unknown as Record<string, unknown>)[table] = records;
   }
@@ -108,7 +148,7 @@ const BATCH = 256;
  * the account's id, or null while it has none (a key that only read); `write` runs a write in the group's transaction
  * with the account's id (made at its first write).
  */
-export function repository(sql: Sql, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
+export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
   const check = (table: TableName, column: string) => {
     if (!(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
     return column;
@@ -155,7 +195,7 @@ export function repository(sql: Sql, account: () => number | null, write: (run: 
       if (skip > 0) skip--;
       else {
         left--;
-        yield [row.value.id as string, recordOf<Row<T>>(table, row.value.id as string, row.value.data as string)];
+        yield [row.value.id as string, recordOf<Row<T>>(file, table, row.value.id as string, row.value.data as string)];
       }
     }
   }
@@ -184,7 +224,7 @@ export function repository(sql: Sql, account: () => number | null, write: (run: 
   return {
     get: <T extends TableName>(table: T, id: string) => {
       const row = sql(`SELECT data FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string } | undefined;
-      return row && recordOf<Row<T>>(table, id, row.data);
+      return row && recordOf<Row<T>>(file, table, id, row.data);
     },
     put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),

@@ -2,6 +2,7 @@ import { useState, type DragEvent } from 'react';
 import type { hubView } from '../../core/views.js';
 import { DEFAULT_KEY } from '../api.js';
 import { ErrorNote, Facts, Field, SelectField, useAction, useApp, useLoad, When } from '../ui.js';
+import { ApiFaults } from './api-faults.js';
 
 type Hub = ReturnType<typeof hubView>;
 type Clock = { now: string; offsetSeconds: number };
@@ -26,7 +27,7 @@ export function KeyForm({ current, onKey }: { current: string | null; onKey: (ke
   );
 }
 
-/** `/ui/account`: the key, the hubs, the clock, and the incident file (export and import). */
+/** `/ui/account`: the key, the hubs, the clock, the API fault rules, and the incident file (export and import). */
 export function AccountPage({ onKey }: { onKey: (key: string) => void }) {
   const { api } = useApp();
   return (
@@ -37,6 +38,7 @@ export function AccountPage({ onKey }: { onKey: (key: string) => void }) {
         <ClockCard />
       </div>
       <Hubs />
+      <ApiFaults />
       <IncidentFile />
     </main>
   );
@@ -191,7 +193,7 @@ function IncidentFile() {
     const question = `Replace everything in account "${api.key}" with ${file.name}?\n\nIt holds ${countsText(checked.counts)}, exported at ${'exportedAt' in checked ? checked.exportedAt : ''}.\n\nWhat the account holds now is lost.`;
     if (!confirm(question)) return;
     const imported = await api.import(text);
-    setResult(`Imported ${file.name}: ${countsText(imported.counts)}`);
+    setResult(`Imported ${file.name}: ${countsText(imported.counts)}. Its callbacks are held, never sent to the file's URLs, until you release them (Deliveries).`);
     reloadAll();
   });
   const drop = (event: DragEvent) => {

@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { ErrorNote, LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 import type { DeliveryView } from '../../core/views.js';
-import { DeliveryCard } from './delivery.js';
+import { DeliveryCard, SentTo, Whose } from './delivery.js';
 
 const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];
 
@@ -36,7 +36,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
         table={(items) => (
           <div className="table-wrap">
             <table className="deliveries">
-              <TableHead headers={['Created', 'Event', 'Status', 'Attempts', 'Last response', 'URL', 'Actions']} />
+              <TableHead headers={['Created', 'Event', 'Status', 'For', 'Attempts', 'Last response', 'Sent to', 'Actions']} />
               <tbody>
                 {items.map((d) => (
                   <DeliveryRow key={d.id} delivery={d} open={open === d.id} onToggle={() => setOpen(open === d.id ? null : d.id)} onRedelivered={list.reload} />
@@ -50,7 +50,7 @@ export function DeliveriesPage({ where }: { where: Location }) {
   );
 }
 
-/** `POST /sandbox/v1/deliveries/release`: every held delivery (an import's) goes out, shown where there are some. */
+/** `POST /sandbox/v1/deliveries/release`: every held delivery (an imported account's) goes out, shown where there are some. */
 function ReleaseAll({ onDone }: { onDone: () => void }) {
   const { api } = useApp();
   const action = useAction(async () => {
@@ -59,7 +59,8 @@ function ReleaseAll({ onDone }: { onDone: () => void }) {
   });
   return (
     <p>
-      Held deliveries came with an imported file and are never sent on their own.{' '}
+      This account was imported: the deliveries its file brought and the callbacks it raised since are held, never sent on
+      their own (new ones go to the forwarding URL while one is set). Releasing every one ends the hold.{' '}
       <button type="button" disabled={action.busy} onClick={() => void action.run()}>
         Release every held delivery
       </button>
@@ -80,13 +81,18 @@ function DeliveryRow({ delivery: d, open, onToggle, onRedelivered }: { delivery:
         <td className="d-status">
           <Status value={d.status} />
         </td>
+        <td className="mono d-for" data-label="For">
+          <Whose of={d} />
+        </td>
         <td className="num d-attempts" data-label="Attempts">
           {d.attempts}
         </td>
         <td className="d-response" data-label="Last response">
           {d.lastResponseStatus !== null ? `HTTP ${d.lastResponseStatus}` : (d.lastError ?? d.reason ?? '—')}
         </td>
-        <td className="url d-url" data-label="URL">{d.url ?? <span className="muted">none</span>}</td>
+        <td className="url d-url" data-label="Sent to">
+          <SentTo delivery={d} />
+        </td>
         <td className="d-actions">
           <button type="button" className="small" aria-expanded={open} onClick={onToggle} aria-label={`${open ? 'Hide' : 'Show'} delivery ${d.id}`}>
             {open ? 'Hide' : 'Show'}
@@ -98,7 +104,7 @@ function DeliveryRow({ delivery: d, open, onToggle, onRedelivered }: { delivery:
       </tr>
       {open ? (
         <tr className="expanded">
-          <td colSpan={7}>
+          <td colSpan={8}>
             <DeliveryCard summary={d} title={`Delivery ${d.id}`} onRedelivered={onRedelivered} showSource />
           </td>
         </tr>

@@ -39,7 +39,9 @@ export function DeliveryCard({
       <header>
         <h4>{onItsPage ? title : <Link to={`/deliveries/${summary.id}`}>{title}</Link>}</h4>
         <Status value={summary.status} />
-        <span className="muted">{summary.url ?? summary.reason}</span>
+        <span className="muted">
+          <SentTo delivery={summary} />
+        </span>
       </header>
       {summary.redeliveryOf ? (
         <p className="muted">
@@ -76,6 +78,23 @@ export function DeliveryCard({
       {onRedelivered && summary.status !== 'dropped' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} /> : null}
     </section>
   );
+}
+
+/** The VA payment or client a delivery's event is about, linked: its short id in lists, the whole id when `long`. */
+export function Whose({ of: d, long = false }: { of: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>; long?: boolean }) {
+  const [what, path, id] = d.vaPaymentId ? ['VA payment', 'payments', d.vaPaymentId] : d.clientId ? ['Client', 'clients', d.clientId] : [];
+  if (!id) return <span className="muted">—</span>;
+  return (
+    <Link to={`/${path}/${id}`} title={id} aria-label={`${what} ${id}`}>
+      {what} {long ? id : id.slice(0, 8)}
+    </Link>
+  );
+}
+
+/** Where the delivery's last attempt went: its URL, or (forwarded, or redelivered elsewhere) the other URL, marked. */
+export function SentTo({ delivery: d }: { delivery: Pick<DeliveryView, 'url' | 'forwardedTo' | 'reason'> }) {
+  if (d.forwardedTo) return <span title={`configured: ${d.url ?? 'none'}`}>→ {d.forwardedTo}</span>;
+  return <>{d.url ?? d.reason ?? <span className="muted">none</span>}</>;
 }
 
 function AttemptView({ attempt }: { attempt: AttemptDetail }) {
@@ -168,12 +187,14 @@ export function DeliveryPage({ id }: { id: string }) {
           <Facts
             items={[
               ['Event', `${d.event.eventType} · ${d.event.id}`],
+              ['For', <Whose of={d} long />],
               ['Created', <When at={d.createdAt} />],
               ['URL', d.url ?? d.reason],
+              ...(d.forwardedTo ? [['Sent to', d.forwardedTo] as [string, string]] : []),
               ['Attempts', d.attempts.length],
             ]}
           />
-          <DeliveryCard summary={{ ...d, attempts: d.attempts.length }} title="Attempts" onItsPage onRedelivered={(next) => navigate(`/deliveries/${next.id}`)} showSource />
+          <DeliveryCard summary={{ ...d, attempts: d.attempts.length }} title="Attempts" onItsPage onRedelivered={(next) => navigate(`/deliveries/${next.id}`)} />
         </>
       ) : delivery.error ? null : (
         <p aria-busy="true">Loading…</p>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
 import { Link, navigate, setQuery, type Location } from '../router.js';
+import { findById } from '../short-id.js';
 import { Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 
 /** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
@@ -39,6 +40,7 @@ export function PaymentsPage({ where }: { where: Location }) {
   const text = where.query.get('q') ?? '';
   const page = Number(where.query.get('page') ?? 1) || 1;
   const [draft, setDraft] = useState(text);
+  const [problem, setProblem] = useState<string | undefined>();
   const list = useLoad(
     (signal) => api.list<VaPaymentView>('/api/v1/va-payments', { status, page, ...(text && field !== 'id' ? { [field]: text } : {}) }, signal),
     [status, field, text, page],
@@ -46,10 +48,17 @@ export function PaymentsPage({ where }: { where: Location }) {
   // Only the first page changes when payments are created; statuses change anywhere, so any payment event reads it again.
   useLiveRefresh((message) => message.type === 'event' && message.event.vaPaymentId !== null, list.reload, LIST_REFRESH_MS);
 
-  const search = (event: FormEvent) => {
+  const search = async (event: FormEvent) => {
     event.preventDefault();
-    if (field === 'id' && draft.trim()) return navigate(`/payments/${draft.trim().toLowerCase()}`);
-    setQuery(where, { q: draft.trim(), page: undefined });
+    setProblem(undefined);
+    if (field !== 'id' || !draft.trim()) return setQuery(where, { q: draft.trim(), page: undefined });
+    try {
+      const found = await findById(api, '/api/v1/va-payments', 'VA payment', draft);
+      if ('id' in found) navigate(`/payments/${found.id}`);
+      else setProblem(found.problem);
+    } catch (error) {
+      setProblem((error as Error).message);
+    }
   };
   return (
     <main>
@@ -59,7 +68,7 @@ export function PaymentsPage({ where }: { where: Location }) {
           New VA payment
         </Link>
       </header>
-      <form className="filters" onSubmit={search} role="search">
+      <form className="filters" onSubmit={(event) => void search(event)} role="search">
         <SelectField
           label="Status"
           value={status}
@@ -67,7 +76,14 @@ export function PaymentsPage({ where }: { where: Location }) {
           options={[['', 'Any status'], ...VA_PAYMENT_STATUSES.map((s): [string, string] => [s, s])]}
         />
         <SelectField label="Search by" value={field} onChange={(event) => setQuery(where, { field: event.target.value })} options={SEARCH_FIELDS} />
-        <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
+        <Field
+          label="Search"
+          type="search"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          placeholder={field === 'id' ? 'the id, or its first 8 characters' : 'exact value'}
+          error={problem}
+        />
         <button type="submit">Search</button>
       </form>
       <PagedList list={list} what="VA payments" onPage={(next) => setQuery(where, { page: next })} columns={COLUMNS} className="payments" />

@@ -1,0 +1,111 @@
+import { Command, Option } from 'commander';
+import { faultText, ruleWhen } from '../../core/api-fault-words.js';
+import type { ApiFaultRuleView } from '../../core/api-faults.js';
+import { apiAction, example, globalOptions, listAction, pageOptions, pathTo } from '../context.js';
+import { milliseconds, positiveInt } from '../options.js';
+import { block, table } from '../render.js';
+
+const PATH = '/sandbox/v1/api-faults';
+
+interface AddOptions {
+  path: string;
+  method?: string;
+  status?: number;
+  delay?: number;
+  reset?: true;
+  hang?: number | true;
+  lostAnswer?: true;
+  times?: number;
+  probability?: number;
+  seed?: number;
+}
+
+const ruleBlock = (rule: ApiFaultRuleView) =>
+  block([
+    ['id', rule.id],
+    ['method', rule.method],
+    ['path', rule.path],
+    ['fault', faultText(rule.fault)],
+    ['applies', ruleWhen(rule)],
+    ['hits', rule.hits],
+    ['createdAt', rule.createdAt],
+  ]);
+
+const number = (value: string): number => {
+  if (value.trim() === '' || !Number.isFinite(Number(value))) throw new Error('must be a number');
+  return Number(value);
+};
+
+/** The rule a command's flags ask for: exactly one fault flag; `--times 1` when neither `--times` nor `--probability` is given. */
+function ruleOf(command: Command) {
+  const o = command.opts<AddOptions>();
+  const faults = [
+    o.status !== undefined && { type: 'error', status: o.status },
+    o.delay !== undefined && { type: 'delay', ms: o.delay },
+    o.reset && { type: 'reset' },
+    o.hang !== undefined && { type: 'hang', ...(o.hang === true ? {} : { ms: o.hang }) },
+    o.lostAnswer && { type: 'lost_answer' },
+  ].filter(Boolean);
+  if (faults.length !== 1) command.error('give one fault: --status S, --delay MS, --reset, --hang [MS] or --lost-answer');
+  if (o.times !== undefined && o.probability !== undefined) command.error('give --times or --probability, not both');
+  if (o.seed !== undefined && o.probability === undefined) command.error('--seed goes with --probability');
+  const when = o.probability === undefined ? { times: o.times ?? 1 } : { probability: o.probability, ...(o.seed === undefined ? {} : { seed: o.seed }) };
+  return { path: o.path, ...(o.method ? { method: o.method.toUpperCase() } : {}), fault: faults[0], ...when };
+}
+
+/** `faults api add|list|clear`: API fault rules of the account (contract part 7). */
+export function faultsApiCommand(): Command {
+  const add = new Command('add')
+    .description('Add a rule: matching /api/v1 requests get an error status, a delay, a reset, a hang or a lost answer')
+    .requiredOption('--path <path>', 'a path under /api/v1; {id} or * stands for one segment, e.g. /api/v1/va-payments/{id}/cancel')
+    .option('--method <method>', 'POST, GET, PATCH, DELETE or * (default *)')
+    .option('--status <status>', 'answer 500, 502, 503, 504 or 429 in the error envelope; nothing is carried out', positiveInt)
+    .option('--delay <ms>', 'carry the request out, answer that much later: 400, 400ms, 2s', milliseconds)
+    .option('--reset', 'reset the connection with no answer; nothing is carried out')
+    .addOption(new Option('--hang [ms]', 'no answer for that long (default 30s), or until the client closes; nothing is carried out').argParser(milliseconds))
+    .option('--lost-answer', 'carry the request out and commit it, then close the connection with no answer')
+    .option('--times <n>', 'the next N matching requests (default 1)', positiveInt)
+    .option('--probability <p>', 'each matching request with this probability, 0 to 1, drawn from the rule’s seeded generator', number)
+    .option('--seed <n>', 'where the generator starts (default 1): the same requests get the same faults on every run', number)
+    .action(apiAction<ApiFaultRuleView>((cmd) => ['POST', PATH, { body: ruleOf(cmd) }], ruleBlock));
+  const list = pageOptions(new Command('list'))
+    .description('The rules, in the order they apply, with their hits')
+    .action(
+      listAction<ApiFaultRuleView>(
+        (cmd) => ['GET', PATH, { query: cmd.opts() }],
+        (rules) =>
+          rules.length === 0
+            ? 'no API fault rules'
+            : table(rules, [
+                ['ID', (r) => r.id],
+                ['METHOD', (r) => r.method],
+                ['PATH', (r) => r.path],
+                ['FAULT', (r) => faultText(r.fault)],
+                ['APPLIES', (r) => ruleWhen(r)],
+                ['HITS', (r) => r.hits, 'right'],
+              ]),
+      ),
+    );
+  const clear = new Command('clear')
+    .description('Remove one rule by its id, or every rule')
+    .argument('[id]', 'the rule to remove (all when left out)')
+    .action(
+      apiAction<ApiFaultRuleView | { deleted: number }>(
+        (_cmd, id) => ['DELETE', id === undefined ? PATH : pathTo(PATH, id)],
+        (data) => ('deleted' in data ? `removed ${data.deleted} API fault rule${data.deleted === 1 ? '' : 's'}` : `removed rule ${data.id}`),
+      ),
+    );
+  const command = new Command('api')
+    .description("Faults of the account's own /api/v1 requests: error statuses, delays, resets, hangs, lost answers")
+    .addCommand(
+      example(
+        globalOptions(add),
+        'va-sandbox faults api add --path /api/v1/va-payments --method POST --status 503',
+        'va-sandbox faults api add --path /api/v1/va-payments --method POST --lost-answer --times 1',
+        'va-sandbox faults api add --path "/api/v1/va-payments/{id}" --reset --probability 0.2 --seed 7',
+      ),
+    )
+    .addCommand(example(globalOptions(list), 'va-sandbox faults api list'))
+    .addCommand(example(globalOptions(clear), 'va-sandbox faults api clear', 'va-sandbox faults api clear 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f'));
+  return example(command, 'va-sandbox faults api add --path /api/v1/va-payments --status 503', 'va-sandbox faults api list');
+}

@@ -1,0 +1,97 @@
+import type { Context } from 'hono';
+import { apiFaultError, iso, type SandboxError, type Strike } from '../core/index.js';
+import { header, param, type Env, type RouteKit } from './routes/kit.js';
+import type { Runtime } from './runtime.js';
+import { requestKey, type LogEntry } from './server-log.js';
+
+type Fail = (c: Context<Env>, error: SandboxError, headers?: Record<string, string>) => Response;
+
+/** Contract part 7: an account's API fault rules, added, listed and removed like its other sandbox settings. */
+export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {
+  post('/sandbox/v1/api-faults', (account, body) => account.addApiFault(body), { status: 201 });
+  list('/sandbox/v1/api-faults', (account, query) => account.listApiFaults(query));
+  del('/sandbox/v1/api-faults', (account) => account.clearApiFaults(), { body: 'none' });
+  del('/sandbox/v1/api-faults/:id', (account, _body, c) => account.removeApiFault(param(c, 'id')), { body: 'none' });
+}
+
+/**
+ * The `/api/v1` middleware that applies them, after the body is read and before idempotency: an error, a reset or a
+ * hang answers before anything is carried out; a lost answer lets the request (and its Idempotency-Key's answer) be
+ * committed first, then closes the connection; a delay holds the answer.
+ */
+export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry) => void) {
+  return async (c: Context<Env>, next: () => Promise<void>) => {
+    const account = c.get('account');
+    const strike = account.strikeApiFault(c.req.method, c.req.path);
+    if (!strike) return next();
+    // The rule's count and generator are stored before it acts: after a restart the sequence goes on from here.
+    await runtime.commit();
+    // The log's time is real time, as its other lines'.
+    onLog?.(faultEntry(c, strike, iso(runtime.sandbox.clock.now())));
+    const { fault } = strike;
+    switch (fault.type) {
+      case 'error':
+        return fail(c, apiFaultError(strike.ruleId, fault), fault.status === 429 ? { 'Retry-After': '1' } : {});
+      case 'delay':
+        await next();
+        await new Promise((resolve) => setTimeout(resolve, fault.ms));
+        return;
+      case 'reset':
+        return noAnswer(c, true);
+      case 'hang':
+        await clientGoneOr(c, fault.ms);
+        return noAnswer(c, false);
+      case 'lost_answer':
+        await next();
+        // After the route (and the Idempotency-Key's answer) is committed: its answer is replaced by none.
+        return noAnswer(c, false);
+    }
+  };
+}
+
+const faultEntry = (c: Context<Env>, strike: Strike, time: string): LogEntry => ({
+  type: 'fault',
+  time,
+  ruleId: strike.ruleId,
+  fault: strike.fault.type,
+  method: c.req.method,
+  path: c.req.path,
+  key: requestKey(header(c, 'authorization')),
+});
+
+/**
+ * The header of an in-process answer that stands for no answer at all: there is no connection to close, and Hono
+ * re-wraps a `Response.error()`, so the msw handlers turn this one into the network error `fetch` would see.
+ */
+export const NO_ANSWER = 'x-va-sandbox-no-answer';
+
+/**
+ * Closes the connection with no answer: a TCP reset, or a plain close. 444 is nginx's "closed with no answer", as the
+ * request's log line shows it.
+ */
+function noAnswer(c: Context<Env>, reset: boolean): void {
+  const socket = c.env?.incoming?.socket;
+  if (reset) socket?.resetAndDestroy();
+  else socket?.destroy();
+  // Set, not returned: a response a middleware returns after the route answered is not used. Under the Node server
+  // nothing is written: @hono/node-server leaves a response marked as already sent alone.
+  c.res = new Response(null, { status: 444, headers: socket ? { 'x-hono-already-sent': 'true' } : { [NO_ANSWER]: reset ? 'reset' : 'closed' } });
+}
+
+/** Resolves after `ms`, or as soon as the client closes the connection (or aborts the request, in process). */
+function clientGoneOr(c: Context<Env>, ms: number): Promise<void> {
+  const socket = c.env?.incoming?.socket;
+  // Under the Node server the socket says it; asking the Request for its signal would build one for nothing.
+  const signal = socket ? null : c.req.raw.signal;
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      socket?.off('close', done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    socket?.once('close', done);
+    signal?.addEventListener('abort', done);
+  });
+}

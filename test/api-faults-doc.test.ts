@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scenarioSchema } from '../src/core/scenario.js';
+import { runScenarios } from '../src/sandbox/scenario-runner.js';
+import { api, eventually, ROOT, useReceiver, useServer } from './helpers.js';
+
+/** docs/api-faults.md's recipes, run as written: its JavaScript against a real server and receiver, its scenario by the runner. */
+const page = readFileSync(join(ROOT, 'docs', 'api-faults.md'), 'utf8');
+const blocks = (lang: string) => [...page.matchAll(new RegExp('```' + lang + '\\n([^]*?)```', 'g'))].map((m) => m[1]!);
+
+describe('docs/api-faults.md', () => {
+  it('the idempotent-retry recipe: a lost-answer create, the same request again, one payment and one created callback', async () => {
+    const { url } = await useServer();
+    const receiver = await useReceiver();
+    const [recipe] = blocks('js');
+    const run = new (Object.getPrototypeOf(async () => {}).constructor)('SANDBOX_URL', 'API_KEY', 'RECEIVER_URL', recipe) as (
+      ...args: string[]
+    ) => Promise<{ id: string }>;
+    const payment = await run(url, 'sk_recipe', receiver.url);
+    const account = api(url, 'sk_recipe');
+    const payments = await account.list('/api/v1/va-payments');
+    expect(payments.data.map((p: { id: string }) => p.id)).toEqual([payment.id]);
+    expect((await account.list('/sandbox/v1/api-faults')).data[0]).toMatchObject({ hits: 1, spent: true });
+    await eventually(async () => (await account.list('/sandbox/v1/deliveries')).data[0]?.status === 'delivered');
+    expect(receiver.received.map((r) => [r.url, r.body.eventType, r.body.vaPaymentId])).toEqual([['/callbacks', 'created', payment.id]]);
+  });
+
+  it('the scenario passes on a real server: a 503 and a lost answer, each retried with its key', async () => {
+    const { url } = await useServer();
+    const json = blocks('json').find((block) => block.includes('"$schema"'))!;
+    const run = await runScenarios([{ file: 'docs/api-faults.md', scenario: scenarioSchema.parse(JSON.parse(json)) }], { url });
+    const [scenario] = run.scenarios;
+    expect(scenario!.steps.filter((s) => s.status !== 'passed')).toEqual([]);
+    expect(scenario!.steps.map((s) => s.label)).toContain('apiFault POST /api/v1/va-payments: lost_answer');
+    expect((await api(url, scenario!.apiKey).list('/api/v1/va-payments')).pagination.total).toBe(2);
+  });
+});
