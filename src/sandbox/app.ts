@@ -12,6 +12,7 @@ import type { LogEntry } from './server-log.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
+import { rateLimiter } from './rate-limit.js';
 import type { Runtime } from './runtime.js';
 import { webUiRoutes } from './web-ui.js';
 
@@ -119,12 +120,17 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
         const error = new SandboxError('RATE_LIMIT_EXCEEDED', `More than ${rateLimit} requests per minute for this API key`);
         return fail(c, error, { ...verdict.headers, 'Retry-After': String(verdict.retryAfter) });
       }
-      const account = runtime.sandbox.account(key);
-      c.set('account', account);
-      // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer. If it
-      // cannot be stored (a full disk) it is undone, and reads still answer; a write then fails on its own.
-      if (account.runDue()) await runtime.commit().catch(() => {});
-      await next();
+      // Held in memory while the request runs: the same account object for every request of the key meanwhile.
+      const { account, release } = runtime.sandbox.hold(key);
+      try {
+        c.set('account', account);
+        // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer. If it
+        // cannot be stored (a full disk) it is undone, and reads still answer; a write then fails on its own.
+        if (account.runDue()) await runtime.commit().catch(() => {});
+        await next();
+      } finally {
+        release();
+      }
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) c.res.headers.set(name, value);
     });
     app.use(prefix, async (c, next) => {
@@ -283,27 +289,5 @@ function idempotency(runtime: Runtime) {
       inFlight.delete(slot);
       release();
     }
-  };
-}
-
-/** A fixed one-minute window per API key, on real time (rate limits are about the caller, not the sandbox clock). */
-function rateLimiter(limit: number, now: () => number) {
-  const MINUTE = 60_000;
-  const windows = new Map<string, { start: number; count: number }>();
-  return (key: string) => {
-    const at = now();
-    const start = Math.floor(at / MINUTE) * MINUTE;
-    let window = windows.get(key);
-    if (!window || window.start !== start) {
-      window = { start, count: 0 };
-      windows.set(key, window);
-    }
-    window.count++;
-    const headers = {
-      'X-RateLimit-Limit': String(limit),
-      'X-RateLimit-Remaining': String(Math.max(limit - window.count, 0)),
-      'X-RateLimit-Reset': String((start + MINUTE) / 1000),
-    };
-    return { allowed: window.count <= limit, retryAfter: Math.max(Math.ceil((start + MINUTE - at) / 1000), 1), headers };
   };
 }

@@ -42,6 +42,8 @@ export const PACED_BACKLOG = 16;
  */
 const PACE_WAIT_MS = 1000;
 
+const NO_FLIGHT: ReadonlyMap<string, Promise<void>> = new Map();
+
 const READ_LIMIT = 64 * 1024;
 /** With the `shuffle` fault, how long a first attempt may be held back, at most (ms of real time). */
 const SHUFFLE_HOLD_MS = 250;
@@ -83,11 +85,8 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
   let turn = 0;
   let closed = false;
 
-  const flightOf = (account: Account) => {
-    let flight = inFlight.get(account.key);
-    if (!flight) inFlight.set(account.key, (flight = new Map()));
-    return flight;
-  };
+  /** An account with none under way has no entry: an account costs nothing here once its attempts are over. */
+  const flightOf = (account: Account): ReadonlyMap<string, Promise<void>> => inFlight.get(account.key) ?? NO_FLIGHT;
   const idsOf = (account: Account): ReadonlySet<string> => new Set(flightOf(account).keys());
   const backlogOf = (account: Account): number => account.waitingFirst(flightOf(account).keys());
 
@@ -107,7 +106,8 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
   }
 
   function start(account: Account, due: DueDelivery): void {
-    const flight = flightOf(account);
+    let flight = inFlight.get(account.key);
+    if (!flight) inFlight.set(account.key, (flight = new Map()));
     const receiver = originOf(due.url);
     running++;
     perReceiver.set(receiver, (perReceiver.get(receiver) ?? 0) + 1);
@@ -115,6 +115,7 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       .finally(() => {
         // Out of flight before anything looks for more work: a retry of a delivery in flight is not queued.
         flight.delete(due.delivery.id);
+        if (flight.size === 0 && inFlight.get(account.key) === flight) inFlight.delete(account.key);
         running--;
         const left = perReceiver.get(receiver)! - 1;
         if (left === 0) perReceiver.delete(receiver);
@@ -123,7 +124,10 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
       })
       .then(() => (closed ? undefined : options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`))));
     flight.set(due.delivery.id, done);
-    lastStart.set(account.key, performance.now());
+    const now = performance.now();
+    // Only starts within PACE_WAIT_MS matter to `paced`: older ones go, so accounts long quiet cost nothing here.
+    for (const [key, at] of lastStart) if (now - at > PACE_WAIT_MS) lastStart.delete(key);
+    lastStart.set(account.key, now);
     release(account);
   }
 
@@ -217,12 +221,12 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
      * start (the next event of the same payment), until none is due or under way, or until `deadline` (performance.now()).
      */
     async deliverDue(account: Account, deadline: number): Promise<void> {
-      const flight = flightOf(account);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')));
       try {
         while (!closed) {
           const started = startDue(account);
+          const flight = flightOf(account);
           const next =
             flight.size > 0
               ? Promise.race(flight.values())

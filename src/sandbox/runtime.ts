@@ -1,5 +1,5 @@
 import { randomUUID, randomInt } from 'node:crypto';
-import { createSandbox, defaultDeliveryPolicy, type Account, type IdSource, type WallClock } from '../core/index.js';
+import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type Account, type AccountCache, type IdSource, type WallClock } from '../core/index.js';
 import { DAY_MS } from '../core/retention.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import { giveWay } from './give-way.js';
@@ -24,6 +24,8 @@ export interface RuntimeOptions {
   version?: string;
   /** Where long work says how it stands (a clock move, an import, a retention sweep); a board of its own when absent. */
   progress?: ProgressBoard;
+  /** How many accounts are kept in memory, and how long unused (`ACCOUNT_CACHE` when absent). */
+  accountCache?: AccountCache;
 }
 
 export const systemClock: WallClock = { now: () => Date.now() };
@@ -60,6 +62,9 @@ export async function createRuntime(options: RuntimeOptions) {
     strictTaxId: options.strictTaxId,
     hubIds: options.hubIds,
     ...(keepMs === undefined ? {} : { keepMs }),
+    cache: options.accountCache ?? ACCOUNT_CACHE,
+    // Callbacks to send (or an attempt under way) and a clock move keep their account in memory: they use it later.
+    busy: (key) => sending.has(key) || walks.has(key),
   });
   /** The accounts with deliveries to send (first attempts or retries): the only ones the deliverer looks at. */
   const sending = new Set<string>();
@@ -201,6 +206,9 @@ export async function createRuntime(options: RuntimeOptions) {
   }
   if (behind) log(`done what fell due while the server was stopped in ${Math.round(performance.now() - started)} ms`);
 
+  // Accounts unused for a while leave memory (the store keeps them), whether or not other keys come.
+  const forgetting = setInterval(() => sandbox.forgetIdle(), (options.accountCache ?? ACCOUNT_CACHE).idleMs).unref();
+
   /** Retention while running: the accounts in use are pruned once an hour of real time, saying how far it got. */
   function sweep(): void {
     if (keepMs === undefined) return;
@@ -234,6 +242,7 @@ export async function createRuntime(options: RuntimeOptions) {
       closed = true;
       if (timer) clearTimeout(timer);
       if (pruning) clearInterval(pruning);
+      clearInterval(forgetting);
       await deliverer.close();
       await store.close();
     },

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import type { IdSource, WallClock } from '../core/index.js';
+import type { AccountCache, IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
+import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore, startRefusal } from './store/database.js';
 import { filesMadeFor } from './store/made-files.js';
@@ -45,6 +46,10 @@ export interface ServerOptions extends AppOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Told how the server's own long work (a migration at start, a retention sweep) stands, then null once it is over. */
   onServerWork?: (view: ProgressView | null) => void;
+  /** How many accounts are kept in memory, and how long unused; `ACCOUNT_CACHE` when absent. */
+  accountCache?: AccountCache;
+  /** What one connection may make the server hold; `CONNECTION_LIMITS` for what is not given. */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -81,6 +86,7 @@ export async function startServer(options: ServerOptions = {}) {
     keepDays: options.keepDays,
     log: options.log,
     version: options.version,
+    accountCache: options.accountCache,
   }).catch((error: unknown) => {
     // What fell due at start read a page the start's check did not find damaged (a large file's is done beside it).
     throw store.path === null ? error : startRefusal(store.path, error);
@@ -108,7 +114,10 @@ export async function startServer(options: ServerOptions = {}) {
       return response;
     };
   }
-  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts });
+  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts }, {
+    ...CONNECTION_LIMITS,
+    ...options.connections,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -157,6 +166,7 @@ function httpServer(
   overrideGlobalObjects: boolean,
   log: (line: string) => void,
   timeouts: ServerTimeouts,
+  limits: ConnectionLimits,
 ) {
   let current: IncomingMessage | null = null;
   const listener = getRequestListener(fetch, {
@@ -180,11 +190,12 @@ function httpServer(
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: timeouts.checkEveryMs,
     },
-    (req, res) => {
+    connectionGate((req, res) => {
       current = req;
-      void listener(req, res);
+      const answered = listener(req, res);
       current = null;
-    },
+      return answered;
+    }, limits),
   );
   server.keepAliveTimeout = timeouts.keepAliveMs;
   // A client that sends its request and then closes its side (half-close) still gets the answer: Node's default
