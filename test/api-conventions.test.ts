@@ -62,6 +62,23 @@ describe('authentication and accounts', () => {
   });
 });
 
+describe('paths spelled as a route pattern', () => {
+  // Found by hardening-fuzz (seed 206618668): Hono ran the /sandbox/v1/* middleware twice for the path "/sandbox/v1/*",
+  // and the second run waited forever for a body the first had read.
+  it('a path with a `*` segment is 404 NOT_FOUND at once, with or without a body', async () => {
+    for (const [method, path] of [['POST', '/sandbox/v1/*'], ['DELETE', '/sandbox/v1/*'], ['POST', '/api/v1/*'], ['POST', '/api/v1/va-payments/*/cancel']]) {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: 'Bearer sk_conv_star', 'content-type': 'application/json' },
+        body: method === 'POST' ? '{"amount":1}' : undefined,
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(response.status).toBe(404);
+      expectEnvelope(await response.json(), 'NOT_FOUND', path);
+    }
+  });
+});
+
 describe('request bodies', () => {
   const post = (body: string | undefined, headers: Record<string, string>) =>
     fetch(`${server.url}/api/v1/va-payments`, { method: 'POST', headers: { authorization: 'Bearer sk_bodies', ...headers }, body });

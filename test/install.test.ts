@@ -91,8 +91,8 @@ describe('installed outside this repository', () => {
       await timed('pack', () => npm(ROOT, 'pack', '--pack-destination', packed));
       const tarball = join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz'))!);
       const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
-      // What a user needs and nothing else: the built code, the executable, the scenario fixtures.
-      expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json)$/.test(file))).toEqual([]);
+      // What a user needs and nothing else: the built code, the executable, the scenario fixtures, the two JSON Schemas.
+      expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json|config\.schema\.json)$/.test(file))).toEqual([]);
       expect(contents.some((file) => file.endsWith('.map'))).toBe(false);
       // The license's text travels with the code (package.json says MIT; the MIT license asks for its text).
       expect(contents).toContain('package/LICENSE');

@@ -106,6 +106,13 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   let scenarioSchema: Record<string, unknown> | undefined;
   app.get('/scenario.schema.json', (c) => c.json((scenarioSchema ??= scenarioJsonSchema())));
 
+  // Hono's router runs a prefix's middleware twice for a path spelled as its pattern ("/sandbox/v1/*"): its body
+  // was read by the first run, so the second waited forever. No route has a `*` segment: such a path is a 404.
+  app.use(async (c, next) => {
+    if (!c.req.path.split('/').includes('*')) return next();
+    if (c.env?.incoming) await readIncoming(c.env.incoming, MIB);
+    return fail(c, new SandboxError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`));
+  });
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     app.use(prefix, async (c, next) => {
       const key = /^Bearer\s+(\S+)\s*$/i.exec(header(c, 'authorization') ?? '')?.[1];
