@@ -651,13 +651,14 @@ const lastLine = (text) => text.trim().split('\n').filter((line) => /error/i.tes
 const WIREMOCK_JAR = join(ROOT, 'node_modules', 'wiremock', 'build', `wiremock-standalone-${dependencyVersion('wiremock')}.jar`);
 
 /**
- * Creates at 32 conn on three servers, each a child process started here, the same bounds and warm-up for each:
- * va-sandbox on a new database, bench/bare-server.js (node:http: read, parse, answer ~1 KB) and WireMock's standalone
+ * Creates at 32 conn on four servers, each a child process started here, the same bounds and warm-up for each:
+ * va-sandbox on a new database, bench/bare-server.js (node:http: read, parse, answer ~1 KB), bench/floor-server.js
+ * (the same, storing two rows a create in SQLite with group commit) and WireMock's standalone
  * JAR answering a stub (bench/wiremock/mappings) with no request journal or logging. WireMock needs Java: without it,
  * those rows say so and the bench goes on.
  */
 async function ceilingRuns() {
-  log('part 7: va-sandbox, bare node:http and WireMock at 32 conn');
+  log('part 7: va-sandbox, bare node:http, the SQLite floor and WireMock at 32 conn');
   const post = (origin, bounds) => load(origin, { concurrency: 32, ...bounds, make: () => ({ method: 'POST', path: routes.ours.create, headers, body: BODY_TEXT }) });
   const measure = async (name, started) => {
     const { child, origin } = await started;
@@ -672,26 +673,30 @@ async function ceilingRuns() {
     }
   };
   const ours = await measure('va-sandbox', launch('ours', join(work, 'ceiling')));
-  const bare = await measure('bare node:http', launchBare());
+  const bare = await measure('bare node:http', launchScript('bare-server.js'));
+  const floor = await measure('SQLite floor', launchScript('floor-server.js', join(work, 'floor.db')));
   const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
   const missing = java.error ? 'no `java` on PATH (Debian: apt-get install default-jre-headless)' : !existsSync(WIREMOCK_JAR) ? `no ${WIREMOCK_JAR} (npm ci installs it)` : null;
   const wiremock = missing ? null : await measure('WireMock', launchWireMock());
   if (missing) log(`WireMock rows skipped: ${missing}`);
 
   row('7', 'POST create, 0 records, 32 conn (beside: a bare node:http server, bench/bare-server.js)', runCell(ours), runCell(bare), fmt.ratio(ours.rps / bare.rps));
+  row('7', 'POST create, 0 records, 32 conn (beside: the SQLite floor, bench/floor-server.js)', runCell(ours), runCell(floor), fmt.ratio(ours.rps / floor.rps));
   row('7', `POST create, 0 records, 32 conn (beside: WireMock ${dependencyVersion('wiremock')} stub server)`, runCell(ours), wiremock ? runCell(wiremock) : `skipped: ${missing}`, wiremock ? fmt.ratio(ours.rps / wiremock.rps) : '');
   const bareRatio = ours.rps / bare.rps;
   const vsBare = (goal, ok) => target('creates at 32 conn vs a bare node:http server', `${fmt.rps(ours.rps)} req/s`, `${fmt.rps(bare.rps)} req/s`, fmt.ratio(bareRatio), goal, ok);
   vsBare('≥ 0.25× (#31)', bareRatio >= 0.25);
   vsBare('≥ 0.30× (#31: the aim)', bareRatio >= 0.3);
   vsBare('not below 0.20× (#31)', bareRatio >= 0.2);
+  target('creates at 32 conn vs the SQLite floor', `${fmt.rps(ours.rps)} req/s`, `${fmt.rps(floor.rps)} req/s`, fmt.ratio(ours.rps / floor.rps), '≥ 0.6× (#39)', ours.rps >= 0.6 * floor.rps);
   target('creates at 32 conn vs WireMock stub server', `${fmt.rps(ours.rps)} req/s`, wiremock ? `${fmt.rps(wiremock.rps)} req/s` : 'skipped: no Java', wiremock ? fmt.ratio(ours.rps / wiremock.rps) : '', '≥ 0.6× (#16; #31: beside it)', wiremock ? ours.rps >= 0.6 * wiremock.rps : null);
 }
 
-async function launchBare() {
+/** One of the bench's own servers (bench/bare-server.js, bench/floor-server.js) on a free port, with its other arguments. */
+async function launchScript(script, ...args) {
   const port = await freePort();
   const t0 = performance.now();
-  const child = track(startChild([join(ROOT, 'bench', 'bare-server.js'), String(port)]));
+  const child = track(startChild([join(ROOT, 'bench', script), String(port), ...args]));
   const origin = `http://127.0.0.1:${port}`;
   return { child, origin, readyMs: await waitReady(`${origin}/`, child, t0) };
 }
@@ -818,7 +823,7 @@ function print(minutes) {
     `part 3: starts from a fresh copy each; after SIGKILL: the seed committed five sixths at once, the last sixth 1,000 a commit, and SIGKILLed itself; "the first request": GET ${FIRST_PAGE} right after /health answered`,
     `part 5: creates on a new database with --fsync (synchronous=FULL) and without (NORMAL), bounds as part 1, the data in the system's temp folder`,
     `part 6: ${fmt.int(RECORDS)} payments (every other one paid, 100 payers' tax ids: 1,000 payments each, an external reference each), the server started from them; each row at 1 conn, bounds as part 1`,
-    `part 7: creates at 32 conn, at most ${fmt.int(FLOOD.run.count)} / ${FLOOD.run.seconds} s after ${fmt.int(FLOOD.warmup.count)} / ${FLOOD.warmup.seconds} s of warm-up, on va-sandbox (new database), bench/bare-server.js (node:http) and WireMock ${dependencyVersion('wiremock')} (java -jar, --no-request-journal --disable-request-logging, stub in bench/wiremock), one after the other`,
+    `part 7: creates at 32 conn, at most ${fmt.int(FLOOD.run.count)} / ${FLOOD.run.seconds} s after ${fmt.int(FLOOD.warmup.count)} / ${FLOOD.warmup.seconds} s of warm-up, on va-sandbox (new database), bench/bare-server.js (node:http), bench/floor-server.js (the same storing each create's payment and event rows in SQLite, group commit) and WireMock ${dependencyVersion('wiremock')} (java -jar, --no-request-journal --disable-request-logging, stub in bench/wiremock), one after the other`,
     `part 8: ${fmt.int(LARGE)} payments (a tenth paid, 100 payers' tax ids, an external reference each, TTL 8 h) SIGKILLed right after their writes were acknowledged (as part 3); for each of 4 first pages a start from that database, /health, that page as the first request and again, then SIGKILL; then a start, creates at 32 conn as part 7 (beside: a new database, the same), peak RSS through the SIGTERM stop`,
     `seeding: va-sandbox through its core in a child process (bench/seed.js, one commit: one SQLite transaction), json-server by writing db.json; total ${minutes} min`,
     '',
