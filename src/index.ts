@@ -1,6 +1,6 @@
 /** `va-sandbox` as a library: a sandbox inside a test suite, its typed client, receivers and scenarios. */
 export { startSandbox, type StartedSandbox, type StartSandboxOptions } from './sandbox/start-sandbox.js';
-export * from './core/api-client.js';
+export * from './client/api-client.js';
 export { startReceiver, type ReceivedCallback, type Receiver, type ReceiverOptions } from './sandbox/receiver.js';
 export {
   loadScenarioFile,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { LogEntry } from '../src/sandbox/server-log.js';
 import { jsonLine, logLine } from '../src/sandbox/server-log.js';
 import { setupServer } from 'msw/node';
-import { sandboxClient } from '../src/core/api-client.js';
+import { sandboxClient } from '../src/client/api-client.js';
 import { scenarioSchema } from '../src/core/scenario.js';
 import { runScenarios } from '../src/sandbox/scenario-runner.js';
 import { sandboxHandlers } from '../src/msw.js';

@@ -5,27 +5,38 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers.js';
 
 /**
- * The direction of dependencies (docs/architecture.md): cli -> sandbox -> core, web -> core, and the package's entry
- * points (src/index.ts, src/msw.ts) over all of them. Every import of every file under src is read from its syntax
- * (static, type-only, `export … from`, dynamic `import()` and `typeof import()`), resolved to a layer, and checked.
+ * The direction of dependencies (docs/architecture.md): web -> client -> core; cli -> sandbox, client -> core;
+ * sandbox -> core (and the client, for the scenario runner and `startSandbox`, which drive a server through it); the
+ * package's entry points (src/index.ts, src/msw.ts) over all of them. Every import of every file under src is read
+ * from its syntax (static, type-only, `export … from`, dynamic `import()` and `typeof import()`), resolved to a layer,
+ * and checked; and no file imports, however indirectly, itself.
  */
 const SRC = join(ROOT, 'src');
 
-type Layer = 'core' | 'sandbox' | 'cli' | 'web' | 'entry';
+/** A path as the problems name it: from the package's root, with forward slashes. */
+const shown = (path: string) => relative(ROOT, path).split(sep).join('/');
+
+type Layer = 'core' | 'client' | 'sandbox' | 'cli' | 'web' | 'entry';
+const LAYERS: readonly Layer[] = ['core', 'client', 'sandbox', 'cli', 'web'];
 const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
   core: ['core'],
-  sandbox: ['sandbox', 'core'],
-  cli: ['cli', 'sandbox', 'core'],
-  web: ['web', 'core'],
-  entry: ['entry', 'cli', 'sandbox', 'core', 'web'],
+  client: ['client', 'core'],
+  sandbox: ['sandbox', 'client', 'core'],
+  cli: ['cli', 'sandbox', 'client', 'core'],
+  web: ['web', 'client', 'core'],
+  entry: ['entry', 'cli', 'sandbox', 'client', 'core', 'web'],
 };
 
-/** Bare modules a layer may not import: the core is pure (no HTTP, storage, terminal or page), the web runs in a browser. */
+/**
+ * Bare modules a layer may not import: the core is pure (no HTTP, timers, storage, terminal or page), the client runs
+ * in a browser as well as in Node, the web runs in a browser.
+ */
 const FORBIDDEN: Partial<Record<Layer, (module: string) => boolean>> = {
   core: (module) =>
-    /^(node:)?(http|https|http2|net|tls|sqlite)$/.test(module) ||
+    /^(node:)?(http|https|http2|net|tls|dgram|sqlite|timers|timers\/promises)$/.test(module) ||
     /^(undici|ink|react|react-dom|hono|commander|lowdb)(\/|$)/.test(module) ||
     /^(@hono|ink-)/.test(module),
+  client: (module) => module.startsWith('node:'),
   web: (module) => module.startsWith('node:'),
 };
 
@@ -33,8 +44,12 @@ const FORBIDDEN: Partial<Record<Layer, (module: string) => boolean>> = {
 function layerOf(path: string): Layer | null {
   const [first, ...rest] = relative(SRC, path).split(sep);
   if (rest.length === 0) return /^(index|msw)\.(ts|js)$/.test(first!) ? 'entry' : null;
-  return first === 'core' || first === 'sandbox' || first === 'cli' || first === 'web' ? first : null;
+  return LAYERS.find((layer) => layer === first) ?? null;
 }
+
+/** A file's syntax tree, with parents (the global check looks at where a name stands). */
+const syntaxOf = (path: string, text: string) =>
+  ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
 
 interface Import {
   specifier: string | null;
@@ -43,7 +58,7 @@ interface Import {
 
 /** Every module a file's text imports or re-exports; `specifier` null for a dynamic import of a computed name. */
 function importsOf(path: string, text: string): Import[] {
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = syntaxOf(path, text);
   const found: Import[] = [];
   const add = (node: ts.Node, specifier: ts.Node | undefined) => {
     const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
@@ -62,12 +77,11 @@ function importsOf(path: string, text: string): Import[] {
 
 /** What is wrong with a file's imports, one line each: the file, the line, the import and the rule it breaks. */
 function violations(path: string, text: string): string[] {
-  const name = relative(ROOT, path).split(sep).join('/');
   const from = layerOf(path);
-  if (!from) return [`${name}: not in a layer (src/core, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)`];
+  if (!from) return [`${shown(path)}: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)`];
   const problems: string[] = [];
   for (const { specifier, line } of importsOf(path, text)) {
-    const at = `${name}:${line}`;
+    const at = `${shown(path)}:${line}`;
     if (specifier === null) {
       problems.push(`${at}: a dynamic import of a computed name, which this check cannot follow`);
     } else if (specifier.startsWith('.')) {
@@ -81,16 +95,148 @@ function violations(path: string, text: string): string[] {
   return problems;
 }
 
+/** The source file a relative import names (`./views.js` is `views.ts` or `views.tsx`), or null when it is none of src's. */
+function fileOf(from: string, specifier: string, files: ReadonlySet<string>): string | null {
+  const path = resolve(dirname(from), specifier).replace(/\.js$/, '');
+  return [`${path}.ts`, `${path}.tsx`, join(path, 'index.ts')].find((file) => files.has(file)) ?? null;
+}
+
+/** Each file's relative imports, as the files they name: type-only ones too (a cycle of types is still a cycle). */
+function importGraph(texts: ReadonlyMap<string, string>): Map<string, string[]> {
+  const files = new Set(texts.keys());
+  return new Map(
+    [...texts].map(([path, text]) => [
+      path,
+      importsOf(path, text).flatMap(({ specifier }) => {
+        const file = specifier?.startsWith('.') ? fileOf(path, specifier, files) : null;
+        return file ? [file] : [];
+      }),
+    ]),
+  );
+}
+
+/** A group of files that import each other (directly or through others), and the shortest way round from its first. */
+interface Knot {
+  files: string[];
+  way: string[];
+}
+
+/** Each knot of a graph of imports: Tarjan's strongly connected components of more than one file, or a file importing itself. */
+function knotsIn(graph: ReadonlyMap<string, readonly string[]>): Knot[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const connect = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) connect(next);
+      if (stack.includes(next)) low.set(node, Math.min(low.get(node)!, low.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group = stack.splice(stack.indexOf(node));
+    if (group.length > 1 || graph.get(node)?.includes(node)) groups.push(group.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) connect(node);
+  return groups.map((files) => ({ files, way: wayRound(graph, files[0]!, new Set(files)) }));
+}
+
+/** The shortest path from `start` back to it inside a group of files that import each other. */
+function wayRound(graph: ReadonlyMap<string, readonly string[]>, start: string, group: ReadonlySet<string>): string[] {
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (const node of queue) {
+    for (const next of graph.get(node) ?? []) {
+      if (!group.has(next) || cameFrom.has(next)) continue;
+      cameFrom.set(next, node);
+      if (next === start) {
+        const path = [start];
+        for (let at = node; at !== start; at = cameFrom.get(at)!) path.unshift(at);
+        return [start, ...path];
+      }
+      queue.push(next);
+    }
+  }
+  return [start];
+}
+
+/** A knot in one line: its shortest way round, and all its files when there are more (each other cycle goes through them). */
+const described = ({ files, way }: Knot): string =>
+  way.map(shown).join(' -> ') + (files.length > way.length - 1 ? ` (${files.length} files import each other: ${files.map(shown).join(', ')})` : '');
+
+/** The globals of transport and time src/core may not use: fetch and the timers (the runtime owns both). */
+const TRANSPORT_GLOBALS = new Set(['fetch', 'setTimeout', 'setInterval', 'setImmediate']);
+const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
+
+/** Whether an identifier only names a member or a property (`options.fetch`, `{ fetch: … }`), not the global. */
+function namesMember(node: ts.Identifier): boolean {
+  const parent = node.parent;
+  if (ts.isQualifiedName(parent)) return parent.right === node;
+  const named =
+    ts.isPropertyAccessExpression(parent) ||
+    ts.isPropertyAssignment(parent) ||
+    ts.isPropertySignature(parent) ||
+    ts.isPropertyDeclaration(parent) ||
+    ts.isMethodDeclaration(parent) ||
+    ts.isMethodSignature(parent);
+  return named && parent.name === node;
+}
+
+/** Each use of a transport global in a file, as `file:line: uses 'fetch'`: by its name, or as a member of globalThis. */
+function transportGlobals(path: string, text: string): string[] {
+  const source = syntaxOf(path, text);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    let name: string | undefined;
+    if (ts.isIdentifier(node) && !namesMember(node)) name = node.text;
+    else if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && GLOBAL_OBJECTS.has(node.expression.text)) name = node.name.text;
+    else if (ts.isElementAccessExpression(node) && ts.isIdentifier(node.expression) && GLOBAL_OBJECTS.has(node.expression.text) && ts.isStringLiteralLike(node.argumentExpression)) {
+      name = node.argumentExpression.text;
+    }
+    if (name !== undefined && TRANSPORT_GLOBALS.has(name)) {
+      const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+      found.push(`${shown(path)}:${line}: uses '${name}', which core may not use`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 const sources = (readdirSync(SRC, { recursive: true, encoding: 'utf8' }) as string[])
   .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'))
   .map((file) => join(SRC, file))
   .sort();
 
+/** Every source file's text, by its path. */
+const texts = new Map(sources.map((path) => [path, readFileSync(path, 'utf8')]));
 describe('the direction of imports', () => {
-  it('every file under src imports only the layers below it (cli -> sandbox -> core, web -> core)', () => {
+  it('every file under src imports only the layers below it (web -> client -> core; cli -> sandbox, client -> core)', () => {
     expect(sources.length).toBeGreaterThan(100);
-    const problems = sources.flatMap((path) => violations(path, readFileSync(path, 'utf8')));
+    const problems = sources.flatMap((path) => violations(path, texts.get(path)!));
     expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('no file under src imports itself, however indirectly: no import cycle, type-only imports included', () => {
+    const knots = knotsIn(importGraph(texts)).map(described);
+    expect(knots, knots.join('\n')).toEqual([]);
+  });
+
+  it('finds each cycle, through type-only imports and index files too, and names the way round', () => {
+    const files = new Map([
+      [join(SRC, 'core', 'a.ts'), "import type { B } from './b.js';"],
+      [join(SRC, 'core', 'b.ts'), "export * from './c/index.js';"],
+      [join(SRC, 'core', 'c', 'index.ts'), "import { a } from '../a.js';\nimport { d } from '../d.js';"],
+      [join(SRC, 'core', 'd.ts'), "import { a } from './a.js';"],
+      [join(SRC, 'core', 'e.ts'), "import { a } from './a.js';\nimport './e.js';"],
+      [join(SRC, 'core', 'f.ts'), "import { a } from './a.js';"],
+    ]);
+    expect(knotsIn(importGraph(files)).map(described)).toEqual([
+      'src/core/a.ts -> src/core/b.ts -> src/core/c/index.ts -> src/core/a.ts (4 files import each other: src/core/a.ts, src/core/b.ts, src/core/c/index.ts, src/core/d.ts)',
+      'src/core/e.ts -> src/core/e.ts',
+    ]);
   });
 
   it('reads static, type-only, re-exported and dynamic imports alike', () => {
@@ -121,23 +267,31 @@ describe('the direction of imports', () => {
   it('names the file, the line and the import that goes the wrong way', () => {
     const check = (file: string, text: string) => violations(join(SRC, ...file.split('/')), text);
     expect(check('web/live.ts', "import { serverSentEvents } from '../cli/sse.js';")).toEqual([
-      "src/web/live.ts:1: imports '../cli/sse.js' (web -> cli; web may import only web, core)",
+      "src/web/live.ts:1: imports '../cli/sse.js' (web -> cli; web may import only web, client, core)",
     ]);
-    expect(check('core/x.ts', "import './y.js';\nconst s = await import('../sandbox/server.js');\nimport type { Hono } from 'hono';\nimport { request } from 'node:http';")).toEqual([
+    expect(check('client/x.ts', "import { startServer } from '../sandbox/server.js';\nimport { request } from 'node:http';\nimport type { Page } from '../core/pagination.js';")).toEqual([
+      "src/client/x.ts:1: imports '../sandbox/server.js' (client -> sandbox; client may import only client, core)",
+      "src/client/x.ts:2: imports 'node:http', which client may not import",
+    ]);
+    expect(
+      check('core/x.ts', "import './y.js';\nconst s = await import('../sandbox/server.js');\nimport type { Hono } from 'hono';\nimport { request } from 'node:http';\nimport { setTimeout } from 'node:timers/promises';\nimport type { SandboxClient } from '../client/api-client.js';"),
+    ).toEqual([
       "src/core/x.ts:2: imports '../sandbox/server.js' (core -> sandbox; core may import only core)",
       "src/core/x.ts:3: imports 'hono', which core may not import",
       "src/core/x.ts:4: imports 'node:http', which core may not import",
+      "src/core/x.ts:5: imports 'node:timers/promises', which core may not import",
+      "src/core/x.ts:6: imports '../client/api-client.js' (core -> client; core may import only core)",
     ]);
     expect(check('sandbox/x.ts', "export * from '../web/api.js';\nimport { a } from '../index.js';")).toEqual([
-      "src/sandbox/x.ts:1: imports '../web/api.js' (sandbox -> web; sandbox may import only sandbox, core)",
-      "src/sandbox/x.ts:2: imports '../index.js' (sandbox -> entry; sandbox may import only sandbox, core)",
+      "src/sandbox/x.ts:1: imports '../web/api.js' (sandbox -> web; sandbox may import only sandbox, client, core)",
+      "src/sandbox/x.ts:2: imports '../index.js' (sandbox -> entry; sandbox may import only sandbox, client, core)",
     ]);
     expect(check('web/x.tsx', "import { readFile } from 'node:fs';\nimport { c } from '../../package.json';")).toEqual([
       "src/web/x.tsx:1: imports 'node:fs', which web may not import",
       "src/web/x.tsx:2: imports '../../package.json', outside the layers of src",
     ]);
     expect(check('index.ts', "export * from './cli/main.js';\nexport * from './web/api.js';")).toEqual([]);
-    expect(check('util.ts', '')).toEqual(['src/util.ts: not in a layer (src/core, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)']);
+    expect(check('util.ts', '')).toEqual(['src/util.ts: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)']);
   });
 });
 
@@ -152,8 +306,27 @@ describe('determinism of the core', () => {
   it('no file under src/core reads the clock or randomness itself', () => {
     const core = sources.filter((path) => path.startsWith(join(SRC, 'core')));
     expect(core.length).toBeGreaterThan(20);
-    const problems = core.flatMap((path) => uninjected(path, readFileSync(path, 'utf8')));
+    const problems = core.flatMap((path) => uninjected(path, texts.get(path)!));
     expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('no file under src/core calls fetch or sets a timer: transport and timers are the runtime\'s (src/sandbox, src/client)', () => {
+    const core = sources.filter((path) => path.startsWith(join(SRC, 'core')));
+    const problems = core.flatMap((path) => transportGlobals(path, texts.get(path)!));
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('names such a use by the global\'s name or as a member of globalThis, not a member or property of the same name', () => {
+    const found = (text: string) => transportGlobals(join(SRC, 'core', 'x.ts'), text);
+    expect(found("await fetch(url);\nsetTimeout(done, 5);\nconst t = setInterval;\nglobalThis.setImmediate(go);\nglobalThis['fetch'](url);\nconst f = { fetch };")).toEqual([
+      "src/core/x.ts:1: uses 'fetch', which core may not use",
+      "src/core/x.ts:2: uses 'setTimeout', which core may not use",
+      "src/core/x.ts:3: uses 'setInterval', which core may not use",
+      "src/core/x.ts:4: uses 'setImmediate', which core may not use",
+      "src/core/x.ts:5: uses 'fetch', which core may not use",
+      "src/core/x.ts:6: uses 'fetch', which core may not use",
+    ]);
+    expect(found('options.fetch(url);\nconst o = { fetch: 1, setTimeout() {} };\ninterface I { fetch: F }\ntype T = A.setTimeout;\n// fetch in a comment')).toEqual([]);
   });
 
   it('names such a read, however it is written', () => {

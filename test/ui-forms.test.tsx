@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { SandboxApiError } from '../src/core/api-client.js';
+import { SandboxApiError } from '../src/client/api-client.js';
 import { Form, type FormSpec, type Values } from '../src/cli/ui/form.js';
 import { cancelForm, clientForm, clockForm, paymentForm, redeliverForm, transferForm } from '../src/cli/ui/forms.js';
 import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../src/core/schemas.js';

@@ -4,7 +4,7 @@ import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
-import { idsStartingWith, isShortId, shortIdProblem } from '../core/short-id.js';
+import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
 
 export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SandboxApiError } from '../core/api-client.js';
+import { SandboxApiError } from '../client/api-client.js';
 
 /**
  * API errors in the words the user typed: a detail about a request field (`total: Too small…`) names the flag that

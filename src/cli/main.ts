@@ -19,7 +19,7 @@ import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { transferCommand } from './commands/transfer.js';
 import { uiCommand } from './commands/ui.js';
-import { NotASandboxError, SandboxApiError } from '../core/api-client.js';
+import { NotASandboxError, SandboxApiError } from '../client/api-client.js';
 import { UnreachableError } from './client.js';
 import { example, globalOptions, UsageError } from './context.js';
 import { namingFlags } from './flags.js';

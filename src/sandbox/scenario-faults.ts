@@ -1,5 +1,5 @@
-import { faultText } from '../core/api-fault-words.js';
-import { SandboxApiError, sandboxClient, type SandboxClient } from '../core/api-client.js';
+import { faultText } from '../client/api-fault-words.js';
+import { SandboxApiError, sandboxClient, type SandboxClient } from '../client/api-client.js';
 import type { ScenarioStep } from '../core/scenario.js';
 
 /** API faults in scenarios (contract part 7): `{"apiFault": {rule}}` steps, and `expectFault` on a later request. */

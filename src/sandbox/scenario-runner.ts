@@ -27,7 +27,7 @@ import {
   type SandboxClient,
   type TransferBody,
   type UpdateClientBody,
-} from '../core/api-client.js';
+} from '../client/api-client.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { apiFaultTarget, faultFailures, withIdempotencyKey } from './scenario-faults.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxClient } from '../core/api-client.js';
+import { sandboxClient } from '../client/api-client.js';
 import { startReceiver } from './receiver.js';
 import { startServer } from './server.js';
 

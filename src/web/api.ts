@@ -1,4 +1,4 @@
-import { sandboxClient, SandboxApiError, type Pagination, type Query } from '../core/api-client.js';
+import { sandboxClient, SandboxApiError, type Pagination, type Query } from '../client/api-client.js';
 
 /** The sandbox's public and sandbox endpoints, called with the key the user gave, like any client. */
 

@@ -1,4 +1,4 @@
-import { serverSentEvents } from '../core/sse.js';
+import { serverSentEvents } from '../client/sse.js';
 import type { LiveEvent } from '../core/account.js';
 import type { Api } from './api.js';
 

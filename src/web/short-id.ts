@@ -1,4 +1,4 @@
-import { idsStartingWith, isShortId, shortIdProblem } from '../core/short-id.js';
+import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
 import type { Api } from './api.js';
 
 /**

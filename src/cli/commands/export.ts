@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { AccountExport } from '../../core/account-export.js';
-import { NotASandboxError } from '../../core/api-client.js';
+import { NotASandboxError } from '../../client/api-client.js';
 import type { Client } from '../client.js';
 import { contextOf, example, given, globalOptions } from '../context.js';
 import { progressWanted, withProgress } from '../progress.js';

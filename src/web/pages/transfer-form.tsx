@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { transferSchema } from '../../core/schemas.js';
 import { fieldErrors } from '../api.js';
-import type { TransferBody } from '../../core/api-client.js';
+import type { TransferBody } from '../../client/api-client.js';
 import { ErrorNote, Field, SelectField, useAction, useApp } from '../ui.js';
 import { issuesOf, numberOr } from './form-values.js';
 

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import type { AccountExport } from './account-export.js';
-import type { apiFaultRuleSchema, ApiFaultRuleView } from './api-faults.js';
-import type { faultsSchema } from './delivery-settings.js';
-import type { ErrorCode } from './errors.js';
-import type { Scenario } from './scenario.js';
-import type { Faults } from './state.js';
-import type { Page, Pagination } from './pagination.js';
+import type { AccountExport } from '../core/account-export.js';
+import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-fault-rules.js';
+import type { faultsSchema } from '../core/delivery-settings.js';
+import type { ErrorCode } from '../core/errors.js';
+import type { Scenario } from '../core/scenario.js';
+import type { Faults } from '../core/state.js';
+import type { Page, Pagination } from '../core/pagination.js';
 import type {
   clientCvuSchema,
   createClientSchema,
@@ -18,7 +18,7 @@ import type {
   transferSchema,
   updateClientSchema,
   updateInvoiceSchema,
-} from './schemas.js';
+} from '../core/schemas.js';
 import type {
   BalanceView,
   ClientView,
@@ -34,7 +34,7 @@ import type {
   TransactionsView,
   TransferView,
   VaPaymentView,
-} from './views.js';
+} from '../core/views.js';
 
 /**
  * The one client of the sandbox's HTTP API: test suites (`startSandbox().client`), the scenario runner, the CLI and
@@ -56,7 +56,7 @@ export type CvuStatusBody = z.input<typeof clientCvuSchema>;
 export type FaultsBody = z.input<typeof faultsSchema>;
 export type ApiFaultRuleBody = z.input<typeof apiFaultRuleSchema>;
 
-export type * from './views.js';
+export type * from '../core/views.js';
 export type { AccountExport, ApiFaultRuleView, Faults, Scenario };
 
 export type { Page, Pagination };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idsStartingWith, isShortId, SHORT_ID_SCAN, type ListPage } from '../../src/core/short-id.js';
+import { idsStartingWith, isShortId, SHORT_ID_SCAN, type ListPage } from '../../src/client/short-id.js';
 
 /** A list of `total` records, newest first, whose ids are `n` in hex padded as a UUID's first block; counts the pages read. */
 function list(total: number) {
