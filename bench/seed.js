@@ -2,8 +2,8 @@
 // `node ...SEED_ARGS`, see lib.js):
 //   node bench/seed.js --data DIR/state.db --key sk_bench --payments N [--pay | --mix [--pay-every K]] [--ids FILE]
 //                      [--kill [--tail N]] [--body JSON]
-// It starts the real server on that database (port 0, loopback) and calls the account's methods, the same ones the
-// HTTP routes call (createVaPayment, createTransfer), committing every 10,000 payments, as a route does after a write:
+// It starts the real server on that database (port 0, loopback) and calls the account's parts, the same ones the
+// HTTP routes call (vaPayments.createVaPayment, transfers.createTransfer), committing every 10,000 payments, as a route does after a write:
 // each write goes into the open SQLite transaction, and a commit ends it. `--pay` follows each payment with a transfer that pays it in full; `--mix` pays every K-th one
 // (`--pay-every`, default 2), gives each one of 100 payers' tax ids (`clientTaxId`) and an external reference of its
 // own (`order-<i>`), for the filtered lists.
@@ -52,10 +52,10 @@ try {
     commitMs += performance.now() - at;
   };
   for (let i = 0; i < total; i++) {
-    const payment = account.createVaPayment(values.mix ? { ...body, clientTaxId: taxId(i), externalReference: `order-${i}` } : body);
+    const payment = account.vaPayments.createVaPayment(values.mix ? { ...body, clientTaxId: taxId(i), externalReference: `order-${i}` } : body);
     ids.push(payment.id);
     if (values.pay || (values.mix && i % payEvery === 0)) {
-      account.createTransfer({ to: payment.cvu, total: body.amount });
+      account.transfers.createTransfer({ to: payment.cvu, total: body.amount });
       transfers++;
     }
     if (i % 10_000 === 9_999) await commit();
@@ -65,7 +65,7 @@ try {
   done.makeMs = Math.round(performance.now() - started - commitMs);
   // The tail: more payments, a commit per 1,000 as a server taking creates would make.
   for (let i = 0; i < tail; i++) {
-    ids.push(account.createVaPayment(body).id);
+    ids.push(account.vaPayments.createVaPayment(body).id);
     if (i % 1_000 === 999 || i === tail - 1) await server.runtime.commit();
   }
   Object.assign(done, { payments: ids.length, transfers });

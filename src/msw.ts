@@ -95,7 +95,7 @@ function callbacksDue(runtime: Runtime): boolean {
   return runtime.sandbox.accounts().some((account) => {
     const now = account.now();
     for (let page = 1; ; page++) {
-      const open = account.listDeliveries({ status: 'pending,retrying', limit: '100', page: String(page) });
+      const open = account.deliveries.listDeliveries({ status: 'pending,retrying', limit: '100', page: String(page) });
       if (open.data.some((delivery) => delivery.nextAttemptAt !== null && delivery.nextAttemptAt <= now)) return true;
       if (page >= open.pagination.totalPages) return false;
     }

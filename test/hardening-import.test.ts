@@ -268,8 +268,8 @@ describe('a large import (issue 31, point 6)', () => {
     const sandbox = createSandbox({ storage: memoryStore(), clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), ids: seededIds(41) });
     const source = sandbox.account('sk_large_source');
     for (let i = 0; i < 10_000; i++) {
-      const made = source.createVaPayment({ ...payment(1 + i, 'time'), callbackUrl: 'http://127.0.0.1:1/hook' });
-      if (i % 2 === 0) source.createTransfer({ to: made.cvu, total: 1 + i });
+      const made = source.vaPayments.createVaPayment({ ...payment(1 + i, 'time'), callbackUrl: 'http://127.0.0.1:1/hook' });
+      if (i % 2 === 0) source.transfers.createTransfer({ to: made.cvu, total: 1 + i });
     }
     const file = JSON.stringify(exportAccount(source));
     const spawned = await spawnServer(['--memory']);

@@ -186,5 +186,5 @@ export async function importAccount(account: Account, body: unknown, dryRun = fa
   await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, apiFaults, heldSince: doc.exportedAt, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
   account.holdImported(held);
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
-  return { imported: true, clock: account.clock(), counts: account.counts() };
+  return { imported: true, clock: account.clock.view(), counts: account.counts() };
 }

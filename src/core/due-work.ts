@@ -4,7 +4,7 @@ import { SandboxError } from './errors.js';
 import { COLUMNS } from './repository.js';
 import { clockAdvanceSchema, clockSetSchema, MAX_CLOCK_MOVE_SECONDS, parse } from './schemas.js';
 
-/** A clock move as `DueWork.clockMove` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
+/** A clock move as `DueWork.move` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
 export interface ClockMove {
   until: () => number;
   finish: () => { now: string; offsetSeconds: number };
@@ -35,7 +35,8 @@ export class DueWork {
     private readonly nextRetryAt: (inFlight: ReadonlySet<string>) => number | null,
   ) {}
 
-  clock() {
+  /** The clock as `GET /sandbox/v1/clock` answers it. */
+  view() {
     return { now: this.ctx.now(), offsetSeconds: this.ctx.head.clockOffsetMs / 1000 };
   }
 
@@ -44,7 +45,7 @@ export class DueWork {
    * forward only. The runtime walks to `until()`, standing at each due instant in turn (`standAt`) and doing its work
    * there, then calls `finish`, from which the clock runs on with real time.
    */
-  clockMove(kind: 'advance' | 'set', body: unknown): ClockMove {
+  move(kind: 'advance' | 'set', body: unknown): ClockMove {
     const { ctx } = this;
     if (kind === 'advance') {
       const { seconds } = parse(clockAdvanceSchema, body);
@@ -86,7 +87,7 @@ export class DueWork {
   }
 
   /** Ends a walk: the clock runs on with real time, the offset ahead of it; the clock as it reads at that moment. */
-  private runOn(offsetAt: (wallNow: number) => number): ReturnType<DueWork['clock']> {
+  private runOn(offsetAt: (wallNow: number) => number): ReturnType<DueWork['view']> {
     const { ctx } = this;
     const wallNow = ctx.deps.clock.now();
     ctx.standing = null;

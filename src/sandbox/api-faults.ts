@@ -8,10 +8,10 @@ type Fail = (c: Context<Env>, error: SandboxError, headers?: Record<string, stri
 
 /** Contract part 7: an account's API fault rules, added, listed and removed like its other sandbox settings. */
 export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {
-  post('/sandbox/v1/api-faults', (account, body) => account.addApiFault(body), { status: 201 });
-  list('/sandbox/v1/api-faults', (account, query) => account.listApiFaults(query));
-  del('/sandbox/v1/api-faults', (account) => account.clearApiFaults(), { body: 'none' });
-  del('/sandbox/v1/api-faults/:id', (account, _body, c) => account.removeApiFault(param(c, 'id')), { body: 'none' });
+  post('/sandbox/v1/api-faults', (account, body) => account.apiFaults.add(body), { status: 201 });
+  list('/sandbox/v1/api-faults', (account, query) => account.apiFaults.list(query));
+  del('/sandbox/v1/api-faults', (account) => account.apiFaults.clear(), { body: 'none' });
+  del('/sandbox/v1/api-faults/:id', (account, _body, c) => account.apiFaults.remove(param(c, 'id')), { body: 'none' });
 }
 
 /**
@@ -22,7 +22,7 @@ export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {
 export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry) => void) {
   return async (c: Context<Env>, next: () => Promise<void>) => {
     const account = c.get('account');
-    const strike = account.strikeApiFault(c.req.method, c.req.path);
+    const strike = account.apiFaults.strike(c.req.method, c.req.path);
     if (!strike) return next();
     // The rule's count and generator are stored before it acts: after a restart the sequence goes on from here.
     await runtime.commit();

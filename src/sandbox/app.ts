@@ -133,7 +133,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
         c.set('account', account);
         // Nothing waits for a timer to catch up: what is due by the account's clock happens before any answer. If it
         // cannot be stored (a full disk) it is undone, and reads still answer; a write then fails on its own.
-        if (account.runDue()) await runtime.commit().catch(() => {});
+        if (account.clock.runDue()) await runtime.commit().catch(() => {});
         await next();
       } finally {
         release();
@@ -278,7 +278,7 @@ function idempotency(runtime: Runtime) {
       if (first.fingerprint !== fingerprint) throw conflict();
       await first.done;
     }
-    const seen = account.idempotent(key);
+    const seen = account.idempotency.idempotent(key);
     if (seen) {
       if (seen.fingerprint !== fingerprint) throw conflict();
       c.res = c.json(seen.body, seen.status as 200, { 'Idempotent-Replayed': 'true' });
@@ -289,7 +289,7 @@ function idempotency(runtime: Runtime) {
     try {
       await next();
       if (c.res.status >= 200 && c.res.status < 300) {
-        account.remember(key, fingerprint, c.res.status, await c.res.clone().json());
+        account.idempotency.remember(key, fingerprint, c.res.status, await c.res.clone().json());
         await runtime.commit();
       }
     } finally {

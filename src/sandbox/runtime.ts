@@ -131,7 +131,7 @@ export async function createRuntime(options: RuntimeOptions) {
     work?.report(0, keys.length);
     for (const [i, key] of keys.entries()) {
       const account = sandbox.account(key);
-      account.runDue();
+      account.clock.runDue();
       // Written again even if nothing changed: the store then knows when it next falls due.
       store.writeHead(key, account.head);
       work?.report(i + 1);
@@ -165,21 +165,21 @@ export async function createRuntime(options: RuntimeOptions) {
   }
 
   async function walkClock(account: Account, kind: 'advance' | 'set', body: unknown) {
-    const move = account.clockMove(kind, body);
+    const move = account.clock.move(kind, body);
     const deadline = performance.now() + WALK_WAIT_MS;
     const from = account.nowMs();
     const work = progress.start(account.key, `clock ${kind}`, Math.round((move.until() - from) / 1000), 'sandbox seconds');
     const clock = await deliverer.walk(account, async () => {
       // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
-      account.standAt(account.nowMs());
+      account.clock.standAt(account.nowMs());
       // A walk over thousands of instants would hold every other request up: it lets them in between slices.
       const pause = giveWay();
       for (;;) {
         const attempting = performance.now() < deadline;
         if (attempting) await deliverer.deliverDue(account, deadline);
-        const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
+        const at = account.clock.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
         if (at === null) break;
-        account.standAt(at);
+        account.clock.standAt(at);
         work.report(Math.round((at - from) / 1000));
         await pause();
       }

@@ -8,7 +8,7 @@ function setup() {
   const clock = new FakeClock(Date.parse('2026-11-21T12:00:00Z'));
   const sandbox = createSandbox({ storage: memoryStore(), clock, ids: seededIds(7) });
   const account = sandbox.account('sk_queue');
-  const create = (amount: number) => account.createVaPayment({ ...PAYMENT, amount, callbackUrl: 'http://127.0.0.1:9/hook' });
+  const create = (amount: number) => account.vaPayments.createVaPayment({ ...PAYMENT, amount, callbackUrl: 'http://127.0.0.1:9/hook' });
   const due = (inFlight = new Set<string>()) => [...account.dueDeliveries(inFlight)].map(({ delivery }) => delivery);
   const fail = (id: string) =>
     account.recordAttempt(id, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
@@ -20,7 +20,7 @@ describe('the delivery queue', () => {
     const { account, create, due } = setup();
     const first = create(10);
     const second = create(20);
-    account.cancelVaPayment(first.id);
+    account.vaPayments.cancelVaPayment(first.id);
     // The first payment's `cancelled` waits until its `created` has had its first attempt, in flight or not.
     const [createdOfFirst, createdOfSecond] = due();
     expect(due().map((d) => [d.eventType, d.id])).toEqual([['created', createdOfFirst!.id], ['created', createdOfSecond!.id]]);

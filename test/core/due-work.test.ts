@@ -33,7 +33,7 @@ describe('the clock and due work', () => {
     make.expiry('p1', 2000);
     make.cvu('c1', 1000);
     make.expiry('p0', 1000);
-    expect(due.nextDueAt()! - due.clock().offsetSeconds * 1000).toBe(clock.now() + 1000);
+    expect(due.nextDueAt()! - due.view().offsetSeconds * 1000).toBe(clock.now() + 1000);
     expect(due.runDue()).toBe(false);
     clock.advance(1000);
     expect(due.runDue()).toBe(true);
@@ -62,13 +62,13 @@ describe('the clock and due work', () => {
   it('a clock move walks to its end, standing at each due instant; set goes forward only', () => {
     const { ctx, due, done, start, make } = setup();
     make.expiry('p1', 60_000);
-    const move = due.clockMove('advance', { seconds: 120 });
+    const move = due.move('advance', { seconds: 120 });
     const at = due.nextInstant(move.until(), null)!;
     expect(at).toBe(start + 60_000);
     due.standAt(at);
     expect([ctx.nowMs() - start, done]).toEqual([60_000, ['expiry:p1@60000']]);
     expect(due.nextInstant(move.until(), null)).toBe(null);
     expect(move.finish().offsetSeconds).toBe(120);
-    expect(() => due.clockMove('set', { at: new Date(start).toISOString() })).toThrow(/only moves forward/);
+    expect(() => due.move('set', { at: new Date(start).toISOString() })).toThrow(/only moves forward/);
   });
 });

@@ -170,7 +170,7 @@ describe('the order of a payment’s events', () => {
   it('an expiry met by a clock move is raised at its due instant, not when the move ends', () => {
     const m = accountModules();
     const payment = m.payments.createVaPayment({ ...PAYMENT, ttlSeconds: 60, callbackUrl: CALLBACK });
-    const move = m.due.clockMove('advance', { seconds: 3600 });
+    const move = m.due.move('advance', { seconds: 3600 });
     for (let at = m.due.nextInstant(move.until(), null); at !== null; at = m.due.nextInstant(move.until(), null)) m.due.standAt(at);
     move.finish();
     expect(allEvents(m).map((e) => [e.eventType, e.createdAt])).toEqual([

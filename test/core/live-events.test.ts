@@ -12,8 +12,8 @@ describe('live events (Sandbox.on)', () => {
     const leaveDeliveries = sandbox.on((live) => deliveries.push(live), ['delivery']);
     const account = sandbox.account('sk_live');
 
-    const payment = account.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
-    const [delivery] = account.listDeliveries({}).data;
+    const payment = account.vaPayments.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
+    const [delivery] = account.deliveries.listDeliveries({}).data;
     account.recordAttempt(delivery!.id, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
 
     expect(all.map((live) => live.type)).toEqual(['event', 'delivery']);
@@ -23,7 +23,7 @@ describe('live events (Sandbox.on)', () => {
     expect(deliveries).toEqual([all[1]]);
 
     leaveAll();
-    account.createVaPayment({ ...PAYMENT, amount: 11 });
+    account.vaPayments.createVaPayment({ ...PAYMENT, amount: 11 });
     expect(all).toHaveLength(2);
     expect(deliveries).toHaveLength(1);
     leaveDeliveries();

@@ -10,7 +10,7 @@ import { block, count, pad, page, paint, status, type Output, type Pagination } 
 import { followUntilInterrupted } from '../follow.js';
 
 type DeliveryView = ReturnType<typeof deliveryView>;
-export type DeliveryDetail = ReturnType<Account['getDelivery']>;
+export type DeliveryDetail = ReturnType<Account['deliveries']['getDelivery']>;
 export type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
 type DeliveriesPage = { data: DeliveryView[]; pagination: Pagination };
 

@@ -30,7 +30,8 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
       const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, options.body !== 'optional');
       const account = c.get('account');
       const backlog = runtime.deliverer.backlogOf(account);
-      const result = handler(account, body, c);
+      // A write reads the clock once: what it records, and the events it raises, carry one instant.
+      const result = account.write(() => handler(account, body, c));
       // Read before the handler's first await: whether this write raised callbacks, not what others did meanwhile.
       const raised = runtime.deliverer.backlogOf(account) > backlog;
       const data = await result;
