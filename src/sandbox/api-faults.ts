@@ -1,10 +1,8 @@
 import type { Context } from 'hono';
-import { apiFaultError, iso, type SandboxError, type Strike } from '../core/index.js';
-import { header, param, type Env, type RouteKit } from './routes/kit.js';
+import { apiFaultError, iso, type Strike } from '../core/index.js';
+import { header, param, type Env, type Fail, type RouteKit } from './routes/kit.js';
 import type { Runtime } from './runtime.js';
 import { requestKey, type LogEntry } from './server-log.js';
-
-type Fail = (c: Context<Env>, error: SandboxError, headers?: Record<string, string>) => Response;
 
 /** Contract part 7: an account's API fault rules, added, listed and removed like its other sandbox settings. */
 export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {

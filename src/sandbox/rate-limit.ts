@@ -23,3 +23,5 @@ export function rateLimiter(limit: number, now: () => number) {
     return { allowed: count <= limit, retryAfter: Math.max(Math.ceil((start + MINUTE - at) / 1000), 1), headers };
   };
 }
+
+export type RateLimiter = ReturnType<typeof rateLimiter>;

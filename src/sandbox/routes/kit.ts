@@ -8,6 +8,8 @@ import type { Runtime } from '../runtime.js';
 export type Env = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined; Variables: { account: Account; body: string } };
 
 type Ok = (c: Context<Env>, data: unknown, status?: 200 | 201, extra?: Record<string, unknown>) => Response;
+/** Answers with the contract's error envelope (app.ts's), with extra headers. */
+export type Fail = (c: Context<Env>, error: SandboxError, headers?: Record<string, string>) => Response;
 
 interface WriteOptions {
   status?: 200 | 201;
