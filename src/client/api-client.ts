@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import type { AccountExport } from '../core/account-export.js';
 import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-fault-rules.js';
 import type { faultsSchema } from '../core/delivery-settings.js';
-import type { ErrorCode } from '../core/errors.js';
 import type { Scenario } from '../core/scenario.js';
 import type { Faults } from '../core/state.js';
 import type { Page, Pagination } from '../core/pagination.js';
+import { at, requests, type Answer, type Query, type Requests, type SandboxClientOptions } from './http.js';
 import type {
   clientCvuSchema,
   createClientSchema,
@@ -39,7 +39,7 @@ import type {
 /**
  * The one client of the sandbox's HTTP API: test suites (`startSandbox().client`), the scenario runner, the CLI and
  * the web page. Bodies take what the API takes; answers are typed by the zod view schemas the OpenAPI document is
- * made from. Plain `fetch`, or any function that answers like it (the CLI's over node:http).
+ * made from. The requests under it: `http.ts`.
  */
 
 export type CreateVaPaymentBody = z.input<typeof createVaPaymentSchema>;
@@ -60,137 +60,94 @@ export type * from '../core/views.js';
 export type { AccountExport, ApiFaultRuleView, Faults, Scenario };
 
 export type { Page, Pagination };
-/** Query values; undefined (and empty) ones are left out, arrays are sent comma-separated. */
-export type Query = Record<string, unknown>;
-
-/** An error envelope of the API. */
-export class SandboxApiError extends Error {
-  override readonly name = 'SandboxApiError';
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    /** The API's message, which `message` gives after the code (`NOT_FOUND: …`). */
-    readonly reason: string,
-    readonly details: string[],
-  ) {
-    super(`${code}: ${reason}`);
-  }
-}
-
-/** An answer without the sandbox's JSON envelope: something else answers at the URL. */
-export class NotASandboxError extends Error {
-  override readonly name = 'NotASandboxError';
-  constructor(
-    readonly url: string,
-    readonly status: number,
-  ) {
-    super(`${url} answered HTTP ${status} without the sandbox's JSON envelope: is it a va-sandbox?`);
-  }
-}
-
-/** What the client needs of an answer; a fetch Response has it. */
-export interface Answer {
-  status: number;
-  text(): Promise<string>;
-}
-
-export interface Init {
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-  signal?: AbortSignal;
-}
-
-export interface CallOptions {
-  body?: unknown;
-  query?: Query;
-  signal?: AbortSignal;
-}
-
-/** A success envelope: `data`, the `message` cancel adds, and a list's `pagination`. */
-export interface Envelope<T> {
-  data: T;
-  message?: string;
-  pagination?: Pagination;
-}
-
-export interface SandboxClientOptions<A extends Answer = Response> {
-  /** Default: the global fetch (so msw's `setupServer` sees the requests). */
-  fetch?: (url: URL, init: Init) => Promise<A>;
-  /** Sent with every request, e.g. an `Idempotency-Key`. */
-  headers?: Record<string, string>;
-}
+export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Envelope, type Init, type Query, type SandboxClientOptions } from './http.js';
 
 export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
-  const base = baseUrl.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? ((url: URL, init: Init) => fetch(url, init) as unknown as Promise<A>);
-
-  /** The answer of a 2xx, as it streams in (the live stream, a download); any other answer throws what the API said. */
-  async function send(method: string, path: string, { body, query, signal }: CallOptions = {}): Promise<A> {
-    const url = new URL(base + path);
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== '') url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
-    }
-    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${apiKey}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const answer = await doFetch(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body), signal });
-    if (answer.status >= 200 && answer.status < 300) return answer;
-    const fault = (await envelopeOf(answer))?.error;
-    if (!fault?.code) throw new NotASandboxError(base, answer.status);
-    throw new SandboxApiError(answer.status, fault.code, fault.message ?? '', fault.details ?? []);
-  }
-
-  /** The envelope of a 2xx answer. */
-  async function call<T>(method: string, path: string, options?: CallOptions): Promise<Envelope<T>> {
-    const answer = await send(method, path, options);
-    const envelope = await envelopeOf(answer);
-    if (envelope?.success !== true) throw new NotASandboxError(base, answer.status);
-    return envelope;
-  }
-
-  const get = async <T>(path: string, query?: Query) => (await call<T>('GET', path, { query })).data;
-  /** One page of a list: `data` and `pagination`, as the API answers it. */
-  const list = async <T>(path: string, query?: Query): Promise<Page<T>> => {
-    const { data, pagination } = await call<T[]>('GET', path, { query });
-    return { data, pagination: pagination! };
+  const http = requests(baseUrl, apiKey, options);
+  const clock = clockCalls(http);
+  return {
+    url: http.base,
+    apiKey,
+    send: http.send,
+    call: http.call,
+    vaPayments: vaPaymentCalls(http),
+    clients: clientCalls(http),
+    transfers: {
+      create: (body: TransferBody) => http.post<TransferView>('/sandbox/v1/transfers', body),
+      list: (query?: Query) => http.list<TransferView>('/sandbox/v1/transfers', query),
+    },
+    events: {
+      list: (query?: Query) => http.list<EventView>('/sandbox/v1/events', query),
+      all: () => http.all<EventView>('/sandbox/v1/events'),
+    },
+    deliveries: deliveryCalls(http, clock),
+    clock,
+    ...settingCalls(http),
+    reset: () => http.post<{ reset: true }>('/sandbox/v1/reset'),
+    export: () => http.get<AccountExport>('/sandbox/v1/export'),
+    /** The account's story as a scenario file. */
+    scenario: (name?: string) => http.get<Scenario>('/sandbox/v1/scenario', { name }),
+    /** `dryRun`: only check the file and count what it holds. */
+    import: (doc: AccountExport | unknown, { dryRun = false } = {}) => http.post<ImportResult>('/sandbox/v1/import', doc, dryRun ? { dryRun: 1 } : undefined),
   };
-  const post = async <T>(path: string, body?: unknown, query?: Query) => (await call<T>('POST', path, { body, query })).data;
-  const patch = async <T>(path: string, body: unknown) => (await call<T>('PATCH', path, { body })).data;
-  const at = (id: string | number) => encodeURIComponent(id);
+}
 
-  /** Every item of a list, page after page. */
-  async function all<T>(path: string, query: Query = {}): Promise<T[]> {
-    const items: T[] = [];
-    for (let page = 1; ; page++) {
-      const answer = await list<T>(path, { ...query, page, limit: 100 });
-      items.push(...answer.data);
-      if (page >= answer.pagination.totalPages) return items;
-    }
-  }
+export type SandboxClient<A extends Answer = Response> = ReturnType<typeof sandboxClient<A>>;
 
-  const clock = {
-    get: () => get<ClockView>('/sandbox/v1/clock'),
-    advance: (seconds: number) => post<ClockView>('/sandbox/v1/clock/advance', { seconds }),
-    /** Forward only: an earlier time is 409 INVALID_STATE. */
-    set: (at: string) => post<ClockView>('/sandbox/v1/clock/set', { at }),
-  };
+/** Contract part 2. */
+const vaPaymentCalls = (http: Requests) => ({
+  create: (body: CreateVaPaymentBody) => http.post<VaPaymentView>('/api/v1/va-payments', body),
+  list: (query?: Query) => http.list<VaPaymentView>('/api/v1/va-payments', query),
+  get: (id: string) => http.get<VaPaymentView>(`/api/v1/va-payments/${at(id)}`),
+  cancel: (id: string) => http.post<VaPaymentView>(`/api/v1/va-payments/${at(id)}/cancel`),
+});
 
+/** Contract part 3, and the sandbox's CVU switch, ledger movements and allocations. */
+const clientCalls = (http: Requests) => ({
+  create: (body: CreateClientBody) => http.post<ClientView>('/api/v1/clients', body),
+  list: (query?: Query) => http.list<ClientView>('/api/v1/clients', query),
+  get: (id: string) => http.get<ClientView>(`/api/v1/clients/${at(id)}`),
+  update: (id: string, body: UpdateClientBody) => http.patch<ClientView>(`/api/v1/clients/${at(id)}`, body),
+  balance: (id: string) => http.get<BalanceView>(`/api/v1/clients/${at(id)}/balance`),
+  /** The one list whose real shape keeps its items inside `data`: `data.transactions`, `data.pagination`. */
+  transactions: (id: string, query?: Query) => http.get<TransactionsView>(`/api/v1/clients/${at(id)}/transactions`, query),
+  createInvoice: (id: string, body: CreateInvoiceBody) => http.post<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, body),
+  updateInvoice: (id: string, invoiceId: string, body: UpdateInvoiceBody) =>
+    http.patch<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`, body),
+  invoices: (id: string, query?: Query) => http.list<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, query),
+  setCvuStatus: (id: string, body: CvuStatusBody) => http.post<ClientView>(`/sandbox/v1/clients/${at(id)}/cvu`, body),
+  createDebit: (id: string, body: DebitBody) => http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/debits`, body),
+  getInvoice: (id: string, invoiceId: string) => http.get<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`),
+  createLedgerEntry: (id: string, body: LedgerEntryBody) => http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/ledger`, body),
+  allocate: (id: string, invoiceId: string, body: AllocationBody) =>
+    http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/invoices/${at(invoiceId)}/allocations`, body),
+});
+
+const clockCalls = (http: Requests) => ({
+  get: () => http.get<ClockView>('/sandbox/v1/clock'),
+  advance: (seconds: number) => http.post<ClockView>('/sandbox/v1/clock/advance', { seconds }),
+  /** Forward only: an earlier time is 409 INVALID_STATE. */
+  set: (at: string) => http.post<ClockView>('/sandbox/v1/clock/set', { at }),
+});
+
+/** The delivery log, redelivery, the release of held deliveries, and waiting until no attempt is due. */
+function deliveryCalls(http: Requests, clock: ReturnType<typeof clockCalls>) {
   const deliveries = {
-    list: (query?: Query) => list<DeliveryView>('/sandbox/v1/deliveries', query),
-    all: (query?: Query) => all<DeliveryView>('/sandbox/v1/deliveries', query),
-    get: (id: string) => get<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}`),
+    list: (query?: Query) => http.list<DeliveryView>('/sandbox/v1/deliveries', query),
+    all: (query?: Query) => http.all<DeliveryView>('/sandbox/v1/deliveries', query),
+    get: (id: string) => http.get<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}`),
     /** A new delivery of the same event, to `url` if given. */
-    redeliver: (id: string, url?: string) => post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/redeliver`, url === undefined ? undefined : { url }),
+    redeliver: (id: string, url?: string) => http.post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/redeliver`, url === undefined ? undefined : { url }),
     /** Sends every `held` delivery (an import's): how many went. */
-    releaseAll: () => post<{ released: number }>('/sandbox/v1/deliveries/release'),
+    releaseAll: () => http.post<{ released: number }>('/sandbox/v1/deliveries/release'),
     /** Sends one `held` delivery, to `url` if given. */
-    release: (id: string, url?: string) => post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/release`, url === undefined ? undefined : { url }),
+    release: (id: string, url?: string) => http.post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/release`, url === undefined ? undefined : { url }),
     /**
      * Resolves once no callback attempt is due: every open delivery waits for a later retry time. Call it before
      * moving the clock, so a retry counts from the failure that came before, and before reading what a receiver got.
      */
     async settle({ timeoutMs = 20_000 }: { timeoutMs?: number } = {}): Promise<void> {
-      // A timer says when time is up: the core reads no clock of its own.
+      // A timer says when time is up: the sandbox's clock may stand still, or jump.
       let late = false;
       const timer = setTimeout(() => (late = true), timeoutMs);
       try {
@@ -207,85 +164,31 @@ export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiK
       }
     },
   };
-
-  return {
-    url: base,
-    apiKey,
-    send,
-    call,
-    vaPayments: {
-      create: (body: CreateVaPaymentBody) => post<VaPaymentView>('/api/v1/va-payments', body),
-      list: (query?: Query) => list<VaPaymentView>('/api/v1/va-payments', query),
-      get: (id: string) => get<VaPaymentView>(`/api/v1/va-payments/${at(id)}`),
-      cancel: (id: string) => post<VaPaymentView>(`/api/v1/va-payments/${at(id)}/cancel`),
-    },
-    clients: {
-      create: (body: CreateClientBody) => post<ClientView>('/api/v1/clients', body),
-      list: (query?: Query) => list<ClientView>('/api/v1/clients', query),
-      get: (id: string) => get<ClientView>(`/api/v1/clients/${at(id)}`),
-      update: (id: string, body: UpdateClientBody) => patch<ClientView>(`/api/v1/clients/${at(id)}`, body),
-      balance: (id: string) => get<BalanceView>(`/api/v1/clients/${at(id)}/balance`),
-      /** The one list whose real shape keeps its items inside `data`: `data.transactions`, `data.pagination`. */
-      transactions: (id: string, query?: Query) => get<TransactionsView>(`/api/v1/clients/${at(id)}/transactions`, query),
-      createInvoice: (id: string, body: CreateInvoiceBody) => post<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, body),
-      updateInvoice: (id: string, invoiceId: string, body: UpdateInvoiceBody) =>
-        patch<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`, body),
-      invoices: (id: string, query?: Query) => list<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, query),
-      setCvuStatus: (id: string, body: CvuStatusBody) => post<ClientView>(`/sandbox/v1/clients/${at(id)}/cvu`, body),
-      createDebit: (id: string, body: DebitBody) => post<EntryView>(`/sandbox/v1/clients/${at(id)}/debits`, body),
-      getInvoice: (id: string, invoiceId: string) => get<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`),
-      createLedgerEntry: (id: string, body: LedgerEntryBody) => post<EntryView>(`/sandbox/v1/clients/${at(id)}/ledger`, body),
-      allocate: (id: string, invoiceId: string, body: AllocationBody) =>
-        post<EntryView>(`/sandbox/v1/clients/${at(id)}/invoices/${at(invoiceId)}/allocations`, body),
-    },
-    transfers: {
-      create: (body: TransferBody) => post<TransferView>('/sandbox/v1/transfers', body),
-      list: (query?: Query) => list<TransferView>('/sandbox/v1/transfers', query),
-    },
-    events: {
-      list: (query?: Query) => list<EventView>('/sandbox/v1/events', query),
-      all: () => all<EventView>('/sandbox/v1/events'),
-    },
-    deliveries,
-    clock,
-    hubs: {
-      list: (query?: Query) => list<HubView>('/sandbox/v1/hubs', query),
-      /** A hub by id, made on first use (unless the sandbox was started with `--hubs` leaving it out). */
-      get: (id: number) => get<HubView>(`/sandbox/v1/hubs/${id}`),
-      update: (id: number, body: HubPatchBody) => patch<HubView>(`/sandbox/v1/hubs/${id}`, body),
-    },
-    forwarding: {
-      get: () => get<ForwardingView>('/sandbox/v1/forwarding'),
-      /** Every callback attempt of the account goes to `url` instead of its configured URL. */
-      set: (url: string) => call<ForwardingView>('PUT', '/sandbox/v1/forwarding', { body: { url } }).then(({ data }) => data),
-      delete: () => call<ForwardingView>('DELETE', '/sandbox/v1/forwarding').then(({ data }) => data),
-    },
-    faults: {
-      get: () => get<Faults>('/sandbox/v1/faults'),
-      set: (body: FaultsBody) => call<Faults>('PUT', '/sandbox/v1/faults', { body }).then(({ data }) => data),
-    },
-    apiFaults: {
-      list: (query?: Query) => list<ApiFaultRuleView>('/sandbox/v1/api-faults', query),
-      add: (body: ApiFaultRuleBody) => post<ApiFaultRuleView>('/sandbox/v1/api-faults', body),
-      remove: (id: string) => call<ApiFaultRuleView>('DELETE', `/sandbox/v1/api-faults/${at(id)}`).then(({ data }) => data),
-      clear: () => call<{ deleted: number }>('DELETE', '/sandbox/v1/api-faults').then(({ data }) => data),
-    },
-    reset: () => post<{ reset: true }>('/sandbox/v1/reset'),
-    export: () => get<AccountExport>('/sandbox/v1/export'),
-    /** The account's story as a scenario file. */
-    scenario: (name?: string) => get<Scenario>('/sandbox/v1/scenario', { name }),
-    /** `dryRun`: only check the file and count what it holds. */
-    import: (doc: AccountExport | unknown, { dryRun = false } = {}) => post<ImportResult>('/sandbox/v1/import', doc, dryRun ? { dryRun: 1 } : undefined),
-  };
+  return deliveries;
 }
 
-export type SandboxClient<A extends Answer = Response> = ReturnType<typeof sandboxClient<A>>;
-
-/** The JSON of an answer, or null when it is not JSON. */
-async function envelopeOf(answer: Answer): Promise<any> {
-  try {
-    return JSON.parse(await answer.text());
-  } catch {
-    return null;
-  }
-}
+/** The account's sandbox settings: hubs, forwarding, delivery faults and API fault rules. */
+const settingCalls = (http: Requests) => ({
+  hubs: {
+    list: (query?: Query) => http.list<HubView>('/sandbox/v1/hubs', query),
+    /** A hub by id, made on first use (unless the sandbox was started with `--hubs` leaving it out). */
+    get: (id: number) => http.get<HubView>(`/sandbox/v1/hubs/${id}`),
+    update: (id: number, body: HubPatchBody) => http.patch<HubView>(`/sandbox/v1/hubs/${id}`, body),
+  },
+  forwarding: {
+    get: () => http.get<ForwardingView>('/sandbox/v1/forwarding'),
+    /** Every callback attempt of the account goes to `url` instead of its configured URL. */
+    set: (url: string) => http.put<ForwardingView>('/sandbox/v1/forwarding', { url }),
+    delete: () => http.delete<ForwardingView>('/sandbox/v1/forwarding'),
+  },
+  faults: {
+    get: () => http.get<Faults>('/sandbox/v1/faults'),
+    set: (body: FaultsBody) => http.put<Faults>('/sandbox/v1/faults', body),
+  },
+  apiFaults: {
+    list: (query?: Query) => http.list<ApiFaultRuleView>('/sandbox/v1/api-faults', query),
+    add: (body: ApiFaultRuleBody) => http.post<ApiFaultRuleView>('/sandbox/v1/api-faults', body),
+    remove: (id: string) => http.delete<ApiFaultRuleView>(`/sandbox/v1/api-faults/${at(id)}`),
+    clear: () => http.delete<{ deleted: number }>('/sandbox/v1/api-faults'),
+  },
+});
