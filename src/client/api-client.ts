@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { AccountExport } from '../core/account-export.js';
-import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-fault-rules.js';
+import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults.js';
 import type { faultsSchema } from '../core/delivery-settings.js';
 import type { Scenario } from '../core/scenario.js';
 import type { Faults } from '../core/state.js';

@@ -5,7 +5,7 @@ import type { AccountHead, Repository, Row, Storage } from './repository.js';
 import type { Attempt, SandboxEvent, TableName } from './state.js';
 import type { deliveryView, eventView, transferView } from './views.js';
 import type { forwardingView } from './delivery-settings.js';
-import type { ApiFaultsNews } from './api-fault-rules.js';
+import type { ApiFaultType } from './api-faults.js';
 
 /** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
 export type LiveEvent =
@@ -14,6 +14,18 @@ export type LiveEvent =
   | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
   | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> }
   | { type: 'apiFaults'; account: string; apiFaults: ApiFaultsNews };
+
+/**
+ * What the live stream tells of an account's rules (an `apiFaults` message): how many there are, how many may still
+ * fault, their hits, and the request just faulted (null when a rule was added or removed). A faulted request says
+ * nothing else live: a view of the rules hears of it only so.
+ */
+export interface ApiFaultsNews {
+  rules: number;
+  active: number;
+  hits: number;
+  faulted: { ruleId: string; fault: ApiFaultType; method: string; path: string; at: string } | null;
+}
 
 /** What a live delivery message says of its event: whose it is and the body sent. */
 export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;

@@ -12,7 +12,7 @@ import { prune } from './retention.js';
 import { Transfers } from './transfers.js';
 import { VaPayments } from './va-payments.js';
 
-export type { AccountDeps, DeliveredEvent, LiveEvent } from './account-context.js';
+export type { AccountDeps, ApiFaultsNews, DeliveredEvent, LiveEvent } from './account-context.js';
 export type { DueDelivery } from './delivery-log.js';
 export type { ClockMove } from './due-work.js';
 

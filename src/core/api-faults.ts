@@ -1,21 +1,115 @@
-import type { AccountContext } from './account-context.js';
-import {
-  apiFaultRuleSchema,
-  apiFaultRuleView,
-  MAX_API_FAULT_RULES,
-  pathMatches,
-  type ApiFaultRule,
-  type ApiFaultRuleView,
-  type ApiFaultsNews,
-  type Strike,
-} from './api-fault-rules.js';
-import { notFound, SandboxError } from './errors.js';
+import { z } from 'zod';
+import type { AccountContext, ApiFaultsNews } from './account-context.js';
+import { notFound, SandboxError, type ErrorCode } from './errors.js';
 import { mulberry32Step } from './ids.js';
 import { paginate } from './pagination.js';
 import { listQuery, parse } from './schemas.js';
 
-/** Where a rule's generator starts when it names no seed. */
+/**
+ * API faults (contract part 7): rules that make an account's own `/api/v1` requests misbehave as production does
+ * during an incident. A rule is data, as a Toxiproxy toxic or a WireMock fault is: where it applies (method and
+ * path), what it does (`fault`), and how often (`times`, or a `probability` drawn from its own seeded generator).
+ */
+
+/** The error statuses a rule may answer, each with the contract's code. */
+export const API_FAULT_ERRORS = {
+  500: 'INTERNAL_ERROR',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+  429: 'RATE_LIMIT_EXCEEDED',
+} as const satisfies Record<number, ErrorCode>;
+
+export const API_FAULT_METHODS = ['*', 'GET', 'POST', 'PATCH', 'DELETE'] as const;
+export const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
+export type ApiFaultType = (typeof API_FAULT_TYPES)[number];
+
+/** More rules than anyone reads; the account's head stays small. */
+export const MAX_API_FAULT_RULES = 100;
+export const DEFAULT_HANG_MS = 30_000;
 const DEFAULT_SEED = 1;
+
+/** `/api/v1` and segments; `{name}` or `*` stands for one segment. */
+const PATH = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
+
+const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504), z.literal(429)]);
+
+export const apiFaultSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('error'), status }).describe('Answer with this status in the error envelope; nothing is carried out'),
+  z.strictObject({ type: z.literal('delay'), ms: z.number().int().min(1).max(60_000) }).describe('Carry the request out; answer that many real ms later'),
+  z.strictObject({ type: z.literal('reset') }).describe('Close the connection with no answer; nothing is carried out'),
+  z
+    .strictObject({ type: z.literal('hang'), ms: z.number().int().min(1).max(120_000).default(DEFAULT_HANG_MS) })
+    .describe('No answer for that long (or until the client closes), then close; nothing is carried out'),
+  z.strictObject({ type: z.literal('lost_answer') }).describe('Carry the request out and commit it, then close the connection with no answer'),
+]);
+export type ApiFault = z.output<typeof apiFaultSchema>;
+
+/** `POST /sandbox/v1/api-faults`: exactly one of `times` and `probability`; `seed` only with `probability`. */
+export const apiFaultRuleSchema = z
+  .strictObject({
+    method: z.enum(API_FAULT_METHODS).default('*'),
+    path: z.string().max(512).regex(PATH, 'must be a path under /api/v1, where {id} or * stands for one segment'),
+    fault: apiFaultSchema,
+    times: z.number().int().min(1).max(10_000).nullable().default(null).describe('The next N matching requests; then the rule is spent'),
+    probability: z.number().min(0).max(1).nullable().default(null).describe("Each matching request, drawn from the rule's own generator"),
+    seed: z.number().int().nullable().default(null).describe('Where the generator starts (default 1): the same requests in the same order get the same faults'),
+  })
+  .superRefine((rule, ctx) => {
+    if ((rule.times === null) === (rule.probability === null)) ctx.addIssue({ code: 'custom', path: ['times'], message: 'give times or probability, exactly one' });
+    if (rule.seed !== null && rule.probability === null) ctx.addIssue({ code: 'custom', path: ['seed'], message: 'only a rule with a probability draws' });
+  });
+
+/** A rule as the account keeps it: `draw` is its generator's state (mulberry32's one number, so a restart goes on), the rest is answered. */
+export interface ApiFaultRule {
+  id: string;
+  method: (typeof API_FAULT_METHODS)[number];
+  path: string;
+  fault: ApiFault;
+  times: number | null;
+  probability: number | null;
+  seed: number | null;
+  hits: number;
+  spent: boolean;
+  createdAt: string;
+  draw: number;
+}
+
+/** A rule as the API answers it: what was asked (defaults filled in), and `id`, `hits`, `spent`, `createdAt`. */
+export const apiFaultRuleViewSchema = z.strictObject({
+  id: z.uuid(),
+  method: z.enum(API_FAULT_METHODS),
+  path: z.string(),
+  fault: apiFaultSchema,
+  times: z.number().int().nullable(),
+  probability: z.number().nullable(),
+  seed: z.number().int().nullable().describe('The seed the generator started from (1 unless given); null for a times rule'),
+  hits: z.number().int().describe('Requests the rule faulted'),
+  spent: z.boolean().describe('A times rule that faulted its N requests: it matches nothing more'),
+  createdAt: z.iso.datetime(),
+});
+export type ApiFaultRuleView = z.output<typeof apiFaultRuleViewSchema>;
+
+export const apiFaultsClearedSchema = z.strictObject({ deleted: z.number().int().describe('How many rules were removed') });
+
+export const apiFaultRuleView = ({ draw: _draw, ...rule }: ApiFaultRule): ApiFaultRuleView => rule;
+
+/** A request a rule faults: the rule's id and what to do. */
+export interface Strike {
+  ruleId: string;
+  fault: ApiFault;
+}
+
+/** Whether a rule's path pattern names a request path: segment by segment, `{name}` and `*` standing for any one. */
+export function pathMatches(pattern: string, path: string): boolean {
+  const want = pattern.replace(/\/$/, '').split('/');
+  const got = path.replace(/\/$/, '').split('/');
+  return want.length === got.length && want.every((segment, i) => segment === '*' || /^\{\w*\}$/.test(segment) || segment === got[i]);
+}
+
+/** The error a rule's `error` fault answers with. */
+export const apiFaultError = (ruleId: string, fault: Extract<ApiFault, { type: 'error' }>) =>
+  new SandboxError(API_FAULT_ERRORS[fault.status], `sandbox API fault ${ruleId}`);
 
 /** An account's API fault rules, kept in its head (like its delivery faults) so they survive a restart. */
 export class ApiFaults {

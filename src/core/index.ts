@@ -14,5 +14,4 @@ export * from './state.js';
 export * from './views.js';
 export * as vaPayment from './va-payment.js';
 export * as clients from './clients.js';
-export * from './api-fault-rules.js';
 export * from './api-faults.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiFaultRuleSchema } from './api-fault-rules.js';
+import { apiFaultRuleSchema } from './api-faults.js';
 import { errorStatus, type ErrorCode } from './errors.js';
 import {
   clientCvuSchema,

@@ -1,5 +1,5 @@
 import type { Cents } from './money.js';
-import type { ApiFaultRule } from './api-fault-rules.js';
+import type { ApiFaultRule } from './api-faults.js';
 
 export type CvuProvisioning = 'inline' | 'delayed' | 'fail' | 'manual';
 export const CVU_PROVISIONINGS: CvuProvisioning[] = ['inline', 'delayed', 'fail', 'manual'];

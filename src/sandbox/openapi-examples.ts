@@ -1,5 +1,5 @@
 import { emptyAccountState } from '../core/account.js';
-import type { ApiFaultRuleView } from '../core/api-fault-rules.js';
+import type { ApiFaultRuleView } from '../core/api-faults.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks.js';
 import { SCENARIO_VERSION, type Scenario } from '../core/scenario.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { accountExportSchema, importQuery } from '../core/account-export.js';
-import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-fault-rules.js';
+import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
 import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
 import { callbackHeaders } from '../core/deliveries.js';
