@@ -69,8 +69,7 @@ export class Transfers {
         incomingAmount: input.total - input.taxes,
         receivedAt: now,
       };
-      const before = new Set(this.events.of(payment.id).map((event) => event.id));
-      this.payments.apply(va.creditTransfer(payment, cashIn, now));
+      const { events } = this.payments.apply(va.creditTransfer(payment, cashIn, now));
       const client = payment.clientId === null ? undefined : this.ctx.get('clients', payment.clientId);
       if (client) {
         const credit = { amount: cashIn.incomingAmount, operationId: transfer.operationId, paymentId: payment.id, now };
@@ -78,7 +77,7 @@ export class Transfers {
       }
       transfer.outcome = 'credited';
       transfer.target = { type: 'va_payment', id: payment.id };
-      transfer.eventIds = this.events.of(payment.id).map((event) => event.id).filter((id) => !before.has(id));
+      transfer.eventIds = events.map((event) => event.id);
     }
     return this.record(transfer);
   }
@@ -89,6 +88,9 @@ export class Transfers {
 
   /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
   private accountFor(to: string): Target | null {
+    // A pool CVU first, read by its key: the usual target, and a CVU is never both a pool's and another's (`Hubs.isTaken`).
+    const lent = this.ctx.get('pool', to);
+    if (lent) return { cvu: lent.cvu, kind: 'pool', entry: lent };
     const client = this.hubs.clientAt(to);
     if (client !== undefined) return { cvu: client.cvu!, kind: 'client', client };
     const hub = this.hubs.collectionOf(to);

@@ -31,62 +31,104 @@ const wait = async (ms: number) => {
  * Sends due deliveries over real HTTP, beside request handling and bounded in concurrency, so a slow,
  * hanging or huge receiver never slows the API. The core decides what is due and what an attempt means.
  */
-export function createDeliverer(accounts: () => Account[], options: DelivererOptions) {
-  const sender = createSender(options.timeoutMs, options.transport);
-  const flights = new Flights(options.concurrency);
-  /** How many of the account's deliveries wait for their first attempt, those under way aside. */
-  const backlogOf = (account: Account): number => account.waitingFirst(flights.firstsOf(account.key));
-  const pacing = createPacing(backlogOf);
-  /** Accounts whose clock is being walked: only the walk starts their attempts, an instant at a time. */
-  const walking = new Set<string>();
-  /** Where the next pump starts among the accounts: each pump starts one further, round robin. */
-  let turn = 0;
-  let closed = false;
+export function createDeliverer(accounts: () => Account[], options: DelivererOptions): Deliverer {
+  return new Deliverer(accounts, options);
+}
 
-  /** One send of an attempt's request: what it got and how long it took, from when it started (the account's clock). */
-  async function sendOnce(account: Account, url: string, headers: Record<string, string>, body: string) {
-    const startedAt = account.now();
-    const started = performance.now();
-    const result = await sender.send(url, headers, body);
-    return { startedAt, durationMs: Math.round(performance.now() - started), ...result };
+export class Deliverer {
+  private readonly sender;
+  private readonly flights;
+  private readonly pacing;
+  /** Accounts whose clock is being walked: only the walk starts their attempts, an instant at a time. */
+  private readonly walking = new Set<string>();
+  /** Where the next pump starts among the accounts: each pump starts one further, round robin. */
+  private turn = 0;
+  private closed = false;
+
+  constructor(
+    private readonly accounts: () => Account[],
+    private readonly options: DelivererOptions,
+  ) {
+    this.sender = createSender(options.timeoutMs, options.transport);
+    this.flights = new Flights(options.concurrency);
+    this.pacing = createPacing((account) => this.backlogOf(account));
+  }
+
+  /** How many of the account's deliveries wait for their first attempt, those under way aside. */
+  backlogOf(account: Account): number {
+    return account.waitingFirst(this.flights.firstsOf(account.key));
   }
 
   /**
-   * One attempt, with the account's delivery faults: `delayMs` waits before each send, `shuffle` holds a first attempt
-   * back a random moment (so other payments' events overtake it), `duplicate` sends a 2xx attempt once more, logged
-   * as an attempt of its own marked `fault`. Out of flight as soon as its outcome is recorded.
+   * Starts every due attempt there is room for, and tells the real time of the next retry (null when none, or
+   * when every slot is taken: a finishing attempt pumps again). Accounts being walked are left to their walk.
    */
-  async function attempt(account: Account, due: DueDelivery): Promise<void> {
-    const { delivery, event, headers, url } = due;
-    const body = JSON.stringify(event.body);
-    const forwardedTo = url === delivery.url ? null : url;
-    const faults = account.faults();
+  pump(): number | null {
+    if (this.closed) return null;
+    let next: number | null = null;
+    const all = this.accounts();
+    this.turn = all.length === 0 ? 0 : (this.turn + 1) % all.length;
+    for (const account of [...all.slice(this.turn), ...all.slice(0, this.turn)]) {
+      if (this.walking.has(account.key)) continue;
+      const started = this.startDue(account);
+      if (started === 'full') return null;
+      if (started === 'held') continue;
+      const wall = this.nextRetryOf(account);
+      if (wall !== null && (next === null || wall < next)) next = wall;
+    }
+    return next;
+  }
+
+  /** Runs `walk` with the account's attempts left to it (`deliverDue`), not to `pump`. */
+  async walk<T>(account: Account, walk: () => Promise<T>): Promise<T> {
+    this.walking.add(account.key);
     try {
-      if (faults.shuffle && delivery.attempts.length === 0) await wait(Math.random() * SHUFFLE_HOLD_MS);
-      await wait(faults.delayMs);
-      const sent = await sendOnce(account, url, headers, body);
-      let again = null;
-      if (faults.duplicate && sent.error === null) {
-        await wait(faults.delayMs);
-        again = await sendOnce(account, url, headers, body);
-      }
-      if (closed) return;
-      account.recordAttempt(delivery.id, { ...sent, forwardedTo });
-      if (again) account.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
-    } catch (error) {
-      options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
+      return await walk();
     } finally {
-      // Out of flight before anything looks for more work: a retry of a delivery in flight is not queued.
-      flights.remove(account.key, due);
+      this.walking.delete(account.key);
     }
   }
 
-  function start(account: Account, due: DueDelivery): void {
-    flights.add(account.key, due);
-    void attempt(account, due).then(() =>
-      closed ? undefined : options.onAttempt().catch((error: Error) => options.log(`saving a delivery attempt failed: ${error.message}`)),
-    );
-    pacing.started(account);
+  /**
+   * A walk's work at one instant: starts every attempt due in the account and waits for them and for those they let
+   * start (the next event of the same payment), until none is due or under way, or until `deadline` (performance.now()).
+   */
+  async deliverDue(account: Account, deadline: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')));
+    try {
+      while (!this.closed) {
+        const started = this.startDue(account);
+        if (this.flights.of(account.key).size === 0 && started === 'done') return;
+        if ((await Promise.race([this.flights.next(), late])) === 'late') return;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Waits, at most a second, until the account's backlog is short (`PACED_BACKLOG`): a write that raised callbacks is
+   * answered then.
+   */
+  paced(account: Account): Promise<void> {
+    return this.closed ? Promise.resolve() : this.pacing.paced(account);
+  }
+
+  /** The ids of the account's attempts under way (a live view). */
+  inFlightOf(account: Account): ReadonlySet<string> {
+    return this.flights.of(account.key);
+  }
+
+  inFlight(): number {
+    return this.flights.running;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.flights.wake();
+    this.pacing.close();
+    await this.sender.close();
   }
 
   /**
@@ -95,81 +137,67 @@ export function createDeliverer(accounts: () => Account[], options: DelivererOpt
    * due, and a finishing attempt pumps again); `done`: nothing due is left. The due deliveries are not read at all
    * when there is no room: a pump comes at every turn of the event loop with attempts ending.
    */
-  function startDue(account: Account): 'full' | 'held' | 'done' {
+  private startDue(account: Account): 'full' | 'held' | 'done' {
+    const { flights } = this;
     const room = flights.roomFor(account.key);
     if (room) return room;
     for (const due of account.dueDeliveries(flights.of(account.key))) {
       const left = flights.roomFor(account.key) ?? (flights.busy(due.url) ? 'held' : null);
       if (left) return left;
-      start(account, due);
+      this.start(account, due);
     }
     return 'done';
   }
 
-  /** The real time of the account's next retry not under way, or null (the account's clock may run ahead of real time). */
-  function nextRetryOf(account: Account): number | null {
-    const at = account.nextRetryAt(flights.of(account.key));
-    return at === null ? null : at - (account.nowMs() - options.now());
+  private start(account: Account, due: DueDelivery): void {
+    this.flights.add(account.key, due);
+    void this.attempt(account, due).then(() =>
+      this.closed ? undefined : this.options.onAttempt().catch((error: Error) => this.options.log(`saving a delivery attempt failed: ${error.message}`)),
+    );
+    this.pacing.started(account);
   }
 
-  return {
-    /**
-     * Starts every due attempt there is room for, and tells the real time of the next retry (null when none, or
-     * when every slot is taken: a finishing attempt pumps again). Accounts being walked are left to their walk.
-     */
-    pump(): number | null {
-      if (closed) return null;
-      let next: number | null = null;
-      const all = accounts();
-      turn = all.length === 0 ? 0 : (turn + 1) % all.length;
-      for (const account of [...all.slice(turn), ...all.slice(0, turn)]) {
-        if (walking.has(account.key)) continue;
-        const started = startDue(account);
-        if (started === 'full') return null;
-        if (started === 'held') continue;
-        const wall = nextRetryOf(account);
-        if (wall !== null && (next === null || wall < next)) next = wall;
+  /**
+   * One attempt, with the account's delivery faults: `delayMs` waits before each send, `shuffle` holds a first attempt
+   * back a random moment (so other payments' events overtake it), `duplicate` sends a 2xx attempt once more, logged
+   * as an attempt of its own marked `fault`. Out of flight as soon as its outcome is recorded.
+   */
+  private async attempt(account: Account, due: DueDelivery): Promise<void> {
+    const { delivery, event, headers, url } = due;
+    const body = JSON.stringify(event.body);
+    const forwardedTo = url === delivery.url ? null : url;
+    const faults = account.faults();
+    try {
+      if (faults.shuffle && delivery.attempts.length === 0) await wait(Math.random() * SHUFFLE_HOLD_MS);
+      await wait(faults.delayMs);
+      const sent = await this.sendOnce(account, url, headers, body);
+      let again = null;
+      if (faults.duplicate && sent.error === null) {
+        await wait(faults.delayMs);
+        again = await this.sendOnce(account, url, headers, body);
       }
-      return next;
-    },
-    /** Runs `walk` with the account's attempts left to it (`deliverDue`), not to `pump`. */
-    async walk<T>(account: Account, walk: () => Promise<T>): Promise<T> {
-      walking.add(account.key);
-      try {
-        return await walk();
-      } finally {
-        walking.delete(account.key);
-      }
-    },
-    /**
-     * A walk's work at one instant: starts every attempt due in the account and waits for them and for those they let
-     * start (the next event of the same payment), until none is due or under way, or until `deadline` (performance.now()).
-     */
-    async deliverDue(account: Account, deadline: number): Promise<void> {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')));
-      try {
-        while (!closed) {
-          const started = startDue(account);
-          if (flights.of(account.key).size === 0 && started === 'done') return;
-          if ((await Promise.race([flights.next(), late])) === 'late') return;
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    backlogOf,
-    paced: (account: Account) => (closed ? Promise.resolve() : pacing.paced(account)),
-    /** The ids of the account's attempts under way. */
-    inFlightOf: (account: Account): ReadonlySet<string> => flights.of(account.key),
-    inFlight: () => flights.running,
-    async close(): Promise<void> {
-      closed = true;
-      flights.wake();
-      pacing.close();
-      await sender.close();
-    },
-  };
-}
+      if (this.closed) return;
+      account.recordAttempt(delivery.id, { ...sent, forwardedTo });
+      if (again) account.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
+    } catch (error) {
+      this.options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
+    } finally {
+      // Out of flight before anything looks for more work: a retry of a delivery in flight is not queued.
+      this.flights.remove(account.key, due);
+    }
+  }
 
-export type Deliverer = ReturnType<typeof createDeliverer>;
+  /** One send of an attempt's request: what it got and how long it took, from when it started (the account's clock). */
+  private async sendOnce(account: Account, url: string, headers: Record<string, string>, body: string) {
+    const startedAt = account.now();
+    const started = performance.now();
+    const result = await this.sender.send(url, headers, body);
+    return { startedAt, durationMs: Math.round(performance.now() - started), ...result };
+  }
+
+  /** The real time of the account's next retry not under way, or null (the account's clock may run ahead of real time). */
+  private nextRetryOf(account: Account): number | null {
+    const at = account.nextRetryAt(this.flights.of(account.key));
+    return at === null ? null : at - (account.nowMs() - this.options.now());
+  }
+}
