@@ -96,13 +96,14 @@ export class DeliveryLog {
     };
   }
 
-  /** A stored delivery, or a dropped event's first (under the event's id). */
+  /** A stored delivery, or a dropped event's first (under the event's id: read only when no delivery has the id). */
   private delivery(id: string): Delivery {
     const known = UUID_PATTERN.test(id);
+    const stored = known ? this.ctx.get('deliveries', id) : undefined;
+    if (stored) return stored;
     const event = known ? this.ctx.get('events', id) : undefined;
-    const delivery = (known ? this.ctx.get('deliveries', id) : undefined) ?? (event && isDropped(event) ? droppedDelivery(event) : undefined);
-    if (!delivery) throw notFound('Delivery', id);
-    return delivery;
+    if (event && isDropped(event)) return droppedDelivery(event);
+    throw notFound('Delivery', id);
   }
 
   /** An event with its body as sent. */
