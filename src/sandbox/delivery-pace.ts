@@ -7,7 +7,8 @@ import type { Account } from '../core/index.js';
  * 2-core machine): with 16, transfer → callback p50 30-55 ms at 670-1,140 callbacks/s; with 32, 45-133 ms at
  * 370-1,170; with 8, 45-72 ms at 340-640 (no lower latency, and fewer callbacks a second). Runs on a machine shared
  * with other work: the pace varies with the CPU left, and the wait with it, about this many callbacks' worth. With a
- * pump a turn of the event loop, 8 was tried again: no lower latency, fewer transfers a second (159-169 against 180-215).
+ * pump a turn of the event loop, 8 was tried again: no lower latency, fewer transfers a second (159-169 against
+ * 180-215).
  */
 export const PACED_BACKLOG = 16;
 /**
