@@ -3,7 +3,7 @@ import type { balanceView, clientView, entryView, invoiceView } from '../../core
 import { SandboxApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { Field, SelectField } from '../fields.js';
-import { DataTable, ErrorNote, Facts, LIST_REFRESH_MS, money, PagedList, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { DataTable, ErrorNote, Facts, LIST_REFRESH_MS, money, NotFound, PagedList, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { EventItem, type EventView } from './payment.js';
 import { AllocationForm, InvoiceForm, LedgerForm } from './client-forms.js';
 import { TransferForm } from './transfer-form.js';
@@ -101,14 +101,7 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
     refresh();
   });
 
-  if (client.error instanceof SandboxApiError && client.error.status === 404) {
-    return (
-      <main>
-        <h1>Client not found</h1>
-        <p>No client {id} in this account.</p>
-      </main>
-    );
-  }
+  if (client.error instanceof SandboxApiError && client.error.status === 404) return <NotFound what="Client" id={id} />;
   const c = client.data;
   return (
     <main>
