@@ -4,6 +4,7 @@ import * as clients from './clients.js';
 import { notFound } from './errors.js';
 import type { Events } from './events.js';
 import type { Hubs } from './hubs.js';
+import { cashInEntry } from './ledger.js';
 import { fromCents } from './money.js';
 import { pageOf } from './pagination.js';
 import { listQuery, parse, transferSchema } from './schemas.js';
@@ -73,7 +74,7 @@ export class Transfers {
       const client = payment.clientId === null ? undefined : this.ctx.get('clients', payment.clientId);
       if (client) {
         const credit = { amount: cashIn.incomingAmount, operationId: transfer.operationId, paymentId: payment.id, now };
-        this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
+        this.ledger.addEntry(cashInEntry(this.ctx.uuid(), client.id, credit));
       }
       transfer.outcome = 'credited';
       transfer.target = { type: 'va_payment', id: payment.id };
@@ -113,7 +114,7 @@ export class Transfers {
       return transfer;
     }
     const credit = { amount: transfer.total - transfer.taxes, operationId: transfer.operationId, paymentId: null, now: transfer.createdAt };
-    this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
+    this.ledger.addEntry(cashInEntry(this.ctx.uuid(), client.id, credit));
     const event = this.events.raise(clients.cashInEvent(client, transfer, this.ctx.uuid(), transfer.createdAt));
     transfer.outcome = 'credited';
     transfer.target = { type: 'client', id: client.id };
