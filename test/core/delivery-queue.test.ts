@@ -9,9 +9,9 @@ function setup() {
   const sandbox = createSandbox({ storage: memoryStore(), clock, ids: seededIds(7) });
   const account = sandbox.account('sk_queue');
   const create = (amount: number) => account.vaPayments.createVaPayment({ ...PAYMENT, amount, callbackUrl: 'http://127.0.0.1:9/hook' });
-  const due = (inFlight = new Set<string>()) => [...account.dueDeliveries(inFlight)].map(({ delivery }) => delivery);
+  const due = (inFlight = new Set<string>()) => [...account.deliveries.dueDeliveries(inFlight)].map(({ delivery }) => delivery);
   const fail = (id: string) =>
-    account.recordAttempt(id, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
+    account.deliveries.recordAttempt(id, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
   return { clock, account, create, due, fail };
 }
 
@@ -25,7 +25,7 @@ describe('the delivery queue', () => {
     const [createdOfFirst, createdOfSecond] = due();
     expect(due().map((d) => [d.eventType, d.id])).toEqual([['created', createdOfFirst!.id], ['created', createdOfSecond!.id]]);
     expect(due(new Set([createdOfFirst!.id])).map((d) => d.id)).toEqual([createdOfSecond!.id]);
-    account.recordAttempt(createdOfFirst!.id, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
+    account.deliveries.recordAttempt(createdOfFirst!.id, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
     expect(due().map((d) => d.eventType)).toEqual(['created', 'cancelled']);
     expect(second.status).toBe('waiting');
   });
@@ -42,14 +42,14 @@ describe('the delivery queue', () => {
     fail(ids[2]!);
     expect(due()).toEqual([]);
     const firstRetry = Date.parse(account.now()) - 1000 + 5000;
-    expect(account.nextRetryAt(new Set())).toBe(firstRetry);
+    expect(account.deliveries.nextRetryAt(new Set())).toBe(firstRetry);
     clock.advance(4000);
     expect(due().map((d) => d.id)).toEqual([ids[0]]);
     // Under way, it is not given again: nothing else is due until the next retry.
     expect(due(new Set([ids[0]!]))).toEqual([]);
     clock.advance(1000);
     expect(due(new Set([ids[0]!])).map((d) => d.id)).toEqual([ids[1], ids[2]]);
-    expect(account.nextRetryAt(new Set(ids))).toBeNull();
+    expect(account.deliveries.nextRetryAt(new Set(ids))).toBeNull();
   });
 
   it('a retry the deliverer had no room for stays queued', () => {
@@ -58,7 +58,7 @@ describe('the delivery queue', () => {
     const id = due()[0]!.id;
     fail(id);
     clock.advance(5000);
-    const generator = account.dueDeliveries(new Set());
+    const generator = account.deliveries.dueDeliveries(new Set());
     expect(generator.next().value?.delivery.id).toBe(id);
     generator.return(undefined); // slots full: not started
     expect(due().map((d) => d.id)).toEqual([id]);

@@ -14,7 +14,7 @@ describe('live events (Sandbox.on)', () => {
 
     const payment = account.vaPayments.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
     const [delivery] = account.deliveries.listDeliveries({}).data;
-    account.recordAttempt(delivery!.id, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
+    account.deliveries.recordAttempt(delivery!.id, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
 
     expect(all.map((live) => live.type)).toEqual(['event', 'delivery']);
     const [raised] = all as Extract<LiveEvent, { type: 'event' }>[];
