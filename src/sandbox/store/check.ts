@@ -1,0 +1,74 @@
+/**
+ * `va-sandbox check`: a database file read through, read-only (safe beside a running server, whose writes go on):
+ * `PRAGMA quick_check` for its structure, then every record row's CRC-32 against its stored bytes, which no structural
+ * check can see (one letter changed inside a record's JSON).
+ */
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { crc32 } from 'node:zlib';
+import { damaged as damagedFile } from './start-check.js';
+
+/** What a check found: how many records it read, and one line per damaged thing (none: the file is sound). */
+export interface CheckResult {
+  records: number;
+  damaged: string[];
+}
+
+/** The file is not there, or is no SQLite database: nothing could be checked. */
+export class CheckRefused extends Error {}
+
+/** Each table that keeps a CRC-32 of its rows: the column the CRC covers and the one that names a row to people. */
+interface Checked {
+  table: string;
+  data: string;
+  id: string;
+}
+
+/**
+ * The tables whose rows carry a `crc` column, read from the file itself (so a check reads any schema version's file):
+ * the CRC covers `data` (an account's `head`), and a row is named by its `id` (an account by its `key`).
+ */
+function checkedTables(db: DatabaseSync): Checked[] {
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+  return tables.flatMap(({ name }) => {
+    const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all(name) as { name: string }[]).map((row) => row.name);
+    if (!columns.includes('crc')) return [];
+    const data = columns.includes('data') ? 'data' : 'head';
+    const id = name === 'accounts' ? 'key' : 'id';
+    return columns.includes(data) && columns.includes(id) ? [{ table: name, data, id }] : [];
+  });
+}
+
+/** Checks `file` read-only: refused (`CheckRefused`) when it is missing or not a database. */
+export function checkDatabase(file: string): CheckResult {
+  if (!existsSync(file)) throw new CheckRefused(`no database at ${file} (give the one a server uses with --data, or VA_SANDBOX_DATA)`);
+  let db: DatabaseSync;
+  let quick: string[];
+  try {
+    db = new DatabaseSync(file, { readOnly: true });
+    quick = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((row) => row.quick_check);
+  } catch (error) {
+    throw new CheckRefused(`${file} cannot be checked: ${(error as Error).message}`);
+  }
+  try {
+    const damaged = quick[0] === 'ok' ? [] : quick.map((problem) => `${file}: quick_check: ${problem.replace(/\s*\n\s*/g, ' ')}`);
+    // The CRC of the stored bytes as they are (cast to a blob: no text conversion in between), in SQLite's own loop.
+    db.function('crc32', { deterministic: true }, (bytes) => (bytes === null ? null : crc32(bytes as Uint8Array)));
+    let records = 0;
+    for (const { table, data, id } of checkedTables(db)) {
+      try {
+        records += (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+        const bad = db.prepare(`SELECT ${id} AS id FROM ${table} WHERE crc IS NOT crc32(CAST(${data} AS BLOB))`).all() as { id: string }[];
+        for (const row of bad) damaged.push(`${file}: ${table} record ${row.id}: its CRC-32 does not match its stored bytes`);
+      } catch (error) {
+        damaged.push(`${file}: ${table} cannot be read: ${(error as Error).message}`);
+      }
+    }
+    return { records, damaged };
+  } finally {
+    db.close();
+  }
+}
+
+/** The one line a check that found damage ends with: how much, and what to do. */
+export const damagedLine = (file: string, result: CheckResult): string => damagedFile(file, `${result.damaged.length} found damaged, ${result.records} records read`).message;
