@@ -1,0 +1,74 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../src/sandbox/server.js';
+import { api, PAYMENT, runCli, useTmp } from './helpers.js';
+
+/** `va-sandbox check [--data FILE]` (contract part 8): read-only, beside a running server or not. */
+
+/** Every row that carries a CRC-32, counted by a connection of the test's own. */
+function recordsIn(data: string): number {
+  const db = new DatabaseSync(data, { readOnly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_schema s WHERE type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(s.name) WHERE name = 'crc')").all() as { name: string }[];
+    return tables.reduce((sum, { name }) => sum + (db.prepare(`SELECT count(*) AS n FROM ${name}`).get() as { n: number }).n, 0);
+  } finally {
+    db.close();
+  }
+}
+
+describe('va-sandbox check', () => {
+  it('an undamaged database: ok: N records in FILE, exit 0, and the file left as it was', { timeout: 30_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    const server = await startServer({ port: 0, host: '127.0.0.1', data });
+    const client = api(server.url, 'sk_check');
+    for (let i = 0; i < 5; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 + i });
+    await client.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ana', taxId: '20-1' });
+    await server.close();
+    const before = readFileSync(data);
+    const records = recordsIn(data);
+    expect(records).toBeGreaterThan(10);
+    expect(await runCli(['check', '--data', data])).toEqual({ code: 0, stdout: `ok: ${records} records in ${data}\n`, stderr: '' });
+    // VA_SANDBOX_DATA names it as it does for start.
+    expect((await runCli(['check'], { VA_SANDBOX_DATA: data })).stdout).toBe(`ok: ${records} records in ${data}\n`);
+    const json = await runCli(['check', '--data', data, '--json']);
+    expect(JSON.parse(json.stdout)).toEqual({ file: data, records, damaged: [] });
+    expect(readFileSync(data).equals(before)).toBe(true);
+  });
+
+  it('beside a server that is taking writes: ok every time, and every write answered 201', { timeout: 60_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    const server = await startServer({ port: 0, host: '127.0.0.1', data });
+    const client = api(server.url, 'sk_check_live');
+    let checking = true;
+    const statuses: number[] = [];
+    const writer = (async () => {
+      for (let i = 0; checking && i < 100_000; i++) statuses.push((await client.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 + (i % 1000) })).status);
+    })();
+    try {
+      for (let run = 0; run < 3; run++) {
+        const written = statuses.length;
+        const check = await runCli(['check', '--data', data]);
+        expect(check).toMatchObject({ code: 0, stderr: '' });
+        expect(check.stdout).toMatch(new RegExp(`^ok: \\d+ records in ${data}\\n$`));
+        expect(statuses.length).toBeGreaterThan(written); // the server wrote while it was checked
+      }
+    } finally {
+      checking = false;
+      await writer;
+      await server.close();
+    }
+    expect(statuses.filter((status) => status !== 201)).toEqual([]);
+    expect((await runCli(['check', '--data', data])).stdout).toBe(`ok: ${recordsIn(data)} records in ${data}\n`);
+  });
+
+  it('a missing file, or one that is no database: one line naming it, exit 1', async () => {
+    const dir = useTmp();
+    const missing = await runCli(['check', '--data', join(dir, 'none.db')]);
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: `va-sandbox: no database at ${join(dir, 'none.db')} (give the one a server uses with --data, or VA_SANDBOX_DATA)\n` });
+    writeFileSync(join(dir, 'notes.txt'), 'not a database, but long enough to have a header of its own '.repeat(20));
+    const text = await runCli(['check', '--data', join(dir, 'notes.txt')]);
+    expect(text).toEqual({ code: 1, stdout: '', stderr: `va-sandbox: ${join(dir, 'notes.txt')} cannot be checked: file is not a database\n` });
+  });
+});
