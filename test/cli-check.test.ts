@@ -18,14 +18,19 @@ function recordsIn(data: string): number {
   }
 }
 
+/** A database after a clean stop: payments on a few pages, and a client. */
+async function written(data: string): Promise<void> {
+  const server = await startServer({ port: 0, host: '127.0.0.1', data });
+  const client = api(server.url, 'sk_check');
+  for (let i = 0; i < 40; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 + i });
+  await client.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ana', taxId: '20-1' });
+  await server.close();
+}
+
 describe('va-sandbox check', () => {
   it('an undamaged database: ok: N records in FILE, exit 0, and the file left as it was', { timeout: 30_000 }, async () => {
     const data = join(useTmp(), 'state.db');
-    const server = await startServer({ port: 0, host: '127.0.0.1', data });
-    const client = api(server.url, 'sk_check');
-    for (let i = 0; i < 5; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 + i });
-    await client.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ana', taxId: '20-1' });
-    await server.close();
+    await written(data);
     const before = readFileSync(data);
     const records = recordsIn(data);
     expect(records).toBeGreaterThan(10);
@@ -61,6 +66,24 @@ describe('va-sandbox check', () => {
     }
     expect(statuses.filter((status) => status !== 201)).toEqual([]);
     expect((await runCli(['check', '--data', data])).stdout).toBe(`ok: ${recordsIn(data)} records in ${data}\n`);
+  });
+
+  it('a damaged b-tree page: quick_check’s problems, each on a line naming the file, exit 1', { timeout: 30_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    const db = new DatabaseSync(data, { readOnly: true });
+    const { pageno, pgsize } = db.prepare("SELECT pageno, pgsize FROM dbstat WHERE name = 'va_payments' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1").get() as { pageno: number; pgsize: number };
+    db.close();
+    const bytes = readFileSync(data);
+    bytes[(pageno - 1) * pgsize + 4]! ^= 0x01; // the page's count of cells
+    writeFileSync(data, bytes);
+    const check = await runCli(['check', '--data', data]);
+    expect(check.code).toBe(1);
+    const lines = check.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(new RegExp(`^${data}: (quick_check: |va_payments )`));
+    expect(lines[0]).toMatch(/quick_check: /);
+    expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(\\d+ found damaged, \\d+ records read\\)[^\\n]*\\n$`));
   });
 
   it('a missing file, or one that is no database: one line naming it, exit 1', async () => {
