@@ -21,13 +21,14 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, SandboxError, TABLES, type AccountState } from '../../core/index.js';
-import type { Storage } from '../../core/repository.js';
+import type { AccountHead, Storage } from '../../core/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import { SLICE_MS } from '../give-way.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from './migrate.js';
-import { headOf, putRecord, readAccount, readRecords, RECORD_TABLES, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { checksum, headOf, putRecord, readAccount, repository, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { migrate, MIGRATIONS, withFunctions } from './schema.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -45,53 +46,6 @@ const DatabaseSync = ((): typeof Database => {
     process.emitWarning = emitWarning;
   }
 })();
-
-/**
- * The schema, a step per version (`PRAGMA user_version`): a start applies the steps the file has not had, in order; a
- * change to the schema is a new step, never an edited one. Records keep the order they were made in (`seq`).
- */
-const SCHEMA: (string | ((db: Database) => void))[] = [
-  [
-    `CREATE TABLE accounts (
-       key TEXT PRIMARY KEY,
-       head TEXT NOT NULL,
-       due_at INTEGER,
-       sending INTEGER NOT NULL DEFAULT 0
-     ) WITHOUT ROWID`,
-    'CREATE INDEX accounts_by_due_at ON accounts (due_at) WHERE due_at IS NOT NULL',
-    'CREATE INDEX accounts_sending ON accounts (sending) WHERE sending',
-    ...Object.values(TABLE_NAMES).flatMap((table) => [
-      `CREATE TABLE ${table} (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL)`,
-      `CREATE UNIQUE INDEX ${table}_by_id ON ${table} (account, id)`,
-    ]),
-  ].join(';\n'),
-  // Version 2: accounts by an id of their own (each row and index holds it rather than the key), each record's lookup
-  // columns beside it, indexed, and the counts of lists: every account is read from the tables of version 1 and
-  // written again.
-  (db) => {
-    const sql = (text: string) => db.prepare(text);
-    const heads = sql('SELECT key, head FROM accounts').all() as { key: string; head: string }[];
-    const accounts = heads.map(({ key, head }) => [key, readRecords(sql, JSON.parse(head), key)] as const);
-    for (const name of ['accounts', ...Object.values(TABLE_NAMES)]) db.exec(`DROP TABLE ${name}`);
-    db.exec(
-      [
-        `CREATE TABLE accounts (
-           id INTEGER PRIMARY KEY AUTOINCREMENT,
-           key TEXT NOT NULL UNIQUE,
-           head TEXT NOT NULL,
-           due_at INTEGER,
-           sending INTEGER NOT NULL DEFAULT 0
-         )`,
-        'CREATE INDEX accounts_by_due_at ON accounts (due_at) WHERE due_at IS NOT NULL',
-        'CREATE INDEX accounts_sending ON accounts (sending) WHERE sending',
-        'CREATE TABLE retired (account INTEGER PRIMARY KEY)',
-        'CREATE TABLE counts (account INTEGER NOT NULL, list TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (account, list)) WITHOUT ROWID',
-        ...RECORD_TABLES,
-      ].join(';\n'),
-    );
-    for (const [key, state] of accounts) writeAccount(sql, key, state, 0);
-  },
-];
 
 /** When an account next has work: its due work (an expiry, a delayed CVU), by real time, and whether it has deliveries to send. */
 export interface Wake {
@@ -195,30 +149,23 @@ const CACHE_KIB = 32 * 1024;
 function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_check' | null): Database {
   let db: Database | undefined;
   try {
-    db = new DatabaseSync(file);
+    db = withFunctions(new DatabaseSync(file));
     // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
     db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
     const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version > SCHEMA.length) {
-      throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${SCHEMA.length}): upgrade va-sandbox, or start with another --data`);
+    if (version > MIGRATIONS.length) {
+      throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length}): upgrade va-sandbox, or start with another --data`);
     }
     if (check !== null && version > 0) {
       const problems = problemsOf(db, check);
       if (problems !== null) throw damaged(file, problems);
     }
     const layout = layoutVersion(db);
-    if (layout !== version && version <= SCHEMA.length) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+    if (layout !== version) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
     const readOnly = file === ':memory:' ? null : writable(db);
     if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
-    for (let step = version; step < SCHEMA.length; step++) {
-      const change = SCHEMA[step]!;
-      db.exec('BEGIN');
-      if (typeof change === 'string') db.exec(change);
-      else change(db);
-      db.exec(`PRAGMA user_version = ${step + 1}`);
-      db.exec('COMMIT');
-    }
+    migrate(db, version);
     return db;
   } catch (error) {
     db?.close();
@@ -268,7 +215,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       if (key === null) return run(0);
       if (!touched.has(key)) {
         touched.add(key);
-        sql('INSERT INTO accounts (key, head) VALUES (?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD);
+        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
       }
       return run(idOf(key)!);
     } catch (error) {
@@ -370,10 +317,10 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     path,
     checked,
     head: (key) => {
-      const row = sql('SELECT head FROM accounts WHERE key = ?').get(key) as { head: string } | undefined;
-      return row && headOf(path ?? 'memory', key, row.head);
+      const row = sql('SELECT head, crc FROM accounts WHERE key = ?').get(key) as { head: string; crc: number } | undefined;
+      return row && headOf(path ?? 'memory', key, row);
     },
-    writeHead: (key, head) => write(key, (account) => sql('UPDATE accounts SET head = ? WHERE id = ?').run(JSON.stringify(head), account)),
+    writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
     records: (key) => repository(sql, path ?? 'memory', () => idOf(key), (run) => write(key, run)),
     read: (key, unreadable) => readAccount(sql, key, path ?? 'memory', unreadable),
     /**
@@ -382,7 +329,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
      * (A staged account's row has no wake: nothing of it is due or sent before the swap.)
      */
     async replace(key, state) {
-      const staged = write(null, () => Number(sql('INSERT INTO accounts (key, head) VALUES (?, ?)').run(`${key}${STAGED}`, JSON.stringify(accountHead(state))).lastInsertRowid));
+      const staged = write(null, () => newAccount(sql, `${key}${STAGED}`, accountHead(state), 0));
       const rows = TABLES.flatMap((table) => Object.entries(state[table]).map(([id, record]) => [table, id, record] as const));
       try {
         for (let at = 0; at < rows.length; ) {
@@ -449,9 +396,21 @@ const NEW_HEAD = JSON.stringify(accountHead(emptyAccountState()));
 /** Writes an account whole under a new id (a reset, an import, a migration); its id. */
 function writeAccount(sql: Sql, key: string, state: AccountState, sending: 0 | 1): number {
   const normalized = normalizeAccount(state);
-  const { lastInsertRowid } = sql('INSERT INTO accounts (key, head, sending) VALUES (?, ?, ?)').run(key, JSON.stringify(accountHead(normalized)), sending);
-  writeRecords(sql, Number(lastInsertRowid), normalized);
-  return Number(lastInsertRowid);
+  const account = newAccount(sql, key, accountHead(normalized), sending);
+  writeRecords(sql, account, normalized);
+  return account;
+}
+
+/** A new account's row, with its head; its id. */
+function newAccount(sql: Sql, key: string, head: AccountHead, sending: 0 | 1): number {
+  const text = JSON.stringify(head);
+  return Number(sql('INSERT INTO accounts (key, head, crc, sending) VALUES (?, ?, ?, ?)').run(key, text, checksum(text), sending).lastInsertRowid);
+}
+
+/** Replaces an account's head. */
+function writeHeadOf(sql: Sql, account: number, head: AccountHead): void {
+  const text = JSON.stringify(head);
+  sql('UPDATE accounts SET head = ?, crc = ? WHERE id = ?').run(text, checksum(text), account);
 }
 
 /** Copies whole accounts into the database in one transaction (a migration). */
