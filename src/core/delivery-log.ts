@@ -202,14 +202,20 @@ export class DeliveryLog {
   *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
     const blocked = new Set<string>();
     for (const delivery of this.ctx.records.each('deliveries', { by: 'pending_at' })) {
-      const event = this.ctx.get('events', delivery.eventId)!;
-      const source = event.vaPaymentId ?? event.clientId ?? event.id;
-      const waiting = blocked.has(source);
-      blocked.add(source);
-      if (!waiting && !inFlight.has(delivery.id)) yield this.dueDelivery(delivery, event);
+      const due = unlessDamaged(() => {
+        const event = this.ctx.get('events', delivery.eventId)!;
+        const source = event.vaPaymentId ?? event.clientId ?? event.id;
+        const waiting = blocked.has(source);
+        blocked.add(source);
+        return waiting || inFlight.has(delivery.id) ? null : this.dueDelivery(delivery, event);
+      });
+      if (due) yield due;
     }
     const retries = this.ctx.records.each('deliveries', { by: 'retry_at', where: { retry_at: { to: this.ctx.nowMs() } } });
-    for (const delivery of retries) if (!inFlight.has(delivery.id)) yield this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!);
+    for (const delivery of retries) {
+      const due = inFlight.has(delivery.id) ? null : unlessDamaged(() => this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!));
+      if (due) yield due;
+    }
   }
 
   /** How many deliveries wait for their first attempt, those under way aside: the backlog the API is paced by. */
@@ -254,6 +260,20 @@ export class DeliveryLog {
       const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
       return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery, { vaPaymentId, clientId }), attempt, event: { vaPaymentId, clientId, body } };
     });
+  }
+}
+
+/**
+ * What `read` gives, or null when a record it reads is damaged (the store's `INTERNAL_ERROR` naming it): a delivery
+ * whose event or body cannot be read is never sent, and must not stop the account's other deliveries (nor fail the
+ * write whose commit started the deliverer); a read of it answers the error.
+ */
+function unlessDamaged<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof SandboxError && error.code === 'INTERNAL_ERROR') return null;
+    throw error;
   }
 }
 

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
+import { RECORD_TABLES } from './records.js';
 import { damaged as damagedFile } from './start-check.js';
 
 /** What a check found: how many records it read, and one line per damaged thing (none: the file is sound). */
@@ -17,26 +18,13 @@ export interface CheckResult {
 /** The file is not there, or is no SQLite database: nothing could be checked. */
 export class CheckRefused extends Error {}
 
-/** Each table that keeps a CRC-32 of its rows: the column the CRC covers and the one that names a row to people. */
-interface Checked {
-  table: string;
-  data: string;
-  id: string;
-}
-
 /**
- * The tables whose rows carry a `crc` column, read from the file itself (so a check reads any schema version's file):
- * the CRC covers `data` (an account's `head`), and a row is named by its `id` (an account by its `key`).
+ * The record tables (`RECORD_TABLES`) that keep a `crc` column in this file: a file of an older schema version, not yet
+ * migrated by a start, has none, and gets its structure checked only.
  */
-function checkedTables(db: DatabaseSync): Checked[] {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
-  return tables.flatMap(({ name }) => {
-    const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all(name) as { name: string }[]).map((row) => row.name);
-    if (!columns.includes('crc')) return [];
-    const data = columns.includes('data') ? 'data' : 'head';
-    const id = name === 'accounts' ? 'key' : 'id';
-    return columns.includes(data) && columns.includes(id) ? [{ table: name, data, id }] : [];
-  });
+function checkedTables(db: DatabaseSync): typeof RECORD_TABLES {
+  const withCrc = db.prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = 'crc'");
+  return RECORD_TABLES.filter(({ table }) => withCrc.get(table) !== undefined);
 }
 
 /** Checks `file` read-only: refused (`CheckRefused`) when it is missing or not a database. */
@@ -46,6 +34,8 @@ export function checkDatabase(file: string): CheckResult {
   let quick: string[];
   try {
     db = new DatabaseSync(file, { readOnly: true });
+    // One snapshot for the whole check: the count and the rows checked agree while a server writes beside it.
+    db.exec('BEGIN');
     quick = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((row) => row.quick_check);
   } catch (error) {
     throw new CheckRefused(`${file} cannot be checked: ${(error as Error).message}`);
@@ -55,10 +45,10 @@ export function checkDatabase(file: string): CheckResult {
     // The CRC of the stored bytes as they are (cast to a blob: no text conversion in between), in SQLite's own loop.
     db.function('crc32', { deterministic: true }, (bytes) => (bytes === null ? null : crc32(bytes as Uint8Array)));
     let records = 0;
-    for (const { table, data, id } of checkedTables(db)) {
+    for (const { table, id, text } of checkedTables(db)) {
       try {
         records += (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-        const bad = db.prepare(`SELECT ${id} AS id FROM ${table} WHERE crc IS NOT crc32(CAST(${data} AS BLOB))`).all() as { id: string }[];
+        const bad = db.prepare(`SELECT ${id} AS id FROM ${table} WHERE crc IS NOT crc32(CAST(${text} AS BLOB))`).all() as { id: string }[];
         for (const row of bad) damaged.push(`${file}: ${table} record ${row.id}: its CRC-32 does not match its stored bytes`);
       } catch (error) {
         damaged.push(`${file}: ${table} cannot be read: ${(error as Error).message}`);

@@ -85,9 +85,10 @@ export function headOf(file: string, key: string, stored: { head: string; crc: n
 /** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). `file` names the database. */
 function recordOf<T>(file: string, table: TableName, id: string, row: { data: string; crc: number }): T {
   const field = ID_FIELDS[table];
+  const text = checked(file, TABLE_NAMES[table], id, row.data, row.crc);
   let record: unknown;
   try {
-    record = JSON.parse(checked(file, TABLE_NAMES[table], id, row.data, row.crc));
+    record = JSON.parse(text);
   } catch (error) {
     throw new UnreadableRecord(file, TABLE_NAMES[table], id, (error as Error).message);
   }
