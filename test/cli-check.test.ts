@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
-import { api, PAYMENT, runCli, useTmp } from './helpers.js';
+import { api, BIN, PAYMENT, runCli, useTmp } from './helpers.js';
 
 /** `va-sandbox check [--data FILE]` (contract part 8): read-only, beside a running server or not. */
 
@@ -40,6 +41,17 @@ describe('va-sandbox check', () => {
     const json = await runCli(['check', '--data', data, '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ file: data, records, damaged: [] });
     expect(readFileSync(data).equals(before)).toBe(true);
+  });
+
+  it('loads neither ink nor React (a non-interactive command)', { timeout: 30_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    // Any import of them fails the run.
+    const hook = `import { registerHooks } from 'node:module'; registerHooks({ resolve(name, context, next) { if (/^(ink|react)(\\/|$)/.test(name)) throw new Error('loaded ' + name); return next(name, context); } });`;
+    const run = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, BIN, 'check', '--data', data], { encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^ok: \d+ records in /);
+    expect(run.status).toBe(0);
   });
 
   it('beside a server that is taking writes: ok every time, and every write answered 201', { timeout: 60_000 }, async () => {
