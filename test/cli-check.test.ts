@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
-import { api, BIN, PAYMENT, runCli, useTmp } from './helpers.js';
+import { api, BIN, PAYMENT, ROOT, runCli, useTmp } from './helpers.js';
 
 /** `va-sandbox check [--data FILE]` (contract part 8): read-only, beside a running server or not. */
 
@@ -96,6 +96,12 @@ describe('va-sandbox check', () => {
     for (const line of lines) expect(line).toMatch(new RegExp(`^${data}: (quick_check: |va_payments )`));
     expect(lines[0]).toMatch(/quick_check: /);
     expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(\\d+ found damaged, \\d+ records read\\)[^\\n]*\\n$`));
+  });
+
+  it('a file of schema version 2 (test/data/v2), not yet migrated: its structure checked, and says its records have no CRC-32', async () => {
+    const data = join(useTmp(), 'state.db');
+    copyFileSync(join(ROOT, 'test/data/v2/state.db'), data);
+    expect(await runCli(['check', '--data', data])).toEqual({ code: 0, stdout: `ok: 0 records in ${data} (schema version 2: its records keep no CRC-32 until a start migrates it)\n`, stderr: '' });
   });
 
   it('a missing file, or one that is no database: one line naming it, exit 1', async () => {
