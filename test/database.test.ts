@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { normalizeState } from '../src/sandbox/store/previous-release.js';
+import { normalizeState } from '../src/sandbox/previous-release/previous-release.js';
 import { startServer } from '../src/sandbox/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { MIGRATIONS } from '../src/sandbox/store/schema.js';

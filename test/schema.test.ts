@@ -42,12 +42,14 @@ describe('the migrations', () => {
   });
 
   it("0002 takes version 1 to exactly the tables, rows and columns today's release (version 2) wrote", () => {
-    const v2 = new DatabaseSync(join(V2, 'state.db'), { readOnly: true });
+    // A copy: ATTACH opens a file to write, and the committed one stays as that release left it.
+    const v2file = copyOfV2();
+    const v2 = new DatabaseSync(v2file, { readOnly: true });
     const v1 = withFunctions(new DatabaseSync(':memory:'));
     v1.exec(migration(MIGRATIONS[0]!));
     // The v2 file's records as version 1 kept them: by the account's key, each record's id inside its JSON.
     const idField: Record<string, string> = { pool_cvus: 'cvu', hubs: '', idempotency_keys: '' };
-    v1.exec(`ATTACH '${join(V2, 'state.db')}' AS v2`);
+    v1.exec(`ATTACH '${v2file}' AS v2`);
     v1.exec('INSERT INTO accounts (key, head) SELECT key, head FROM v2.accounts');
     const tables = (v2.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%data TEXT NOT NULL%'").all() as { name: string }[]).map((row) => row.name);
     expect(tables).toHaveLength(10);
