@@ -90,4 +90,32 @@ describe('the migrations', () => {
     const db = new DatabaseSync(file, { readOnly: true });
     expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: MIGRATIONS.length });
   });
+
+  it("a changed byte in a delivery's attempt or an account's head is refused by its crc, naming the file, table and record", async () => {
+    const file = copyOfV2();
+    await fileStore(file).close();
+    const db = new DatabaseSync(file);
+    const { delivery } = db.prepare("SELECT delivery FROM delivery_attempts WHERE data LIKE '%\"responseStatus\":500%' LIMIT 1").get() as { delivery: string };
+    db.prepare("UPDATE delivery_attempts SET data = replace(data, '\"responseStatus\":500', '\"responseStatus\":200') WHERE delivery = ? AND n = 0").run(delivery);
+    db.prepare("UPDATE accounts SET head = replace(head, '\"clockOffsetMs\":', '\"clockOffsetMs\": ') WHERE key = 'sk_beta'").run();
+    db.close();
+    const store = fileStore(file);
+    try {
+      const read = (what: () => unknown) => {
+        try {
+          what();
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'served';
+      };
+      expect(read(() => store.records('sk_alpha').get('deliveries', delivery))).toMatch(new RegExp(`^${file}: delivery_attempts record ${delivery} #1 cannot be read \\(its checksum does not match.*\`va-sandbox check\``));
+      expect(read(() => store.head('sk_beta'))).toContain(`${file}: accounts record sk_beta cannot be read (its checksum does not match`);
+      const unreadable: string[] = [];
+      expect(Object.keys(store.read('sk_alpha', unreadable)!.deliveries)).not.toContain(delivery);
+      expect(unreadable).toEqual([`deliveries ${delivery}`]);
+    } finally {
+      await store.close();
+    }
+  });
 });
