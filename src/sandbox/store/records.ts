@@ -106,17 +106,25 @@ const STORE_COLUMNS: Partial<Record<TableName, Record<string, (record: never) =>
   deliveries: { attempts: (delivery: Delivery) => delivery.attempts.length },
 };
 
+/** Each table's write, made once: its columns (`COLUMNS`, then the store's own) and its statement's text. */
+const WRITES = Object.fromEntries(
+  TABLES.map((table) => {
+    const columns = Object.entries({ ...COLUMNS[table], ...STORE_COLUMNS[table] }) as [string, (record: never) => Key][];
+    const names = columns.map(([name]) => name);
+    const text =
+      `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, crc${names.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${names.map(() => ', ?').join('')}) ` +
+      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, crc = excluded.crc${names.map((c) => `, ${c} = excluded.${c}`).join('')}`;
+    return [table, { columns, text }];
+  }),
+) as Record<TableName, { columns: [string, (record: never) => Key][]; text: string }>;
+
 /** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
 export function putRecord(sql: Sql, account: number, table: TableName, id: string, record: unknown): void {
-  const computed = { ...COLUMNS[table], ...STORE_COLUMNS[table] } as Record<string, (record: never) => Key>;
-  const columns = Object.keys(computed);
+  const { columns, text } = WRITES[table];
   const field = ID_FIELDS[table];
   const kept = table === 'deliveries' ? putAttempts(sql, account, id, record as Delivery) : record;
   const data = JSON.stringify(field === undefined ? kept : { ...(kept as object), [field]: undefined });
-  sql(
-    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, crc${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${columns.map(() => ', ?').join('')}) ` +
-      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, crc = excluded.crc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
-  ).run(account, id, data, checksum(data), ...columns.map((column) => computed[column]!(record as never)));
+  sql(text).run(account, id, data, checksum(data), ...columns.map(([, compute]) => compute(record as never)));
 }
 
 /** Writes every record of a state under a new account (a reset, an import, a migration). */
