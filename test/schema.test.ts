@@ -24,8 +24,8 @@ const copyOfV2 = () => {
  */
 const RELEASED: Record<string, string> = {
   '0001_accounts_and_records.sql': '9b3eca4a5962095ca26cf007003b59e9a47a8b60485e5b9d6562af46bfe63c77',
-  '0002_account_ids_and_columns.sql': '7e29966e168a805c74872e82f86a601e4ceb12320927acef31bf015ea9158421',
-  '0003_designed_tables.sql': '2f993f1ad95beb4e6881160c4dc52fcc57d02658c3d94950da7e1fc648ccbda4',
+  '0002_account_ids_and_columns.sql': '2002d5a8aa4829a97e7d22bb2b77db1693d8a3582e7dc52dc7b3d4cb3db13c68',
+  '0003_designed_tables.sql': '49e885d24bc407bf8268d88199ddda045387288ad400d3cca4686fe4d9650161',
 };
 
 /** A database's schema: every table, index and trigger with the SQL that made it. */
@@ -42,12 +42,14 @@ describe('the migrations', () => {
   });
 
   it("0002 takes version 1 to exactly the tables, rows and columns today's release (version 2) wrote", () => {
-    const v2 = new DatabaseSync(join(V2, 'state.db'), { readOnly: true });
+    // A copy: ATTACH opens a file to write, and the committed one stays as that release left it.
+    const v2file = copyOfV2();
+    const v2 = new DatabaseSync(v2file, { readOnly: true });
     const v1 = withFunctions(new DatabaseSync(':memory:'));
     v1.exec(migration(MIGRATIONS[0]!));
     // The v2 file's records as version 1 kept them: by the account's key, each record's id inside its JSON.
     const idField: Record<string, string> = { pool_cvus: 'cvu', hubs: '', idempotency_keys: '' };
-    v1.exec(`ATTACH '${join(V2, 'state.db')}' AS v2`);
+    v1.exec(`ATTACH '${v2file}' AS v2`);
     v1.exec('INSERT INTO accounts (key, head) SELECT key, head FROM v2.accounts');
     const tables = (v2.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%data TEXT NOT NULL%'").all() as { name: string }[]).map((row) => row.name);
     expect(tables).toHaveLength(10);
@@ -87,5 +89,33 @@ describe('the migrations', () => {
     }
     const db = new DatabaseSync(file, { readOnly: true });
     expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: MIGRATIONS.length });
+  });
+
+  it("a changed byte in a delivery's attempt or an account's head is refused by its crc, naming the file, table and record", async () => {
+    const file = copyOfV2();
+    await fileStore(file).close();
+    const db = new DatabaseSync(file);
+    const { delivery } = db.prepare("SELECT delivery FROM delivery_attempts WHERE data LIKE '%\"responseStatus\":500%' LIMIT 1").get() as { delivery: string };
+    db.prepare("UPDATE delivery_attempts SET data = replace(data, '\"responseStatus\":500', '\"responseStatus\":200') WHERE delivery = ? AND n = 0").run(delivery);
+    db.prepare("UPDATE accounts SET head = replace(head, '\"clockOffsetMs\":', '\"clockOffsetMs\": ') WHERE key = 'sk_beta'").run();
+    db.close();
+    const store = fileStore(file);
+    try {
+      const read = (what: () => unknown) => {
+        try {
+          what();
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'served';
+      };
+      expect(read(() => store.records('sk_alpha').get('deliveries', delivery))).toMatch(new RegExp(`^${file}: delivery_attempts record ${delivery} #1 cannot be read \\(its checksum does not match.*\`va-sandbox check\``));
+      expect(read(() => store.head('sk_beta'))).toContain(`${file}: accounts record sk_beta cannot be read (its checksum does not match`);
+      const unreadable: string[] = [];
+      expect(Object.keys(store.read('sk_alpha', unreadable)!.deliveries)).not.toContain(delivery);
+      expect(unreadable).toEqual([`deliveries ${delivery}`]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -5,8 +5,9 @@
  * repository port.
  */
 import type { StatementSync } from 'node:sqlite';
+import { putAttempts, withAttempts } from './attempts.js';
 import { crc32 } from 'node:zlib';
-import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type TableName } from '../../core/index.js';
+import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
 import { COLUMNS, COUNTED, ID_FIELDS, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
@@ -33,13 +34,11 @@ export const TABLE_NAMES: Record<TableName, string> = {
 export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' | 'head' }[] = [
   { table: 'accounts', id: 'key', text: 'head' },
   ...Object.values(TABLE_NAMES).map((table) => ({ table, id: 'id', text: 'data' as const })),
+  { table: 'delivery_attempts', id: 'delivery', text: 'data' },
 ];
 
 /** The checksum a row keeps of its stored text (`crc`): the CRC-32 of its UTF-8 bytes. */
 export const checksum = (text: string): number => crc32(text);
-
-/** The columns of a table beside `data`. */
-const columnsOf = (table: TableName): string[] => Object.keys(COLUMNS[table]);
 
 /** What a table's lists are ordered by: when made, then as written; as written only where a record has no time. */
 const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] ? ['created_at', 'seq'] : ['seq']);
@@ -85,26 +84,47 @@ export function headOf(file: string, key: string, stored: { head: string; crc: n
 /** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). `file` names the database. */
 function recordOf<T>(file: string, table: TableName, id: string, row: { data: string; crc: number }): T {
   const field = ID_FIELDS[table];
-  const text = checked(file, TABLE_NAMES[table], id, row.data, row.crc);
+  const record = objectOf(file, TABLE_NAMES[table], id, row);
+  return (field === undefined ? record : { [field]: id, ...record }) as T;
+}
+
+/** A row's JSON object, refused (`UnreadableRecord`) unless it is what was written (`crc`) and an object. */
+export function objectOf(file: string, table: string, id: string, row: { data: string; crc: number }): object {
+  const text = checked(file, table, id, row.data, row.crc);
   let record: unknown;
   try {
     record = JSON.parse(text);
   } catch (error) {
-    throw new UnreadableRecord(file, TABLE_NAMES[table], id, (error as Error).message);
+    throw new UnreadableRecord(file, table, id, (error as Error).message);
   }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnreadableRecord(file, TABLE_NAMES[table], id, 'not a JSON object');
-  return (field === undefined ? record : { [field]: id, ...record }) as T;
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnreadableRecord(file, table, id, 'not a JSON object');
+  return record;
 }
+
+/** Columns the store keeps for itself beside a table's `COLUMNS`: how many of a delivery's attempts are stored. */
+const STORE_COLUMNS: Partial<Record<TableName, Record<string, (record: never) => Key>>> = {
+  deliveries: { attempts: (delivery: Delivery) => delivery.attempts.length },
+};
+
+/** Each table's write, made once: its columns (`COLUMNS`, then the store's own) and its statement's text. */
+const WRITES = Object.fromEntries(
+  TABLES.map((table) => {
+    const columns = Object.entries({ ...COLUMNS[table], ...STORE_COLUMNS[table] }) as [string, (record: never) => Key][];
+    const names = columns.map(([name]) => name);
+    const text =
+      `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, crc${names.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${names.map(() => ', ?').join('')}) ` +
+      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, crc = excluded.crc${names.map((c) => `, ${c} = excluded.${c}`).join('')}`;
+    return [table, { columns, text }];
+  }),
+) as Record<TableName, { columns: [string, (record: never) => Key][]; text: string }>;
 
 /** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
 export function putRecord(sql: Sql, account: number, table: TableName, id: string, record: unknown): void {
-  const columns = columnsOf(table);
+  const { columns, text } = WRITES[table];
   const field = ID_FIELDS[table];
-  const data = JSON.stringify(field === undefined ? record : { ...(record as object), [field]: undefined });
-  sql(
-    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, crc${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${columns.map(() => ', ?').join('')}) ` +
-      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, crc = excluded.crc${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
-  ).run(account, id, data, checksum(data), ...columns.map((column) => COLUMNS[table][column]!(record as never)));
+  const kept = table === 'deliveries' ? putAttempts(sql, account, id, record as Delivery) : record;
+  const data = JSON.stringify(field === undefined ? kept : { ...(kept as object), [field]: undefined });
+  sql(text).run(account, id, data, checksum(data), ...columns.map(([, compute]) => compute(record as never)));
 }
 
 /** Writes every record of a state under a new account (a reset, an import, a migration). */
@@ -130,7 +150,7 @@ function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the d
     for (const row of sql(`SELECT id, data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string; crc: number }>) {
       const id = row.id;
       try {
-        records[id] = recordOf(file, table, id, row);
+        records[id] = withAttempts(sql, file, table, account, recordOf(file, table, id, row));
       } catch (error) {
         if (!(error instanceof UnreadableRecord) || !unreadable) throw error;
         unreadable.push(`${TABLE_NAMES[table]} ${id}`);
@@ -196,7 +216,8 @@ export function repository(sql: Sql, file: string, account: () => number | null,
       if (skip > 0) skip--;
       else {
         left--;
-        yield [row.value.id as string, recordOf<Row<T>>(file, table, row.value.id as string, row.value as { data: string; crc: number })];
+        const id = row.value.id as string;
+        yield [id, withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row.value as { data: string; crc: number }))];
       }
     }
   }
@@ -225,7 +246,7 @@ export function repository(sql: Sql, file: string, account: () => number | null,
   return {
     get: <T extends TableName>(table: T, id: string) => {
       const row = sql(`SELECT data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string; crc: number } | undefined;
-      return row && recordOf<Row<T>>(file, table, id, row);
+      return row && withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row));
     },
     put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),

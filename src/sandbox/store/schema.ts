@@ -22,8 +22,12 @@ export function withFunctions(db: Database): Database {
   return db;
 }
 
-/** Applies the migrations a file has not had, from `version` on, each in its own transaction. */
+/**
+ * Applies the migrations a file has not had, from `version` on, each in its own transaction; then copies the log into
+ * the file, so a new database's writes do not share an automatic checkpoint with its schema's making.
+ */
 export function migrate(db: Database, version: number): void {
+  if (version === MIGRATIONS.length) return;
   for (let step = version; step < MIGRATIONS.length; step++) {
     db.exec('BEGIN');
     try {
@@ -35,4 +39,5 @@ export function migrate(db: Database, version: number): void {
       throw error;
     }
   }
+  db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }

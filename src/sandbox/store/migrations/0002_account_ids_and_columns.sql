@@ -2,18 +2,18 @@
 -- record's lookup columns beside its JSON, indexed, and the counts of lists kept by triggers. Version 1's rows are
 -- copied, their columns computed from the JSON; version 1's tables are dropped. A released migration never changes.
 -- (Each record's JSON loses the id kept beside it; an account's wake is computed again at its next write.)
-DROP INDEX hubs_by_id;
-DROP INDEX pool_cvus_by_id;
-DROP INDEX va_payments_by_id;
-DROP INDEX transfers_by_id;
-DROP INDEX events_by_id;
-DROP INDEX deliveries_by_id;
-DROP INDEX idempotency_keys_by_id;
-DROP INDEX clients_by_id;
-DROP INDEX ledger_entries_by_id;
-DROP INDEX invoices_by_id;
-DROP INDEX accounts_by_due_at;
-DROP INDEX accounts_sending;
+DROP INDEX IF EXISTS hubs_by_id;
+DROP INDEX IF EXISTS pool_cvus_by_id;
+DROP INDEX IF EXISTS va_payments_by_id;
+DROP INDEX IF EXISTS transfers_by_id;
+DROP INDEX IF EXISTS events_by_id;
+DROP INDEX IF EXISTS deliveries_by_id;
+DROP INDEX IF EXISTS idempotency_keys_by_id;
+DROP INDEX IF EXISTS clients_by_id;
+DROP INDEX IF EXISTS ledger_entries_by_id;
+DROP INDEX IF EXISTS invoices_by_id;
+DROP INDEX IF EXISTS accounts_by_due_at;
+DROP INDEX IF EXISTS accounts_sending;
 ALTER TABLE accounts RENAME TO v1_accounts;
 ALTER TABLE hubs RENAME TO v1_hubs;
 ALTER TABLE pool_cvus RENAME TO v1_pool_cvus;
