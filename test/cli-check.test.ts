@@ -98,6 +98,22 @@ describe('va-sandbox check', () => {
     expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(\\d+ found damaged, \\d+ records read\\)[^\\n]*\\n$`));
   });
 
+  it('a record changed far into a large table (past the rows one statement checks): its table and id, and every row counted', { timeout: 30_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    // 12,000 copies of an event under ids of their own, the 11,111th then changed by a letter (its JSON still sound).
+    const db = new DatabaseSync(data);
+    db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000)
+      INSERT INTO events (account, id, data, crc) SELECT e.account, 'copy-' || i, e.data, e.crc FROM n, (SELECT * FROM events LIMIT 1) AS e`);
+    db.exec(`UPDATE events SET data = replace(data, '"created"', '"creatEd"') WHERE id = 'copy-11111'`);
+    db.close();
+    const records = recordsIn(data);
+    const check = await runCli(['check', '--data', data]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toBe(`${data}: events record copy-11111: its CRC-32 does not match its stored bytes\n`);
+    expect(check.stderr).toContain(`(1 found damaged, ${records} records read)`);
+  });
+
   it('a file of schema version 2 (test/data/v2), not yet migrated: its structure checked, and says its records have no CRC-32', async () => {
     const data = join(useTmp(), 'state.db');
     copyFileSync(join(ROOT, 'test/data/v2/state.db'), data);
