@@ -98,6 +98,21 @@ describe('va-sandbox check', () => {
     expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(\\d+ found damaged, \\d+ records read\\)[^\\n]*\\n$`));
   });
 
+  it('--full: an index key that disagrees with its table (what a start refuses), as integrity_check words it', { timeout: 30_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    await written(data);
+    const db = new DatabaseSync(data, { readOnly: true });
+    const { pageno, pgsize } = db.prepare("SELECT pageno, pgsize FROM dbstat d WHERE pagetype = 'leaf' AND ncell > 0 AND (SELECT type FROM sqlite_schema s WHERE s.name = d.name) = 'index' ORDER BY pageno LIMIT 1").get() as { pageno: number; pgsize: number };
+    db.close();
+    const bytes = readFileSync(data);
+    const start = (pageno - 1) * pgsize;
+    bytes[start + bytes.readUInt16BE(start + 8) + 3]! ^= 0x04; // a byte of its first key
+    writeFileSync(data, bytes);
+    const check = await runCli(['check', '--data', data, '--full']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(new RegExp(`^${data}: integrity_check: .*index`));
+  });
+
   it('a record changed far into a large table (past the rows one statement checks): its table and id, and every row counted', { timeout: 30_000 }, async () => {
     const data = join(useTmp(), 'state.db');
     await written(data);

@@ -60,21 +60,25 @@ function mismatches(db: DatabaseSync, { table, id, text }: (typeof RECORD_TABLES
   }
 }
 
-/** Checks `file` read-only: refused (`CheckRefused`) when it is missing or not a database. */
-export function checkDatabase(file: string): CheckResult {
+/**
+ * Checks `file` read-only: refused (`CheckRefused`) when it is missing or not a database. `full`: `PRAGMA
+ * integrity_check` rather than `quick_check`, which also reads every index against its table (what a start checks).
+ */
+export function checkDatabase(file: string, full = false): CheckResult {
   if (!existsSync(file)) throw new CheckRefused(`no database at ${file} (give the one a server uses with --data, or VA_SANDBOX_DATA)`);
   let db: DatabaseSync;
-  let quick: string[];
+  const pragma = full ? 'integrity_check' : 'quick_check';
+  let structure: string[];
   try {
     db = new DatabaseSync(file, { readOnly: true });
     // One snapshot for the whole check: the count and the rows checked agree while a server writes beside it.
     db.exec('BEGIN');
-    quick = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((row) => row.quick_check);
+    structure = (db.prepare(`PRAGMA ${pragma}`).all() as Record<string, string>[]).map((row) => row[pragma]!);
   } catch (error) {
     throw new CheckRefused(`${file} cannot be checked: ${(error as Error).message}`);
   }
   try {
-    const damaged = quick[0] === 'ok' ? [] : quick.map((problem) => `${file}: quick_check: ${problem.replace(/\s*\n\s*/g, ' ')}`);
+    const damaged = structure[0] === 'ok' ? [] : structure.map((problem) => `${file}: ${pragma}: ${problem.replace(/\s*\n\s*/g, ' ')}`);
     db.function('crc32', { deterministic: true }, (text) => crc32(text as string));
     let records = 0;
     const tables = checkedTables(db);
