@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
-import { api, eventually, PAYMENT, runCli, spawnServer, useReceiver, useTmp } from './helpers.js';
+import { DatabaseSync } from 'node:sqlite';
+import { api, eventually, freePort, PAYMENT, runCli, spawnServer, useReceiver, useTmp } from './helpers.js';
 
 /**
  * One letter changed inside a stored record, the row's JSON still sound (what `PRAGMA quick_check` cannot see): its
@@ -90,5 +91,30 @@ describe('a record whose bytes changed (its CRC-32)', () => {
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(`${data}: va_payments record ${marked.id}: its CRC-32 does not match its stored bytes\n`);
     expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(1 found damaged, \\d+ records read\\)[^\\n]*\\n$`));
+  });
+
+  it('a delivery row changed while it waits for a retry: the account still takes writes, the server stays up', { timeout: 60_000 }, async () => {
+    const data = join(useTmp(), 'state.db');
+    const server = await startServer({ port: 0, host: '127.0.0.1', data, retryDelays: [2, 2, 2] });
+    const client = api(server.url, KEY);
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, callbackUrl: `http://127.0.0.1:${await freePort()}/hook` });
+    const [delivery] = await eventually(async () => {
+      const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
+      return items.length === 1 && items;
+    }, 10_000, 'the first attempt');
+    await server.close();
+    const db = new DatabaseSync(data);
+    db.prepare(`UPDATE deliveries SET data = replace(data, '"url":"http', '"url":"hTtp') WHERE id = ?`).run(delivery.id);
+    db.close();
+    const again = await spawnServer(['--data', data, '--quiet', '--retry-delays', '2,2,2']);
+    const next = api(again.url, KEY);
+    await new Promise((done) => setTimeout(done, 3_000)); // its retry is due
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await next.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 6 + i })).status);
+    expect(statuses).toEqual([201, 201, 201]);
+    const read = await next.call('GET', `/sandbox/v1/deliveries/${delivery.id}`);
+    expect(read.status).toBe(500);
+    expect(read.body.error.message).toMatch(new RegExp(`${data}.*deliveries.*${delivery.id}.*va-sandbox check`));
+    expect(again.child.exitCode).toBe(null);
   });
 });

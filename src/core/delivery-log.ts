@@ -2,7 +2,7 @@ import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
-import { notFound, SandboxError } from './errors.js';
+import { isDamaged, notFound, SandboxError, unlessDamaged } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
 import { pageFrom } from './pagination.js';
@@ -200,6 +200,15 @@ export class DeliveryLog {
    * a dead receiver costs nothing while every slot waits on it.
    */
   *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
+    try {
+      yield* this.due(inFlight);
+    } catch (error) {
+      // A damaged delivery row ends the walk there (its reads answer the error); the writes that pumped it go on.
+      if (!isDamaged(error)) throw error;
+    }
+  }
+
+  private *due(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
     const blocked = new Set<string>();
     for (const delivery of this.ctx.records.each('deliveries', { by: 'pending_at' })) {
       const due = unlessDamaged(() => {
@@ -260,20 +269,6 @@ export class DeliveryLog {
       const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
       return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery, { vaPaymentId, clientId }), attempt, event: { vaPaymentId, clientId, body } };
     });
-  }
-}
-
-/**
- * What `read` gives, or null when a record it reads is damaged (the store's `INTERNAL_ERROR` naming it): a delivery
- * whose event or body cannot be read is never sent, and must not stop the account's other deliveries (nor fail the
- * write whose commit started the deliverer); a read of it answers the error.
- */
-function unlessDamaged<T>(read: () => T): T | null {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof SandboxError && error.code === 'INTERNAL_ERROR') return null;
-    throw error;
   }
 }
 
