@@ -1,7 +1,9 @@
 import { fromCents } from './money.js';
-import type { CallbackDeliverySummary, SandboxEvent, VaPayment } from './state.js';
+import type { CallbackDeliverySummary, SandboxEvent, SentEvent, VaPayment } from './state.js';
 import { asCreated, remainingAmount, statusAfter } from './va-payment.js';
 import { vaPaymentView } from './views.js';
+
+export type { ExportedEvent, SentEvent } from './state.js';
 
 /**
  * What an event keeps of its body, and the body rendered when it is sent, listed, exported or streamed. A VA event's
@@ -11,12 +13,6 @@ import { vaPaymentView } from './views.js';
  * (`callbackDelivery`); a transfer's events carry the amounts of the cash-in they credited (`cashIn`, the payment's
  * cash-ins never change) and the payment's totals just after it.
  */
-
-/** An event with the body a receiver gets. */
-export type SentEvent = SandboxEvent & { body: Record<string, unknown> };
-
-/** An event as an export holds it: with its body, as every release's files did. */
-export type ExportedEvent = Omit<SentEvent, 'callbackDelivery' | 'cashIn'>;
 
 export const NO_EVENTS: CallbackDeliverySummary = {
   events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,

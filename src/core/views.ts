@@ -19,12 +19,12 @@ import {
   type Entry,
   type Hub,
   type SandboxEvent,
+  type SentEvent,
   type Invoice,
   type SourceType,
   type Transfer,
   type VaPayment,
 } from './state.js';
-import type { SentEvent } from './event-body.js';
 import { remainingAmount } from './va-payment.js';
 
 /**
