@@ -1,7 +1,7 @@
 import { SandboxError } from './errors.js';
 import type { Cents } from './money.js';
 import type { CreateVaPaymentInput } from './schemas.js';
-import { ACTIVE_STATUSES, type CashIn, type VaEventType, type VaPayment } from './state.js';
+import { ACTIVE_STATUSES, atCreation, type CashIn, type Changing, type VaEventType, type VaPayment } from './state.js';
 
 /** The VA payment lifecycle (contract 2.3) as pure transitions: each returns the next payment and its events. */
 
@@ -60,18 +60,18 @@ export function createVaPayment(
   return { payment, events: [{ eventType: 'created' }] };
 }
 
-/** A payment as `createVaPayment` made it: waiting, nothing received, not updated since (only transitions change it). */
-export const asCreated = (payment: VaPayment): VaPayment => ({
-  ...payment,
-  status: 'waiting',
-  totalReceived: 0,
-  receivedAmount: 0,
-  cashIns: [],
-  updatedAt: payment.createdAt,
-  completedAt: null,
-  cancelledAt: null,
-  expiredAt: null,
-});
+/** A payment as `createVaPayment` made it: every field the lifecycle changes at its value on creation (`atCreation`). */
+export const asCreated = (payment: VaPayment): VaPayment => ({ ...payment, ...atCreation(payment) });
+
+/**
+ * The one way a transition changes a payment: only the fields its record declares changing (`CHANGING`), and only while
+ * it is active. A payment that ended never changes again, so its `cancelled` or `failed` body, rendered from it, stays
+ * the body raised; and a `created` body is rendered with the changing fields at their creation values.
+ */
+function changed(payment: VaPayment, change: Partial<Pick<VaPayment, Changing>>): VaPayment {
+  if (!isActive(payment)) throw new Error(`VA payment ${payment.id} is ${payment.status}: a payment that ended never changes`);
+  return { ...payment, ...change };
+}
 
 /** A payment's status once `totalReceived` (G, gross) is credited: an open amount is completed by any transfer. */
 export const statusAfter = (amount: Cents | null, totalReceived: Cents): 'completed' | 'underpaid' | 'overpaid' =>
@@ -83,15 +83,14 @@ export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string):
   const totalReceived = payment.totalReceived + cashIn.total;
   const status = statusAfter(payment.amount, totalReceived);
   const outcome: VaEventType = status === 'completed' ? 'succeeded' : status;
-  const next: VaPayment = {
-    ...payment,
+  const next = changed(payment, {
     status,
     totalReceived,
     receivedAmount: payment.receivedAmount + cashIn.incomingAmount,
     cashIns: [...payment.cashIns, cashIn],
     updatedAt: now,
     completedAt: status === 'underpaid' ? null : now,
-  };
+  });
   return {
     payment: next,
     events: [
@@ -104,7 +103,7 @@ export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string):
 export function expire(payment: VaPayment, now: string): Transition {
   if (!isActive(payment)) return { payment, events: [] };
   return {
-    payment: { ...payment, status: 'expired', expiredAt: now, updatedAt: now },
+    payment: changed(payment, { status: 'expired', expiredAt: now, updatedAt: now }),
     events: [{ eventType: 'failed' }],
   };
 }
@@ -118,7 +117,7 @@ export function cancel(payment: VaPayment, now: string): Transition {
     );
   }
   return {
-    payment: { ...payment, status: 'cancelled', cancelledAt: now, updatedAt: now },
+    payment: changed(payment, { status: 'cancelled', cancelledAt: now, updatedAt: now }),
     events: [{ eventType: 'cancelled' }],
   };
 }
