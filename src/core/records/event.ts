@@ -83,7 +83,7 @@ export const attemptRecord = z.strictObject({
   /** Where the attempt went when not to the delivery's `url` (forwarding, or a redelivery to another URL). */
   forwardedTo: text().nullable().optional(),
   /** An extra send asked for by the account's delivery faults (`duplicate`); it changes nothing of the delivery. */
-  fault: z.literal('duplicate').nullable().optional(),
+  fault: z.enum(['duplicate']).nullable().optional(),
 });
 export type Attempt = z.infer<typeof attemptRecord>;
 
