@@ -18,8 +18,7 @@ export interface Transition {
 
 export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
 
-export const remainingAmount = (payment: VaPayment): Cents =>
-  payment.amount === null ? 0 : Math.max(payment.amount - payment.totalReceived, 0);
+export { remainingAmount } from './records/va-payment.js';
 
 /** Only `amount` and `amount_and_time` locks look at the transfer's amount: its gross total must match. */
 export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>

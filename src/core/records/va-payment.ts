@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_CENTS } from '../money.js';
+import { MAX_CENTS, type Cents } from '../money.js';
 import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 
 /** A VA payment (contract part 2) as stored: the one declaration its type, export form and recording come from. */
@@ -73,3 +73,7 @@ export const atCreation = (payment: Pick<VaPayment, 'createdAt'>): Pick<VaPaymen
   cancelledAt: null,
   expiredAt: null,
 });
+
+/** What is still to pay: 0 for an open amount, or once paid in full. */
+export const remainingAmount = (payment: Pick<VaPayment, 'amount' | 'totalReceived'>): Cents =>
+  payment.amount === null ? 0 : Math.max(payment.amount - payment.totalReceived, 0);
