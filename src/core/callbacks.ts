@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from './state.js';
-import { vaPaymentObjectSchema } from './records/va-payment-view.js';
+import { vaPaymentObjectSchema } from './records/va-payment.js';
 import { ars, isoTime, uuid } from './records/view-fields.js';
 
 export { ars, isoTime, uuid, vaPaymentObjectSchema };

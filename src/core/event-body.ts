@@ -1,7 +1,7 @@
 import { fromCents } from './money.js';
 import type { CallbackDeliverySummary, SandboxEvent, SentEvent, VaPayment } from './state.js';
 import { asCreated, remainingAmount, statusAfter } from './va-payment.js';
-import { vaPaymentView } from './records/va-payment-view.js';
+import { vaPaymentView } from './records/va-payment.js';
 
 export type { ExportedEvent, SentEvent } from './state.js';
 

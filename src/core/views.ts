@@ -16,7 +16,7 @@ import {
 } from './state.js';
 import { entryViewSchema } from './records/client-view.js';
 export * from './records/client-view.js';
-export { vaPaymentObjectSchema, vaPaymentShown, vaPaymentView, type VaPaymentView } from './records/va-payment-view.js';
+export { vaPaymentObjectSchema, vaPaymentShown, vaPaymentView, type VaPaymentView } from './records/va-payment.js';
 
 /**
  * What the API returns: the stored records with money as ARS numbers. Each view is a zod schema (strict: a field the

@@ -39,7 +39,6 @@ export { OPERATIONS };
  * from the very zod schemas that validate the requests, and the error envelope of every status it can answer.
  */
 
-
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may send (`input`) or an answer holds (`output`). */
 const schemaOf = (schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
