@@ -8,8 +8,9 @@ export type { ExportedEvent, SentEvent } from './state.js';
 /**
  * What an event keeps of its body, and the body rendered when it is sent, listed, exported or streamed. A VA event's
  * body is made from its payment, which keeps what it needs: `created`, `cancelled` and `failed` carry the payment as
- * it was when raised (contract part 4), and at `created` it was as made (`asCreated`) with that one event, while a
- * payment cancelled or expired never changes again, so only its delivery summary of that instant is kept
+ * it was when raised (contract part 4): at `created` it was as made (`asCreated`: the fields its record declares
+ * changing at their values on creation, the others never change) with that one event, and a payment cancelled or
+ * expired never changes again (`changed` refuses), so only its delivery summary of that instant is kept
  * (`callbackDelivery`); a transfer's events carry the amounts of the cash-in they credited (`cashIn`, the payment's
  * cash-ins never change) and the payment's totals just after it.
  */
