@@ -1,6 +1,6 @@
 import { SandboxError } from './errors.js';
 import type { Cents } from './money.js';
-import type { CreateVaPaymentInput } from './schemas.js';
+import { createVaPaymentSchema, type CreateVaPaymentInput } from './schemas.js';
 import { ACTIVE_STATUSES, atCreation, type CashIn, type Changing, type VaEventType, type VaPayment } from './state.js';
 
 /** The VA payment lifecycle (contract 2.3) as pure transitions: each returns the next payment and its events. */
@@ -24,6 +24,13 @@ export { remainingAmount } from './records/va-payment.js';
 export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>
   payment.lockMode === 'time' || payment.amount === total;
 
+/** The request's fields a payment keeps as given (null where absent): each needs no line of its own here. */
+type Given = Exclude<keyof CreateVaPaymentInput, 'paymentHubId' | 'currency' | 'lockMode' | 'amount' | 'ttlSeconds' | 'clientId' | 'metadata'>;
+const OWN_LINE: string[] = ['paymentHubId', 'currency', 'lockMode', 'amount', 'ttlSeconds', 'clientId', 'metadata'] satisfies Exclude<keyof CreateVaPaymentInput, Given>[];
+const GIVEN = Object.keys(createVaPaymentSchema.shape).filter((name) => !OWN_LINE.includes(name)) as Given[];
+const given = (input: CreateVaPaymentInput) =>
+  Object.fromEntries(GIVEN.map((name) => [name, input[name] ?? null])) as { [K in Given]: Exclude<CreateVaPaymentInput[K], undefined> };
+
 export function createVaPayment(
   input: CreateVaPaymentInput,
   place: { id: string; cvu: string; alias: string; now: string; expiresAt: string },
@@ -39,12 +46,7 @@ export function createVaPayment(
     cvu: place.cvu,
     alias: place.alias,
     clientId: input.clientId?.toLowerCase() ?? null,
-    clientTaxId: input.clientTaxId ?? null,
-    clientName: input.clientName ?? null,
-    callbackUrl: input.callbackUrl ?? null,
-    successUrl: input.successUrl ?? null,
-    failureUrl: input.failureUrl ?? null,
-    externalReference: input.externalReference ?? null,
+    ...given(input),
     metadata: input.metadata ?? {},
     paymentHubId: input.paymentHubId,
     totalReceived: 0,
