@@ -1,4 +1,4 @@
-import type { ApiFaultRule } from './api-faults.js';
+import type { ApiFaultRule } from './records/api-fault-rule.js';
 import type { Client, Entry } from './records/client.js';
 import type { Delivery, EventType, SandboxEvent } from './records/event.js';
 import type { Hub, PoolCvu } from './records/hub.js';
