@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createClientSchema, createVaPaymentSchema } from '../src/core/schemas.js';
+import { createClientSchema, createVaPaymentSchema, invoiceFields } from '../src/core/schemas.js';
 import {
   CHANGING,
   clientRecord,
@@ -50,6 +50,13 @@ async function everyField(account: Api) {
   expect(Object.keys(clientBody).sort()).toEqual(Object.keys(createClientSchema.shape).sort());
   expect([...new Set(bodies.flatMap(Object.keys))].sort()).toEqual(Object.keys(createVaPaymentSchema.shape).sort());
   for (const body of bodies) await account.data('POST', '/api/v1/va-payments', body);
+  const invoice = {
+    invoiceNumber: '0001-00000042', invoiceType: 'A', sellerTaxId: '30-71234567-1', sellerName: 'Tienda S.A.', subtotalNet: 100, vatAmount: 21, otherTaxes: 1.5,
+    totalAmount: 122.5, currency: 'ARS', issuedAt: '2026-03-01T00:00:00.000Z', dueAt: '2026-03-31T00:00:00.000Z', paymentTerms: '30 days', observations: 'March',
+  };
+  // `total_amount` is `totalAmount` under the spec's name.
+  expect(Object.keys(invoice).sort()).toEqual(Object.keys(invoiceFields).filter((field) => field !== 'total_amount').sort());
+  await account.data('POST', `/api/v1/clients/${client.id}/invoices`, invoice);
 }
 
 /** The fields of a view a request gave, but those the replay names anew (URLs, ids), which are compared by presence. */
@@ -71,6 +78,11 @@ describe('a field declared in a record is recorded and exported with no other li
     const clients = async (account: Api) => (await account.list('/api/v1/clients')).data.map((c: any) => asked(c, createClientSchema.shape, urls));
     expect(await payments(replayed)).toEqual(await payments(source));
     expect(await clients(replayed)).toEqual(await clients(source));
+    const invoices = async (account: Api) => {
+      const [client] = (await account.list('/api/v1/clients')).data;
+      return (await account.list(`/api/v1/clients/${client.id}/invoices`)).data.map((i: any) => asked(i, invoiceFields, []));
+    };
+    expect(await invoices(replayed)).toEqual(await invoices(source));
     expect((await payments(source)).length).toBe(2);
   });
 

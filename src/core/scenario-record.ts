@@ -3,7 +3,7 @@ import { push } from './account-context.js';
 import { ms } from './clock.js';
 import { fromCents } from './money.js';
 import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
-import { createClientSchema, createVaPaymentSchema } from './schemas.js';
+import { createClientSchema, createVaPaymentSchema, invoiceFields } from './schemas.js';
 import type { Client, Delivery, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
 
 /**
@@ -204,16 +204,14 @@ function paymentBody(payment: VaPayment, url: string, clientId: string | undefin
 }
 
 function invoiceBody(invoice: Invoice): Record<string, unknown> {
-  const money = { subtotalNet: invoice.subtotalNet, vatAmount: invoice.vatAmount, otherTaxes: invoice.otherTaxes };
-  const text = { sellerTaxId: invoice.sellerTaxId, sellerName: invoice.sellerName, dueAt: invoice.dueAt, paymentTerms: invoice.paymentTerms, observations: invoice.observations };
-  return {
-    invoiceNumber: invoice.invoiceNumber,
-    invoiceType: invoice.invoiceType,
+  const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
+  return askedAgain(invoiceFields, invoice, {
+    subtotalNet: money(invoice.subtotalNet),
+    vatAmount: money(invoice.vatAmount),
+    otherTaxes: money(invoice.otherTaxes),
     totalAmount: fromCents(invoice.totalAmount),
-    issuedAt: invoice.issuedAt,
-    ...Object.fromEntries(Object.entries(money).filter(([, cents]) => cents !== null).map(([name, cents]) => [name, fromCents(cents!)])),
-    ...Object.fromEntries(Object.entries(text).filter(([, value]) => value !== null)),
-  };
+    total_amount: null,
+  });
 }
 
 function clientBody(client: Client, url: string): Record<string, unknown> {

@@ -205,7 +205,8 @@ const invoiceTime = z
   .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date or date-time' })
   .transform((value) => iso(ms(value.length === 10 ? `${value}T00:00:00.000Z` : value)));
 
-const invoiceFields = {
+/** The fields an invoice's create and update take (their shape: the scenario recorder asks for each again). */
+export const invoiceFields = {
   invoiceNumber: optional(z.string().regex(/^\d{4,5}-\d{8}$/, 'must be a point of sale and a number, like 0001-00000042')),
   invoiceType: optional(z.enum(INVOICE_TYPES)),
   sellerTaxId: optional(taxId),
