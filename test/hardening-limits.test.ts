@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { balance } from '../src/core/clients.js';
+import { balance } from '../src/core/ledger.js';
 import { MAX_CENTS } from '../src/core/money.js';
 import type { Entry } from '../src/core/state.js';
 import { api, BIN, eventually, freePort, useReceiver, useServer, useTmp } from './helpers.js';

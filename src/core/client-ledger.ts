@@ -5,6 +5,8 @@ import { generateAlias } from './cvu.js';
 import { notFound, SandboxError } from './errors.js';
 import type { Hubs } from './hubs.js';
 import { UUID_PATTERN } from './ids.js';
+import * as invoices from './invoices.js';
+import * as ledger from './ledger.js';
 import { pageOf } from './pagination.js';
 import {
   allocationSchema,
@@ -25,7 +27,7 @@ import { balanceView, clientView, entryView, invoiceView } from './views.js';
 
 /**
  * Clients with a dedicated CVU, their ledger of entries, their invoices and balance. The rules themselves are in
- * `clients.ts`; this stores the records, found by the columns `COLUMNS` declares.
+ * `clients.ts`, `ledger.ts` and `invoices.ts`; this stores the records, found by the columns `COLUMNS` declares.
  */
 export class ClientLedger {
   constructor(
@@ -90,7 +92,7 @@ export class ClientLedger {
 
   clientBalance(id: string) {
     const client = this.client(id);
-    return balanceView(client.id, clients.balance(this.entriesOf(client.id), this.invoicesOf(client.id)));
+    return balanceView(client.id, ledger.balance(this.entriesOf(client.id), this.invoicesOf(client.id)));
   }
 
   listTransactions(id: string, query: Record<string, string>) {
@@ -109,7 +111,7 @@ export class ClientLedger {
   createDebit(id: string, body: unknown) {
     const client = this.client(id);
     const input = parse(debitSchema, body);
-    return entryView(this.addEntry(clients.movementEntry(this.ctx.uuid(), client.id, input, this.ctx.now())));
+    return entryView(this.addEntry(ledger.movementEntry(this.ctx.uuid(), client.id, input, this.ctx.now())));
   }
 
   /** `POST /sandbox/v1/clients/{id}/ledger`: a credit, debit or adjustment, or the reversal of a credited operation. */
@@ -118,13 +120,13 @@ export class ClientLedger {
     const input = parse(ledgerEntrySchema, body);
     const entryId = this.ctx.uuid();
     const now = this.ctx.now();
-    if (input.entryType === 'reversal') return entryView(this.addEntry(clients.reversalEntry(entryId, this.reversible(client, input.operationId), input, now)));
+    if (input.entryType === 'reversal') return entryView(this.addEntry(ledger.reversalEntry(entryId, this.reversible(client, input.operationId), input, now)));
     if (input.operationId != null && this.operation(client.id, input.operationId) !== undefined) {
       throw new SandboxError('VALIDATION_ERROR', `Operation ${input.operationId} is already in the ledger of client ${client.id}`, [
         'operationId: already names another entry of this client',
       ]);
     }
-    return entryView(this.addEntry(clients.movementEntry(entryId, client.id, input, now)));
+    return entryView(this.addEntry(ledger.movementEntry(entryId, client.id, input, now)));
   }
 
   addEntry(entry: Entry): Entry {
@@ -144,7 +146,7 @@ export class ClientLedger {
     const last = this.ctx.records.max('invoices', 'sequence', { sequence: { from: `${type}:`, to: `${type}:~` } });
     const number = invoiceNumber((last === null ? 0 : invoiceSequence(String(last).slice(2))!) + 1);
     this.checkInvoiceNumberFree(type, input.invoiceNumber ?? number, null);
-    const invoice = clients.createInvoice(input, { id: this.ctx.uuid(), client, number, now: this.ctx.now() });
+    const invoice = invoices.createInvoice(input, { id: this.ctx.uuid(), client, number, now: this.ctx.now() });
     return invoiceView(this.storeInvoice(invoice));
   }
 
@@ -154,7 +156,7 @@ export class ClientLedger {
 
   updateInvoice(id: string, invoiceId: string, body: unknown) {
     const invoice = this.invoice(this.client(id), invoiceId);
-    const next = clients.updateInvoice(invoice, parse(updateInvoiceSchema, body), this.ctx.now());
+    const next = invoices.updateInvoice(invoice, parse(updateInvoiceSchema, body), this.ctx.now());
     this.checkInvoiceNumberFree(next.invoiceType, next.invoiceNumber, invoice.id);
     return invoiceView(this.storeInvoice(next));
   }
@@ -164,8 +166,8 @@ export class ClientLedger {
     const client = this.client(id);
     const invoice = this.invoice(client, invoiceId);
     const { amount } = parse(allocationSchema, body);
-    const { totalCashIn, totalCashOut, allocated } = clients.balance(this.entriesOf(client.id), []);
-    const result = clients.allocate(invoice, amount, { id: this.ctx.uuid(), unallocated: totalCashIn - totalCashOut - allocated, now: this.ctx.now() });
+    const { totalCashIn, totalCashOut, allocated } = ledger.balance(this.entriesOf(client.id), []);
+    const result = invoices.allocate(invoice, amount, { id: this.ctx.uuid(), unallocated: totalCashIn - totalCashOut - allocated, now: this.ctx.now() });
     this.storeInvoice(result.invoice);
     return entryView(this.addEntry(result.entry));
   }
@@ -178,7 +180,7 @@ export class ClientLedger {
   /** The client's credited entry of an operation, for a reversal: refused when there is none, or it was reversed. */
   private reversible(client: Client, operationId: string): Entry {
     const entry = this.operation(client.id, operationId);
-    if (!entry || !clients.isReversible(entry)) {
+    if (!entry || !ledger.isReversible(entry)) {
       throw new SandboxError('VALIDATION_ERROR', `Client ${client.id} has no credited operation ${operationId}`, [
         'operationId: must name a cash_in or credit of this client',
       ]);

@@ -14,4 +14,6 @@ export * from './state.js';
 export * from './views.js';
 export * as vaPayment from './va-payment.js';
 export * as clients from './clients.js';
+export * as ledger from './ledger.js';
+export * as invoices from './invoices.js';
 export * from './api-faults.js';

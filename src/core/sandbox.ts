@@ -47,8 +47,7 @@ interface Cached {
 
 /** The one core factory: the server, the CLI's embedded mode and the msw handlers all use it. */
 export function createSandbox(options: SandboxOptions) {
-  /** Each listener and the types it listens for (null: all). */
-  const listeners = new Map<(event: LiveEvent) => void, ReadonlySet<LiveEvent['type']> | null>();
+  const live = liveListeners();
   const deps = {
     clock: options.clock,
     ids: options.ids,
@@ -56,13 +55,8 @@ export function createSandbox(options: SandboxOptions) {
     strictTaxId: options.strictTaxId ?? false,
     ...(options.hubIds ? { hubIds: options.hubIds } : {}),
     storage: options.storage,
-    notify: (event: LiveEvent) => {
-      for (const [listener, types] of listeners) if (!types || types.has(event.type)) listener(event);
-    },
-    hears: (type: LiveEvent['type']) => {
-      for (const types of listeners.values()) if (!types || types.has(type)) return true;
-      return false;
-    },
+    notify: live.notify,
+    hears: live.hears,
   };
   const cache = options.cache ?? ACCOUNT_CACHE;
   /** The accounts in memory, least recently used first. */
@@ -121,6 +115,21 @@ export function createSandbox(options: SandboxOptions) {
     forgetIdle: (): void => forget(options.clock.now()),
     /** The accounts in memory. */
     accounts: (): Account[] => [...cached.values()].map((entry) => entry.account),
+    on: live.on,
+  };
+}
+
+/** Who listens to what happens in the accounts, each to the types it asked for (null: all). */
+function liveListeners() {
+  const listeners = new Map<(event: LiveEvent) => void, ReadonlySet<LiveEvent['type']> | null>();
+  return {
+    notify(event: LiveEvent): void {
+      for (const [listener, types] of listeners) if (!types || types.has(event.type)) listener(event);
+    },
+    hears(type: LiveEvent['type']): boolean {
+      for (const types of listeners.values()) if (!types || types.has(type)) return true;
+      return false;
+    },
     /** Subscribes to what happens in every account (of these types only, if given); returns the unsubscribe function. */
     on(listener: (event: LiveEvent) => void, types?: LiveEvent['type'][]): () => void {
       listeners.set(listener, types ? new Set(types) : null);

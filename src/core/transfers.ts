@@ -4,6 +4,7 @@ import * as clients from './clients.js';
 import { notFound } from './errors.js';
 import type { Events } from './events.js';
 import type { Hubs } from './hubs.js';
+import { cashInEntry } from './ledger.js';
 import { fromCents } from './money.js';
 import { pageOf } from './pagination.js';
 import { listQuery, parse, transferSchema } from './schemas.js';
@@ -69,16 +70,15 @@ export class Transfers {
         incomingAmount: input.total - input.taxes,
         receivedAt: now,
       };
-      const before = new Set(this.events.of(payment.id).map((event) => event.id));
-      this.payments.apply(va.creditTransfer(payment, cashIn, now));
+      const { events } = this.payments.apply(va.creditTransfer(payment, cashIn, now));
       const client = payment.clientId === null ? undefined : this.ctx.get('clients', payment.clientId);
       if (client) {
         const credit = { amount: cashIn.incomingAmount, operationId: transfer.operationId, paymentId: payment.id, now };
-        this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
+        this.ledger.addEntry(cashInEntry(this.ctx.uuid(), client.id, credit));
       }
       transfer.outcome = 'credited';
       transfer.target = { type: 'va_payment', id: payment.id };
-      transfer.eventIds = this.events.of(payment.id).map((event) => event.id).filter((id) => !before.has(id));
+      transfer.eventIds = events.map((event) => event.id);
     }
     return this.record(transfer);
   }
@@ -89,6 +89,9 @@ export class Transfers {
 
   /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
   private accountFor(to: string): Target | null {
+    // A pool CVU first, read by its key: the usual target, and a CVU is never both a pool's and another's (`Hubs.isTaken`).
+    const lent = this.ctx.get('pool', to);
+    if (lent) return { cvu: lent.cvu, kind: 'pool', entry: lent };
     const client = this.hubs.clientAt(to);
     if (client !== undefined) return { cvu: client.cvu!, kind: 'client', client };
     const hub = this.hubs.collectionOf(to);
@@ -111,7 +114,7 @@ export class Transfers {
       return transfer;
     }
     const credit = { amount: transfer.total - transfer.taxes, operationId: transfer.operationId, paymentId: null, now: transfer.createdAt };
-    this.ledger.addEntry(clients.cashInEntry(this.ctx.uuid(), client.id, credit));
+    this.ledger.addEntry(cashInEntry(this.ctx.uuid(), client.id, credit));
     const event = this.events.raise(clients.cashInEvent(client, transfer, this.ctx.uuid(), transfer.createdAt));
     transfer.outcome = 'credited';
     transfer.target = { type: 'client', id: client.id };

@@ -9,7 +9,7 @@ import { fromCents, type Cents } from './money.js';
 import { pageOf } from './pagination.js';
 import { amountLock, type Where } from './repository.js';
 import { createVaPaymentSchema, listVaPaymentsQuery, parse } from './schemas.js';
-import type { PoolCvu, VaPayment } from './state.js';
+import type { PoolCvu, SandboxEvent, VaPayment } from './state.js';
 import * as va from './va-payment.js';
 import { vaPaymentView } from './views.js';
 import { counting, NO_EVENTS } from './event-body.js';
@@ -73,7 +73,7 @@ export class VaPayments {
   }
 
   cancelVaPayment(id: string) {
-    return this.viewOf(this.apply(va.cancel(this.payment(id), this.ctx.now())));
+    return this.viewOf(this.apply(va.cancel(this.payment(id), this.ctx.now())).payment);
   }
 
   /** Expires a payment fallen due, unless it ended or its time changed since. */
@@ -95,13 +95,12 @@ export class VaPayments {
     return payment && va.isActive(payment) ? payment : undefined;
   }
 
-  /** Stores a transition's payment, releases its CVU when it ends, and raises its events. */
-  apply(transition: va.Transition): VaPayment {
+  /** Stores a transition's payment, releases its CVU when it ends, and raises its events (returned, in order). */
+  apply(transition: va.Transition): { payment: VaPayment; events: SandboxEvent[] } {
     const payment = transition.payment;
     this.ctx.put('vaPayments', payment.id, payment);
     if (!va.isActive(payment) && payment.lockMode !== 'amount') this.hubs.releasePoolCvu(payment);
-    for (const draft of transition.events) this.events.raiseVaEvent(payment, draft);
-    return payment;
+    return { payment, events: transition.events.map((draft) => this.events.raiseVaEvent(payment, draft)) };
   }
 
   private payment(id: string): VaPayment {

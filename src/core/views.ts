@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ars, isoTime, uuid, type ShowsEvery } from './records/view-fields.js';
 import { fromCents } from './money.js';
-import type { Balance } from './clients.js';
+import type { Balance } from './ledger.js';
 import {
   ATTEMPT_ERRORS,
   CVU_PROVISIONINGS,

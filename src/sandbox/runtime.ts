@@ -1,8 +1,8 @@
 import { randomUUID, randomInt } from 'node:crypto';
-import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type Account, type AccountCache, type IdSource, type WallClock } from '../core/index.js';
+import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type AccountCache, type IdSource, type Sandbox, type WallClock } from '../core/index.js';
 import { DAY_MS } from '../core/retention.js';
+import { clockWalks } from './clock-walks.js';
 import { createDeliverer, type Transport } from './delivery.js';
-import { giveWay } from './give-way.js';
 import { progressBoard, SERVER, type ProgressBoard, type Work } from './progress.js';
 import type { Store } from './store/database.js';
 
@@ -30,9 +30,6 @@ export interface RuntimeOptions {
 
 export const systemClock: WallClock = { now: () => Date.now() };
 export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => randomInt(max) };
-
-/** Real time a clock move waits for the callback attempts of its instants, at most (see `moveClock`). */
-const WALK_WAIT_MS = 10_000;
 
 /** How often the accounts in use are pruned with `--keep`, in ms of real time. */
 const PRUNE_EVERY_MS = 3600_000;
@@ -64,7 +61,7 @@ export async function createRuntime(options: RuntimeOptions) {
     ...(keepMs === undefined ? {} : { keepMs }),
     cache: options.accountCache ?? ACCOUNT_CACHE,
     // Callbacks to send (or an attempt under way) and a clock move keep their account in memory: they use it later.
-    busy: (key) => sending.has(key) || walks.has(key),
+    busy: (key) => sending.has(key) || walks.walking(key),
   });
   /** The accounts with deliveries to send (first attempts or retries): the only ones the deliverer looks at. */
   const sending = new Set<string>();
@@ -81,10 +78,8 @@ export async function createRuntime(options: RuntimeOptions) {
       return wake;
     },
   });
-  let timer: NodeJS.Timeout | null = null;
-  let timerAt: number | null = null;
-  let closed = false;
-
+  const due = dueTimer({ store, sandbox, clock, pump: () => deliverer.pump() });
+  const { commit } = due;
   const deliverer = createDeliverer(() => [...sending].map((key) => sandbox.account(key)), {
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
     transport: options.transport,
@@ -92,18 +87,78 @@ export async function createRuntime(options: RuntimeOptions) {
     // The next attempts start at once (the order rule asks that the previous one finished, not that it is on disk), and
     // the record joins the next group commit: waiting for the disk first halved the callbacks' pace.
     onAttempt: () => {
-      schedule(deliverer.pump());
+      due.pumpSoon();
       return store.save();
     },
     log,
     now: () => clock.now(),
   });
+  const walks = clockWalks({ deliverer, progress, keepMs, commit });
+
+  await catchUp({ store, clock, log, progress, tick: due.tick });
+  // Accounts unused for a while leave memory (the store keeps them), whether or not other keys come.
+  const forgetting = setInterval(() => sandbox.forgetIdle(), (options.accountCache ?? ACCOUNT_CACHE).idleMs).unref();
+  /** Retention while running: the accounts in use are pruned once an hour of real time, saying how far it got. */
+  const sweep = (): void => {
+    if (keepMs !== undefined && prune(sandbox, keepMs, progress)) void commit().catch(() => {});
+  };
+  const pruning = keepMs === undefined ? null : setInterval(sweep, PRUNE_EVERY_MS).unref();
+
+  return {
+    sandbox,
+    store,
+    keepDays: options.keepDays ?? null,
+    log,
+    version: options.version ?? '0.0.0',
+    commit,
+    deliverer,
+    moveClock: walks.moveClock,
+    progress,
+    sweep,
+    async close(): Promise<void> {
+      due.close();
+      if (pruning) clearInterval(pruning);
+      clearInterval(forgetting);
+      await deliverer.close();
+      await store.close();
+    },
+  };
+}
+
+export type Runtime = Awaited<ReturnType<typeof createRuntime>>;
+
+interface DueTimerOptions {
+  store: Store;
+  sandbox: Sandbox;
+  clock: WallClock;
+  /** Starts the callback attempts that are due; returns when the deliverer's next one is (real time), or null. */
+  pump: () => number | null;
+}
+
+/** The timer of due work: `commit` stores the state, lets due work run and sets the timer for the next. */
+function dueTimer({ store, sandbox, clock, pump }: DueTimerOptions) {
+  let timer: NodeJS.Timeout | null = null;
+  let timerAt: number | null = null;
+  let closed = false;
 
   /** Persists the state as it is now, then lets due work run and sets the timer for the next. */
   async function commit(): Promise<void> {
     await store.save();
-    if (closed) return;
-    schedule(deliverer.pump());
+    pumpSoon();
+  }
+
+  let pumpQueued = false;
+  /**
+   * One pump a turn of the event loop, however many attempts finished and writes were committed in it: each pump reads
+   * the due deliveries, and one a request and one an attempt took a quarter of the server's time under load.
+   */
+  function pumpSoon(): void {
+    if (pumpQueued || closed) return;
+    pumpQueued = true;
+    setImmediate(() => {
+      pumpQueued = false;
+      if (!closed) schedule(pump());
+    });
   }
 
   /**
@@ -144,56 +199,19 @@ export async function createRuntime(options: RuntimeOptions) {
     });
   }
 
-  /** Each account's clock move under way: moves of one account run one after the other. */
-  const walks = new Map<string, Promise<unknown>>();
+  const close = (): void => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+  };
+  return { commit, schedule, pumpSoon, tick, close };
+}
 
-  /**
-   * Moves an account's clock (contract part 4, time order) as if it lived through the time: it stands at each instant
-   * something falls due, in order (expiries, delayed CVUs, retries), does that work there and waits for the
-   * attempts it starts (and the next events of the same payments they let go) before the next instant. After
-   * `WALK_WAIT_MS` of it, attempts under way finish in the background, and the remaining instants' expiries and CVUs are still done in order, but no more attempts are
-   * made in the walk: what is left to send goes out after it, as the deliverer sends any due callback. So a jump of
-   * years over thousands of callbacks, or over a receiver that hangs, still answers in seconds.
-   */
-  function moveClock(account: Account, kind: 'advance' | 'set', body: unknown) {
-    const previous = walks.get(account.key) ?? Promise.resolve();
-    const walk = previous.catch(() => {}).then(() => walkClock(account, kind, body));
-    walks.set(account.key, walk);
-    return walk.finally(() => {
-      if (walks.get(account.key) === walk) walks.delete(account.key);
-    });
-  }
-
-  async function walkClock(account: Account, kind: 'advance' | 'set', body: unknown) {
-    const move = account.clockMove(kind, body);
-    const deadline = performance.now() + WALK_WAIT_MS;
-    const from = account.nowMs();
-    const work = progress.start(account.key, `clock ${kind}`, Math.round((move.until() - from) / 1000), 'sandbox seconds');
-    const clock = await deliverer.walk(account, async () => {
-      // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
-      account.standAt(account.nowMs());
-      // A walk over thousands of instants would hold every other request up: it lets them in between slices.
-      const pause = giveWay();
-      for (;;) {
-        const attempting = performance.now() < deadline;
-        if (attempting) await deliverer.deliverDue(account, deadline);
-        const at = account.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
-        if (at === null) break;
-        account.standAt(at);
-        work.report(Math.round((at - from) / 1000));
-        await pause();
-      }
-      return move.finish();
-    }).finally(() => work.end());
-    // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
-    if (keepMs !== undefined) account.prune(keepMs);
-    await commit();
-    return clock;
-  }
-
-  // What fell due while the server was down (expiries, retries, unsent deliveries) happens now, in the accounts it
-  // fell due in (the others are read when first used). The log says so when there is some: each expiry is an event
-  // and a callback, and a large state that all fell due takes a while to start.
+/**
+ * What fell due while the server was down (expiries, retries, unsent deliveries) happens now, in the accounts it fell
+ * due in (the others are read when first used). The log says so when there is some: each expiry is an event and a
+ * callback, and a large state that all fell due takes a while to start.
+ */
+async function catchUp({ store, clock, log, progress, tick }: { store: Store; clock: WallClock; log: (line: string) => void; progress: ProgressBoard; tick: (work?: Work) => void }) {
   const started = performance.now();
   const behind = store.waking(clock.now()).length > 0;
   if (behind) log('doing what fell due while the server was stopped (expiries, delayed client CVUs, deliveries) before answering');
@@ -205,48 +223,20 @@ export async function createRuntime(options: RuntimeOptions) {
     catchingUp?.end();
   }
   if (behind) log(`done what fell due while the server was stopped in ${Math.round(performance.now() - started)} ms`);
-
-  // Accounts unused for a while leave memory (the store keeps them), whether or not other keys come.
-  const forgetting = setInterval(() => sandbox.forgetIdle(), (options.accountCache ?? ACCOUNT_CACHE).idleMs).unref();
-
-  /** Retention while running: the accounts in use are pruned once an hour of real time, saying how far it got. */
-  function sweep(): void {
-    if (keepMs === undefined) return;
-    const accounts = sandbox.accounts();
-    const work = progress.start(SERVER, 'retention sweep', accounts.length, 'accounts');
-    let pruned = false;
-    try {
-      for (const [i, account] of accounts.entries()) {
-        if (account.prune(keepMs)) pruned = true;
-        work.report(i + 1);
-      }
-    } finally {
-      work.end();
-    }
-    if (pruned) void commit().catch(() => {});
-  }
-  const pruning = keepMs === undefined ? null : setInterval(sweep, PRUNE_EVERY_MS).unref();
-
-  return {
-    sandbox,
-    store,
-    keepDays: options.keepDays ?? null,
-    log,
-    version: options.version ?? '0.0.0',
-    commit,
-    deliverer,
-    moveClock,
-    progress,
-    sweep,
-    async close(): Promise<void> {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      if (pruning) clearInterval(pruning);
-      clearInterval(forgetting);
-      await deliverer.close();
-      await store.close();
-    },
-  };
 }
 
-export type Runtime = Awaited<ReturnType<typeof createRuntime>>;
+/** Prunes every account in memory with `--keep`, saying how far it got; true when anything was removed. */
+function prune(sandbox: Sandbox, keepMs: number, progress: ProgressBoard): boolean {
+  const accounts = sandbox.accounts();
+  const work = progress.start(SERVER, 'retention sweep', accounts.length, 'accounts');
+  let pruned = false;
+  try {
+    for (const [i, account] of accounts.entries()) {
+      if (account.prune(keepMs)) pruned = true;
+      work.report(i + 1);
+    }
+  } finally {
+    work.end();
+  }
+  return pruned;
+}

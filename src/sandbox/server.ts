@@ -10,7 +10,7 @@ import { fileStore, memoryStore, startRefusal } from './store/database.js';
 import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
 import { progressBoard, type ProgressView } from './progress.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime, type Runtime } from './runtime.js';
 import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
 
 export interface ServerOptions extends AppOptions {
@@ -95,25 +95,7 @@ export async function startServer(options: ServerOptions = {}) {
   // The address it binds is a name its callers use too; loopback ones are always allowed.
   const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
   const now = () => iso(runtime.sandbox.clock.now());
-  const onLog = options.onLog;
-  let fetch: typeof app.fetch = app.fetch;
-  if (onLog) {
-    runtime.sandbox.on(
-      (live) => {
-        const entry = callbackEntry(live, now());
-        if (entry) onLog(entry);
-      },
-      ['delivery'],
-    );
-    fetch = async (request, env, ...rest) => {
-      const started = performance.now();
-      const response = await app.fetch(request, env, ...rest);
-      // The Node server passes the incoming message: its raw headers are read, not a Headers object built for one.
-      const key = requestKey(rawHeader((env as Env['Bindings'])!.incoming!.rawHeaders, 'authorization'));
-      onLog({ type: 'request', time: now(), method: request.method, path: pathOfUrl(request.url), status: response.status, ms: Math.round(performance.now() - started), key });
-      return response;
-    };
-  }
+  const fetch = options.onLog ? logged(app, runtime, options.onLog, now) : app.fetch;
   const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts }, {
     ...CONNECTION_LIMITS,
     ...options.connections,
@@ -154,6 +136,25 @@ export async function startServer(options: ServerOptions = {}) {
 }
 
 export type RunningServer = Awaited<ReturnType<typeof startServer>>;
+
+/** `onLog`: the app's fetch, telling each request and each callback attempt (`--log`). */
+function logged(app: ReturnType<typeof createApp>, runtime: Runtime, onLog: NonNullable<ServerOptions['onLog']>, now: () => string): ReturnType<typeof createApp>['fetch'] {
+  runtime.sandbox.on(
+    (live) => {
+      const entry = callbackEntry(live, now());
+      if (entry) onLog(entry);
+    },
+    ['delivery'],
+  );
+  return async (request, env, ...rest) => {
+    const started = performance.now();
+    const response = await app.fetch(request, env, ...rest);
+    // The Node server passes the incoming message: its raw headers are read, not a Headers object built for one.
+    const key = requestKey(rawHeader((env as Env['Bindings'])!.incoming!.rawHeaders, 'authorization'));
+    onLog({ type: 'request', time: now(), method: request.method, path: pathOfUrl(request.url), status: response.status, ms: Math.round(performance.now() - started), key });
+    return response;
+  };
+}
 
 /**
  * The Node server around the app. A request Node's parser refuses (bad request line, headers or framing), or

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ClientLedger } from '../../src/core/client-ledger.js';
 import { DueWork } from '../../src/core/due-work.js';
 import { Hubs } from '../../src/core/hubs.js';
-import { clients, type Entry } from '../../src/core/index.js';
+import { cashInEntry, movementEntry } from '../../src/core/ledger.js';
+import type { Entry } from '../../src/core/index.js';
 import { CLIENT } from '../helpers.js';
 import { codeOf, moduleContext } from './context.js';
 
@@ -21,7 +22,7 @@ type Modules = ReturnType<typeof ledgerModules>;
 
 /** A cash-in of `cents` net, as a matched transfer credits it: to the client's CVU, or through a VA payment. */
 function cashIn({ ctx, ledger }: Modules, clientId: string, cents: number, paymentId: string | null = null): Entry {
-  return ledger.addEntry(clients.cashInEntry(ctx.uuid(), clientId, { amount: cents, operationId: `op_${cents}`, paymentId, now: ctx.now() }));
+  return ledger.addEntry(cashInEntry(ctx.uuid(), clientId, { amount: cents, operationId: `op_${cents}`, paymentId, now: ctx.now() }));
 }
 
 describe('CVU provisioning by the hub’s cvuProvisioning', () => {
@@ -128,7 +129,7 @@ describe('entries and their sourceType', () => {
     const m = ledgerModules();
     const { id } = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
     for (const sourceType of ['transfer', 'va_payment', 'sandbox'] as const) {
-      const entry = clients.cashInEntry(m.ctx.uuid(), id, { amount: 1, operationId: 'op', paymentId: null, now: m.ctx.now() });
+      const entry = cashInEntry(m.ctx.uuid(), id, { amount: 1, operationId: 'op', paymentId: null, now: m.ctx.now() });
       m.ledger.addEntry({ ...entry, sourceType });
     }
     expect(m.ledger.listTransactions(id, { limit: '3' }).transactions.map((e) => e.sourceType)).toEqual(['other', 'other', 'manual_deposit']);
@@ -156,7 +157,7 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
   it('an entry of another type (an import may bring them) counts by its sign: a negative one is cash out, a positive one is in neither total', () => {
     const m = ledgerModules();
     const { id } = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
-    const debit = clients.movementEntry(m.ctx.uuid(), id, { amount: 3 }, m.ctx.now());
+    const debit = movementEntry(m.ctx.uuid(), id, { amount: 3 }, m.ctx.now());
     m.ledger.addEntry({ ...debit, entryType: 'reversal' });
     m.ledger.addEntry({ ...debit, id: m.ctx.uuid(), entryType: 'credit', amount: 500 });
     cashIn(m, id, 100);

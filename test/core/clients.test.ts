@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clients, type Client, type Entry, type Invoice } from '../../src/core/index.js';
+import { clients, ledger, type Client, type Entry, type Invoice } from '../../src/core/index.js';
 
 describe('CUIT', () => {
   it('checks the digit with weights 5,4,3,2,7,6,5,4,3,2 mod 11, hyphens or not', () => {
@@ -42,7 +42,7 @@ describe('balance', () => {
   const invoice = (totalAmount: number, paymentStatus: Invoice['paymentStatus']) => ({ totalAmount, paymentStatus }) as Invoice;
 
   it('is spec 2.4 in cents: cash-ins minus the absolute debits minus every invoice', () => {
-    const result = clients.balance(
+    const result = ledger.balance(
       [entry('cash_in', 10), entry('cash_in', 20), entry('debit', -5)],
       [invoice(10, 'pending'), invoice(3, 'cancelled')],
     );

@@ -9,7 +9,7 @@ type Modules = ReturnType<typeof accountModules>;
 function credit({ ctx, payments }: Modules, id: string, total: number, taxes = 0): VaPayment {
   const payment = ctx.get('vaPayments', id)!;
   const cashIn = { operationId: `op_${total}`, transferId: `t_${total}`, total, taxes, incomingAmount: total - taxes, receivedAt: ctx.now() };
-  return payments.apply(vaPayment.creditTransfer(payment, cashIn, ctx.now()));
+  return payments.apply(vaPayment.creditTransfer(payment, cashIn, ctx.now())).payment;
 }
 
 describe('lock modes', () => {

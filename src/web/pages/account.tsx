@@ -1,7 +1,8 @@
 import { useState, type DragEvent } from 'react';
 import type { hubView } from '../../core/views.js';
 import { DEFAULT_KEY } from '../api.js';
-import { ErrorNote, Facts, Field, SelectField, useAction, useApp, useLoad, When } from '../ui.js';
+import { Field, SelectField } from '../fields.js';
+import { ErrorNote, Facts, useAction, useApp, useLoad, When } from '../ui.js';
 import { ApiFaults } from './api-faults.js';
 
 type Hub = ReturnType<typeof hubView>;

@@ -4,7 +4,8 @@ import { allocationSchema, createInvoiceSchema, ledgerEntrySchema } from '../../
 import { INVOICE_TYPES } from '../../core/state.js';
 import type { invoiceView } from '../../core/views.js';
 import { fieldErrors } from '../api.js';
-import { ErrorNote, Field, SelectField, useAction, useApp } from '../ui.js';
+import { Field, SelectField } from '../fields.js';
+import { ErrorNote, useAction, useApp } from '../ui.js';
 import { filled, issuesOf, numberOr } from './form-values.js';
 
 type Invoice = ReturnType<typeof invoiceView>;

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import type { balanceView, clientView, entryView, invoiceView } from '../../core/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
-import { DataTable, ErrorNote, Facts, Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { Field, SelectField } from '../fields.js';
+import { DataTable, ErrorNote, Facts, LIST_REFRESH_MS, money, NotFound, PagedList, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { EventItem, type EventView } from './payment.js';
 import { AllocationForm, InvoiceForm, LedgerForm } from './client-forms.js';
 import { TransferForm } from './transfer-form.js';
@@ -95,23 +96,12 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
       (message.type === 'delivery' && (events.data?.items ?? []).some((event) => event.id === message.delivery.eventId)),
     refresh,
   );
-  const switchCvu = useAction(async (cvuStatus: 'provisioning' | 'active' | 'disabled') => {
-    await api.clients.setCvuStatus(id, { cvuStatus });
-    refresh();
-  });
   const cancelInvoice = useAction(async (invoice: Invoice) => {
     await api.clients.updateInvoice(id, invoice.id, { paymentStatus: 'cancelled' });
     refresh();
   });
 
-  if (client.error instanceof SandboxApiError && client.error.status === 404) {
-    return (
-      <main>
-        <h1>Client not found</h1>
-        <p>No client {id} in this account.</p>
-      </main>
-    );
-  }
+  if (client.error instanceof SandboxApiError && client.error.status === 404) return <NotFound what="Client" id={id} />;
   const c = client.data;
   return (
     <main>
@@ -126,51 +116,8 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
             <Status value={c.cvuStatus} />
           </header>
           <div className="columns">
-            <section className="card" aria-labelledby="cvu">
-              <h2 id="cvu">CVU</h2>
-              <Facts
-                items={[
-                  ['CVU', <span className="mono">{c.cvu}</span>],
-                  ['Alias', <span className="mono">{c.alias}</span>],
-                  ['CVU status', c.cvuStatus],
-                  ['Tax ID', c.taxId],
-                  ['Hub', `${c.paymentHubId} · ${c.hubName}`],
-                  ['Cash-in callback', c.cashinCallbackUrl ?? 'none'],
-                  ['Reference', c.externalReference],
-                ]}
-              />
-              <div className="actions">
-                {c.cvuStatus === 'not_provisioned' ? (
-                  <button type="button" onClick={() => void switchCvu.run('provisioning')} disabled={switchCvu.busy}>
-                    Request CVU
-                  </button>
-                ) : null}
-                {c.cvuStatus === 'active' ? (
-                  <button type="button" onClick={() => void switchCvu.run('disabled')} disabled={switchCvu.busy}>
-                    Disable CVU
-                  </button>
-                ) : (
-                  <button type="button" onClick={() => void switchCvu.run('active')} disabled={switchCvu.busy}>
-                    Activate CVU
-                  </button>
-                )}
-              </div>
-              <ErrorNote error={switchCvu.error} />
-            </section>
-            <section className="card" aria-labelledby="balance">
-              <h2 id="balance">Balance</h2>
-              <ErrorNote error={balance.error} />
-              {balance.data ? (
-                <Facts
-                  items={[
-                    ['Cash in', money(balance.data.totalCashIn)],
-                    ['Cash out', money(balance.data.totalCashOut)],
-                    ['Invoiced', money(balance.data.totalInvoiced)],
-                    ['Balance', <strong>{money(balance.data.balance)}</strong>],
-                  ]}
-                />
-              ) : null}
-            </section>
+            <CvuCard client={c} onDone={refresh} />
+            <BalanceCard balance={balance} />
           </div>
           {c.cvu && c.alias ? <TransferForm key={c.id} addresses={[c.cvu, c.alias]} total={1000} onDone={refresh} /> : null}
           <section aria-labelledby="ledger">
@@ -205,5 +152,67 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
         <p aria-busy="true">Loading…</p>
       )}
     </main>
+  );
+}
+
+/** A client's CVU, with the buttons that request, activate or disable it. */
+function CvuCard({ client: c, onDone }: { client: ClientView; onDone: () => void }) {
+  const { api } = useApp();
+  const switchCvu = useAction(async (cvuStatus: 'provisioning' | 'active' | 'disabled') => {
+    await api.clients.setCvuStatus(c.id, { cvuStatus });
+    onDone();
+  });
+  return (
+    <section className="card" aria-labelledby="cvu">
+      <h2 id="cvu">CVU</h2>
+      <Facts
+        items={[
+          ['CVU', <span className="mono">{c.cvu}</span>],
+          ['Alias', <span className="mono">{c.alias}</span>],
+          ['CVU status', c.cvuStatus],
+          ['Tax ID', c.taxId],
+          ['Hub', `${c.paymentHubId} · ${c.hubName}`],
+          ['Cash-in callback', c.cashinCallbackUrl ?? 'none'],
+          ['Reference', c.externalReference],
+        ]}
+      />
+      <div className="actions">
+        {c.cvuStatus === 'not_provisioned' ? (
+          <button type="button" onClick={() => void switchCvu.run('provisioning')} disabled={switchCvu.busy}>
+            Request CVU
+          </button>
+        ) : null}
+        {c.cvuStatus === 'active' ? (
+          <button type="button" onClick={() => void switchCvu.run('disabled')} disabled={switchCvu.busy}>
+            Disable CVU
+          </button>
+        ) : (
+          <button type="button" onClick={() => void switchCvu.run('active')} disabled={switchCvu.busy}>
+            Activate CVU
+          </button>
+        )}
+      </div>
+      <ErrorNote error={switchCvu.error} />
+    </section>
+  );
+}
+
+/** A client's balance summary. */
+function BalanceCard({ balance }: { balance: { data: ReturnType<typeof balanceView> | null; error: unknown } }) {
+  return (
+    <section className="card" aria-labelledby="balance">
+      <h2 id="balance">Balance</h2>
+      <ErrorNote error={balance.error} />
+      {balance.data ? (
+        <Facts
+          items={[
+            ['Cash in', money(balance.data.totalCashIn)],
+            ['Cash out', money(balance.data.totalCashOut)],
+            ['Invoiced', money(balance.data.totalInvoiced)],
+            ['Balance', <strong>{money(balance.data.balance)}</strong>],
+          ]}
+        />
+      ) : null}
+    </section>
   );
 }

@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { createClientSchema, createVaPaymentSchema } from '../../core/schemas.js';
 import { SandboxApiError, fieldErrors } from '../api.js';
 import { navigate } from '../router.js';
-import { ErrorNote, Field, SelectField, TextAreaField, useAction, useApp } from '../ui.js';
+import { Field, SelectField, TextAreaField } from '../fields.js';
+import { ErrorNote, useAction, useApp } from '../ui.js';
 import { filled, issuesOf, jsonObjectOr, numberOr } from './form-values.js';
 
 /**

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
 import { Link, setQuery, type Location } from '../router.js';
-import { ErrorNote, LIST_REFRESH_MS, PagedList, SelectField, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import { SelectField } from '../fields.js';
+import { ErrorNote, LIST_REFRESH_MS, PagedList, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
 import type { DeliveryView } from '../../core/views.js';
 import { DeliveryCard, SentTo, Whose } from './delivery.js';
 

@@ -39,11 +39,6 @@ export function PaymentPage({ id }: { id: string }) {
     if (message.type === 'delivery') return eventIds.current.has(message.delivery.eventId);
     return message.type === 'transfer' && message.transfer.target?.id === id;
   }, refresh);
-  const cancel = useAction(async () => {
-    if (!confirm('Cancel this VA payment? Its CVU is released and a "cancelled" callback is sent.')) return;
-    await api.vaPayments.cancel(id);
-    refresh();
-  });
 
   if (payment.error instanceof SandboxApiError && payment.error.status === 404) return <NotFound what="VA payment" id={id} />;
   const p = payment.data;
@@ -63,56 +58,8 @@ export function PaymentPage({ id }: { id: string }) {
             <Status value={p.status} />
             <CopyButton text={shareLink(api.key)} label="Copy link" />
           </header>
-          <div className="columns">
-            <section className="card" aria-labelledby="amounts">
-              <h2 id="amounts">Amounts</h2>
-              <Facts
-                items={[
-                  ['Amount', money(p.amount, p.currency)],
-                  ['Lock mode', p.lockMode],
-                  ['Total received', money(p.totalReceived, p.currency)],
-                  ['Received (net)', money(p.receivedAmount, p.currency)],
-                  ['Remaining', money(p.remainingAmount, p.currency)],
-                  ['Created', <When at={p.createdAt} />],
-                  ['Expires', <When at={p.expiresAt} />],
-                  ['Completed', <When at={p.completedAt ?? p.cancelledAt ?? p.expiredAt} />],
-                ]}
-              />
-            </section>
-            <section className="card" aria-labelledby="instructions">
-              <h2 id="instructions">Payment instructions</h2>
-              <Facts
-                items={[
-                  ['CVU', <span className="mono">{p.paymentInstructions.cvu}</span>],
-                  ['Alias', <span className="mono">{p.paymentInstructions.alias}</span>],
-                  ['Holder', p.paymentInstructions.holderName],
-                  ['Bank', p.paymentInstructions.bankName],
-                  ['Amount', money(p.paymentInstructions.amount, p.currency)],
-                  ['Callback', p.callbackUrl ?? (p.successUrl ? `${p.successUrl} / ${p.failureUrl}` : 'none')],
-                  ['Client', p.clientId ? <Link to={`/clients/${p.clientId}`}>{p.clientName ?? p.clientId}</Link> : (p.clientTaxId ?? p.clientName)],
-                  ['Reference', p.externalReference],
-                ]}
-              />
-            </section>
-          </div>
-          {ACTIVE.includes(p.status) ? (
-            <div className="columns">
-              <TransferForm
-                key={`${p.id}:${p.remainingAmount}`}
-                addresses={[p.cvu, p.alias].filter((a): a is string => !!a)}
-                total={p.amount === null ? 1000 : p.remainingAmount}
-                onDone={refresh}
-              />
-              <section className="card" aria-labelledby="cancel">
-                <h3 id="cancel">Cancel</h3>
-                <p className="muted">Ends the payment as the integrator's cancel call would.</p>
-                <button type="button" className="danger" onClick={() => void cancel.run()} disabled={cancel.busy}>
-                  Cancel VA payment
-                </button>
-                <ErrorNote error={cancel.error} />
-              </section>
-            </div>
-          ) : null}
+          <PaymentFacts payment={p} />
+          {ACTIVE.includes(p.status) ? <PaymentActions payment={p} onDone={refresh} /> : null}
           <section aria-labelledby="cash-ins">
             <h2 id="cash-ins">Cash-ins</h2>
             {p.cashIns.length === 0 ? (
@@ -135,6 +82,72 @@ export function PaymentPage({ id }: { id: string }) {
         <p aria-busy="true">Loading…</p>
       )}
     </main>
+  );
+}
+
+/** What a VA payment asks and has received, and the instructions to pay it. */
+function PaymentFacts({ payment: p }: { payment: VaPaymentView }) {
+  return (
+    <div className="columns">
+      <section className="card" aria-labelledby="amounts">
+        <h2 id="amounts">Amounts</h2>
+        <Facts
+          items={[
+            ['Amount', money(p.amount, p.currency)],
+            ['Lock mode', p.lockMode],
+            ['Total received', money(p.totalReceived, p.currency)],
+            ['Received (net)', money(p.receivedAmount, p.currency)],
+            ['Remaining', money(p.remainingAmount, p.currency)],
+            ['Created', <When at={p.createdAt} />],
+            ['Expires', <When at={p.expiresAt} />],
+            ['Completed', <When at={p.completedAt ?? p.cancelledAt ?? p.expiredAt} />],
+          ]}
+        />
+      </section>
+      <section className="card" aria-labelledby="instructions">
+        <h2 id="instructions">Payment instructions</h2>
+        <Facts
+          items={[
+            ['CVU', <span className="mono">{p.paymentInstructions.cvu}</span>],
+            ['Alias', <span className="mono">{p.paymentInstructions.alias}</span>],
+            ['Holder', p.paymentInstructions.holderName],
+            ['Bank', p.paymentInstructions.bankName],
+            ['Amount', money(p.paymentInstructions.amount, p.currency)],
+            ['Callback', p.callbackUrl ?? (p.successUrl ? `${p.successUrl} / ${p.failureUrl}` : 'none')],
+            ['Client', p.clientId ? <Link to={`/clients/${p.clientId}`}>{p.clientName ?? p.clientId}</Link> : (p.clientTaxId ?? p.clientName)],
+            ['Reference', p.externalReference],
+          ]}
+        />
+      </section>
+    </div>
+  );
+}
+
+/** What can still be done to an active VA payment: pay it by a transfer, or cancel it. */
+function PaymentActions({ payment: p, onDone }: { payment: VaPaymentView; onDone: () => void }) {
+  const { api } = useApp();
+  const cancel = useAction(async () => {
+    if (!confirm('Cancel this VA payment? Its CVU is released and a "cancelled" callback is sent.')) return;
+    await api.vaPayments.cancel(p.id);
+    onDone();
+  });
+  return (
+    <div className="columns">
+      <TransferForm
+        key={`${p.id}:${p.remainingAmount}`}
+        addresses={[p.cvu, p.alias].filter((a): a is string => !!a)}
+        total={p.amount === null ? 1000 : p.remainingAmount}
+        onDone={onDone}
+      />
+      <section className="card" aria-labelledby="cancel">
+        <h3 id="cancel">Cancel</h3>
+        <p className="muted">Ends the payment as the integrator's cancel call would.</p>
+        <button type="button" className="danger" onClick={() => void cancel.run()} disabled={cancel.busy}>
+          Cancel VA payment
+        </button>
+        <ErrorNote error={cancel.error} />
+      </section>
+    </div>
   );
 }
 

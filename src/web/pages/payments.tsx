@@ -3,7 +3,8 @@ import { VA_PAYMENT_STATUSES } from '../../core/state.js';
 import type { VaPaymentView } from '../../core/views.js';
 import { Link, navigate, setQuery, type Location } from '../router.js';
 import { findById } from '../short-id.js';
-import { Field, LIST_REFRESH_MS, money, PagedList, SelectField, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { Field, SelectField } from '../fields.js';
+import { LIST_REFRESH_MS, money, PagedList, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 
 /** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
 const SEARCH_FIELDS: [string, string][] = [

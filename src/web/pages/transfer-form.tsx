@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { transferSchema } from '../../core/schemas.js';
 import { fieldErrors } from '../api.js';
 import type { TransferBody } from '../../core/api-client.js';
-import { ErrorNote, Field, SelectField, useAction, useApp } from '../ui.js';
+import { Field, SelectField } from '../fields.js';
+import { ErrorNote, useAction, useApp } from '../ui.js';
 import { issuesOf, numberOr } from './form-values.js';
 
 /** The bank's tax on credits and debits (0.6%), a realistic default for the taxes of a simulated transfer. */
