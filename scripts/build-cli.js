@@ -2,7 +2,7 @@
 // server Node then reads and links 12 files instead of 82 (commander, hono, zod, lowdb and ours): about 100 ms off
 // `va-sandbox start`, less off other commands. Run by `npm run build`, after tsc.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -24,3 +24,10 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// The store's migrations (.sql) beside the modules that read them (`new URL('./migrations/', import.meta.url)`): the
+// store's own module under dist, and the bundle's chunks.
+for (const to of [join(root, 'dist', 'sandbox', 'store', 'migrations'), join(out, 'migrations')]) {
+  rmSync(to, { recursive: true, force: true });
+  cpSync(join(root, 'src', 'sandbox', 'store', 'migrations'), to, { recursive: true });
+}

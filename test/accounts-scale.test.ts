@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { api, PAYMENT, useServer, useTmp } from './helpers.js';
@@ -16,8 +17,9 @@ describe('with 25,000 accounts in the database', () => {
     await fileStore(data).close(); // the schema
     const db = new DatabaseSync(data);
     db.exec('BEGIN');
-    const insert = db.prepare('INSERT INTO accounts (key, head) VALUES (?, ?)');
-    for (let i = 0; i < ACCOUNTS; i++) insert.run(`sk_many_${i}`, JSON.stringify({ clockOffsetMs: 0 }));
+    const insert = db.prepare('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?)');
+    const head = JSON.stringify({ clockOffsetMs: 0 });
+    for (let i = 0; i < ACCOUNTS; i++) insert.run(`sk_many_${i}`, head, crc32(head));
     db.exec('COMMIT');
     db.close();
 

@@ -26,7 +26,7 @@ describe('completion', () => {
       return run.stdout.split('\n').filter((line) => line && !line.startsWith(':')).map((line) => line.split('\t')[0]);
     };
     expect(await words('pay')).toEqual(['payments']);
-    expect(await words('')).toEqual(expect.arrayContaining(['start', 'payments', 'clients', 'completion']));
+    expect(await words('')).toEqual(expect.arrayContaining(['start', 'payments', 'clients', 'check', 'completion']));
     expect(await words('')).not.toContain('complete');
     expect(await words('payments', 'cr')).toEqual(['create']);
     expect(await words('payments', '')).toEqual(expect.arrayContaining(['create', 'list', 'get', 'cancel']));

@@ -3,9 +3,10 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { normalizeState } from '../src/sandbox/store/previous-release.js';
+import { normalizeState } from '../src/sandbox/previous-release/previous-release.js';
 import { startServer } from '../src/sandbox/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
+import { MIGRATIONS } from '../src/sandbox/store/schema.js';
 import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
 
 /** The state database (SQLite): what it keeps, what it refuses at start, and the previous release's data sets it takes in. */
@@ -32,7 +33,7 @@ describe('the state database', () => {
     const { payments, customer } = await written(data);
     const db = new DatabaseSync(data, { readOnly: true });
     const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(['accounts', 'clients', 'counts', 'deliveries', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'retired', 'sqlite_sequence', 'transfers', 'va_payments']);
+    expect(tables).toEqual(['accounts', 'clients', 'counts', 'deliveries', 'delivery_attempts', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'retired', 'sqlite_sequence', 'transfers', 'va_payments']);
     const row = db.prepare('SELECT data FROM va_payments WHERE account = (SELECT id FROM accounts WHERE key = ?) AND id = ?').get(KEY, payments[3]!) as { data: string };
     // The record's id is the row's `id`, beside its JSON.
     expect(JSON.parse(row.data)).toMatchObject({ amount: 10300, externalReference: 'r3', status: 'waiting' });
@@ -81,7 +82,7 @@ describe('the state database', () => {
     db.close();
   });
 
-  it('a database of schema version 1 (one JSON row per record, by API key) is rewritten into version 2 at start', async () => {
+  it('a database of schema version 1 (one JSON row per record, by API key) is brought to the newest schema at start', async () => {
     // Made by a server of version 1, then stopped: written here as that version laid it out.
     const data = join(useTmp(), 'state.db');
     const source = await useServer({ memory: true }, 'test');
@@ -103,7 +104,7 @@ describe('the state database', () => {
     expect(await reader.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({ id: payment.id, amount: 10, externalReference: 'v1', status: 'waiting' });
     expect((await reader.list('/api/v1/va-payments?externalReference=v1')).pagination.total).toBe(1);
     const db = new DatabaseSync(data, { readOnly: true });
-    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: MIGRATIONS.length });
     db.close();
   });
 
@@ -214,14 +215,25 @@ describe('damage found at start', () => {
     expect(start.stderr).toMatch(/written by a newer va-sandbox \(schema 99/);
   });
 
-  it('a byte changed inside a record’s JSON, the structure sound, is not detected: SQLite keeps no checksum of what a row holds (docs/storage.md)', async () => {
+  it('a byte changed inside a record’s JSON, the structure sound, is refused by its checksum: a 500 naming the file, table and record; an export leaves it out and names it', async () => {
     const data = join(useTmp(), 'state.db');
     const { payments } = await written(data);
     const db = new DatabaseSync(data);
     db.prepare("UPDATE va_payments SET data = replace(data, '\"amount\":10300', '\"amount\":10400') WHERE id = ?").run(payments[3]!);
     db.close();
     const server = await useServer({ data }, 'test');
-    expect((await api(server.url, KEY).data('GET', `/api/v1/va-payments/${payments[3]}`)).amount).toBe(104);
+    const client = api(server.url, KEY);
+    const answer = await client.get(`/api/v1/va-payments/${payments[3]}`);
+    expect(answer.status).toBe(500);
+    expect(answer.body.error.code).toBe('INTERNAL_ERROR');
+    expect(answer.body.error.message).toContain(`${data}: va_payments record ${payments[3]} cannot be read (its checksum does not match`);
+    expect(answer.body.error.message).toContain('`va-sandbox check`');
+    expect(JSON.stringify(answer.body)).not.toContain('104');
+    const exported = await client.get('/sandbox/v1/export');
+    expect(exported.body.unreadable).toContain(`va_payments ${payments[3]}`);
+    expect(Object.keys(exported.body.data.account.vaPayments)).not.toContain(payments[3]);
+    // The others are served as they were.
+    expect((await client.data('GET', `/api/v1/va-payments/${payments[4]}`)).amount).toBe(104);
   });
 });
 

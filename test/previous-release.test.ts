@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../src/core/state.js';
-import { normalizeState, type SandboxState } from '../src/sandbox/store/previous-release.js';
-import { readPreviousRelease } from '../src/sandbox/store/previous-release.js';
+import { normalizeState, type SandboxState } from '../src/sandbox/previous-release/previous-release.js';
+import { readPreviousRelease } from '../src/sandbox/previous-release/previous-release.js';
 
 /**
  * Data sets the previous release's file store wrote, each with `expected.json`: the state that store's load() gave

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { checkCommand } from './commands/check.js';
 import { clientsCommand } from './commands/clients.js';
 import { clockCommand } from './commands/clock.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
@@ -60,6 +61,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(runCommand())
     .addCommand(exportCommand())
     .addCommand(importCommand())
+    .addCommand(checkCommand())
     .addCommand(scenarioCommand())
     .addCommand(uiCommand())
     .addCommand(completionCommand())

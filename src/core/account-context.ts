@@ -5,7 +5,7 @@ import type { AccountHead, Repository, Row, Storage } from './repository.js';
 import type { Attempt, SandboxEvent, TableName } from './state.js';
 import type { deliveryView, eventView, transferView } from './views.js';
 import type { forwardingView } from './delivery-settings.js';
-import type { ApiFaultType } from './api-faults.js';
+import type { ApiFaultType } from './records/api-fault-rule.js';
 
 /** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
 export type LiveEvent =

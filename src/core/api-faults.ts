@@ -4,6 +4,9 @@ import { notFound, SandboxError, type ErrorCode } from './errors.js';
 import { mulberry32Step } from './ids.js';
 import { paginate } from './pagination.js';
 import { listQuery, parse } from './schemas.js';
+import { API_FAULT_METHODS, apiFaultSchema, type ApiFault, type ApiFaultRule } from './records/api-fault-rule.js';
+
+export { API_FAULT_METHODS, API_FAULT_TYPES, apiFaultSchema, DEFAULT_HANG_MS, type ApiFault, type ApiFaultRule, type ApiFaultType } from './records/api-fault-rule.js';
 
 /**
  * API faults (contract part 7): rules that make an account's own `/api/v1` requests misbehave as production does
@@ -20,30 +23,12 @@ export const API_FAULT_ERRORS = {
   429: 'RATE_LIMIT_EXCEEDED',
 } as const satisfies Record<number, ErrorCode>;
 
-export const API_FAULT_METHODS = ['*', 'GET', 'POST', 'PATCH', 'DELETE'] as const;
-export const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
-export type ApiFaultType = (typeof API_FAULT_TYPES)[number];
-
 /** More rules than anyone reads; the account's head stays small. */
 export const MAX_API_FAULT_RULES = 100;
-export const DEFAULT_HANG_MS = 30_000;
 const DEFAULT_SEED = 1;
 
 /** `/api/v1` and segments; `{name}` or `*` stands for one segment. */
 const PATH = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
-
-const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504), z.literal(429)]);
-
-export const apiFaultSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('error'), status }).describe('Answer with this status in the error envelope; nothing is carried out'),
-  z.strictObject({ type: z.literal('delay'), ms: z.number().int().min(1).max(60_000) }).describe('Carry the request out; answer that many real ms later'),
-  z.strictObject({ type: z.literal('reset') }).describe('Close the connection with no answer; nothing is carried out'),
-  z
-    .strictObject({ type: z.literal('hang'), ms: z.number().int().min(1).max(120_000).default(DEFAULT_HANG_MS) })
-    .describe('No answer for that long (or until the client closes), then close; nothing is carried out'),
-  z.strictObject({ type: z.literal('lost_answer') }).describe('Carry the request out and commit it, then close the connection with no answer'),
-]);
-export type ApiFault = z.output<typeof apiFaultSchema>;
 
 /** `POST /sandbox/v1/api-faults`: exactly one of `times` and `probability`; `seed` only with `probability`. */
 export const apiFaultRuleSchema = z
@@ -59,21 +44,6 @@ export const apiFaultRuleSchema = z
     if ((rule.times === null) === (rule.probability === null)) ctx.addIssue({ code: 'custom', path: ['times'], message: 'give times or probability, exactly one' });
     if (rule.seed !== null && rule.probability === null) ctx.addIssue({ code: 'custom', path: ['seed'], message: 'only a rule with a probability draws' });
   });
-
-/** A rule as the account keeps it: `draw` is its generator's state (mulberry32's one number, so a restart goes on), the rest is answered. */
-export interface ApiFaultRule {
-  id: string;
-  method: (typeof API_FAULT_METHODS)[number];
-  path: string;
-  fault: ApiFault;
-  times: number | null;
-  probability: number | null;
-  seed: number | null;
-  hits: number;
-  spent: boolean;
-  createdAt: string;
-  draw: number;
-}
 
 /** A rule as the API answers it: what was asked (defaults filled in), and `id`, `hits`, `spent`, `createdAt`. */
 export const apiFaultRuleViewSchema = z.strictObject({

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from './state.js';
+import { vaPaymentObjectSchema } from './records/va-payment.js';
+import { ars, isoTime, uuid } from './records/view-fields.js';
+
+export { ars, isoTime, uuid, vaPaymentObjectSchema };
 
 /**
  * The callback bodies the sandbox sends (spec 6.1 and 6.2, contract part 4), as zod schemas: the OpenAPI document's
@@ -7,73 +11,6 @@ import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from './state.j
  * and the tests parse every body a receiver gets with them. Strict, so a field added to a body without its schema
  * fails there.
  */
-
-/** The primitives of every answer's schema (views.ts builds the API's objects from them too). */
-export const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a lower-case UUID');
-export const isoTime = z.iso.datetime();
-/** Money: ARS as a JSON number with at most 2 decimals. */
-export const ars = z.number();
-
-/** The VA payment object (contract 2.2): the payload of `created`, `cancelled` and `failed`. */
-export const vaPaymentObjectSchema = z.strictObject({
-  id: uuid,
-  status: z.enum(VA_PAYMENT_STATUSES),
-  lockMode: z.enum(['time', 'amount', 'amount_and_time']),
-  amount: ars.nullable().describe('null for an open amount'),
-  currency: z.literal('ARS'),
-  ttlSeconds: z.number().int(),
-  expiresAt: isoTime,
-  cvu: z.string(),
-  alias: z.string(),
-  paymentInstructions: z.strictObject({
-    cvu: z.string(),
-    alias: z.string(),
-    holderName: z.string(),
-    bankName: z.string(),
-    amount: ars.nullable(),
-    currency: z.literal('ARS'),
-    expiresAt: isoTime,
-  }),
-  clientId: uuid.nullable(),
-  clientTaxId: z.string().nullable(),
-  clientName: z.string().nullable(),
-  callbackUrl: z.string().nullable(),
-  successUrl: z.string().nullable(),
-  failureUrl: z.string().nullable(),
-  externalReference: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  paymentHubId: z.number().int(),
-  totalReceived: ars,
-  receivedAmount: ars,
-  remainingAmount: ars,
-  cashIns: z.array(
-    z.strictObject({
-      operationId: z.string(),
-      transferId: uuid,
-      total: ars,
-      taxes: ars,
-      incomingAmount: ars,
-      totalWithoutTaxes: ars,
-      receivedAt: isoTime,
-    }),
-  ),
-  callbackDelivery: z.strictObject({
-    events: z.number().int(),
-    delivered: z.number().int(),
-    pending: z.number().int(),
-    retrying: z.number().int(),
-    failed: z.number().int(),
-    dropped: z.number().int(),
-    held: z.number().int(),
-    lastEventType: z.string().nullable(),
-    lastAttemptAt: isoTime.nullable(),
-  }),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-  completedAt: isoTime.nullable(),
-  cancelledAt: isoTime.nullable(),
-  expiredAt: isoTime.nullable(),
-});
 
 /** The payload of the events a transfer raises (spec 6.1): `receivedAmount` and `remainingAmount` are the payment's totals after it. */
 export const transferPayloadSchema = z.strictObject({

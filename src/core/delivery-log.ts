@@ -2,7 +2,7 @@ import type { AccountContext } from './account-context.js';
 import { ms } from './clock.js';
 import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
-import { notFound, SandboxError } from './errors.js';
+import { isDamaged, notFound, SandboxError, unlessDamaged } from './errors.js';
 import { UUID_PATTERN } from './ids.js';
 import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
 import { pageFrom } from './pagination.js';
@@ -201,16 +201,31 @@ export class DeliveryLog {
    * a dead receiver costs nothing while every slot waits on it.
    */
   *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
+    try {
+      yield* this.due(inFlight);
+    } catch (error) {
+      // A damaged delivery row ends the walk there (its reads answer the error); the writes that pumped it go on.
+      if (!isDamaged(error)) throw error;
+    }
+  }
+
+  private *due(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
     const blocked = new Set<string>();
     for (const delivery of this.ctx.records.each('deliveries', { by: 'pending_at' })) {
-      const event = this.ctx.get('events', delivery.eventId)!;
-      const source = event.vaPaymentId ?? event.clientId ?? event.id;
-      const waiting = blocked.has(source);
-      blocked.add(source);
-      if (!waiting && !inFlight.has(delivery.id)) yield this.dueDelivery(delivery, event);
+      const due = unlessDamaged(() => {
+        const event = this.ctx.get('events', delivery.eventId)!;
+        const source = event.vaPaymentId ?? event.clientId ?? event.id;
+        const waiting = blocked.has(source);
+        blocked.add(source);
+        return waiting || inFlight.has(delivery.id) ? null : this.dueDelivery(delivery, event);
+      });
+      if (due) yield due;
     }
     const retries = this.ctx.records.each('deliveries', { by: 'retry_at', where: { retry_at: { to: this.ctx.nowMs() } } });
-    for (const delivery of retries) if (!inFlight.has(delivery.id)) yield this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!);
+    for (const delivery of retries) {
+      const due = inFlight.has(delivery.id) ? null : unlessDamaged(() => this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!));
+      if (due) yield due;
+    }
   }
 
   /**

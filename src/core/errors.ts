@@ -41,3 +41,20 @@ export class SandboxError extends Error {
 }
 
 export const notFound = (what: string, id: string) => new SandboxError('NOT_FOUND', `${what} ${id} not found`);
+
+/**
+ * What `read` gives, or null when a record it reads is damaged (the store's `INTERNAL_ERROR` naming it): for the
+ * deliverer, which never sends what it cannot read, and must not stop the account's other callbacks nor fail the write
+ * whose commit started it (a request that reads the record answers the error).
+ */
+export function unlessDamaged<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch (error) {
+    if (isDamaged(error)) return null;
+    throw error;
+  }
+}
+
+/** The store's refusal of a damaged record. */
+export const isDamaged = (error: unknown): boolean => error instanceof SandboxError && error.code === 'INTERNAL_ERROR';

@@ -1,22 +1,19 @@
 import { fromCents } from './money.js';
-import type { CallbackDeliverySummary, SandboxEvent, VaPayment } from './state.js';
+import type { CallbackDeliverySummary, SandboxEvent, SentEvent, VaPayment } from './state.js';
 import { asCreated, remainingAmount, statusAfter } from './va-payment.js';
-import { vaPaymentView } from './views.js';
+import { vaPaymentView } from './records/va-payment.js';
+
+export type { ExportedEvent, SentEvent } from './state.js';
 
 /**
  * What an event keeps of its body, and the body rendered when it is sent, listed, exported or streamed. A VA event's
  * body is made from its payment, which keeps what it needs: `created`, `cancelled` and `failed` carry the payment as
- * it was when raised (contract part 4), and at `created` it was as made (`asCreated`) with that one event, while a
- * payment cancelled or expired never changes again, so only its delivery summary of that instant is kept
+ * it was when raised (contract part 4): at `created` it was as made (`asCreated`: the fields its record declares
+ * changing at their values on creation, the others never change) with that one event, and a payment cancelled or
+ * expired never changes again (`changed` refuses), so only its delivery summary of that instant is kept
  * (`callbackDelivery`); a transfer's events carry the amounts of the cash-in they credited (`cashIn`, the payment's
  * cash-ins never change) and the payment's totals just after it.
  */
-
-/** An event with the body a receiver gets. */
-export type SentEvent = SandboxEvent & { body: Record<string, unknown> };
-
-/** An event as an export holds it: with its body, as every release's files did. */
-export type ExportedEvent = Omit<SentEvent, 'callbackDelivery' | 'cashIn'>;
 
 export const NO_EVENTS: CallbackDeliverySummary = {
   events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,

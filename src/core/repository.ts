@@ -82,7 +82,8 @@ type Columns<T extends TableName> = Record<string, (record: Row<T>) => Key>;
 
 /**
  * The columns a store keeps beside each record, computed from it, and indexes (by account, then the column): what
- * lookups, lists, due work and retention ask for. `created_at` orders every list (newest first: lists go by when a
+ * lookups, lists, due work and retention ask for. A new one is also a new migration of the store (ADD COLUMN, its
+ * backfill, CREATE INDEX: docs/storage.md). `created_at` orders every list (newest first: lists go by when a
  * record was made, and an account's clock only moves forward); a table without it (hubs, pool) is in the order written.
  */
 export const COLUMNS: { [T in TableName]: Columns<T> } = {
@@ -155,7 +156,6 @@ export const COLUMNS: { [T in TableName]: Columns<T> } = {
   },
 };
 
-/** The columns whose lists a store keeps counts of (besides each table's), so a page's total costs no scan. */
 /** The field of a record that is its id, which a store may keep beside the record rather than in it. */
 export const ID_FIELDS: Partial<Record<TableName, string>> = {
   pool: 'cvu',
@@ -168,6 +168,7 @@ export const ID_FIELDS: Partial<Record<TableName, string>> = {
   invoices: 'id',
 };
 
+/** The columns whose lists a store keeps counts of (besides each table's), so a page's total costs no scan. */
 export const COUNTED: Partial<Record<TableName, readonly string[]>> = {
   // A client's, a tax id's or a reference's payments are few enough to count when listed: counting them at every write cost more.
   vaPayments: ['status'],

@@ -3,6 +3,7 @@ import { push } from './account-context.js';
 import { ms } from './clock.js';
 import { fromCents } from './money.js';
 import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
+import { createClientSchema, createVaPaymentSchema, invoiceFields } from './schemas.js';
 import type { Client, Delivery, Invoice, SandboxEvent, Transfer, VaPayment } from './state.js';
 
 /**
@@ -16,126 +17,164 @@ import type { Client, Delivery, Invoice, SandboxEvent, Transfer, VaPayment } fro
  * timed out or refused (it answers 500 instead), a redelivery, forwarding and faults.
  */
 export function recordScenario(account: Account, name: string): Record<string, unknown> {
+  const story = storyOf(account);
+  clientSteps(story);
+  invoiceSteps(story);
+  paymentSteps(story);
+  ledgerSteps(story, transferSteps(story));
+  return {
+    version: SCENARIO_VERSION,
+    name,
+    description: `Recorded from an account at ${account.now()}: its story replayed on a fresh account, and what came of it.`,
+    steps: [...hubSteps(story), ...clocked(story.timeline, account.nowMs()), ...expectations(account, story)],
+  };
+}
+
+type Story = ReturnType<typeof storyOf>;
+
+/** An account's records, looked up once (an incident file may hold thousands of each), and the timeline steps go on. */
+function storyOf(account: Account) {
   const state = account.read();
   const payments = Object.values(state.vaPayments);
   const clients = Object.values(state.clients);
-  const paymentName = new Map(payments.map((p, i) => [p.id, `payment_${i + 1}`]));
-  const clientName = new Map(clients.map((c, i) => [c.id, `client_${i + 1}`]));
-  const ref = (step: string | undefined, field: string) => (step === undefined ? undefined : `\${${step}.${field}}`);
-  const receiver = (path: string) => `\${${RECEIVER}.url}/${path}`;
-
-  /** What happened at a sandbox instant, in the order it happened there. */
-  const timeline: { at: number; steps: Record<string, unknown>[] }[] = [];
-  const at = (time: string, ...steps: Record<string, unknown>[]) => timeline.push({ at: ms(time), steps });
-
-  // Looked up once: an incident file may hold thousands of each.
+  const invoices = Object.values(state.invoices);
   const events = Object.values(state.events);
   const transfers = Object.values(state.transfers);
-  /** A VA payment's or a client's own events (a client's: those of no payment), oldest first. */
-  const eventsOf = groupBy(events, (e) => e.vaPaymentId ?? e.clientId);
   const firstDelivery = new Map(Object.values(state.deliveries).filter((d) => d.redeliveryOf === null).map((d) => [d.eventId, d]));
-  const transfersTo = groupBy(transfers, (t) => t.cvu);
-  const creditedTimes = groupBy(transfers, (t) => t.target?.id ?? null);
-  const paymentsAt = groupBy(payments, (p) => p.cvu);
-
-  // Each event's callback that failed before it got through: the receiver answers so again, right before it is raised.
-  const failures = new Map<string, Record<string, unknown>>();
+  /** What happened at a sandbox instant, in the order it happened there. */
+  const timeline: { at: number; steps: Record<string, unknown>[] }[] = [];
+  const story = {
+    state, payments, clients, invoices, transfers, timeline,
+    paymentName: new Map(payments.map((p, i) => [p.id, `payment_${i + 1}`])),
+    clientName: new Map(clients.map((c, i) => [c.id, `client_${i + 1}`])),
+    invoiceName: new Map(invoices.map((invoice, i) => [invoice.id, `invoice_${i + 1}`])),
+    /** A VA payment's or a client's own events (a client's: those of no payment), oldest first. */
+    eventsOf: groupBy(events, (e) => e.vaPaymentId ?? e.clientId),
+    transfersTo: groupBy(transfers, (t) => t.cvu),
+    creditedTimes: groupBy(transfers, (t) => t.target?.id ?? null),
+    paymentsAt: groupBy(payments, (p) => p.cvu),
+    /** Each event's callback that failed before it got through: the receiver answers so again, right before it is raised. */
+    failures: new Map<string, Record<string, unknown>>(),
+    at: (time: string, ...steps: Record<string, unknown>[]) => timeline.push({ at: ms(time), steps }),
+    /** The failReceiver steps for the events a record raised at `time`. */
+    failing: (source: string, time: string) =>
+      (story.eventsOf.get(source) ?? []).filter((e) => e.createdAt === time && story.failures.has(e.id)).map((e) => story.failures.get(e.id)!),
+  };
   for (const event of events) {
     const first = firstDelivery.get(event.id);
-    const step = first && failuresOf(first, pathOf(event));
-    if (step) failures.set(event.id, step);
+    const step = first && failuresOf(first, pathOf(story, event));
+    if (step) story.failures.set(event.id, step);
   }
-  /** Where an event's callbacks go in the replay: its payment's or client's path, by the URL it was routed to. */
-  function pathOf(event: SandboxEvent): string {
-    if (event.clientId !== null && event.vaPaymentId === null) return `${clientName.get(event.clientId)!}/cashin`;
-    const payment = state.vaPayments[event.vaPaymentId!]!;
-    const own = paymentName.get(payment.id)!;
-    return `${own}/${event.url === payment.successUrl ? 'success' : event.url === payment.failureUrl ? 'failure' : 'callback'}`;
-  }
-  /** The failReceiver steps for the events a record raised at `time`. */
-  const failing = (source: string, time: string) =>
-    (eventsOf.get(source) ?? []).filter((e) => e.createdAt === time && failures.has(e.id)).map((e) => failures.get(e.id)!);
+  return story;
+}
 
-  for (const client of clients) {
-    const own = clientName.get(client.id)!;
-    at(client.createdAt, ...failing(client.id, client.createdAt), { name: own, do: 'createClient', body: clientBody(client, receiver(`${own}/cashin`)) });
+const ref = (step: string | undefined, field: string) => (step === undefined ? undefined : `\${${step}.${field}}`);
+const receiver = (path: string) => `\${${RECEIVER}.url}/${path}`;
+
+/** Where an event's callbacks go in the replay: its payment's or client's path, by the URL it was routed to. */
+function pathOf(story: Pick<Story, 'state' | 'paymentName' | 'clientName'>, event: SandboxEvent): string {
+  if (event.clientId !== null && event.vaPaymentId === null) return `${story.clientName.get(event.clientId)!}/cashin`;
+  const payment = story.state.vaPayments[event.vaPaymentId!]!;
+  const own = story.paymentName.get(payment.id)!;
+  return `${own}/${event.url === payment.successUrl ? 'success' : event.url === payment.failureUrl ? 'failure' : 'callback'}`;
+}
+
+function clientSteps(story: Story): void {
+  for (const client of story.clients) {
+    const own = story.clientName.get(client.id)!;
+    story.at(client.createdAt, ...story.failing(client.id, client.createdAt), { name: own, do: 'createClient', body: clientBody(client, receiver(`${own}/cashin`)) });
     // A client keeps only its last CVU status; the transfers to it tell when it was disabled (each returned one says
     // so) and active again (a credited one after those): the switches are made just before them.
     let disabled = false;
     const cvuStatus = (time: string, next: boolean) => {
-      if (next !== disabled) at(time, { do: 'setCvuStatus', clientId: ref(own, 'id'), cvuStatus: next ? 'disabled' : 'active' });
+      if (next !== disabled) story.at(time, { do: 'setCvuStatus', clientId: ref(own, 'id'), cvuStatus: next ? 'disabled' : 'active' });
       disabled = next;
     };
-    for (const transfer of client.cvu === null ? [] : (transfersTo.get(client.cvu) ?? [])) {
+    for (const transfer of client.cvu === null ? [] : (story.transfersTo.get(client.cvu) ?? [])) {
       if (transfer.outcome === 'credited') cvuStatus(transfer.createdAt, false);
       else if (transfer.reason?.endsWith(' is disabled')) cvuStatus(transfer.createdAt, true);
     }
     if (client.cvuStatus === 'disabled' || client.cvuStatus === 'active') cvuStatus(client.updatedAt, client.cvuStatus === 'disabled');
   }
-  const invoices = Object.values(state.invoices);
-  const invoiceName = new Map(invoices.map((invoice, i) => [invoice.id, `invoice_${i + 1}`]));
-  for (const invoice of invoices) {
-    const clientId = ref(clientName.get(invoice.clientId), 'id');
-    at(invoice.createdAt, { name: invoiceName.get(invoice.id), do: 'createInvoice', clientId, body: invoiceBody(invoice) });
+}
+
+function invoiceSteps(story: Story): void {
+  for (const invoice of story.invoices) {
+    const clientId = ref(story.clientName.get(invoice.clientId), 'id');
+    story.at(invoice.createdAt, { name: story.invoiceName.get(invoice.id), do: 'createInvoice', clientId, body: invoiceBody(invoice) });
     if (invoice.paymentStatus === 'cancelled') {
-      at(invoice.updatedAt, { do: 'updateInvoice', clientId, id: ref(invoiceName.get(invoice.id), 'id'), body: { paymentStatus: 'cancelled' } });
+      story.at(invoice.updatedAt, { do: 'updateInvoice', clientId, id: ref(story.invoiceName.get(invoice.id), 'id'), body: { paymentStatus: 'cancelled' } });
     }
   }
-  for (const payment of payments) {
-    const own = paymentName.get(payment.id)!;
-    const body = paymentBody(payment, receiver(own), ref(clientName.get(payment.clientId ?? ''), 'id'));
-    at(payment.createdAt, ...failing(payment.id, payment.createdAt), { name: own, do: 'createVaPayment', body });
-    if (payment.cancelledAt !== null) at(payment.cancelledAt, ...failing(payment.id, payment.cancelledAt), { do: 'cancelVaPayment', id: ref(own, 'id') });
+}
+
+function paymentSteps(story: Story): void {
+  for (const payment of story.payments) {
+    const own = story.paymentName.get(payment.id)!;
+    const body = paymentBody(payment, receiver(own), ref(story.clientName.get(payment.clientId ?? ''), 'id'));
+    story.at(payment.createdAt, ...story.failing(payment.id, payment.createdAt), { name: own, do: 'createVaPayment', body });
+    if (payment.cancelledAt !== null) story.at(payment.cancelledAt, ...story.failing(payment.id, payment.cancelledAt), { do: 'cancelVaPayment', id: ref(own, 'id') });
     // An event no request raised (an expiry): its receiver's answers are set a second before its instant.
-    const raisedBy = [payment.createdAt, payment.cancelledAt, ...(creditedTimes.get(payment.id) ?? []).map((t) => t.createdAt)];
-    for (const event of (eventsOf.get(payment.id) ?? []).filter((e) => failures.has(e.id))) {
-      if (!raisedBy.includes(event.createdAt)) timeline.push({ at: ms(event.createdAt) - 1000, steps: [failures.get(event.id)!] });
+    const raisedBy = [payment.createdAt, payment.cancelledAt, ...(story.creditedTimes.get(payment.id) ?? []).map((t) => t.createdAt)];
+    for (const event of (story.eventsOf.get(payment.id) ?? []).filter((e) => story.failures.has(e.id))) {
+      if (!raisedBy.includes(event.createdAt)) story.timeline.push({ at: ms(event.createdAt) - 1000, steps: [story.failures.get(event.id)!] });
     }
   }
-  /** The replay's operation id of a transfer's (`${transfer_n.operationId}`), by the original one. */
+}
+
+/** The transfers' steps; returns the replay's operation id of each (`${transfer_n.operationId}`), by the original one. */
+function transferSteps(story: Story): Map<string, string> {
   const operation = new Map<string, string>();
-  for (const [i, transfer] of transfers.entries()) {
-    const to = transferTarget(transfer);
+  for (const [i, transfer] of story.transfers.entries()) {
+    const to = transferTarget(story, transfer);
     if (to === undefined) continue;
     const own = `transfer_${i + 1}`;
     operation.set(transfer.operationId, ref(own, 'operationId')!);
     const body = { to, total: fromCents(transfer.total), ...(transfer.taxes ? { taxes: fromCents(transfer.taxes) } : {}), ...(transfer.from ? { from: transfer.from } : {}) };
-    at(transfer.createdAt, ...(transfer.target ? failing(transfer.target.id, transfer.createdAt) : []), { name: own, do: 'transfer', body });
+    story.at(transfer.createdAt, ...(transfer.target ? story.failing(transfer.target.id, transfer.createdAt) : []), { name: own, do: 'transfer', body });
   }
-  // The ledger's movements the sandbox makes (a cash-in comes of its transfer): a reversal names the replay's operation.
-  for (const entry of Object.values(state.entries)) {
-    const clientId = ref(clientName.get(entry.clientId), 'id');
+  return operation;
+}
+
+/** What a transfer was sent to, in the replay's words: the CVU of the hub, payment or client that held it then. */
+function transferTarget(story: Story, transfer: Transfer): string | undefined {
+  const hub = Object.values(story.state.hubs).find((h) => h.collectionCvu === transfer.cvu);
+  if (hub) return ref(`hub_${hub.id}`, 'collectionCvu');
+  const client = story.clients.find((c) => c.cvu === transfer.cvu);
+  if (client) return ref(story.clientName.get(client.id), 'cvu');
+  const holder = (story.paymentsAt.get(transfer.cvu) ?? []).filter((p) => p.createdAt <= transfer.createdAt).at(-1);
+  return holder && ref(story.paymentName.get(holder.id), 'cvu');
+}
+
+/** The ledger's movements the sandbox makes (a cash-in comes of its transfer): a reversal names the replay's operation. */
+function ledgerSteps(story: Story, operation: Map<string, string>): void {
+  for (const entry of Object.values(story.state.entries)) {
+    const clientId = ref(story.clientName.get(entry.clientId), 'id');
     const description = entry.description ? { description: entry.description } : {};
-    if (entry.entryType === 'debit') at(entry.createdAt, { do: 'createDebit', clientId, body: { amount: fromCents(-entry.amount), ...description } });
+    if (entry.entryType === 'debit') story.at(entry.createdAt, { do: 'createDebit', clientId, body: { amount: fromCents(-entry.amount), ...description } });
     else if (entry.entryType === 'invoice_allocation') {
-      at(entry.createdAt, { do: 'allocate', clientId, invoiceId: ref(invoiceName.get(entry.invoiceId ?? ''), 'id'), body: { amount: fromCents(-entry.amount) } });
+      story.at(entry.createdAt, { do: 'allocate', clientId, invoiceId: ref(story.invoiceName.get(entry.invoiceId ?? ''), 'id'), body: { amount: fromCents(-entry.amount) } });
     } else if (entry.entryType !== 'cash_in') {
       const operationId = entry.operationId === null ? {} : { operationId: operation.get(entry.operationId) ?? entry.operationId };
       const amount = entry.entryType === 'reversal' ? {} : { amount: fromCents(entry.amount) };
-      at(entry.createdAt, { do: 'ledgerEntry', clientId, body: { entryType: entry.entryType, ...amount, ...description, ...operationId } });
+      story.at(entry.createdAt, { do: 'ledgerEntry', clientId, body: { entryType: entry.entryType, ...amount, ...description, ...operationId } });
     }
   }
+}
 
-  /** What a transfer was sent to, in the replay's words: the CVU of the hub, payment or client that held it then. */
-  function transferTarget(transfer: Transfer): string | undefined {
-    const hub = Object.values(state.hubs).find((h) => h.collectionCvu === transfer.cvu);
-    if (hub) return ref(`hub_${hub.id}`, 'collectionCvu');
-    const client = clients.find((c) => c.cvu === transfer.cvu);
-    if (client) return ref(clientName.get(client.id), 'cvu');
-    const holder = (paymentsAt.get(transfer.cvu) ?? []).filter((p) => p.createdAt <= transfer.createdAt).at(-1);
-    return holder && ref(paymentName.get(holder.id), 'cvu');
-  }
-
-  const hubs = Object.values(state.hubs).map((hub) => ({
+const hubSteps = (story: Story) =>
+  Object.values(story.state.hubs).map((hub) => ({
     name: `hub_${hub.id}`,
     do: 'updateHub',
     id: hub.id,
     body: { brand: hub.brand, dedicated_client_cvus_enabled: hub.dedicated_client_cvus_enabled, cvuProvisioning: hub.cvuProvisioning },
   }));
+
+/** The timeline's steps in order, the clock moved between them in whole seconds since the first, and on to `now`. */
+function clocked(timeline: Story['timeline'], now: number): Record<string, unknown>[] {
   timeline.sort((a, b) => a.at - b.at); // stable: what happened at one instant keeps its order
-  const start = timeline[0]?.at ?? account.nowMs();
+  const start = timeline[0]?.at ?? now;
   let moved = 0;
-  /** Moves the clock to `time`, in whole seconds since the first step. */
   const advanceTo = (time: number): Record<string, unknown>[] => {
     const seconds = Math.floor((time - start) / 1000) - moved;
     if (seconds <= 0) return [];
@@ -143,9 +182,12 @@ export function recordScenario(account: Account, name: string): Record<string, u
     return [{ do: 'advanceClock', seconds }];
   };
   const story = timeline.flatMap(({ at: time, steps }) => [...advanceTo(time), ...steps]);
-  const end = advanceTo(account.nowMs());
+  return [...story, ...advanceTo(now)];
+}
 
-  const expectations = [
+function expectations(account: Account, story: Story): Record<string, unknown>[] {
+  const { payments, clients, paymentName, clientName } = story;
+  return [
     ...payments.map((payment) => {
       const view = account.getVaPayment(payment.id);
       return {
@@ -159,61 +201,56 @@ export function recordScenario(account: Account, name: string): Record<string, u
       return { do: 'expectBalance', clientId: ref(clientName.get(client.id), 'id'), match: { totalCashIn, totalCashOut, totalInvoiced, balance } };
     }),
     ...[...payments.map((p) => ['vaPaymentId', p.id, paymentName] as const), ...clients.map((c) => ['clientId', c.id, clientName] as const)].flatMap(([field, id, names]) => {
-      const own = eventsOf.get(id) ?? [];
+      const own = story.eventsOf.get(id) ?? [];
       if (own.length === 0) return [];
       return [{ do: 'expectEvents', [field]: ref(names.get(id), 'id'), events: own.map((e) => ({ eventType: e.eventType })) }];
     }),
   ];
-  return {
-    version: SCENARIO_VERSION,
-    name,
-    description: `Recorded from an account at ${account.now()}: its story replayed on a fresh account, and what came of it.`,
-    steps: [...hubs, ...story, ...end, ...expectations],
-  };
+}
+
+/**
+ * A record's create request again: each field the request schema takes, as the record holds it unless `asked` says how
+ * the replay asks for it; left out when null or empty (what a create makes of an absent field). A field added to a
+ * record and its request is recorded with no line here (test/record-fields.test.ts).
+ */
+function askedAgain<R extends object, F extends string>(
+  fields: Record<F, unknown>,
+  record: R,
+  // A request field the record does not hold must be said how to ask for (a type error otherwise).
+  asked: Partial<Record<F, unknown>> & Record<Exclude<F, keyof R>, unknown>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of Object.keys(fields) as F[]) {
+    const value = field in asked ? (asked as Partial<Record<F, unknown>>)[field] : (record as Record<string, unknown>)[field];
+    const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
+    if (!empty) body[field] = value;
+  }
+  return body;
 }
 
 function paymentBody(payment: VaPayment, url: string, clientId: string | undefined): Record<string, unknown> {
-  return {
-    paymentHubId: payment.paymentHubId,
-    currency: payment.currency,
-    lockMode: payment.lockMode,
-    ...(payment.amount === null ? {} : { amount: fromCents(payment.amount) }),
-    ttlSeconds: payment.ttlSeconds,
-    ...(clientId ? { clientId } : {}),
-    ...(payment.clientTaxId === null ? {} : { clientTaxId: payment.clientTaxId }),
-    ...(payment.clientName === null ? {} : { clientName: payment.clientName }),
-    ...(payment.callbackUrl === null ? {} : { callbackUrl: `${url}/callback` }),
-    ...(payment.successUrl === null ? {} : { successUrl: `${url}/success`, failureUrl: `${url}/failure` }),
-    ...(payment.externalReference === null ? {} : { externalReference: payment.externalReference }),
-    ...(Object.keys(payment.metadata).length ? { metadata: payment.metadata } : {}),
-  };
+  return askedAgain(createVaPaymentSchema.shape, payment, {
+    amount: payment.amount === null ? null : fromCents(payment.amount),
+    clientId,
+    callbackUrl: payment.callbackUrl && `${url}/callback`,
+    successUrl: payment.successUrl && `${url}/success`,
+    failureUrl: payment.failureUrl && `${url}/failure`,
+  });
 }
 
 function invoiceBody(invoice: Invoice): Record<string, unknown> {
-  const money = { subtotalNet: invoice.subtotalNet, vatAmount: invoice.vatAmount, otherTaxes: invoice.otherTaxes };
-  const text = { sellerTaxId: invoice.sellerTaxId, sellerName: invoice.sellerName, dueAt: invoice.dueAt, paymentTerms: invoice.paymentTerms, observations: invoice.observations };
-  return {
-    invoiceNumber: invoice.invoiceNumber,
-    invoiceType: invoice.invoiceType,
+  const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
+  return askedAgain(invoiceFields, invoice, {
+    subtotalNet: money(invoice.subtotalNet),
+    vatAmount: money(invoice.vatAmount),
+    otherTaxes: money(invoice.otherTaxes),
     totalAmount: fromCents(invoice.totalAmount),
-    issuedAt: invoice.issuedAt,
-    ...Object.fromEntries(Object.entries(money).filter(([, cents]) => cents !== null).map(([name, cents]) => [name, fromCents(cents!)])),
-    ...Object.fromEntries(Object.entries(text).filter(([, value]) => value !== null)),
-  };
+    total_amount: null,
+  });
 }
 
 function clientBody(client: Client, url: string): Record<string, unknown> {
-  const optional = { aliasPrefixHint: client.aliasPrefixHint, aliasSuffixHint: client.aliasSuffixHint, externalReference: client.externalReference };
-  return {
-    paymentHubId: client.paymentHubId,
-    name: client.name,
-    taxId: client.taxId,
-    ...(client.cashinCallbackUrl === null ? {} : { cashinCallbackUrl: url }),
-    ...(client.emails.length ? { emails: client.emails } : {}),
-    ...(client.phones.length ? { phones: client.phones } : {}),
-    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null)),
-    ...(Object.keys(client.metadata).length ? { metadata: client.metadata } : {}),
-  };
+  return askedAgain(createClientSchema.shape, client, { cashinCallbackUrl: client.cashinCallbackUrl && url });
 }
 
 /** The failed answers a delivery got before it got through (or gave up): one failReceiver step, or none. */

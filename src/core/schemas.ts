@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { SandboxError } from './errors.js';
 import { money } from './money.js';
 import { iso, ms } from './clock.js';
-import { VA_PAYMENT_STATUSES, DELIVERY_STATUSES, CVU_PROVISIONINGS, ENTRY_TYPES, EVENT_TYPES, INVOICE_TYPES } from './state.js';
+import { hubId as paymentHubId, taxId } from './records/fields.js';
+import { hubRecord } from './records/hub.js';
+import { clientRecord, ENTRY_TYPES } from './records/client.js';
+import { DELIVERY_STATUSES, EVENT_TYPES } from './records/event.js';
+import { INVOICE_TYPES } from './records/invoice.js';
+import { LOCK_MODES, VA_PAYMENT_STATUSES, vaPaymentRecord } from './records/va-payment.js';
+
+export { httpUrl, metadata, MAX_JSON_DEPTH, nestsAtMost, taxId } from './records/fields.js';
 
 /** Turns zod issues into the contract's `details`: one "path: problem" per bad field. */
 export function issuesToDetails(error: z.ZodError): string[] {
@@ -25,66 +32,6 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 're
   return result.data;
 }
 
-export const httpUrl = z
-  .string()
-  .max(2048)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL');
-
-const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
-/** A tax id as the reference takes it: any string of at most 64 characters (compared by its digits when it has any). */
-export const taxId = z.string().min(1).max(64);
-const text = (max: number) => z.string().max(max);
-
-/** JSON size of a value, or Infinity when it nests too deep to even measure (it is far over any limit then). */
-function jsonSize(value: unknown): number {
-  try {
-    return JSON.stringify(value).length;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
-}
-
-/** How deep JSON may nest where it is free-form (metadata: the object itself is level 1) [sandbox]. */
-export const MAX_JSON_DEPTH = 32;
-
-/**
- * Whether a value parsed from JSON nests at most `limit` levels. Measured without recursion: JSON.parse takes any
- * depth, and a value nested thousands deep would overflow the stack of every recursive walk after it (stringify).
- */
-export function nestsAtMost(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [node, level] = item;
-    if (node === null || typeof node !== 'object') continue;
-    if (level > limit) return false;
-    for (const child of Object.values(node)) stack.push([child, level + 1]);
-  }
-  return true;
-}
-
-export const metadata = z.preprocess(
-  (value, ctx) => {
-    // A record is made anew by assignment, where `__proto__` would set the prototype and vanish: refused by name rather.
-    if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
-      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is not a key the sandbox can keep: use another name', input: value });
-    }
-    return value;
-  },
-  z
-    .record(z.string(), z.unknown())
-    .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
-    // `abort`: measuring the size of a value nested too deep is not even tried.
-    .refine((value) => nestsAtMost(value, MAX_JSON_DEPTH), { message: `must nest at most ${MAX_JSON_DEPTH} levels deep`, abort: true })
-    .refine((value) => jsonSize(value) <= 8192, 'must be at most 8 KiB as JSON'),
-);
-
 /** Optional fields accept null as "absent", as JSON clients often send. */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
@@ -94,24 +41,28 @@ const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
  */
 const everyProblem = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
 
-/** A payment hub's id: any positive integer (contract part 1); required on every create, as in production. */
-const paymentHubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+const text = (max: number) => z.string().max(max);
+/** A record's field as a request gives it (`records/`): absent or null where the record holds null. */
+const given = <T extends z.ZodType>(field: z.ZodNullable<T>) => optional(field.unwrap());
+const payment = vaPaymentRecord.shape;
+const client = clientRecord.shape;
 
 export const createVaPaymentSchema = z
   .strictObject({
     paymentHubId,
     currency: z.string(),
-    lockMode: z.enum(['time', 'amount', 'amount_and_time']),
+    lockMode: z.enum(LOCK_MODES),
     amount: optional(money()),
-    ttlSeconds: z.number().int().min(1).max(28800).default(1800),
+    ttlSeconds: payment.ttlSeconds.default(1800),
     clientId: optional(uuid),
-    clientTaxId: optional(taxId),
-    clientName: optional(text(255)),
-    callbackUrl: optional(httpUrl),
-    successUrl: optional(httpUrl),
-    failureUrl: optional(httpUrl),
-    externalReference: optional(text(255)),
-    metadata: optional(metadata),
+    clientTaxId: given(payment.clientTaxId),
+    clientName: given(payment.clientName),
+    callbackUrl: given(payment.callbackUrl),
+    successUrl: given(payment.successUrl),
+    failureUrl: given(payment.failureUrl),
+    externalReference: given(payment.externalReference),
+    metadata: optional(payment.metadata),
   })
   .superRefine((body, ctx) => {
     if ((body.lockMode === 'amount' || body.lockMode === 'amount_and_time') && body.amount == null) {
@@ -162,10 +113,10 @@ export const clockAdvanceSchema = z.strictObject({
 export const clockSetSchema = z.strictObject({ at: z.iso.datetime({ offset: true }) });
 
 export const hubPatchSchema = z.strictObject({
-  name: text(255).min(1).optional(),
-  brand: z.string().regex(/^[A-Za-z0-9]{1,10}$/, 'must be 1 to 10 letters or digits').optional(),
+  name: hubRecord.shape.name.optional(),
+  brand: hubRecord.shape.brand.optional(),
   dedicated_client_cvus_enabled: z.boolean().optional(),
-  cvuProvisioning: z.enum(CVU_PROVISIONINGS).optional(),
+  cvuProvisioning: hubRecord.shape.cvuProvisioning.optional(),
 });
 export type HubPatch = z.output<typeof hubPatchSchema>;
 
@@ -230,15 +181,15 @@ export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
 
 export const createClientSchema = z.strictObject({
   paymentHubId,
-  name: text(255).min(1),
-  taxId,
-  cashinCallbackUrl: optional(httpUrl),
-  emails: optional(z.array(z.email('must be an email address')).max(20)),
-  phones: optional(z.array(z.string().min(1).max(32)).max(20)),
-  aliasPrefixHint: optional(text(30)),
-  aliasSuffixHint: optional(text(20)),
-  externalReference: optional(text(255)),
-  metadata: optional(metadata),
+  name: client.name,
+  taxId: client.taxId,
+  cashinCallbackUrl: given(client.cashinCallbackUrl),
+  emails: optional(client.emails),
+  phones: optional(client.phones),
+  aliasPrefixHint: given(client.aliasPrefixHint),
+  aliasSuffixHint: given(client.aliasSuffixHint),
+  externalReference: given(client.externalReference),
+  metadata: optional(client.metadata),
 });
 export type CreateClientInput = z.output<typeof createClientSchema>;
 
@@ -254,7 +205,8 @@ const invoiceTime = z
   .union([z.iso.date(), z.iso.datetime({ offset: true })], { error: 'must be an ISO 8601 date or date-time' })
   .transform((value) => iso(ms(value.length === 10 ? `${value}T00:00:00.000Z` : value)));
 
-const invoiceFields = {
+/** The fields an invoice's create and update take (their shape: the scenario recorder asks for each again). */
+export const invoiceFields = {
   invoiceNumber: optional(z.string().regex(/^\d{4,5}-\d{8}$/, 'must be a point of sale and a number, like 0001-00000042')),
   invoiceType: optional(z.enum(INVOICE_TYPES)),
   sellerTaxId: optional(taxId),

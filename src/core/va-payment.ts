@@ -1,7 +1,7 @@
 import { SandboxError } from './errors.js';
 import type { Cents } from './money.js';
-import type { CreateVaPaymentInput } from './schemas.js';
-import { ACTIVE_STATUSES, type CashIn, type VaEventType, type VaPayment } from './state.js';
+import { createVaPaymentSchema, type CreateVaPaymentInput } from './schemas.js';
+import { ACTIVE_STATUSES, atCreation, type CashIn, type Changing, type VaEventType, type VaPayment } from './state.js';
 
 /** The VA payment lifecycle (contract 2.3) as pure transitions: each returns the next payment and its events. */
 
@@ -18,12 +18,18 @@ export interface Transition {
 
 export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
 
-export const remainingAmount = (payment: VaPayment): Cents =>
-  payment.amount === null ? 0 : Math.max(payment.amount - payment.totalReceived, 0);
+export { remainingAmount } from './records/va-payment.js';
 
 /** Only `amount` and `amount_and_time` locks look at the transfer's amount: its gross total must match. */
 export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>
   payment.lockMode === 'time' || payment.amount === total;
+
+/** The request's fields a payment keeps as given (null where absent): each needs no line of its own here. */
+type Given = Exclude<keyof CreateVaPaymentInput, 'paymentHubId' | 'currency' | 'lockMode' | 'amount' | 'ttlSeconds' | 'clientId' | 'metadata'>;
+const OWN_LINE: string[] = ['paymentHubId', 'currency', 'lockMode', 'amount', 'ttlSeconds', 'clientId', 'metadata'] satisfies Exclude<keyof CreateVaPaymentInput, Given>[];
+const GIVEN = Object.keys(createVaPaymentSchema.shape).filter((name) => !OWN_LINE.includes(name)) as Given[];
+const given = (input: CreateVaPaymentInput) =>
+  Object.fromEntries(GIVEN.map((name) => [name, input[name] ?? null])) as { [K in Given]: Exclude<CreateVaPaymentInput[K], undefined> };
 
 export function createVaPayment(
   input: CreateVaPaymentInput,
@@ -40,12 +46,7 @@ export function createVaPayment(
     cvu: place.cvu,
     alias: place.alias,
     clientId: input.clientId?.toLowerCase() ?? null,
-    clientTaxId: input.clientTaxId ?? null,
-    clientName: input.clientName ?? null,
-    callbackUrl: input.callbackUrl ?? null,
-    successUrl: input.successUrl ?? null,
-    failureUrl: input.failureUrl ?? null,
-    externalReference: input.externalReference ?? null,
+    ...given(input),
     metadata: input.metadata ?? {},
     paymentHubId: input.paymentHubId,
     totalReceived: 0,
@@ -60,18 +61,18 @@ export function createVaPayment(
   return { payment, events: [{ eventType: 'created' }] };
 }
 
-/** A payment as `createVaPayment` made it: waiting, nothing received, not updated since (only transitions change it). */
-export const asCreated = (payment: VaPayment): VaPayment => ({
-  ...payment,
-  status: 'waiting',
-  totalReceived: 0,
-  receivedAmount: 0,
-  cashIns: [],
-  updatedAt: payment.createdAt,
-  completedAt: null,
-  cancelledAt: null,
-  expiredAt: null,
-});
+/** A payment as `createVaPayment` made it: every field the lifecycle changes at its value on creation (`atCreation`). */
+export const asCreated = (payment: VaPayment): VaPayment => ({ ...payment, ...atCreation(payment) });
+
+/**
+ * The one way a transition changes a payment: only the fields its record declares changing (`CHANGING`), and only while
+ * it is active. A payment that ended never changes again, so its `cancelled` or `failed` body, rendered from it, stays
+ * the body raised; and a `created` body is rendered with the changing fields at their creation values.
+ */
+function changed(payment: VaPayment, change: Partial<Pick<VaPayment, Changing>>): VaPayment {
+  if (!isActive(payment)) throw new Error(`VA payment ${payment.id} is ${payment.status}: a payment that ended never changes`);
+  return { ...payment, ...change };
+}
 
 /** A payment's status once `totalReceived` (G, gross) is credited: an open amount is completed by any transfer. */
 export const statusAfter = (amount: Cents | null, totalReceived: Cents): 'completed' | 'underpaid' | 'overpaid' =>
@@ -83,15 +84,14 @@ export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string):
   const totalReceived = payment.totalReceived + cashIn.total;
   const status = statusAfter(payment.amount, totalReceived);
   const outcome: VaEventType = status === 'completed' ? 'succeeded' : status;
-  const next: VaPayment = {
-    ...payment,
+  const next = changed(payment, {
     status,
     totalReceived,
     receivedAmount: payment.receivedAmount + cashIn.incomingAmount,
     cashIns: [...payment.cashIns, cashIn],
     updatedAt: now,
     completedAt: status === 'underpaid' ? null : now,
-  };
+  });
   return {
     payment: next,
     events: [
@@ -104,7 +104,7 @@ export function creditTransfer(payment: VaPayment, cashIn: CashIn, now: string):
 export function expire(payment: VaPayment, now: string): Transition {
   if (!isActive(payment)) return { payment, events: [] };
   return {
-    payment: { ...payment, status: 'expired', expiredAt: now, updatedAt: now },
+    payment: changed(payment, { status: 'expired', expiredAt: now, updatedAt: now }),
     events: [{ eventType: 'failed' }],
   };
 }
@@ -118,7 +118,7 @@ export function cancel(payment: VaPayment, now: string): Transition {
     );
   }
   return {
-    payment: { ...payment, status: 'cancelled', cancelledAt: now, updatedAt: now },
+    payment: changed(payment, { status: 'cancelled', cancelledAt: now, updatedAt: now }),
     events: [{ eventType: 'cancelled' }],
   };
 }

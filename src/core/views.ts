@@ -1,31 +1,22 @@
 import { z } from 'zod';
-import { ars, isoTime, uuid, vaPaymentObjectSchema } from './callbacks.js';
+import { ars, isoTime, uuid, type ShowsEvery } from './records/view-fields.js';
 import { fromCents } from './money.js';
 import type { Balance } from './ledger.js';
 import {
   ATTEMPT_ERRORS,
   CVU_PROVISIONINGS,
-  CVU_STATUSES,
   DELIVERY_STATUSES,
-  ENTRY_TYPES,
   EVENT_TYPES,
-  INVOICE_TYPES,
-  LEGACY_SOURCE_TYPES,
-  PAYMENT_STATUSES,
-  SOURCE_TYPES,
   type CallbackDeliverySummary,
-  type Client,
   type Delivery,
-  type Entry,
   type Hub,
   type SandboxEvent,
-  type Invoice,
-  type SourceType,
+  type SentEvent,
   type Transfer,
-  type VaPayment,
 } from './state.js';
-import type { SentEvent } from './event-body.js';
-import { remainingAmount } from './va-payment.js';
+import { entryViewSchema } from './records/client-view.js';
+export * from './records/client-view.js';
+export { vaPaymentObjectSchema, vaPaymentShown, vaPaymentView, type VaPaymentView } from './records/va-payment.js';
 
 /**
  * What the API returns: the stored records with money as ARS numbers. Each view is a zod schema (strict: a field the
@@ -35,62 +26,6 @@ import { remainingAmount } from './va-payment.js';
 
 export type { CallbackDeliverySummary };
 
-const HOLDER_NAME = 'Sandbox Payments S.A.';
-const BANK_NAME = 'Banco Sandbox';
-
-export { vaPaymentObjectSchema };
-export type VaPaymentView = z.output<typeof vaPaymentObjectSchema>;
-
-export function vaPaymentView(payment: VaPayment, callbackDelivery: CallbackDeliverySummary): VaPaymentView {
-  const amount = payment.amount === null ? null : fromCents(payment.amount);
-  return {
-    id: payment.id,
-    status: payment.status,
-    lockMode: payment.lockMode,
-    amount,
-    currency: payment.currency,
-    ttlSeconds: payment.ttlSeconds,
-    expiresAt: payment.expiresAt,
-    cvu: payment.cvu,
-    alias: payment.alias,
-    paymentInstructions: {
-      cvu: payment.cvu,
-      alias: payment.alias,
-      holderName: HOLDER_NAME,
-      bankName: BANK_NAME,
-      amount,
-      currency: payment.currency,
-      expiresAt: payment.expiresAt,
-    },
-    clientId: payment.clientId,
-    clientTaxId: payment.clientTaxId,
-    clientName: payment.clientName,
-    callbackUrl: payment.callbackUrl,
-    successUrl: payment.successUrl,
-    failureUrl: payment.failureUrl,
-    externalReference: payment.externalReference,
-    metadata: payment.metadata,
-    paymentHubId: payment.paymentHubId,
-    totalReceived: fromCents(payment.totalReceived),
-    receivedAmount: fromCents(payment.receivedAmount),
-    remainingAmount: fromCents(remainingAmount(payment)),
-    cashIns: payment.cashIns.map((cashIn) => ({
-      operationId: cashIn.operationId,
-      transferId: cashIn.transferId,
-      total: fromCents(cashIn.total),
-      taxes: fromCents(cashIn.taxes),
-      incomingAmount: fromCents(cashIn.incomingAmount),
-      totalWithoutTaxes: fromCents(cashIn.incomingAmount),
-      receivedAt: cashIn.receivedAt,
-    })),
-    callbackDelivery,
-    createdAt: payment.createdAt,
-    updatedAt: payment.updatedAt,
-    completedAt: payment.completedAt,
-    cancelledAt: payment.cancelledAt,
-    expiredAt: payment.expiredAt,
-  };
-}
 export const hubViewSchema = z.strictObject({
   id: z.number().int(),
   name: z.string(),
@@ -101,6 +36,7 @@ export const hubViewSchema = z.strictObject({
   collectionAlias: z.string(),
 });
 export type HubView = z.output<typeof hubViewSchema>;
+export const hubShown: ShowsEvery<Hub, HubView> = true;
 
 export function hubView(hub: Hub): HubView {
   return {
@@ -130,6 +66,7 @@ export const transferViewSchema = z.strictObject({
   createdAt: isoTime,
 });
 export type TransferView = z.output<typeof transferViewSchema>;
+export const transferShown: ShowsEvery<Transfer, TransferView> = true;
 
 export function transferView(transfer: Transfer): TransferView {
   return {
@@ -168,6 +105,8 @@ export const deliveryViewSchema = z.strictObject({
   updatedAt: isoTime,
 });
 export type DeliveryView = z.output<typeof deliveryViewSchema>;
+/** Shown but where a redelivery was asked to go (`forwardedTo` tells) and the attempts an import came with. */
+export const deliveryShown: ShowsEvery<Delivery, DeliveryView, 'redeliverTo' | 'attemptsBefore'> = true;
 
 /** A delivery as lists show it, with whose its event is (`event`: the delivery's). */
 export function deliveryView(delivery: Delivery, event: Pick<SandboxEvent, 'vaPaymentId' | 'clientId'>): DeliveryView {
@@ -204,6 +143,8 @@ export const eventViewSchema = z.strictObject({
   deliveries: z.array(deliveryViewSchema),
 });
 export type EventView = z.output<typeof eventViewSchema>;
+/** Shown but what its body is rendered from (the body shows it). */
+export const eventShown: ShowsEvery<SandboxEvent, EventView, 'callbackDelivery' | 'cashIn' | 'deliveryStored'> = true;
 
 export function eventView(event: SentEvent, deliveries: Delivery[]): EventView {
   return {
@@ -216,139 +157,6 @@ export function eventView(event: SentEvent, deliveries: Delivery[]): EventView {
     body: event.body,
     createdAt: event.createdAt,
     deliveries: deliveries.map((delivery) => deliveryView(delivery, event)),
-  };
-}
-
-export const clientViewSchema = z.strictObject({
-  id: uuid,
-  paymentHubId: z.number().int(),
-  hubName: z.string(),
-  name: z.string(),
-  taxId: z.string(),
-  cashinCallbackUrl: z.string().nullable(),
-  emails: z.array(z.string()),
-  phones: z.array(z.string()),
-  aliasPrefixHint: z.string().nullable(),
-  aliasSuffixHint: z.string().nullable(),
-  externalReference: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  cvu: z.string().nullable(),
-  alias: z.string().nullable(),
-  cvuStatus: z.enum(CVU_STATUSES),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-});
-export type ClientView = z.output<typeof clientViewSchema>;
-
-export function clientView(client: Client, hub: Hub | undefined): ClientView {
-  return {
-    id: client.id,
-    paymentHubId: client.paymentHubId,
-    hubName: hub?.name ?? `Sandbox Hub ${client.paymentHubId}`,
-    name: client.name,
-    taxId: client.taxId,
-    cashinCallbackUrl: client.cashinCallbackUrl,
-    emails: client.emails,
-    phones: client.phones,
-    aliasPrefixHint: client.aliasPrefixHint,
-    aliasSuffixHint: client.aliasSuffixHint,
-    externalReference: client.externalReference,
-    metadata: client.metadata,
-    cvu: client.cvu,
-    alias: client.alias,
-    cvuStatus: client.cvuStatus,
-    createdAt: client.createdAt,
-    updatedAt: client.updatedAt,
-  };
-}
-
-export const entryViewSchema = z.strictObject({
-  id: uuid,
-  clientId: uuid,
-  entryType: z.enum(ENTRY_TYPES),
-  amount: ars.describe('Positive for a credit, negative for a debit'),
-  currency: z.literal('ARS'),
-  description: z.string().nullable(),
-  operationId: z.string().nullable(),
-  paymentId: uuid.nullable(),
-  invoiceId: uuid.nullable(),
-  tempLinkId: z.null().describe('Always null: the sandbox has no payment links'),
-  sourceType: z.enum(SOURCE_TYPES),
-  createdAt: isoTime,
-});
-export type EntryView = z.output<typeof entryViewSchema>;
-
-export function entryView(entry: Entry): EntryView {
-  return {
-    id: entry.id,
-    clientId: entry.clientId,
-    entryType: entry.entryType,
-    amount: fromCents(entry.amount),
-    currency: entry.currency,
-    description: entry.description,
-    operationId: entry.operationId,
-    paymentId: entry.paymentId,
-    invoiceId: entry.invoiceId,
-    tempLinkId: null,
-    sourceType: sourceTypeOf(entry),
-    createdAt: entry.createdAt,
-  };
-}
-
-/** An entry's `sourceType` in the real API's values, whatever release wrote it. */
-const sourceTypeOf = (entry: Entry): SourceType =>
-  entry.sourceType in LEGACY_SOURCE_TYPES ? LEGACY_SOURCE_TYPES[entry.sourceType as keyof typeof LEGACY_SOURCE_TYPES] : (entry.sourceType as SourceType);
-
-/** The invoice as the reference shows it, with the amount under both its names (spec `total_amount`, reference `totalAmount`). */
-export const invoiceViewSchema = z.strictObject({
-  id: uuid,
-  clientId: uuid,
-  invoiceNumber: z.string(),
-  invoiceType: z.enum(INVOICE_TYPES),
-  sellerTaxId: z.string().nullable(),
-  sellerName: z.string().nullable(),
-  buyerTaxId: z.string(),
-  buyerName: z.string(),
-  subtotalNet: ars.nullable(),
-  vatAmount: ars.nullable(),
-  otherTaxes: ars.nullable(),
-  totalAmount: ars,
-  total_amount: ars.describe('The same amount under the name the spec gives it'),
-  currency: z.literal('ARS'),
-  issuedAt: isoTime,
-  dueAt: isoTime.nullable(),
-  paymentStatus: z.enum(PAYMENT_STATUSES),
-  paymentTerms: z.string().nullable(),
-  observations: z.string().nullable(),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-});
-export type InvoiceView = z.output<typeof invoiceViewSchema>;
-
-export function invoiceView(invoice: Invoice): InvoiceView {
-  const money = (cents: number | null) => (cents === null ? null : fromCents(cents));
-  return {
-    id: invoice.id,
-    clientId: invoice.clientId,
-    invoiceNumber: invoice.invoiceNumber,
-    invoiceType: invoice.invoiceType,
-    sellerTaxId: invoice.sellerTaxId,
-    sellerName: invoice.sellerName,
-    buyerTaxId: invoice.buyerTaxId,
-    buyerName: invoice.buyerName,
-    subtotalNet: money(invoice.subtotalNet),
-    vatAmount: money(invoice.vatAmount),
-    otherTaxes: money(invoice.otherTaxes),
-    totalAmount: fromCents(invoice.totalAmount),
-    total_amount: fromCents(invoice.totalAmount),
-    currency: invoice.currency,
-    issuedAt: invoice.issuedAt,
-    dueAt: invoice.dueAt,
-    paymentStatus: invoice.paymentStatus,
-    paymentTerms: invoice.paymentTerms,
-    observations: invoice.observations,
-    createdAt: invoice.createdAt,
-    updatedAt: invoice.updatedAt,
   };
 }
 

@@ -1,10 +1,13 @@
 /**
- * The tables of records and how they are read: each record a row of readable JSON beside its account's id, its own id
- * and the columns the core looks it up and lists it by (`COLUMNS`), each with an index; the counts of lists kept by
- * triggers; and the queries of the core's repository port.
+ * The tables of records and how they are read: each record a row of readable JSON beside its account's id, its own id,
+ * the CRC-32 of its JSON (`crc`, checked at every read) and the columns the core looks it up and lists it by
+ * (`COLUMNS`), each with an index (the tables are made by the migrations, `schema.ts`); and the queries of the core's
+ * repository port.
  */
 import type { StatementSync } from 'node:sqlite';
-import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type TableName } from '../../core/index.js';
+import { putAttempts, withAttempts } from './attempts.js';
+import { crc32 } from 'node:zlib';
+import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
 import { COLUMNS, COUNTED, ID_FIELDS, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
@@ -24,8 +27,18 @@ export const TABLE_NAMES: Record<TableName, string> = {
   invoices: 'invoices',
 };
 
-/** The columns of a table beside `data`. */
-const columnsOf = (table: TableName): string[] => Object.keys(COLUMNS[table]);
+/**
+ * The tables of records and the column each keeps its stored text in, for `va-sandbox check`: every record table has
+ * `data` and `crc`, accounts `head` and `crc`, where `crc` = `zlib.crc32` of the text (`checksum`).
+ */
+export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' | 'head' }[] = [
+  { table: 'accounts', id: 'key', text: 'head' },
+  ...Object.values(TABLE_NAMES).map((table) => ({ table, id: 'id', text: 'data' as const })),
+  { table: 'delivery_attempts', id: 'delivery', text: 'data' },
+];
+
+/** The checksum a row keeps of its stored text (`crc`): the CRC-32 of its UTF-8 bytes. */
+export const checksum = (text: string): number => crc32(text);
 
 /** What a table's lists are ordered by: when made, then as written; as written only where a record has no time. */
 const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] ? ['created_at', 'seq'] : ['seq']);
@@ -39,13 +52,23 @@ export class UnreadableRecord extends SandboxError {
   readonly what: string;
   constructor(file: string, table: string, id: string, why: string) {
     const what = `${table} record ${id} cannot be read (${why})`;
-    super('INTERNAL_ERROR', `${file}: ${what}: the database is damaged; restore it from a backup, or export what can be read (\`va-sandbox export\` names what it leaves out)`);
+    super(
+      'INTERNAL_ERROR',
+      `${file}: ${what}: the database is damaged; restore it from a backup, or export what can be read (\`va-sandbox export\` names what it leaves out); \`va-sandbox check\` names every damaged record`,
+    );
     this.what = what;
   }
 }
 
+/** A row's stored text, refused unless it is what was written (its `crc`). */
+function checked(file: string, table: string, id: string, text: string, crc: number): string {
+  if (checksum(text) !== crc) throw new UnreadableRecord(file, table, id, 'its checksum does not match: it changed on disk');
+  return text;
+}
+
 /** An account's head (`accounts.head`), held to its shape: a damaged one would set its clock to NaN, or worse. */
-export function headOf(file: string, key: string, text: string): AccountHead {
+export function headOf(file: string, key: string, stored: { head: string; crc: number }): AccountHead {
+  const text = checked(file, 'accounts', key, stored.head, stored.crc);
   let head: Partial<AccountHead> | null;
   try {
     head = JSON.parse(text);
@@ -59,52 +82,49 @@ export function headOf(file: string, key: string, text: string): AccountHead {
 }
 
 /** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). `file` names the database. */
-function recordOf<T>(file: string, table: TableName, id: string, data: string): T {
+function recordOf<T>(file: string, table: TableName, id: string, row: { data: string; crc: number }): T {
   const field = ID_FIELDS[table];
-  let record: unknown;
-  try {
-    record = JSON.parse(data);
-  } catch (error) {
-    throw new UnreadableRecord(file, TABLE_NAMES[table], id, (error as Error).message);
-  }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnreadableRecord(file, TABLE_NAMES[table], id, 'not a JSON object');
+  const record = objectOf(file, TABLE_NAMES[table], id, row);
   return (field === undefined ? record : { [field]: id, ...record }) as T;
 }
 
-/** Each table with its columns, an index per column, and the counts of its lists (`COUNTED`) kept by triggers. */
-export const RECORD_TABLES = TABLES.flatMap((table) => {
-  const name = TABLE_NAMES[table];
-  const columns = columnsOf(table);
-  const counted = COUNTED[table] ?? [];
-  const list = (column: string, row: 'NEW' | 'OLD') => `'${name}.${column}=' || ${row}.${column}`;
-  const add = (list: string, row: string) =>
-    `INSERT INTO counts SELECT ${row}.account, ${list}, 1 WHERE ${list} IS NOT NULL ON CONFLICT DO UPDATE SET n = n + 1;`;
-  const take = (list: string, row: string) => `UPDATE counts SET n = n - 1 WHERE account = ${row}.account AND list = ${list};`;
-  return [
-    `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL${columns.map((c) => `, ${c} ${c.endsWith('_at') ? 'INTEGER' : 'TEXT'}`).join('')})`,
-    `CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`,
-    ...columns.map((c) =>
-      c === 'created_at'
-        ? `CREATE INDEX ${name}_by_created_at ON ${name} (account, created_at)`
-        : `CREATE INDEX ${name}_by_${c} ON ${name} (account, ${c}${orderOf(table).includes('created_at') ? ', created_at' : ''}) WHERE ${c} IS NOT NULL`,
-    ),
-    `CREATE TRIGGER ${name}_counted_insert AFTER INSERT ON ${name} BEGIN ${add(`'${name}'`, 'NEW')} ${counted.map((c) => add(list(c, 'NEW'), 'NEW')).join(' ')} END`,
-    `CREATE TRIGGER ${name}_counted_delete AFTER DELETE ON ${name} BEGIN ${take(`'${name}'`, 'OLD')} ${counted.map((c) => take(list(c, 'OLD'), 'OLD')).join(' ')} END`,
-    ...counted.map(
-      (c) => `CREATE TRIGGER ${name}_counted_${c} AFTER UPDATE OF ${c} ON ${name} WHEN OLD.${c} IS NOT NEW.${c} BEGIN ${take(list(c, 'OLD'), 'OLD')} ${add(list(c, 'NEW'), 'NEW')} END`,
-    ),
-  ];
-});
+/** A row's JSON object, refused (`UnreadableRecord`) unless it is what was written (`crc`) and an object. */
+export function objectOf(file: string, table: string, id: string, row: { data: string; crc: number }): object {
+  const text = checked(file, table, id, row.data, row.crc);
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableRecord(file, table, id, (error as Error).message);
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnreadableRecord(file, table, id, 'not a JSON object');
+  return record;
+}
+
+/** Columns the store keeps for itself beside a table's `COLUMNS`: how many of a delivery's attempts are stored. */
+const STORE_COLUMNS: Partial<Record<TableName, Record<string, (record: never) => Key>>> = {
+  deliveries: { attempts: (delivery: Delivery) => delivery.attempts.length },
+};
+
+/** Each table's write, made once: its columns (`COLUMNS`, then the store's own) and its statement's text. */
+const WRITES = Object.fromEntries(
+  TABLES.map((table) => {
+    const columns = Object.entries({ ...COLUMNS[table], ...STORE_COLUMNS[table] }) as [string, (record: never) => Key][];
+    const names = columns.map(([name]) => name);
+    const text =
+      `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, crc${names.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${names.map(() => ', ?').join('')}) ` +
+      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data, crc = excluded.crc${names.map((c) => `, ${c} = excluded.${c}`).join('')}`;
+    return [table, { columns, text }];
+  }),
+) as Record<TableName, { columns: [string, (record: never) => Key][]; text: string }>;
 
 /** Writes a record with its columns (`COLUMNS`), in place if it is there (it keeps its place in the order made). */
 export function putRecord(sql: Sql, account: number, table: TableName, id: string, record: unknown): void {
-  const columns = columnsOf(table);
+  const { columns, text } = WRITES[table];
   const field = ID_FIELDS[table];
-  const data = JSON.stringify(field === undefined ? record : { ...(record as object), [field]: undefined });
-  sql(
-    `INSERT INTO ${TABLE_NAMES[table]} (account, id, data${columns.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?${columns.map(() => ', ?').join('')}) ` +
-      `ON CONFLICT (account, id) DO UPDATE SET data = excluded.data${columns.map((c) => `, ${c} = excluded.${c}`).join('')}`,
-  ).run(account, id, data, ...columns.map((column) => COLUMNS[table][column]!(record as never)));
+  const kept = table === 'deliveries' ? putAttempts(sql, account, id, record as Delivery) : record;
+  const data = JSON.stringify(field === undefined ? kept : { ...(kept as object), [field]: undefined });
+  sql(text).run(account, id, data, checksum(data), ...columns.map(([, compute]) => compute(record as never)));
 }
 
 /** Writes every record of a state under a new account (a reset, an import, a migration). */
@@ -118,18 +138,19 @@ export function writeRecords(sql: Sql, account: number, state: AccountState): vo
  * would). Given `unreadable`, a record that cannot be read is left out and named there (an export of what can be read).
  */
 export function readAccount(sql: Sql, key: string, file = 'the database', unreadable?: string[]): AccountState | undefined {
-  const row = sql('SELECT id, head FROM accounts WHERE key = ?').get(key) as { id: number; head: string } | undefined;
-  return row && readRecords(sql, headOf(file, key, row.head), row.id, file, unreadable);
+  const row = sql('SELECT id, head, crc FROM accounts WHERE key = ?').get(key) as { id: number; head: string; crc: number } | undefined;
+  return row && readRecords(sql, headOf(file, key, row), row.id, file, unreadable);
 }
 
-/** The records of an account (its id, or its key in the tables of schema version 1) under its head (see `readAccount`). */
-export function readRecords(sql: Sql, head: AccountHead, account: number | string, file = 'the database', unreadable?: string[]): AccountState {
+/** The records of an account under its head (see `readAccount`). */
+function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the database', unreadable?: string[]): AccountState {
   const state = { ...head } as AccountState;
   for (const table of TABLES) {
     const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
-    for (const { id, data } of sql(`SELECT id, data FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string }>) {
+    for (const row of sql(`SELECT id, data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string; crc: number }>) {
+      const id = row.id;
       try {
-        records[id] = recordOf(file, table, id, data);
+        records[id] = withAttempts(sql, file, table, account, recordOf(file, table, id, row));
       } catch (error) {
         if (!(error instanceof UnreadableRecord) || !unreadable) throw error;
         unreadable.push(`${TABLE_NAMES[table]} ${id}`);
@@ -195,7 +216,8 @@ export function repository(sql: Sql, file: string, account: () => number | null,
       if (skip > 0) skip--;
       else {
         left--;
-        yield [row.value.id as string, recordOf<Row<T>>(file, table, row.value.id as string, row.value.data as string)];
+        const id = row.value.id as string;
+        yield [id, withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row.value as { data: string; crc: number }))];
       }
     }
   }
@@ -207,7 +229,7 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     const direction = query.descending ? 'DESC' : 'ASC';
     const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
     const [conditionsText, values] = conditions(table, where);
-    const select = `SELECT ${order.join(', ')}, id, data FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
+    const select = `SELECT ${order.join(', ')}, id, data, crc FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
     const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
     let left = query.limit ?? Infinity;
     let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Record<string, Key>[];
@@ -223,8 +245,8 @@ export function repository(sql: Sql, file: string, account: () => number | null,
 
   return {
     get: <T extends TableName>(table: T, id: string) => {
-      const row = sql(`SELECT data FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string } | undefined;
-      return row && recordOf<Row<T>>(file, table, id, row.data);
+      const row = sql(`SELECT data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string; crc: number } | undefined;
+      return row && withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row));
     },
     put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
