@@ -7,7 +7,7 @@ import { Events } from './events.js';
 import { Hubs } from './hubs.js';
 import { Idempotency } from './idempotency.js';
 import type { AccountHead } from './repository.js';
-import { accountHead, keyedByCaller, normalizeAccount, type AccountState, type Attempt } from './state.js';
+import { accountHead, keyedByCaller, normalizeAccount, type AccountState } from './state.js';
 import { prune } from './retention.js';
 import { Transfers } from './transfers.js';
 import { VaPayments } from './va-payments.js';
@@ -151,14 +151,4 @@ export class Account {
       this.deliveries.announce(held);
     });
   }
-
-  // Kept until their callers, owned elsewhere this round, call the parts: the deliverer (src/sandbox/delivery.ts)
-  // and the scenario recorder (scenario-record.ts).
-  faults = () => this.deliveries.faults();
-  dueDeliveries = (inFlight: ReadonlySet<string>) => this.deliveries.dueDeliveries(inFlight);
-  nextRetryAt = (inFlight: ReadonlySet<string>) => this.deliveries.nextRetryAt(inFlight);
-  waitingFirst = (inFlight: Iterable<string>) => this.deliveries.waitingFirst(inFlight);
-  recordAttempt = (deliveryId: string, attempt: Omit<Attempt, 'n'>) => this.deliveries.recordAttempt(deliveryId, attempt);
-  getVaPayment = (id: string) => this.vaPayments.getVaPayment(id);
-  clientBalance = (id: string) => this.clients.clientBalance(id);
 }

@@ -189,7 +189,7 @@ function expectations(account: Account, story: Story): Record<string, unknown>[]
   const { payments, clients, paymentName, clientName } = story;
   return [
     ...payments.map((payment) => {
-      const view = account.getVaPayment(payment.id);
+      const view = account.vaPayments.getVaPayment(payment.id);
       return {
         do: 'expectVaPayment',
         id: ref(paymentName.get(payment.id), 'id'),
@@ -197,7 +197,7 @@ function expectations(account: Account, story: Story): Record<string, unknown>[]
       };
     }),
     ...clients.map((client) => {
-      const { totalCashIn, totalCashOut, totalInvoiced, balance } = account.clientBalance(client.id);
+      const { totalCashIn, totalCashOut, totalInvoiced, balance } = account.clients.clientBalance(client.id);
       return { do: 'expectBalance', clientId: ref(clientName.get(client.id), 'id'), match: { totalCashIn, totalCashOut, totalInvoiced, balance } };
     }),
     ...[...payments.map((p) => ['vaPaymentId', p.id, paymentName] as const), ...clients.map((c) => ['clientId', c.id, clientName] as const)].flatMap(([field, id, names]) => {

@@ -56,7 +56,7 @@ export class Deliverer {
 
   /** How many of the account's deliveries wait for their first attempt, those under way aside. */
   backlogOf(account: Account): number {
-    return account.waitingFirst(this.flights.firstsOf(account.key));
+    return account.deliveries.waitingFirst(this.flights.firstsOf(account.key));
   }
 
   /**
@@ -141,7 +141,7 @@ export class Deliverer {
     const { flights } = this;
     const room = flights.roomFor(account.key);
     if (room) return room;
-    for (const due of account.dueDeliveries(flights.of(account.key))) {
+    for (const due of account.deliveries.dueDeliveries(flights.of(account.key))) {
       const left = flights.roomFor(account.key) ?? (flights.busy(due.url) ? 'held' : null);
       if (left) return left;
       this.start(account, due);
@@ -166,7 +166,7 @@ export class Deliverer {
     const { delivery, event, headers, url } = due;
     const body = JSON.stringify(event.body);
     const forwardedTo = url === delivery.url ? null : url;
-    const faults = account.faults();
+    const faults = account.deliveries.faults();
     try {
       if (faults.shuffle && delivery.attempts.length === 0) await wait(Math.random() * SHUFFLE_HOLD_MS);
       await wait(faults.delayMs);
@@ -177,8 +177,8 @@ export class Deliverer {
         again = await this.sendOnce(account, url, headers, body);
       }
       if (this.closed) return;
-      account.recordAttempt(delivery.id, { ...sent, forwardedTo });
-      if (again) account.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
+      account.deliveries.recordAttempt(delivery.id, { ...sent, forwardedTo });
+      if (again) account.deliveries.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
     } catch (error) {
       this.options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
     } finally {
@@ -197,7 +197,7 @@ export class Deliverer {
 
   /** The real time of the account's next retry not under way, or null (the account's clock may run ahead of real time). */
   private nextRetryOf(account: Account): number | null {
-    const at = account.nextRetryAt(this.flights.of(account.key));
+    const at = account.deliveries.nextRetryAt(this.flights.of(account.key));
     return at === null ? null : at - (account.nowMs() - this.options.now());
   }
 }

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ENTRY_TYPES } from '../../core/state.js';
+import { ENTRY_TYPES } from '../../core/records/words.js';
 import type { balanceView, clientView, entryView } from '../../core/views.js';
 import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
 import { fieldFlags } from '../flags.js';

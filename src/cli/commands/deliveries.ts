@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Account, LiveEvent } from '../../core/account.js';
-import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/records/words.js';
 import type { deliveryView } from '../../core/views.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';

@@ -4,7 +4,7 @@ import { apiAction, example, globalOptions, hubOf, hubOption, listAction, option
 import { fieldFlags } from '../flags.js';
 import { boolean } from '../options.js';
 import { block, page } from '../render.js';
-import { CVU_PROVISIONINGS } from '../../core/state.js';
+import { CVU_PROVISIONINGS } from '../../core/records/words.js';
 
 type HubView = ReturnType<typeof hubView>;
 

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { INVOICE_TYPES } from '../../core/state.js';
+import { INVOICE_TYPES } from '../../core/records/words.js';
 import type { entryView, invoiceView } from '../../core/views.js';
 import { apiAction, listAction, example, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
 import { money } from '../options.js';

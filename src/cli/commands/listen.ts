@@ -3,7 +3,7 @@ import type { forwardingView } from '../../core/delivery-settings.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions } from '../context.js';
 import { followUntilInterrupted } from '../follow.js';
-import { EVENT_TYPES } from '../../core/state.js';
+import { EVENT_TYPES } from '../../core/records/words.js';
 import { fieldFlags } from '../flags.js';
 import { list, url } from '../options.js';
 import { pad, paint, type Output } from '../render.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { VA_PAYMENT_STATUSES } from '../../core/state.js';
+import { VA_PAYMENT_STATUSES } from '../../core/records/words.js';
 import type { VaPaymentView } from '../../core/views.js';
 import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
+import { CVU_STATUSES, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
+export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES, type EntryType } from './words.js';
 
 /** A client with its dedicated CVU, and the lines of its ledger (contract part 3), as stored. */
 
-const cvuStatus = z.enum(['not_provisioned', 'provisioning', 'active', 'provisioning_failed', 'disabled']);
-export type CvuStatus = z.infer<typeof cvuStatus>;
-export const CVU_STATUSES: CvuStatus[] = [...cvuStatus.options];
+const cvuStatus = z.enum(CVU_STATUSES);
 
 export const clientRecord = z.strictObject({
   id,
@@ -32,16 +32,11 @@ export const clientRecord = z.strictObject({
 export type Client = z.infer<typeof clientRecord>;
 
 /** The real API's values: a transfer to the client's CVU is `manual_deposit`; a VA payment's cash-in or a debit is `other`. */
-const sourceType = z.enum(['payment_link', 'manual_deposit', 'other']);
-export type SourceType = z.infer<typeof sourceType>;
-export const SOURCE_TYPES: SourceType[] = [...sourceType.options];
 /** What entries said before the real values were adopted, and what each now reads as. */
 export const LEGACY_SOURCE_TYPES = { transfer: 'manual_deposit', va_payment: 'other', sandbox: 'other' } as const satisfies Record<string, SourceType>;
 export type LegacySourceType = keyof typeof LEGACY_SOURCE_TYPES;
 
-const entryType = z.enum(['cash_in', 'debit', 'credit', 'adjustment', 'reversal', 'invoice_allocation']);
-export type EntryType = z.infer<typeof entryType>;
-export const ENTRY_TYPES: EntryType[] = [...entryType.options];
+const entryType = z.enum(ENTRY_TYPES);
 
 /** A line of a client's ledger: a credit (positive cents) or a debit (negative cents). */
 export const entryRecord = z.strictObject({

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { bodyDepth, httpUrl, id, json, text, time } from './fields.js';
+import { EVENT_TYPES, DELIVERY_STATUSES, ATTEMPT_ERRORS } from './words.js';
+export { VA_EVENT_TYPES, type VaEventType, EVENT_TYPES, type EventType, DELIVERY_STATUSES, type DeliveryStatus, ATTEMPT_ERRORS, type AttemptError } from './words.js';
 
 /** An event the service raises and its deliveries (contract part 4), as stored. */
 
-const vaEventType = z.enum(['created', 'cash_in_received', 'succeeded', 'underpaid', 'overpaid', 'failed', 'cancelled']);
-export type VaEventType = z.infer<typeof vaEventType>;
-const eventType = z.enum([...vaEventType.options, 'client.cashin']);
-export type EventType = z.infer<typeof eventType>;
-export const EVENT_TYPES: EventType[] = [...eventType.options];
+const eventType = z.enum(EVENT_TYPES);
 
 /** What a VA payment's `callbackDelivery` says: its events and where their deliveries stand. */
 export const callbackDeliverySummary = z.strictObject({
@@ -63,13 +61,9 @@ export type ExportedEvent = z.infer<typeof exportedEventRecord>;
  * Spec 3.3's statuses, and `held`: a delivery that came with an imported file, never attempted until the user releases
  * it (contract part 5), so an incident's callback URLs are not called from a laptop.
  */
-const deliveryStatus = z.enum(['pending', 'retrying', 'delivered', 'failed', 'dropped', 'held']);
-export type DeliveryStatus = z.infer<typeof deliveryStatus>;
-export const DELIVERY_STATUSES: DeliveryStatus[] = [...deliveryStatus.options];
+const deliveryStatus = z.enum(DELIVERY_STATUSES);
 
-const attemptError = z.enum(['timeout', 'connection_refused', 'connection_reset', 'redirect', 'http_status', 'network']);
-export type AttemptError = z.infer<typeof attemptError>;
-export const ATTEMPT_ERRORS: AttemptError[] = [...attemptError.options];
+const attemptError = z.enum(ATTEMPT_ERRORS);
 
 export const attemptRecord = z.strictObject({
   n: z.number().int().min(1),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { cvu, hubId, id, text, time } from './fields.js';
+import { CVU_PROVISIONINGS } from './words.js';
+export { CVU_PROVISIONINGS, type CvuProvisioning } from './words.js';
 
 /** A payment hub (contract part 1) and a CVU of its pool, as stored. */
 
-const cvuProvisioning = z.enum(['inline', 'delayed', 'fail', 'manual']);
-export type CvuProvisioning = z.infer<typeof cvuProvisioning>;
-export const CVU_PROVISIONINGS: CvuProvisioning[] = [...cvuProvisioning.options];
+const cvuProvisioning = z.enum(CVU_PROVISIONINGS);
 
 export const hubRecord = z.strictObject({
   id: hubId,

@@ -1,16 +1,14 @@
 import { z } from 'zod';
 import { id, nonNegative, positive, text, time } from './fields.js';
+import { INVOICE_TYPES, PAYMENT_STATUSES } from './words.js';
+export { INVOICE_TYPES, type InvoiceType, PAYMENT_STATUSES, type PaymentStatus } from './words.js';
 
 /** An invoice assigned to a client (contract part 3), as stored: what the client owes, and how much allocations covered. */
 
 /** AFIP's invoice letters: A between registered VAT payers, B to final consumers and exempt buyers, C from monotributistas. */
-const invoiceType = z.enum(['A', 'B', 'C']);
-export type InvoiceType = z.infer<typeof invoiceType>;
-export const INVOICE_TYPES: InvoiceType[] = [...invoiceType.options];
+const invoiceType = z.enum(INVOICE_TYPES);
 
-const paymentStatus = z.enum(['pending', 'partial', 'paid', 'cancelled']);
-export type PaymentStatus = z.infer<typeof paymentStatus>;
-export const PAYMENT_STATUSES: PaymentStatus[] = [...paymentStatus.options];
+const paymentStatus = z.enum(PAYMENT_STATUSES);
 
 export const invoiceRecord = z.strictObject({
   id,

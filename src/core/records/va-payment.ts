@@ -3,15 +3,15 @@ import { fromCents, MAX_CENTS, type Cents } from '../money.js';
 import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
 import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
+import { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
+export { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
 
 /**
  * A VA payment (contract part 2) as stored, the one declaration its type, export form and recording come from; and as
  * the API answers it, which is also the payload of its `created`, `cancelled` and `failed` callbacks.
  */
 
-const vaPaymentStatus = z.enum(['waiting', 'underpaid', 'completed', 'overpaid', 'expired', 'cancelled']);
-export type VaPaymentStatus = z.infer<typeof vaPaymentStatus>;
-export const VA_PAYMENT_STATUSES: VaPaymentStatus[] = [...vaPaymentStatus.options];
+const vaPaymentStatus = z.enum(VA_PAYMENT_STATUSES);
 export const ACTIVE_STATUSES: VaPaymentStatus[] = ['waiting', 'underpaid'];
 
 export const LOCK_MODES = ['time', 'amount', 'amount_and_time'] as const;
