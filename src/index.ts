@@ -14,13 +14,13 @@ export {
   type StepResult,
 } from './sandbox/scenario-runner.js';
 export { junitReport } from './sandbox/junit.js';
-export { scenarioSchema, SCENARIO_VERSION, type Scenario, type ScenarioStep } from './core/scenario.js';
-export { accountExportSchema, type AccountExport } from './core/account-export.js';
+export { scenarioSchema, SCENARIO_VERSION, type Scenario, type ScenarioStep } from './core/scenarios/scenario.js';
+export { accountExportSchema, type AccountExport } from './core/account-export/account-export.js';
 export {
   clientCashinCallbackSchema,
   vaCallbackSchema,
   vaPaymentObjectSchema,
   type ClientCashinCallback,
   type VaCallback,
-} from './core/callbacks.js';
+} from './core/callbacks/callbacks.js';
 export { startServer, type RunningServer, type ServerOptions } from './sandbox/server.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scenarioSchema } from '../src/core/scenario.js';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { runScenarios } from '../src/sandbox/scenario-runner.js';
 import { api, eventually, ROOT, useReceiver, useServer } from './helpers.js';
 

@@ -4,7 +4,7 @@ import type { LogEntry } from '../src/sandbox/server-log.js';
 import { jsonLine, logLine } from '../src/sandbox/server-log.js';
 import { setupServer } from 'msw/node';
 import { sandboxClient } from '../src/client/api-client.js';
-import { scenarioSchema } from '../src/core/scenario.js';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { runScenarios } from '../src/sandbox/scenario-runner.js';
 import { sandboxHandlers } from '../src/msw.js';
 import { api, eventually, PAYMENT, useReceiver, useServer, useTmp } from './helpers.js';

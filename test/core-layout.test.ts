@@ -11,7 +11,7 @@ import { ROOT } from './helpers.js';
 const CORE = join(ROOT, 'src', 'core');
 
 describe('the layout of the core', () => {
-  it.skip('src/core holds only index.ts and the folders of the parts, each with its index.ts', () => {
+  it('src/core holds only index.ts and the folders of the parts, each with its index.ts', () => {
     const entries = readdirSync(CORE, { withFileTypes: true });
     const loose = entries.filter((entry) => entry.isFile() && entry.name !== 'index.ts').map((entry) => entry.name);
     expect(loose, `files at the top level of src/core: ${loose.join(', ')}`).toEqual([]);

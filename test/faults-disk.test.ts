@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateCvu } from '../src/core/cvu.js';
-import { seededIds } from '../src/core/ids.js';
+import { generateCvu } from '../src/core/hubs/cvu.js';
+import { seededIds } from '../src/core/conventions/ids.js';
 import { api, spawnServer, type Api, type Spawned } from './helpers.js';
 
 /**

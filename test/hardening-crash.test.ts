@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { mulberry32 as rng } from '../src/core/ids.js';
+import { mulberry32 as rng } from '../src/core/conventions/ids.js';
 import { api, spawnServer, useTmp, type Api, PAYMENT } from './helpers.js';
 
 /**

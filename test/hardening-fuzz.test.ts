@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorStatus } from '../src/core/errors.js';
-import { mulberry32 } from '../src/core/ids.js';
+import { errorStatus } from '../src/core/conventions/errors.js';
+import { mulberry32 } from '../src/core/conventions/ids.js';
 import { startServer, type RunningServer } from '../src/sandbox/server.js';
 import { api, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { exportAccount } from '../src/core/account-export.js';
+import { exportAccount } from '../src/core/account-export/account-export.js';
 import { createSandbox, FakeClock, seededIds } from '../src/core/index.js';
 import { memoryStore } from '../src/sandbox/store/database.js';
 import { api, spawnServer, useServer, type Api } from './helpers.js';

@@ -3,9 +3,9 @@ import { connect, type Socket } from 'node:net';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { balance } from '../src/core/ledger.js';
-import { MAX_CENTS } from '../src/core/money.js';
-import type { Entry } from '../src/core/state.js';
+import { balance } from '../src/core/clients/ledger.js';
+import { MAX_CENTS } from '../src/core/conventions/money.js';
+import type { Entry } from '../src/core/records/state.js';
 import { api, BIN, eventually, freePort, useReceiver, useServer, useTmp } from './helpers.js';
 
 /** Issue 15 item 11: the sandbox clock is bounded, money sums are exact past 2^53 cents, SIGTERM under EMFILE exits cleanly. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportedAccount } from '../src/core/export-records.js';
+import { exportedAccount } from '../src/core/account-export/export-records.js';
 import { api, eventually, useServer, type Api } from './helpers.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../src/core/state.js';
+import { TABLES } from '../src/core/records/state.js';
 import { normalizeState, type SandboxState } from '../src/sandbox/previous-release/previous-release.js';
 import { readPreviousRelease } from '../src/sandbox/previous-release/previous-release.js';
 

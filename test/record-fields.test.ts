@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createClientSchema, createVaPaymentSchema, invoiceFields } from '../src/core/schemas.js';
+import { createClientSchema, createVaPaymentSchema, invoiceFields } from '../src/core/records/schemas.js';
 import {
   CHANGING,
   clientRecord,
@@ -17,10 +17,10 @@ import {
   transferRecord,
   vaPaymentRecord,
   type VaPayment,
-} from '../src/core/state.js';
-import { asCreated, cancel, createVaPayment, creditTransfer, expire } from '../src/core/va-payment.js';
+} from '../src/core/records/state.js';
+import { asCreated, cancel, createVaPayment, creditTransfer, expire } from '../src/core/va-payments/va-payment.js';
 import { runScenarios } from '../src/sandbox/scenario-runner.js';
-import { scenarioSchema } from '../src/core/scenario.js';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { api, eventually, useReceiver, useServer, type Api } from './helpers.js';
 
 const server = await useServer();

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scenarioSchema } from '../src/core/scenario.js';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { loadScenarioFile, runScenarios, type RunResult } from '../src/sandbox/scenario-runner.js';
 import { api, ROOT, useServer } from './helpers.js';
 

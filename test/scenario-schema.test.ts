@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { scenarioJsonSchema, scenarioSchema } from '../src/core/scenario.js';
+import { scenarioJsonSchema, scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { runScenarios } from '../src/sandbox/scenario-runner.js';
 import { ROOT, useServer } from './helpers.js';
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { SandboxApiError } from '../src/client/api-client.js';
 import { Form, type FormSpec, type Values } from '../src/cli/ui/form.js';
 import { cancelForm, clientForm, clockForm, paymentForm, redeliverForm, transferForm } from '../src/cli/ui/forms.js';
-import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../src/core/schemas.js';
-import type { VaPaymentView } from '../src/core/views.js';
+import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../src/core/records/schemas.js';
+import type { VaPaymentView } from '../src/core/records/views.js';
 import { eventually } from './helpers.js';
 import { KEY, keyboard } from './ui-helpers.js';
 

@@ -11,7 +11,7 @@ import { Pane } from '../src/cli/ui/pane.js';
 import { PaymentsPane } from '../src/cli/ui/payments-pane.js';
 import { expiresIn, span } from '../src/cli/ui/time.js';
 import type { ClientView } from '../src/cli/ui/use-sandbox.js';
-import type { VaPaymentView } from '../src/core/views.js';
+import type { VaPaymentView } from '../src/core/records/views.js';
 import { api, eventually, useReceiver, useServer, PAYMENT, CLIENT } from './helpers.js';
 import { KEY, keyboard, screenWith } from './ui-helpers.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, incidentWithOpenDeliveries, ROOT, useReceiver, useServer, useTmp, type Received } from './helpers.js';
-import { scenarioSchema } from '../src/core/scenario.js';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 
 /** The system's Chromium (Debian's package `chromium`); `.ci/run` installs it when missing. */
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import type { AccountExport } from '../core/account-export.js';
-import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults.js';
-import type { faultsSchema } from '../core/delivery-settings.js';
-import type { Scenario } from '../core/scenario.js';
-import type { Faults } from '../core/state.js';
-import type { Page, Pagination } from '../core/pagination.js';
+import type { AccountExport } from '../core/account-export/account-export.js';
+import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults/api-faults.js';
+import type { faultsSchema } from '../core/callbacks/delivery-settings.js';
+import type { Scenario } from '../core/scenarios/scenario.js';
+import type { Faults } from '../core/records/state.js';
+import type { Page, Pagination } from '../core/conventions/pagination.js';
 import { at, requests, type Answer, type Query, type Requests, type SandboxClientOptions } from './http.js';
 import type {
   clientCvuSchema,
@@ -18,7 +18,7 @@ import type {
   transferSchema,
   updateClientSchema,
   updateInvoiceSchema,
-} from '../core/schemas.js';
+} from '../core/records/schemas.js';
 import type {
   BalanceView,
   ClientView,
@@ -34,7 +34,7 @@ import type {
   TransactionsView,
   TransferView,
   VaPaymentView,
-} from '../core/views.js';
+} from '../core/records/views.js';
 
 /**
  * The one client of the sandbox's HTTP API: test suites (`startSandbox().client`), the scenario runner, the CLI and
@@ -56,7 +56,7 @@ export type CvuStatusBody = z.input<typeof clientCvuSchema>;
 export type FaultsBody = z.input<typeof faultsSchema>;
 export type ApiFaultRuleBody = z.input<typeof apiFaultRuleSchema>;
 
-export type * from '../core/views.js';
+export type * from '../core/records/views.js';
 export type { AccountExport, ApiFaultRuleView, Faults, Scenario };
 
 export type { Page, Pagination };

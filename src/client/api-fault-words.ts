@@ -1,4 +1,4 @@
-import type { ApiFault, ApiFaultRuleView } from '../core/api-faults.js';
+import type { ApiFault, ApiFaultRuleView } from '../core/api-faults/api-faults.js';
 
 /**
  * API fault rules in words, for the CLI, the web inspector and the dashboard alike. No zod here: the CLI imports it,

@@ -1,4 +1,4 @@
-import { UUID_PATTERN } from '../core/ids.js';
+import { UUID_PATTERN } from '../core/conventions/ids.js';
 
 /**
  * Short ids (the first characters of a UUID, as the web inspector's lists print them): the CLI and the inspector's

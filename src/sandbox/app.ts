@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { iso, SandboxError, type Account } from '../core/index.js';
-import { scenarioJsonSchema } from '../core/scenario.js';
+import { scenarioJsonSchema } from '../core/scenarios/scenario.js';
 import { apiFaultRoutes, apiFaults } from './api-faults.js';
 import { hostGuard } from './host-guard.js';
 import { idempotency } from './idempotency.js';

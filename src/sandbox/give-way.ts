@@ -1,4 +1,4 @@
-import type { Pause } from '../core/account-export.js';
+import type { Pause } from '../core/account-export/account-export.js';
 
 /** How long a long piece of work (a clock walk, an import) runs at a stretch before it lets other requests in (ms). */
 export const SLICE_MS = 20;

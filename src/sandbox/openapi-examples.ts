@@ -1,9 +1,9 @@
-import { emptyAccountState } from '../core/account.js';
-import type { ApiFaultRuleView } from '../core/api-faults.js';
-import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export.js';
-import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks.js';
-import { SCENARIO_VERSION, type Scenario } from '../core/scenario.js';
-import type { BalanceView, ClientView, ClockView, DeliveryDetail, DeliveryView, EntryView, EventView, HubView, InvoiceView, TransferView } from '../core/views.js';
+import { emptyAccountState } from '../core/account/account.js';
+import type { ApiFaultRuleView } from '../core/api-faults/api-faults.js';
+import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export/account-export.js';
+import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks/callbacks.js';
+import { SCENARIO_VERSION, type Scenario } from '../core/scenarios/scenario.js';
+import type { BalanceView, ClientView, ClockView, DeliveryDetail, DeliveryView, EntryView, EventView, HubView, InvoiceView, TransferView } from '../core/records/views.js';
 
 /**
  * One example of each answer in the OpenAPI document, typed by its view (so it cannot drift from the schema) and

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { accountExportSchema, importQuery } from '../core/account-export.js';
-import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults.js';
-import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/delivery-settings.js';
-import { scenarioSchema } from '../core/scenario.js';
+import { accountExportSchema, importQuery } from '../core/account-export/account-export.js';
+import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults/api-faults.js';
+import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/callbacks/delivery-settings.js';
+import { scenarioSchema } from '../core/scenarios/scenario.js';
 import {
   allocationSchema,
   clientCvuSchema,
@@ -22,7 +22,7 @@ import {
   transferSchema,
   updateClientSchema,
   updateInvoiceSchema,
-} from '../core/schemas.js';
+} from '../core/records/schemas.js';
 import {
   balanceViewSchema,
   clientViewSchema,
@@ -41,7 +41,7 @@ import {
   transactionsViewSchema,
   transferViewSchema,
   vaPaymentObjectSchema,
-} from '../core/views.js';
+} from '../core/records/views.js';
 import { progressViewSchema } from './progress.js';
 
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { accountExportSchema } from '../core/account-export.js';
-import { apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults.js';
-import { faultsSchema } from '../core/delivery-settings.js';
-import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks.js';
-import { callbackHeaders } from '../core/deliveries.js';
-import { errorStatus, type ErrorCode } from '../core/errors.js';
-import { scenarioSchema } from '../core/scenario.js';
-import { EVENT_TYPES } from '../core/state.js';
+import { accountExportSchema } from '../core/account-export/account-export.js';
+import { apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults/api-faults.js';
+import { faultsSchema } from '../core/callbacks/delivery-settings.js';
+import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core/callbacks/callbacks.js';
+import { callbackHeaders } from '../core/callbacks/deliveries.js';
+import { errorStatus, type ErrorCode } from '../core/conventions/errors.js';
+import { scenarioSchema } from '../core/scenarios/scenario.js';
+import { EVENT_TYPES } from '../core/records/state.js';
 import {
   balanceViewSchema,
   clientViewSchema,
@@ -26,7 +26,7 @@ import {
   transactionsViewSchema,
   transferViewSchema,
   vaPaymentObjectSchema,
-} from '../core/views.js';
+} from '../core/records/views.js';
 import { EXAMPLES } from './openapi-examples.js';
 import { progressViewSchema } from './progress.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Pause } from '../core/account-export.js';
+import type { Pause } from '../core/account-export/account-export.js';
 
 /** A long piece of work as it stands: what it is, how far it got of how much (in `unit`), and for how long it ran. */
 export const progressViewSchema = z

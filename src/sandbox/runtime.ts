@@ -1,6 +1,6 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type AccountCache, type IdSource, type Sandbox, type WallClock } from '../core/index.js';
-import { DAY_MS } from '../core/retention.js';
+import { DAY_MS } from '../core/clock/retention.js';
 import { clockWalks } from './clock-walks.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import { progressBoard, SERVER, type ProgressBoard, type Work } from './progress.js';

@@ -1,6 +1,6 @@
 import { faultText } from '../client/api-fault-words.js';
 import { SandboxApiError, sandboxClient, type SandboxClient } from '../client/api-client.js';
-import type { ScenarioStep } from '../core/scenario.js';
+import type { ScenarioStep } from '../core/scenarios/scenario.js';
 
 /** API faults in scenarios (contract part 7): `{"apiFault": {rule}}` steps, and `expectFault` on a later request. */
 

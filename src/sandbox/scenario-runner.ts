@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { issuesToDetails } from '../core/schemas.js';
-import { isExpectation, RECEIVER, scenarioSchema, type Scenario, type ScenarioStep, type Scope } from '../core/scenario.js';
+import { issuesToDetails } from '../core/records/schemas.js';
+import { isExpectation, RECEIVER, scenarioSchema, type Scenario, type ScenarioStep, type Scope } from '../core/scenarios/scenario.js';
 import { sandboxClient } from '../client/api-client.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { describeError, labelOf, runStep, type StepContext } from './scenario-steps.js';

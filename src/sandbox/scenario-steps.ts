@@ -5,7 +5,7 @@ import {
   ScenarioReferenceError,
   type ScenarioStep,
   type Scope,
-} from '../core/scenario.js';
+} from '../core/scenarios/scenario.js';
 import {
   SandboxApiError,
   type CreateClientBody,

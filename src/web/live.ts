@@ -1,5 +1,5 @@
 import { serverSentEvents } from '../client/sse.js';
-import type { LiveEvent } from '../core/account.js';
+import type { LiveEvent } from '../core/account/account.js';
 import type { Api } from './api.js';
 
 /** One message of `GET /sandbox/v1/stream` (the account's live events, without the account). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ClientLedger } from '../../src/core/client-ledger.js';
-import { DueWork } from '../../src/core/due-work.js';
-import { Hubs } from '../../src/core/hubs.js';
-import { cashInEntry, movementEntry } from '../../src/core/ledger.js';
+import { ClientLedger } from '../../src/core/clients/client-ledger.js';
+import { DueWork } from '../../src/core/clock/due-work.js';
+import { Hubs } from '../../src/core/hubs/hubs.js';
+import { cashInEntry, movementEntry } from '../../src/core/clients/ledger.js';
 import type { Entry } from '../../src/core/index.js';
 import { CLIENT } from '../helpers.js';
 import { codeOf, moduleContext } from './context.js';

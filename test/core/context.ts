@@ -1,10 +1,10 @@
-import { AccountContext, type LiveEvent } from '../../src/core/account-context.js';
-import { ClientLedger } from '../../src/core/client-ledger.js';
-import { DeliveryLog } from '../../src/core/delivery-log.js';
-import { DueWork } from '../../src/core/due-work.js';
-import { Events } from '../../src/core/events.js';
-import { Hubs } from '../../src/core/hubs.js';
-import type { Repository, Storage } from '../../src/core/repository.js';
+import { AccountContext, type LiveEvent } from '../../src/core/account/account-context.js';
+import { ClientLedger } from '../../src/core/clients/client-ledger.js';
+import { DeliveryLog } from '../../src/core/callbacks/delivery-log.js';
+import { DueWork } from '../../src/core/clock/due-work.js';
+import { Events } from '../../src/core/callbacks/events.js';
+import { Hubs } from '../../src/core/hubs/hubs.js';
+import type { Repository, Storage } from '../../src/core/store/repository.js';
 import { memoryStore } from '../../src/sandbox/store/database.js';
 import {
   accountHead,
@@ -16,8 +16,8 @@ import {
   type AccountState,
   type TableName,
 } from '../../src/core/index.js';
-import { Transfers } from '../../src/core/transfers.js';
-import { VaPayments } from '../../src/core/va-payments.js';
+import { Transfers } from '../../src/core/transfers/transfers.js';
+import { VaPayments } from '../../src/core/va-payments/va-payments.js';
 
 /** A record as it was written: what a store's journal would hold for it. */
 type Written = { table: TableName; id: string; after: unknown };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Hubs } from '../../src/core/hubs.js';
+import { Hubs } from '../../src/core/hubs/hubs.js';
 import type { Client, VaPayment } from '../../src/core/index.js';
-import { THREE_WORDS } from '../../src/core/cvu.js';
+import { THREE_WORDS } from '../../src/core/hubs/cvu.js';
 import { moduleContext } from './context.js';
 
 describe('hubs and the CVU pool', () => {

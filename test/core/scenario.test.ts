@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { interpolate, mismatches, scenarioSchema, ScenarioReferenceError } from '../../src/core/scenario.js';
-import { issuesToDetails } from '../../src/core/schemas.js';
+import { interpolate, mismatches, scenarioSchema, ScenarioReferenceError } from '../../src/core/scenarios/scenario.js';
+import { issuesToDetails } from '../../src/core/records/schemas.js';
 
 const scope = { payment: { id: 'p-1', amount: 5000, cashIns: [{ total: 40 }], metadata: { a: 1 } }, receiver: { url: 'http://127.0.0.1:9/s1' } };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeAccount, type AccountState, type Client, type LegacyInvoice } from '../../src/core/state.js';
+import { normalizeAccount, type AccountState, type Client, type LegacyInvoice } from '../../src/core/records/state.js';
 
 const CLIENT = { id: 'c1', name: 'Acme SA', taxId: '30-12345678-9' } as Client;
 

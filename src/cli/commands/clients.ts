@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { ENTRY_TYPES } from '../../core/records/words.js';
-import type { balanceView, clientView, entryView } from '../../core/views.js';
+import type { balanceView, clientView, entryView } from '../../core/records/views.js';
 import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { collect, keyValue, url } from '../options.js';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import type { Account, LiveEvent } from '../../core/account.js';
+import type { Account, LiveEvent } from '../../core/account/account.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/records/words.js';
-import type { deliveryView } from '../../core/views.js';
+import type { deliveryView } from '../../core/records/views.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';

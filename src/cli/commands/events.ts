@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { eventView } from '../../core/views.js';
+import type { eventView } from '../../core/records/views.js';
 import { listAction, example, globalOptions, optionsOf, pageOptions } from '../context.js';
 import { page, status } from '../render.js';
 

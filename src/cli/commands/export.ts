@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import type { AccountExport } from '../../core/account-export.js';
+import type { AccountExport } from '../../core/account-export/account-export.js';
 import { NotASandboxError } from '../../client/api-client.js';
 import type { Client } from '../client.js';
 import { contextOf, example, given, globalOptions } from '../context.js';

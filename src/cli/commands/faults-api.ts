@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { faultText, ruleWhen } from '../../client/api-fault-words.js';
-import type { ApiFaultRuleView } from '../../core/api-faults.js';
+import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
 import { apiAction, example, globalOptions, listAction, pageOptions, pathTo } from '../context.js';
 import { milliseconds, positiveInt } from '../options.js';
 import { block, table } from '../render.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Faults } from '../../core/state.js';
+import type { Faults } from '../../core/records/state.js';
 import { apiAction, example, globalOptions } from '../context.js';
 import { milliseconds } from '../options.js';
 import { block } from '../render.js';

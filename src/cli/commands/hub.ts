@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { hubView } from '../../core/views.js';
+import type { hubView } from '../../core/records/views.js';
 import { apiAction, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, someOf } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { boolean } from '../options.js';

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { INVOICE_TYPES } from '../../core/records/words.js';
-import type { entryView, invoiceView } from '../../core/views.js';
+import type { entryView, invoiceView } from '../../core/records/views.js';
 import { apiAction, listAction, example, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
 import { money } from '../options.js';
 import { ars, block, page, status } from '../render.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { entryView } from '../../core/views.js';
+import type { entryView } from '../../core/records/views.js';
 import { apiAction, example, globalOptions, optionsOf, pathTo } from '../context.js';
 import { money, signedMoney } from '../options.js';
 import { ars, block } from '../render.js';

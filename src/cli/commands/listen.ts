@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { forwardingView } from '../../core/delivery-settings.js';
+import type { forwardingView } from '../../core/callbacks/delivery-settings.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions } from '../context.js';
 import { followUntilInterrupted } from '../follow.js';

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { VA_PAYMENT_STATUSES } from '../../core/records/words.js';
-import type { VaPaymentView } from '../../core/views.js';
+import type { VaPaymentView } from '../../core/records/views.js';
 import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { duration, keyValue, money, url } from '../options.js';

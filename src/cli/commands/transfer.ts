@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { transferView } from '../../core/views.js';
+import type { transferView } from '../../core/records/views.js';
 import { apiAction, example, globalOptions } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { money } from '../options.js';

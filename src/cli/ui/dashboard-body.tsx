@@ -1,4 +1,4 @@
-import type { VaPaymentView } from '../../core/views.js';
+import type { VaPaymentView } from '../../core/records/views.js';
 import type { DeliveryDetail } from '../commands/deliveries.js';
 import { paint } from '../render.js';
 import { ClientsPane } from './clients-pane.js';

@@ -1,5 +1,5 @@
 import { useApp } from 'ink';
-import type { VaPaymentView } from '../../core/views.js';
+import type { VaPaymentView } from '../../core/records/views.js';
 import { PANES, type Mode, type PaneName } from './dashboard-body.js';
 import { transferTargetOf } from './dashboard-state.js';
 import { deliveryOf, type FeedEntry } from './feed.js';

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { useEffect, useMemo, useRef, useState, type Dispatch, type SetStateAction } from 'react';
-import type { VaPaymentView } from '../../core/views.js';
+import type { VaPaymentView } from '../../core/records/views.js';
 import type { DeliveryDetail } from '../commands/deliveries.js';
 import { pathTo } from '../context.js';
 import type { Connection } from './connect.js';

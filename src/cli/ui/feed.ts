@@ -1,4 +1,4 @@
-import { defaultDeliveryPolicy } from '../../core/deliveries.js';
+import { defaultDeliveryPolicy } from '../../core/callbacks/deliveries.js';
 import { outcome } from '../commands/deliveries.js';
 import { ars, pad, paint, status } from '../render.js';
 import type { LiveMessage } from './live.js';

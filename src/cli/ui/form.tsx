@@ -1,7 +1,7 @@
 import { Box, Text, type Key } from 'ink';
 import { useReducer, useRef, useState } from 'react';
 import type { z } from 'zod';
-import { issuesToDetails } from '../../core/schemas.js';
+import { issuesToDetails } from '../../core/records/schemas.js';
 import { SandboxApiError } from '../../client/api-client.js';
 import type { Client } from '../client.js';
 import { pad, paint } from '../render.js';

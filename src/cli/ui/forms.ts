@@ -1,5 +1,5 @@
-import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../../core/schemas.js';
-import type { clientView, deliveryView, transferView, VaPaymentView } from '../../core/views.js';
+import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../../core/records/schemas.js';
+import type { clientView, deliveryView, transferView, VaPaymentView } from '../../core/records/views.js';
 import { pathTo } from '../context.js';
 import { duration } from '../options.js';
 import { ars } from '../render.js';

@@ -1,4 +1,4 @@
-import type { LiveEvent } from '../../core/account.js';
+import type { LiveEvent } from '../../core/account/account.js';
 import type { Client } from '../client.js';
 import { serverSentEvents } from '../../client/sse.js';
 

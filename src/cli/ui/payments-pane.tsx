@@ -1,5 +1,5 @@
-import { ACTIVE_STATUSES } from '../../core/state.js';
-import type { VaPaymentView } from '../../core/views.js';
+import { ACTIVE_STATUSES } from '../../core/records/state.js';
+import type { VaPaymentView } from '../../core/records/views.js';
 import { ars, status, type Column } from '../render.js';
 import { ListPane, type ListPaneProps } from './pane.js';
 import { expiresIn } from './time.js';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ApiFaultRuleView } from '../../core/api-faults.js';
+import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
 import type { Client } from '../client.js';
 
 export interface ApiFaultsSummary {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { balanceView, clientView, deliveryView, VaPaymentView } from '../../core/views.js';
+import type { balanceView, clientView, deliveryView, VaPaymentView } from '../../core/records/views.js';
 import type { Client } from '../client.js';
 import { pathTo } from '../context.js';
 import { appendToFeed, deliveryOf, type FeedEntry } from './feed.js';

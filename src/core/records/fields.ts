@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isValidCvu } from '../cvu.js';
-import { UUID_PATTERN } from '../ids.js';
-import { MAX_CENTS } from '../money.js';
+import { isValidCvu } from '../hubs/cvu.js';
+import { UUID_PATTERN } from '../conventions/ids.js';
+import { MAX_CENTS } from '../conventions/money.js';
 
 /**
  * The field types records are declared with (one schema per kind of record in this folder). The request schemas take

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fromCents, MAX_CENTS, type Cents } from '../money.js';
+import { fromCents, MAX_CENTS, type Cents } from '../conventions/money.js';
 import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
 import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { keyedByCaller, normalizeAccount, type AccountState } from '../../core/state.js';
+import { keyedByCaller, normalizeAccount, type AccountState } from '../../core/records/state.js';
 
 /** Everything the previous release kept, as its data file holds it: one account per API key. */
 export interface SandboxState {

@@ -1,6 +1,6 @@
-import { exportAccount, importAccount, importQuery } from '../../core/account-export.js';
+import { exportAccount, importAccount, importQuery } from '../../core/account-export/account-export.js';
 import { parse } from '../../core/index.js';
-import { recordScenario } from '../../core/scenario-record.js';
+import { recordScenario } from '../../core/scenarios/scenario-record.js';
 import { giveWay } from '../give-way.js';
 import { counted } from '../progress.js';
 import type { RouteKit } from './kit.js';

@@ -4,7 +4,7 @@
  */
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, TABLES, type AccountState } from '../../core/index.js';
-import type { AccountHead } from '../../core/repository.js';
+import type { AccountHead } from '../../core/store/repository.js';
 import { SLICE_MS } from '../give-way.js';
 import { checksum, putRecord, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 

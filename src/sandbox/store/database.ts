@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
-import type { Storage } from '../../core/repository.js';
+import type { Storage } from '../../core/store/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import type { ProgressBoard } from '../progress.js';

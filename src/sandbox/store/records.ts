@@ -8,7 +8,7 @@ import type { StatementSync } from 'node:sqlite';
 import { putAttempts, withAttempts } from './attempts.js';
 import { crc32 } from 'node:zlib';
 import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, ID_FIELDS, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/repository.js';
+import { COLUMNS, COUNTED, ID_FIELDS, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;

@@ -1,5 +1,5 @@
 import { useState, type DragEvent } from 'react';
-import type { hubView } from '../../core/views.js';
+import type { hubView } from '../../core/records/views.js';
 import { DEFAULT_KEY } from '../api.js';
 import { Field, SelectField } from '../fields.js';
 import { ErrorNote, Facts, useAction, useApp, useLoad, When } from '../ui.js';

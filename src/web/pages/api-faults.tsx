@@ -1,5 +1,5 @@
 import { faultText, ruleWhen } from '../../client/api-fault-words.js';
-import type { ApiFaultRuleView } from '../../core/api-faults.js';
+import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
 import { DataTable, ErrorNote, useAction, useApp, useLiveRefresh, useLoad } from '../ui.js';
 
 /** The account's API fault rules (contract part 7): what each does, how often, its hits; a button clears them. */

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import type { z } from 'zod';
-import { allocationSchema, createInvoiceSchema, ledgerEntrySchema } from '../../core/schemas.js';
-import { INVOICE_TYPES } from '../../core/state.js';
-import type { invoiceView } from '../../core/views.js';
+import { allocationSchema, createInvoiceSchema, ledgerEntrySchema } from '../../core/records/schemas.js';
+import { INVOICE_TYPES } from '../../core/records/state.js';
+import type { invoiceView } from '../../core/records/views.js';
 import { fieldErrors } from '../api.js';
 import { Field, SelectField } from '../fields.js';
 import { ErrorNote, useAction, useApp } from '../ui.js';

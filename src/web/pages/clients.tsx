@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { balanceView, clientView, entryView, invoiceView } from '../../core/views.js';
+import type { balanceView, clientView, entryView, invoiceView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { Field, SelectField } from '../fields.js';

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { z } from 'zod';
-import { createClientSchema, createVaPaymentSchema } from '../../core/schemas.js';
+import { createClientSchema, createVaPaymentSchema } from '../../core/records/schemas.js';
 import { SandboxApiError, fieldErrors } from '../api.js';
 import { navigate } from '../router.js';
 import { Field, SelectField, TextAreaField } from '../fields.js';

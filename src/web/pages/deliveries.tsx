@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/state.js';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/records/state.js';
 import { Link, setQuery, type Location } from '../router.js';
 import { SelectField } from '../fields.js';
 import { ErrorNote, LIST_REFRESH_MS, PagedList, Status, TableHead, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
-import type { DeliveryView } from '../../core/views.js';
+import type { DeliveryView } from '../../core/records/views.js';
 import { DeliveryCard, SentTo, Whose } from './delivery.js';
 
 const options = (values: readonly string[], any: string): [string, string][] => [['', any], ...values.map((v): [string, string] => [v, v])];

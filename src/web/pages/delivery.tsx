@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { DeliveryDetail, DeliveryView } from '../../core/views.js';
+import type { DeliveryDetail, DeliveryView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, navigate, shareLink } from '../router.js';
 import { CopyButton, ErrorNote, Facts, JsonBlock, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { issuesToDetails } from '../../core/schemas.js';
+import { issuesToDetails } from '../../core/records/schemas.js';
 
 /** A form's text as a number when it reads as one, else the text itself, so the schema names the field. */
 export const numberOr = (text: string): number | string => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text);

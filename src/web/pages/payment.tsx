@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import type { eventView, VaPaymentView } from '../../core/views.js';
+import type { eventView, VaPaymentView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, shareLink } from '../router.js';
 import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';

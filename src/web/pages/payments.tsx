@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { VA_PAYMENT_STATUSES } from '../../core/state.js';
-import type { VaPaymentView } from '../../core/views.js';
+import { VA_PAYMENT_STATUSES } from '../../core/records/state.js';
+import type { VaPaymentView } from '../../core/records/views.js';
 import { Link, navigate, setQuery, type Location } from '../router.js';
 import { findById } from '../short-id.js';
 import { Field, SelectField } from '../fields.js';

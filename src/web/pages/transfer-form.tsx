@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { transferSchema } from '../../core/schemas.js';
+import { transferSchema } from '../../core/records/schemas.js';
 import { fieldErrors } from '../api.js';
 import type { TransferBody } from '../../client/api-client.js';
 import { Field, SelectField } from '../fields.js';

@@ -1,0 +1,295 @@
+import type { AccountContext } from '../account/account-context.js';
+import { ms } from '../clock/clock.js';
+import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
+import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
+import { isDamaged, notFound, SandboxError, unlessDamaged } from '../conventions/errors.js';
+import { UUID_PATTERN } from '../conventions/ids.js';
+import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
+import { pageFrom } from '../conventions/pagination.js';
+import { isDropped } from '../store/repository.js';
+import { listDeliveriesQuery, parse } from '../records/schemas.js';
+import { EVENT_TYPES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from '../records/state.js';
+import { deliveryView, type CallbackDeliverySummary } from '../records/views.js';
+
+/** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
+export interface DueDelivery {
+  delivery: Delivery;
+  event: SentEvent;
+  headers: Record<string, string>;
+  url: string;
+}
+
+/**
+ * The delivery log: every delivery of every event with its attempts, the order rule's queue of first attempts (the
+ * pending deliveries, in the order made), the retries (by when they are due), forwarding and faults. What an attempt
+ * means is `deliveries.ts`'s policy. A dropped event has nothing to deliver and no delivery is stored for it: its first
+ * delivery, `dropped`, is the event itself, shown under the event's id (`of`), and a redelivery of it to a URL is
+ * stored like any other.
+ */
+export class DeliveryLog {
+  constructor(private readonly ctx: AccountContext) {}
+
+  /** Stores a new delivery (before any attempt, so a restart still sends it). */
+  store(delivery: Delivery): void {
+    this.ctx.put('deliveries', delivery.id, delivery);
+  }
+
+  /**
+   * Stores a raised event's first delivery: held, or pinned to the forwarding URL (if it forwards that event type),
+   * while the account is held (`holdRaised`).
+   */
+  storeFirst(delivery: Delivery): void {
+    this.store(this.ctx.head.heldSince ? holdRaised(delivery, forwardingUrl(this.ctx.head, delivery.eventType)) : delivery);
+  }
+
+  /** An event's deliveries, oldest first: a dropped event's first is the event itself, under its id (`isDropped`). */
+  of(event: SandboxEvent): Delivery[] {
+    const stored = [...this.ctx.records.each('deliveries', { where: { event_id: event.id } })];
+    return isDropped(event) ? [droppedDelivery(event), ...stored] : stored;
+  }
+
+  /** What a VA payment's `callbackDelivery` says of its events: where their deliveries stand. */
+  summary(events: readonly SandboxEvent[]): CallbackDeliverySummary {
+    const summary = { ...NO_EVENTS };
+    for (const event of events) {
+      summary.events++;
+      summary.lastEventType = event.eventType;
+      for (const delivery of this.of(event)) {
+        summary[delivery.status]++;
+        const startedAt = delivery.attempts.at(-1)?.startedAt;
+        if (startedAt && (summary.lastAttemptAt === null || startedAt > summary.lastAttemptAt)) summary.lastAttemptAt = startedAt;
+      }
+    }
+    return summary;
+  }
+
+  /**
+   * The deliveries, newest first: the stored ones and the dropped events' first ones (which are events), merged by
+   * when they were made, reading only as far as the page.
+   */
+  listDeliveries(query: Record<string, string>) {
+    const q = parse(listDeliveriesQuery, query, 'query');
+    const { records } = this.ctx;
+    const where = { ...(q.status === undefined ? {} : { status: q.status }), ...(q.eventType === undefined ? {} : { event_type: q.eventType }) };
+    const dropped = q.status === undefined || q.status.includes('dropped') ? { dropped: q.eventType ?? EVENT_TYPES } : null;
+    const stored = records.each('deliveries', { where, descending: true });
+    const events = dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
+    const total = records.count('deliveries', where) + (dropped === null ? 0 : records.count('events', dropped));
+    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, (delivery) => deliveryView(delivery, this.ctx.get('events', delivery.eventId)!));
+  }
+
+  /** One delivery with every attempt: the request as sent and the response as received. */
+  getDelivery(id: string) {
+    const delivery = this.delivery(id);
+    const event = this.sent(delivery.eventId);
+    const request = { method: 'POST', url: delivery.url, headers: callbackHeaders(event), body: event.body };
+    return {
+      ...deliveryView(delivery, event),
+      event: { id: event.id, eventType: event.eventType, vaPaymentId: event.vaPaymentId, clientId: event.clientId },
+      request,
+      attempts: delivery.attempts.map((attempt) => ({
+        ...attempt,
+        forwardedTo: attempt.forwardedTo ?? null,
+        fault: attempt.fault ?? null,
+        request: { ...request, url: attempt.forwardedTo ?? delivery.url },
+      })),
+    };
+  }
+
+  /** A stored delivery, or a dropped event's first (under the event's id: read only when no delivery has the id). */
+  private delivery(id: string): Delivery {
+    const known = UUID_PATTERN.test(id);
+    const stored = known ? this.ctx.get('deliveries', id) : undefined;
+    if (stored) return stored;
+    const event = known ? this.ctx.get('events', id) : undefined;
+    if (event && isDropped(event)) return droppedDelivery(event);
+    throw notFound('Delivery', id);
+  }
+
+  /** An event with its body as sent. */
+  private sent(eventId: string): SentEvent {
+    return this.withBody(this.ctx.get('events', eventId)!);
+  }
+
+  private withBody(event: SandboxEvent): SentEvent {
+    return sent(event, (id) => this.ctx.get('vaPayments', id));
+  }
+
+  /** A new delivery of the same event (same eventId), to the event's URL or, for this one delivery, to `{"url"}`. */
+  redeliver(id: string, body: unknown) {
+    const original = this.delivery(id);
+    const { url } = parse(redeliverSchema, body ?? {});
+    const event = this.ctx.get('events', original.eventId)!;
+    if (event.url === null && url === undefined) {
+      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`);
+    }
+    const delivery = newDelivery(event, this.ctx.uuid(), this.ctx.now(), original.id, url ?? null);
+    this.store(delivery);
+    this.notify(delivery, null);
+    return this.getDelivery(delivery.id);
+  }
+
+  /** After an import: every open delivery is held (the file's own, and those its due work raised at the file's time). */
+  holdOpen(): void {
+    for (const delivery of [...this.ctx.records.each('deliveries', { where: { status: ['pending', 'retrying'] } })]) this.update(hold(delivery), null);
+  }
+
+  /**
+   * `POST /deliveries/release`: every held delivery goes out, as first attempts in the order they were made, and the
+   * account is held no more: the callbacks it raises from now on go to their URLs.
+   */
+  releaseAll() {
+    const held = [...this.ctx.records.each('deliveries', { where: { status: 'held' } })];
+    const now = this.ctx.now();
+    for (const delivery of held) this.update(release(delivery, now, forwardingUrl(this.ctx.head, delivery.eventType)), null);
+    if (this.ctx.head.heldSince) {
+      this.ctx.head.heldSince = null;
+      this.ctx.changedHeader();
+    }
+    return { released: held.length };
+  }
+
+  /**
+   * `POST /deliveries/{id}/release`: one held delivery goes out, to `{"url"}` if given, else to the forwarding URL if
+   * one is set (pinned now: a URL the file named for it is never preferred to it), else to its own.
+   */
+  release(id: string, body: unknown) {
+    const delivery = this.delivery(id);
+    const { url } = parse(redeliverSchema, body ?? {});
+    if (delivery.status !== 'held') {
+      throw new SandboxError('INVALID_STATE', `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`);
+    }
+    this.update(release(delivery, this.ctx.now(), url ?? forwardingUrl(this.ctx.head, delivery.eventType)), null);
+    return this.getDelivery(delivery.id);
+  }
+
+  forwarding() {
+    return forwardingView(this.ctx.head.forwarding);
+  }
+
+  setForwarding(body: unknown) {
+    const { url, events } = parse(forwardingSchema, body);
+    return this.storeForwarding({ url, ...(events ? { events: [...new Set(events)] } : {}), since: this.ctx.now() });
+  }
+
+  deleteForwarding() {
+    return this.storeForwarding(null);
+  }
+
+  private storeForwarding(forwarding: Forwarding | null) {
+    this.ctx.head.forwarding = forwarding;
+    this.ctx.changedHeader();
+    this.ctx.notify('forwarding', () => ({ type: 'forwarding', account: this.ctx.key, forwarding: this.forwarding() }));
+    return this.forwarding();
+  }
+
+  faults(): Faults {
+    return faultsOf(this.ctx.head);
+  }
+
+  setFaults(body: unknown): Faults {
+    this.ctx.head.faults = parse(faultsSchema, body);
+    this.ctx.changedHeader();
+    return this.faults();
+  }
+
+  /**
+   * The deliveries to attempt now: first attempts in the order they were raised (or released), then retries whose time
+   * has come.
+   * A first attempt waits until every earlier event of the same VA payment or client has had its first attempt, so
+   * receivers see them in order. A generator: the deliverer stops reading once its slots are full, so a backlog to
+   * a dead receiver costs nothing while every slot waits on it.
+   */
+  *dueDeliveries(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
+    try {
+      yield* this.due(inFlight);
+    } catch (error) {
+      // A damaged delivery row ends the walk there (its reads answer the error); the writes that pumped it go on.
+      if (!isDamaged(error)) throw error;
+    }
+  }
+
+  private *due(inFlight: ReadonlySet<string>): Generator<DueDelivery> {
+    const blocked = new Set<string>();
+    for (const delivery of this.ctx.records.each('deliveries', { by: 'pending_at' })) {
+      const due = unlessDamaged(() => {
+        const event = this.ctx.get('events', delivery.eventId)!;
+        const source = event.vaPaymentId ?? event.clientId ?? event.id;
+        const waiting = blocked.has(source);
+        blocked.add(source);
+        return waiting || inFlight.has(delivery.id) ? null : this.dueDelivery(delivery, event);
+      });
+      if (due) yield due;
+    }
+    const retries = this.ctx.records.each('deliveries', { by: 'retry_at', where: { retry_at: { to: this.ctx.nowMs() } } });
+    for (const delivery of retries) {
+      const due = inFlight.has(delivery.id) ? null : unlessDamaged(() => this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!));
+      if (due) yield due;
+    }
+  }
+
+  /**
+   * How many deliveries wait for their first attempt, those under way aside (`firstsInFlight`: the ids of the first
+   * attempts under way, each still pending until its outcome is recorded): the backlog the API is paced by. A count,
+   * read from the store's kept counts: it is asked twice a write.
+   */
+  waitingFirst(firstsInFlight: Iterable<string>): number {
+    return Math.max(0, this.ctx.records.count('deliveries', { status: 'pending' }) - [...firstsInFlight].length);
+  }
+
+  private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
+    return { delivery, event: this.withBody(event), headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.head) ?? '' };
+  }
+
+  /** When the next retry not under way is due (the account's clock), or null. */
+  nextRetryAt(inFlight: ReadonlySet<string>): number | null {
+    if (inFlight.size === 0) return this.ctx.records.min('deliveries', 'retry_at') as number | null;
+    for (const delivery of this.ctx.records.each('deliveries', { by: 'retry_at' })) if (!inFlight.has(delivery.id)) return ms(delivery.nextAttemptAt!);
+    return null;
+  }
+
+  /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */
+  recordAttempt(deliveryId: string, attempt: Omit<Attempt, 'n'>) {
+    const delivery = this.delivery(deliveryId);
+    const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
+    return this.update(recordAttempt(this.ctx.deps.policy, delivery, full, this.ctx.now()), full);
+  }
+
+  /** Stores a stored delivery's next state and tells live views. */
+  private update(next: Delivery, attempt: Attempt | null): Delivery {
+    this.ctx.put('deliveries', next.id, next);
+    this.notify(next, attempt);
+    return next;
+  }
+
+  /** Tells live views of deliveries as they stand (an import's, held as they were stored). */
+  announce(ids: readonly string[]): void {
+    for (const id of ids) this.notify(this.delivery(id), null);
+  }
+
+  private notify(delivery: Delivery, attempt: Attempt | null): void {
+    this.ctx.notify('delivery', () => {
+      const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
+      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery, { vaPaymentId, clientId }), attempt, event: { vaPaymentId, clientId, body } };
+    });
+  }
+}
+
+/** Deliveries of two lists, each newest first, as one list newest first (by when made; the first list first at a tie). */
+function* newestOf(a: Iterator<Delivery>, b: Iterator<Delivery>): Generator<Delivery> {
+  let x = a.next();
+  let y = b.next();
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && x.value.createdAt >= y.value.createdAt)) {
+      yield x.value!;
+      x = a.next();
+    } else {
+      yield y.value;
+      y = b.next();
+    }
+  }
+}
+
+function* mapped<T, U>(items: Iterator<T>, map: (item: T) => U): Generator<U> {
+  for (let item = items.next(); !item.done; item = items.next()) yield map(item.value);
+}

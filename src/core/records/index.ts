@@ -1,0 +1,18 @@
+/**
+ * The records of the contract: each one's shape (state), its request schemas (schemas) and its API view (views).
+ */
+export * from './api-fault-rule.js';
+export * from './client-view.js';
+export * from './client.js';
+export * from './event.js';
+export * from './fields.js';
+export * from './hub.js';
+export * from './idempotency.js';
+export * from './invoice.js';
+export * from './schemas.js';
+export * from './state.js';
+export * from './transfer.js';
+export * from './va-payment.js';
+export * from './view-fields.js';
+export * from './views.js';
+export * from './words.js';

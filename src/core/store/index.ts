@@ -1,0 +1,5 @@
+/**
+ * The storage port: what the core asks of a store (get, put, drop; find, each, count by the columns of each
+ * table).
+ */
+export * from './repository.js';
