@@ -3,10 +3,10 @@
  * under a staged id swapped in at the end, the sweep of retired ids' records, a copy of the previous release's accounts.
  */
 import type { DatabaseSync as Database } from 'node:sqlite';
-import { accountHead, emptyAccountState, normalizeAccount, TABLES, type AccountState } from '../../core/index.js';
+import { accountHead, emptyAccountState, normalizeAccount, type AccountState } from '../../core/index.js';
 import type { AccountHead } from '../../core/repository.js';
 import { SLICE_MS } from '../give-way.js';
-import { checksum, putRecord, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { checksum, putRecord, recordsInOrder, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 export type Write = <T>(key: string | null, run: (account: number) => T) => T;
 
@@ -17,7 +17,7 @@ export type Write = <T>(key: string | null, run: (account: number) => T) => T;
  */
 export async function replaceAccount(sql: Sql, write: Write, save: () => Promise<void>, retire: (account: number) => void, key: string, state: AccountState, swapped: (id: number) => void) {
   const staged = write(null, () => newAccount(sql, `${key}${STAGED}`, accountHead(state), 0));
-  const rows = TABLES.flatMap((table) => Object.entries(state[table]).map(([id, record]) => [table, id, record] as const));
+  const rows = recordsInOrder(state);
   try {
     for (let at = 0; at < rows.length; ) {
       write(null, () => {

@@ -40,8 +40,16 @@ export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' |
 /** The checksum a row keeps of its stored text (`crc`): the CRC-32 of its UTF-8 bytes. */
 export const checksum = (text: string): number => crc32(text);
 
-/** What a table's lists are ordered by: when made, then as written; as written only where a record has no time. */
-const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] ? ['created_at', 'seq'] : ['seq']);
+/**
+ * What a query's records are ordered by: its `by`, or the column of a range it asks (its index's order), then as
+ * written (`seq`), which is the order made: each column's index `(account, column)` ends with the rowid, so it serves
+ * the order without a sort.
+ */
+const orderOf = (query: Query): string[] => {
+  const range = Object.entries(query.where ?? {}).find(([, value]) => value !== null && typeof value === 'object' && !Array.isArray(value));
+  const first = query.by ?? range?.[0];
+  return first === undefined ? ['seq'] : [first, 'seq'];
+};
 
 /**
  * A row whose JSON does not parse (a damaged page whose structure stayed sound): 500 `INTERNAL_ERROR` naming the file,
@@ -127,9 +135,22 @@ export function putRecord(sql: Sql, account: number, table: TableName, id: strin
   sql(text).run(account, id, data, checksum(data), ...columns.map(([, compute]) => compute(record as never)));
 }
 
+/**
+ * A state's records as they are written: by table, each in the order made (`createdAt`, ties as given), since the
+ * order written (`seq`) is what lists go by.
+ */
+export function recordsInOrder(state: AccountState): (readonly [TableName, string, unknown])[] {
+  const made = (record: unknown) => (record as { createdAt?: string }).createdAt ?? '';
+  return TABLES.flatMap((table) =>
+    Object.entries(state[table] as Record<string, unknown>)
+      .sort(([, a], [, b]) => (made(a) < made(b) ? -1 : made(a) > made(b) ? 1 : 0))
+      .map(([id, record]) => [table, id, record] as const),
+  );
+}
+
 /** Writes every record of a state under a new account (a reset, an import, a migration). */
 export function writeRecords(sql: Sql, account: number, state: AccountState): void {
-  for (const table of TABLES) for (const [id, record] of Object.entries(state[table])) putRecord(sql, account, table, id, record);
+  for (const row of recordsInOrder(state)) putRecord(sql, account, ...row);
 }
 
 /**
@@ -208,7 +229,7 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     if (split) {
       const [column, values] = split as [string, Key[]];
       const parts = [...new Set(values)].map((value) => ordered(table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }));
-      rows = merged(parts, query.descending ? -1 : 1);
+      rows = merged(parts, orderOf(query), query.descending ? -1 : 1);
       skip = query.skip ?? 0;
     } else rows = ordered(table, query);
     let left = query.limit ?? Infinity;
@@ -224,8 +245,8 @@ export function repository(sql: Sql, file: string, account: () => number | null,
 
   /** A query's rows in its order, read in batches, each after the last one read (by its order), never by offset. */
   function* ordered(table: TableName, query: Query): Generator<Record<string, Key>> {
-    const by = query.by === undefined ? [] : [check(table, query.by)];
-    const order = [...by, ...orderOf(table)];
+    if (query.by !== undefined) check(table, query.by);
+    const order = orderOf(query);
     const direction = query.descending ? 'DESC' : 'ASC';
     const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
     const [conditionsText, values] = conditions(table, where);
@@ -281,11 +302,11 @@ export function repository(sql: Sql, file: string, account: () => number | null,
   }
 }
 
-/** Rows of several queries, each in order (by `created_at`, then `seq`; `sign` -1: newest first), as one. */
-function* merged(parts: Iterator<Record<string, Key>>[], sign: 1 | -1): Generator<Record<string, Key>> {
+/** Rows of several queries, each in order (by the columns of `order`; `sign` -1: newest first), as one. */
+function* merged(parts: Iterator<Record<string, Key>>[], order: string[], sign: 1 | -1): Generator<Record<string, Key>> {
   const heads = parts.map((part) => part.next());
-  const before = (a: Record<string, Key>, b: Record<string, Key>) =>
-    sign * ((a.created_at as number) - (b.created_at as number) || (a.seq as number) - (b.seq as number)) < 0;
+  const compare = (a: Key, b: Key) => (a! < b! ? -1 : a! > b! ? 1 : 0);
+  const before = (a: Record<string, Key>, b: Record<string, Key>) => sign * order.reduce((c, column) => c || compare(a[column]!, b[column]!), 0) < 0;
   for (;;) {
     let next = -1;
     for (let i = 0; i < heads.length; i++) if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;

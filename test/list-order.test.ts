@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { api, PAYMENT, useServer } from './helpers.js';
+
+/**
+ * Issue 39 point 2: lists go by the order records were written (`seq`), which is the order made, so no table keeps
+ * `created_at` to order by. An import's file may hold its records in any order: they are written sorted by `createdAt`.
+ */
+const server = await useServer();
+
+describe('lists newest first', () => {
+  it("an import whose payments and clients are out of order lists them by when they were made, a filter's list too", async () => {
+    const source = api(server.url, 'sk_order_source');
+    const made: string[] = [];
+    const clients: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      made.push((await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i })).id);
+      clients.push((await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: `Client ${i}`, taxId: `20-1111111${i}-1` })).id);
+      await source.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
+    }
+    const doc = await source.data('GET', '/sandbox/v1/export');
+    const reversed = (records: Record<string, unknown>) => Object.fromEntries(Object.entries(records).reverse());
+    doc.account.vaPayments = reversed(doc.account.vaPayments);
+    doc.account.clients = reversed(doc.account.clients);
+    expect(Object.keys(doc.account.vaPayments)).toEqual([...made].reverse());
+
+    const target = api(server.url, 'sk_order_target');
+    expect((await target.post('/sandbox/v1/import', doc)).status).toBe(200);
+    const ids = async (path: string) => (await target.list(path)).data.map((record: { id: string }) => record.id);
+    expect(await ids('/api/v1/va-payments')).toEqual([...made].reverse());
+    expect(await ids('/api/v1/va-payments?status=waiting')).toEqual([...made].reverse());
+    expect(await ids('/api/v1/clients')).toEqual([...clients].reverse());
+    // A payment made after the import is the newest.
+    const next = (await target.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 })).id;
+    expect((await ids('/api/v1/va-payments?limit=2'))).toEqual([next, made[2]]);
+  });
+});
