@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { memoryStore } from '../src/sandbox/store/database.js';
 import { api, PAYMENT, useServer } from './helpers.js';
 
 /**
@@ -32,5 +33,23 @@ describe('lists newest first', () => {
     // A payment made after the import is the newest.
     const next = (await target.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 })).id;
     expect((await ids('/api/v1/va-payments?limit=2'))).toEqual([next, made[2]]);
+  });
+});
+
+describe('Repository.has: several lookups asked at once (a new CVU or alias checked against every holder)', () => {
+  it('is true when any one lookup matches, of any table, by id or by column, and false when none does', async () => {
+    const store = memoryStore();
+    const records = store.records('sk_has');
+    const pool = { cvu: '0000000000000000000001', alias: 'UNO.DOS.TRES', vaPaymentId: null, releasedAt: null };
+    records.put('pool', pool.cvu, pool);
+    records.put('hubs', '1', { collectionCvu: '0000000000000000000002', collectionAlias: 'Hub.Alias' } as never);
+    records.put('clients', 'c1', { id: 'c1', taxId: '20-1', externalReference: null, cvu: '0000000000000000000003', alias: 'Client.Alias', cvuReadyAt: null, createdAt: '2026-01-01T00:00:00.000Z' } as never);
+    await store.save();
+    const taken = (value: string) =>
+      records.has([['pool', { id: value }], ['pool', { alias: value.toUpperCase() }], ['clients', { alias: value.toUpperCase() }], ['clients', { cvu: value }], ['hubs', { alias: value.toUpperCase() }], ['hubs', { cvu: value }]]);
+    for (const value of ['0000000000000000000001', 'uno.dos.tres', '0000000000000000000002', 'HUB.ALIAS', '0000000000000000000003', 'client.alias']) expect(taken(value), value).toBe(true);
+    for (const value of ['0000000000000000000004', 'OTRO.ALIAS']) expect(taken(value), value).toBe(false);
+    expect(records.has([['hubs', { cvu: '0000000000000000000003' }]])).toBe(false);
+    await store.close();
   });
 });

@@ -41,8 +41,8 @@ export interface Repository {
   drop(table: TableName, id: string): void;
   /** The first record a query finds, or undefined. */
   find<T extends TableName>(table: T, query: Query): Row<T> | undefined;
-  /** Whether any record matches (reads none). */
-  has(table: TableName, where: Where): boolean;
+  /** Whether any record matches any of these lookups (by `COLUMNS` or `id`), asked at once; reads none. */
+  has(lookups: readonly (readonly [TableName, Where])[]): boolean;
   /** The first record a query finds with its id (a record such as an idempotency key's does not hold it), or undefined. */
   findEntry<T extends TableName>(table: T, query: Query): [string, Row<T>] | undefined;
   /** Every record a query finds, read a batch at a time as they are asked for. */

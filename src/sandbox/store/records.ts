@@ -192,7 +192,7 @@ const BATCH = 256;
  */
 export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
   const check = (table: TableName, column: string) => {
-    if (!(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
+    if (column !== 'id' && !(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
     return column;
   };
   /** A query's conditions as SQL and their values. */
@@ -272,9 +272,10 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
-    has(table, where) {
-      const [text, values] = conditions(table, where);
-      return sql(`SELECT 1 FROM ${TABLE_NAMES[table]} WHERE ${text} LIMIT 1`).get(...values) !== undefined;
+    has(lookups) {
+      const asked = lookups.map(([table, where]) => conditions(table, where));
+      const text = lookups.map(([table], i) => `EXISTS (SELECT 1 FROM ${TABLE_NAMES[table]} WHERE ${asked[i]![0]})`).join(' OR ');
+      return (sql(`SELECT ${text} AS found`).get(...asked.flatMap(([, values]) => values)) as { found: number }).found === 1;
     },
     findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
     *each(table, query = {}) {
