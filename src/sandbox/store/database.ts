@@ -179,6 +179,12 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     if (row) ids.set(key, row.id);
     return row?.id ?? null;
   };
+  /**
+   * Each account's queries known to find nothing (`repository`): written through by its writes, forgotten when a
+   * group is rolled back or the account replaced. The database stays the truth.
+   */
+  const empties = new Map<string, Set<string>>();
+  const emptyOf = (key: string) => empties.get(key) ?? empties.set(key, new Set()).get(key)!;
   /** The accounts written in the open transaction: their wake is written beside them when it commits. */
   const touched = new Set<string>();
   let owner: Parameters<Store['attach']>[0] | null = null;
@@ -193,6 +199,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       const keys = [...touched];
       touched.clear();
       if (stored) return retired.sweep();
+      empties.clear();
       for (const key of keys) {
         ids.delete(key); // a row made or replaced in the group is gone with it
         owner?.undo(key);
@@ -220,9 +227,12 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       return row && headOf(file, key, row);
     },
     writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
-    records: (key) => repository(sql, file, () => idOf(key), (run) => write(key, run)),
+    records: (key) => repository(sql, file, () => idOf(key), (run) => write(key, run), emptyOf(key)),
     read: (key, unreadable) => readAccount(sql, key, file, unreadable),
-    replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
+    replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => {
+        ids.set(key, id);
+        emptyOf(key).clear();
+      }),
     waking: (now) =>
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,

@@ -190,7 +190,7 @@ const BATCH = 256;
  * the account's id, or null while it has none (a key that only read); `write` runs a write in the group's transaction
  * with the account's id (made at its first write).
  */
-export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
+export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, empty: Set<string>): Repository {
   const check = (table: TableName, column: string) => {
     if (column !== 'id' && !(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
     return column;
@@ -223,6 +223,9 @@ export function repository(sql: Sql, file: string, account: () => number | null,
    * each in order in its index, and merged: one query over all of them would sort every record they hold.
    */
   function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
+    // A column's whole order known empty (no free pool CVU, no delivery pending) is not asked again until a write fills it.
+    const whole = query.by !== undefined && query.where === undefined && !query.skip ? `${table}.${query.by}` : null;
+    if (whole !== null && empty.has(whole)) return;
     const split = query.by === undefined ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1) : undefined;
     let rows: Iterator<Record<string, Key>>;
     let skip = 0;
@@ -233,7 +236,9 @@ export function repository(sql: Sql, file: string, account: () => number | null,
       skip = query.skip ?? 0;
     } else rows = ordered(table, query);
     let left = query.limit ?? Infinity;
-    for (let row = rows.next(); !row.done && left > 0; row = rows.next()) {
+    let row = rows.next();
+    if (row.done && whole !== null) empty.add(whole);
+    for (; !row.done && left > 0; row = rows.next()) {
       if (skip > 0) skip--;
       else {
         left--;
@@ -269,7 +274,14 @@ export function repository(sql: Sql, file: string, account: () => number | null,
       const row = sql(`SELECT data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string; crc: number } | undefined;
       return row && withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row));
     },
-    put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
+    put: (table, id, record) =>
+      write((at) => {
+        putRecord(sql, at, table, id, record);
+        for (const known of empty) {
+          const [of, column] = known.split('.') as [TableName, string];
+          if (of === table && COLUMNS[table][column]!(record as never) !== null) empty.delete(known);
+        }
+      }),
     drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
     has(lookups) {
