@@ -79,6 +79,34 @@ export function sweeper(sql: Sql, write: Write) {
   };
 }
 
+/**
+ * Each account's id by its key, once read or made (a key that only read has none), and its whole orders known to find
+ * nothing (`repository`'s `empty`): both forgotten when a group that wrote the account is rolled back, and set anew
+ * when it is replaced. The database stays the truth.
+ */
+export function accountIds(sql: Sql) {
+  const ids = new Map<string, number>();
+  const empties = new Map<string, Set<string>>();
+  return {
+    of(key: string): number | null {
+      const known = ids.get(key);
+      if (known !== undefined) return known;
+      const row = sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined;
+      if (row) ids.set(key, row.id);
+      return row?.id ?? null;
+    },
+    empty: (key: string) => empties.get(key) ?? empties.set(key, new Set()).get(key)!,
+    set(key: string, id: number): void {
+      ids.set(key, id);
+      empties.get(key)?.clear();
+    },
+    forget(key: string): void {
+      ids.delete(key);
+      empties.get(key)?.clear();
+    },
+  };
+}
+
 /** How many rows of a retired account a sweep deletes at a time. */
 const SWEEP_SLICE = 2000;
 
