@@ -53,3 +53,21 @@ describe('Repository.has: several lookups asked at once (a new CVU or alias chec
     await store.close();
   });
 });
+
+describe('an order known empty (the next free pool CVU) is forgotten when its group is rolled back', () => {
+  it('a CVU lent, then the group failing, is found free again', async () => {
+    const store = memoryStore();
+    const records = store.records('sk_empty');
+    const pool = { cvu: '0000000000000000000001', alias: 'UNO.DOS.TRES', vaPaymentId: null, releasedAt: null };
+    records.put('pool', pool.cvu, pool);
+    await store.save();
+    expect(records.find('pool', { by: 'free' })?.cvu).toBe(pool.cvu);
+    records.put('pool', pool.cvu, { ...pool, vaPaymentId: 'p1' });
+    expect(records.find('pool', { by: 'free' })).toBeUndefined(); // now known empty
+    // A write that fails (its columns cannot be computed) rolls the whole group back, the lending with it.
+    expect(() => records.put('pool', 'broken', {} as never)).toThrow();
+    await expect(store.save()).rejects.toThrow();
+    expect(records.find('pool', { by: 'free' })?.cvu).toBe(pool.cvu);
+    await store.close();
+  });
+});
