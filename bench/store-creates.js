@@ -18,7 +18,7 @@ await fileStore(file).close();
 const db = new DatabaseSync(file);
 const drop = (type, names) => names.forEach((name) => db.exec(`DROP ${type} ${name}`));
 if (mode === 'no-count-triggers') drop('TRIGGER', db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '%_counted_%'").all().map((row) => row.name));
-if (mode === 'fewer-indexes') drop('INDEX', ['va_payments_by_created_at', 'va_payments_by_status', 'va_payments_by_external_reference', 'events_by_created_at', 'events_by_source', 'events_by_dropped']);
+if (mode === 'fewer-indexes') drop('INDEX', ['va_payments_by_account', 'va_payments_by_status', 'va_payments_by_external_reference', 'events_by_account', 'events_by_source', 'events_by_dropped']);
 db.close();
 const store = fileStore(file);
 const account = createSandbox({ storage: store, clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), ids: seededIds(7) }).account('sk_store');

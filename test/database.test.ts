@@ -176,10 +176,10 @@ describe('damage found at start', () => {
     // Past the 64 MiB a start checks before it answers: 70,000 remembered answers of about 1 KB.
     const db = new DatabaseSync(data);
     db.exec('BEGIN');
-    const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, created_at, due_at) VALUES (?, ?, ?, ?, ?)');
+    const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, crc, due_at) VALUES (?, ?, ?, 0, ?)');
     const answer = JSON.stringify({ fingerprint: 'f', status: 201, body: 'x'.repeat(1000), createdAt: '2026-11-26T00:00:00.000Z' });
     const account = (db.prepare('SELECT id FROM accounts WHERE key = ?').get(KEY) as { id: number }).id;
-    for (let i = 0; i < 70_000; i++) insert.run(account, `key-${i}`, answer, 0, 8.64e15);
+    for (let i = 0; i < 70_000; i++) insert.run(account, `key-${i}`, answer, 8.64e15);
     db.exec('COMMIT');
     db.close();
     expect(statSync(data).size).toBeGreaterThan(64 * 1024 * 1024);

@@ -25,7 +25,7 @@ const copyOfV2 = () => {
 const RELEASED: Record<string, string> = {
   '0001_accounts_and_records.sql': '9b3eca4a5962095ca26cf007003b59e9a47a8b60485e5b9d6562af46bfe63c77',
   '0002_account_ids_and_columns.sql': '2002d5a8aa4829a97e7d22bb2b77db1693d8a3582e7dc52dc7b3d4cb3db13c68',
-  '0003_designed_tables.sql': '49e885d24bc407bf8268d88199ddda045387288ad400d3cca4686fe4d9650161',
+  '0003_designed_tables.sql': '77a640cd29f1c45a66aa338e0293265f6ed8c6744a5e17ea8218a67a579fd345',
 };
 
 /** A database's schema: every table, index and trigger with the SQL that made it. */

@@ -84,12 +84,9 @@ export class Hubs {
 
   /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one. */
   isTaken(cvuOrAlias: string): boolean {
-    const { records } = this.ctx;
     const alias = cvuOrAlias.toUpperCase();
-    return (
-      records.get('pool', cvuOrAlias) !== undefined ||
-      (['clients', 'hubs', 'pool'] as const).some((table) => records.has(table, { alias }) || (table !== 'pool' && records.has(table, { cvu: cvuOrAlias })))
-    );
+    const cvu = { cvu: cvuOrAlias };
+    return this.ctx.records.has([['pool', { id: cvuOrAlias }], ['pool', { alias }], ['clients', { alias }], ['clients', cvu], ['hubs', { alias }], ['hubs', cvu]]);
   }
 
   /** The client whose CVU or alias (case-insensitive) this is. */

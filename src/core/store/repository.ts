@@ -20,7 +20,7 @@ export type Where = Record<string, Key | readonly Key[] | Range>;
 
 export interface Query {
   where?: Where;
-  /** Ordered by this column first (then by when made); default: by when made, `created_at` then the order written. */
+  /** Ordered by this column first (then by when made); default: by when made (by a range's column, if one is asked). */
   by?: string;
   /** Newest first (`by`'s largest first). */
   descending?: boolean;
@@ -41,8 +41,8 @@ export interface Repository {
   drop(table: TableName, id: string): void;
   /** The first record a query finds, or undefined. */
   find<T extends TableName>(table: T, query: Query): Row<T> | undefined;
-  /** Whether any record matches (reads none). */
-  has(table: TableName, where: Where): boolean;
+  /** Whether any record matches any of these lookups (by `COLUMNS` or `id`), asked at once; reads none. */
+  has(lookups: readonly (readonly [TableName, Where])[]): boolean;
   /** The first record a query finds with its id (a record such as an idempotency key's does not hold it), or undefined. */
   findEntry<T extends TableName>(table: T, query: Query): [string, Row<T>] | undefined;
   /** Every record a query finds, read a batch at a time as they are asked for. */
@@ -83,8 +83,9 @@ type Columns<T extends TableName> = Record<string, (record: Row<T>) => Key>;
 /**
  * The columns a store keeps beside each record, computed from it, and indexes (by account, then the column): what
  * lookups, lists, due work and retention ask for. A new one is also a new migration of the store (ADD COLUMN, its
- * backfill, CREATE INDEX: docs/storage.md). `created_at` orders every list (newest first: lists go by when a
- * record was made, and an account's clock only moves forward); a table without it (hubs, pool) is in the order written.
+ * backfill, CREATE INDEX: docs/storage.md). Lists go by when a record was made, which is the order written: an
+ * account's records are written as they are made and its clock only moves forward (an import's are written sorted by
+ * `createdAt`), so no table keeps `created_at` to order by; a payment and a ledger entry keep it for their lists' ranges.
  */
 export const COLUMNS: { [T in TableName]: Columns<T> } = {
   hubs: {
@@ -108,18 +109,15 @@ export const COLUMNS: { [T in TableName]: Columns<T> } = {
     due_at: (p) => (isActive(p) ? ms(p.expiresAt) : null),
   },
   transfers: {
-    created_at: (t) => ms(t.createdAt),
     target: (t) => t.target?.id ?? null,
     returned_at: (t) => (t.target === null ? ms(t.createdAt) : null),
   },
   events: {
-    created_at: (e) => ms(e.createdAt),
     source: (e) => e.vaPaymentId ?? e.clientId,
     /** A dropped event's type: its first delivery is the event itself, never stored (`DeliveryLog`). */
     dropped: (e) => (isDropped(e) ? e.eventType : null),
   },
   deliveries: {
-    created_at: (d) => ms(d.createdAt),
     event_id: (d) => d.eventId,
     status: (d) => d.status,
     event_type: (d) => d.eventType,
@@ -128,11 +126,9 @@ export const COLUMNS: { [T in TableName]: Columns<T> } = {
     retry_at: (d) => (d.status === 'retrying' && d.nextAttemptAt !== null ? ms(d.nextAttemptAt) : null),
   },
   idempotency: {
-    created_at: (r) => ms(r.createdAt),
     due_at: (r) => ms(r.createdAt) + IDEMPOTENCY_TTL_MS,
   },
   clients: {
-    created_at: (c) => ms(c.createdAt),
     tax_id: (c) => taxIdKey(c.taxId),
     external_reference: (c) => c.externalReference,
     cvu: (c) => c.cvu,
@@ -148,7 +144,6 @@ export const COLUMNS: { [T in TableName]: Columns<T> } = {
     reversal: (e) => (e.operationId !== null && e.entryType === 'reversal' ? `${e.clientId}:${e.operationId}` : null),
   },
   invoices: {
-    created_at: (i) => ms(i.createdAt),
     client_id: (i) => i.clientId,
     number: (i) => `${i.invoiceType}:${i.invoiceNumber}`,
     /** The sequence of a number of the sandbox's point of sale (`invoiceSequence`), by type. */

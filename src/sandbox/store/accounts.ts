@@ -3,10 +3,10 @@
  * under a staged id swapped in at the end, the sweep of retired ids' records, a copy of the previous release's accounts.
  */
 import type { DatabaseSync as Database } from 'node:sqlite';
-import { accountHead, emptyAccountState, normalizeAccount, TABLES, type AccountState } from '../../core/index.js';
+import { accountHead, emptyAccountState, normalizeAccount, type AccountState } from '../../core/index.js';
 import type { AccountHead } from '../../core/store/repository.js';
 import { SLICE_MS } from '../give-way.js';
-import { checksum, putRecord, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { checksum, putRecord, recordsInOrder, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 export type Write = <T>(key: string | null, run: (account: number) => T) => T;
 
@@ -17,7 +17,7 @@ export type Write = <T>(key: string | null, run: (account: number) => T) => T;
  */
 export async function replaceAccount(sql: Sql, write: Write, save: () => Promise<void>, retire: (account: number) => void, key: string, state: AccountState, swapped: (id: number) => void) {
   const staged = write(null, () => newAccount(sql, `${key}${STAGED}`, accountHead(state), 0));
-  const rows = TABLES.flatMap((table) => Object.entries(state[table]).map(([id, record]) => [table, id, record] as const));
+  const rows = recordsInOrder(state);
   try {
     for (let at = 0; at < rows.length; ) {
       write(null, () => {
@@ -76,6 +76,34 @@ export function sweeper(sql: Sql, write: Write) {
       left = true;
     },
     close: () => void (closed = true),
+  };
+}
+
+/**
+ * Each account's id by its key, once read or made (a key that only read has none), and its whole orders known to find
+ * nothing (`repository`'s `empty`): both forgotten when a group that wrote the account is rolled back, and set anew
+ * when it is replaced. The database stays the truth.
+ */
+export function accountIds(sql: Sql) {
+  const ids = new Map<string, number>();
+  const empties = new Map<string, Set<string>>();
+  return {
+    of(key: string): number | null {
+      const known = ids.get(key);
+      if (known !== undefined) return known;
+      const row = sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined;
+      if (row) ids.set(key, row.id);
+      return row?.id ?? null;
+    },
+    empty: (key: string) => empties.get(key) ?? empties.set(key, new Set()).get(key)!,
+    set(key: string, id: number): void {
+      ids.set(key, id);
+      empties.get(key)?.clear();
+    },
+    forget(key: string): void {
+      ids.delete(key);
+      empties.get(key)?.clear();
+    },
   };
 }
 

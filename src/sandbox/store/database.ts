@@ -14,14 +14,15 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
+import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
 import { takeLock, type Lock } from './lock.js';
 import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
-import { checksum, headOf, readAccount, repository, type Sql } from './records.js';
-import { importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
+import { checksum, headOf, readAccount, statementCache } from './records.js';
+import { repository } from './repository.js';
+import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
 import { migrate, MIGRATIONS, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
 
@@ -163,22 +164,9 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
 
 function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
-  const statements = new Map<string, StatementSync>();
-  const sql: Sql = (text) => {
-    let statement = statements.get(text);
-    if (!statement) statements.set(text, (statement = db.prepare(text)));
-    return statement;
-  };
+  const sql = statementCache(db);
   const file = path ?? 'memory';
-  /** Each account's id, once read or made (a key that only read has none). */
-  const ids = new Map<string, number>();
-  const idOf = (key: string): number | null => {
-    const known = ids.get(key);
-    if (known !== undefined) return known;
-    const row = sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined;
-    if (row) ids.set(key, row.id);
-    return row?.id ?? null;
-  };
+  const ids = accountIds(sql);
   /** The accounts written in the open transaction: their wake is written beside them when it commits. */
   const touched = new Set<string>();
   let owner: Parameters<Store['attach']>[0] | null = null;
@@ -194,7 +182,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       touched.clear();
       if (stored) return retired.sweep();
       for (const key of keys) {
-        ids.delete(key); // a row made or replaced in the group is gone with it
+        ids.forget(key); // a row made or replaced in the group is gone with it, and what was known empty
         owner?.undo(key);
       }
     },
@@ -207,7 +195,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
         touched.add(key);
         sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
       }
-      return run(idOf(key)!);
+      return run(ids.of(key)!);
     });
   }
   const retired = sweeper(sql, write);
@@ -220,7 +208,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       return row && headOf(file, key, row);
     },
     writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
-    records: (key) => repository(sql, file, () => idOf(key), (run) => write(key, run)),
+    records: (key) => repository(sql, file, () => ids.of(key), (run) => write(key, run), ids.empty(key)),
     read: (key, unreadable) => readAccount(sql, key, file, unreadable),
     replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
     waking: (now) =>

@@ -1,17 +1,23 @@
 /**
  * The tables of records and how they are read: each record a row of readable JSON beside its account's id, its own id,
  * the CRC-32 of its JSON (`crc`, checked at every read) and the columns the core looks it up and lists it by
- * (`COLUMNS`), each with an index (the tables are made by the migrations, `schema.ts`); and the queries of the core's
- * repository port.
+ * (`COLUMNS`), each with an index (the tables are made by the migrations, `schema.ts`). The port's queries on them
+ * are `repository.ts`.
  */
-import type { StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { putAttempts, withAttempts } from './attempts.js';
 import { crc32 } from 'node:zlib';
 import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, ID_FIELDS, type AccountHead, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
+import { COLUMNS, ID_FIELDS, type AccountHead, type Key } from '../../core/store/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;
+
+/** A connection's statements, each prepared at its first use. */
+export function statementCache(db: DatabaseSync): Sql {
+  const statements = new Map<string, StatementSync>();
+  return (text) => statements.get(text) ?? statements.set(text, db.prepare(text)).get(text)!;
+}
 
 /** Each table of records, by the core's name for it. */
 export const TABLE_NAMES: Record<TableName, string> = {
@@ -39,9 +45,6 @@ export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' |
 
 /** The checksum a row keeps of its stored text (`crc`): the CRC-32 of its UTF-8 bytes. */
 export const checksum = (text: string): number => crc32(text);
-
-/** What a table's lists are ordered by: when made, then as written; as written only where a record has no time. */
-const orderOf = (table: TableName): string[] => ('created_at' in COLUMNS[table] ? ['created_at', 'seq'] : ['seq']);
 
 /**
  * A row whose JSON does not parse (a damaged page whose structure stayed sound): 500 `INTERNAL_ERROR` naming the file,
@@ -82,7 +85,7 @@ export function headOf(file: string, key: string, stored: { head: string; crc: n
 }
 
 /** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). `file` names the database. */
-function recordOf<T>(file: string, table: TableName, id: string, row: { data: string; crc: number }): T {
+export function recordOf<T>(file: string, table: TableName, id: string, row: { data: string; crc: number }): T {
   const field = ID_FIELDS[table];
   const record = objectOf(file, TABLE_NAMES[table], id, row);
   return (field === undefined ? record : { [field]: id, ...record }) as T;
@@ -127,9 +130,22 @@ export function putRecord(sql: Sql, account: number, table: TableName, id: strin
   sql(text).run(account, id, data, checksum(data), ...columns.map(([, compute]) => compute(record as never)));
 }
 
+/**
+ * A state's records as they are written: by table, each in the order made (`createdAt`, ties as given), since the
+ * order written (`seq`) is what lists go by.
+ */
+export function recordsInOrder(state: AccountState): (readonly [TableName, string, unknown])[] {
+  const made = (record: unknown) => (record as { createdAt?: string }).createdAt ?? '';
+  return TABLES.flatMap((table) =>
+    Object.entries(state[table] as Record<string, unknown>)
+      .sort(([, a], [, b]) => (made(a) < made(b) ? -1 : made(a) > made(b) ? 1 : 0))
+      .map(([id, record]) => [table, id, record] as const),
+  );
+}
+
 /** Writes every record of a state under a new account (a reset, an import, a migration). */
 export function writeRecords(sql: Sql, account: number, state: AccountState): void {
-  for (const table of TABLES) for (const [id, record] of Object.entries(state[table])) putRecord(sql, account, table, id, record);
+  for (const row of recordsInOrder(state)) putRecord(sql, account, ...row);
 }
 
 /**
@@ -160,141 +176,3 @@ function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the d
   }
   return normalizeAccount(state);
 }
-
-/** How many rows a lookup reads at a time. */
-const BATCH = 256;
-
-/**
- * An account's records through the core's port (`Repository`), each query served by its column's index. `account` is
- * the account's id, or null while it has none (a key that only read); `write` runs a write in the group's transaction
- * with the account's id (made at its first write).
- */
-export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void): Repository {
-  const check = (table: TableName, column: string) => {
-    if (!(column in COLUMNS[table])) throw new Error(`${TABLE_NAMES[table]} has no column ${column}`);
-    return column;
-  };
-  /** A query's conditions as SQL and their values. */
-  const conditions = (table: TableName, where: Where = {}): [string, Key[]] => {
-    const parts = ['account = ?'];
-    const values: Key[] = [account() ?? 0];
-    for (const [column, value] of Object.entries(where)) {
-      check(table, column);
-      if (value === null) parts.push(`${column} IS NULL`);
-      else if (Array.isArray(value)) {
-        parts.push(`${column} IN (${value.map(() => '?').join(', ')})`);
-        values.push(...(value as Key[]));
-      } else if (typeof value === 'object') {
-        const range = value as Range;
-        parts.push(`${column} IS NOT NULL`);
-        if (range.from != null) parts.push(`${column} >= ?`) && values.push(range.from);
-        if (range.to != null) parts.push(`${column} <= ?`) && values.push(range.to);
-      } else {
-        parts.push(`${column} = ?`);
-        values.push(value as Key);
-      }
-    }
-    return [parts.join(' AND '), values];
-  };
-
-  /**
-   * A query's records. A column asked for any of several values (`status=expired,cancelled`) is read a value at a time,
-   * each in order in its index, and merged: one query over all of them would sort every record they hold.
-   */
-  function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
-    const split = query.by === undefined ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1) : undefined;
-    let rows: Iterator<Record<string, Key>>;
-    let skip = 0;
-    if (split) {
-      const [column, values] = split as [string, Key[]];
-      const parts = [...new Set(values)].map((value) => ordered(table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }));
-      rows = merged(parts, query.descending ? -1 : 1);
-      skip = query.skip ?? 0;
-    } else rows = ordered(table, query);
-    let left = query.limit ?? Infinity;
-    for (let row = rows.next(); !row.done && left > 0; row = rows.next()) {
-      if (skip > 0) skip--;
-      else {
-        left--;
-        const id = row.value.id as string;
-        yield [id, withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row.value as { data: string; crc: number }))];
-      }
-    }
-  }
-
-  /** A query's rows in its order, read in batches, each after the last one read (by its order), never by offset. */
-  function* ordered(table: TableName, query: Query): Generator<Record<string, Key>> {
-    const by = query.by === undefined ? [] : [check(table, query.by)];
-    const order = [...by, ...orderOf(table)];
-    const direction = query.descending ? 'DESC' : 'ASC';
-    const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
-    const [conditionsText, values] = conditions(table, where);
-    const select = `SELECT ${order.join(', ')}, id, data, crc FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
-    const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
-    let left = query.limit ?? Infinity;
-    let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Record<string, Key>[];
-    const after = `${select} AND (${order.join(', ')}) ${query.descending ? '<' : '>'} (${order.map(() => '?').join(', ')}) ${orderBy} LIMIT ${BATCH}`;
-    for (;;) {
-      yield* rows.slice(0, left);
-      left -= rows.length;
-      if (rows.length < BATCH || left <= 0) return;
-      const last = rows.at(-1)!;
-      rows = sql(after).all(...values, ...order.map((c) => last[c]!)) as Record<string, Key>[];
-    }
-  }
-
-  return {
-    get: <T extends TableName>(table: T, id: string) => {
-      const row = sql(`SELECT data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(account() ?? 0, id) as { data: string; crc: number } | undefined;
-      return row && withAttempts(sql, file, table, account() ?? 0, recordOf<Row<T>>(file, table, id, row));
-    },
-    put: (table, id, record) => write((at) => putRecord(sql, at, table, id, record)),
-    drop: (table, id) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, id)),
-    find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
-    has(table, where) {
-      const [text, values] = conditions(table, where);
-      return sql(`SELECT 1 FROM ${TABLE_NAMES[table]} WHERE ${text} LIMIT 1`).get(...values) !== undefined;
-    },
-    findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
-    *each(table, query = {}) {
-      for (const [, record] of scan(table, query)) yield record;
-    },
-    count(table, where = {}) {
-      const name = TABLE_NAMES[table];
-      const entries = Object.entries(where);
-      const [column, value] = entries[0] ?? [];
-      // A table's count, or one counted column's: kept by the triggers, so a total costs no scan.
-      if (entries.length === 0) return countOf(sql, account(), name);
-      if (entries.length === 1 && COUNTED[table]?.includes(column!) && (typeof value !== 'object' || Array.isArray(value))) {
-        return [...new Set([value].flat())].reduce((n: number, one) => n + countOf(sql, account(), `${name}.${column}=${one}`), 0);
-      }
-      const [text, values] = conditions(table, where);
-      return (sql(`SELECT count(*) AS n FROM ${name} WHERE ${text}`).get(...values) as { n: number }).n;
-    },
-    min: (table, column, where) => extreme(table, 'min', column, where),
-    max: (table, column, where) => extreme(table, 'max', column, where),
-  };
-
-  function extreme(table: TableName, which: 'min' | 'max', column: string, where: Where = {}): Key {
-    const [text, values] = conditions(table, { [check(table, column)]: {}, ...where });
-    return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
-  }
-}
-
-/** Rows of several queries, each in order (by `created_at`, then `seq`; `sign` -1: newest first), as one. */
-function* merged(parts: Iterator<Record<string, Key>>[], sign: 1 | -1): Generator<Record<string, Key>> {
-  const heads = parts.map((part) => part.next());
-  const before = (a: Record<string, Key>, b: Record<string, Key>) =>
-    sign * ((a.created_at as number) - (b.created_at as number) || (a.seq as number) - (b.seq as number)) < 0;
-  for (;;) {
-    let next = -1;
-    for (let i = 0; i < heads.length; i++) if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;
-    if (next < 0) return;
-    yield heads[next]!.value as Record<string, Key>;
-    heads[next] = parts[next]!.next();
-  }
-}
-
-const countOf = (sql: Sql, account: number | null, list: string): number =>
-  (sql('SELECT n FROM counts WHERE account = ? AND list = ?').get(account ?? 0, list) as { n: number } | undefined)?.n ?? 0;
-
