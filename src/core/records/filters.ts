@@ -1,10 +1,9 @@
-import { z } from 'zod';
-import { ms } from '../clock/clock.js';
-
 /**
  * A list's filters, declared once per list beside its record (`VA_PAYMENT_FILTERS`): from them come the list query's
  * schema (`listOf`, schemas.ts, so the OpenAPI parameters too) and the store's `where` (`whereOf`, pagination.ts).
  */
+import { z } from 'zod';
+import { ms } from '../clock/clock.js';
 
 export const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date');
 
