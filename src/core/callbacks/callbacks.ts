@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from '../records/state.js';
-import { vaPaymentObjectSchema } from '../records/va-payment.js';
+import { vaPaymentObjectSchema, vaPaymentView } from '../records/va-payment.js';
+import { createVaPayment } from '../va-payments/va-payment.js';
 import { ars, isoTime, uuid } from '../records/view-fields.js';
 
 export { ars, isoTime, uuid, vaPaymentObjectSchema };
@@ -93,46 +94,17 @@ const CREATED_AT = '2026-03-02T14:05:09.120Z';
 const EXPIRES_AT = '2026-03-02T14:35:09.120Z';
 const PAID_AT = '2026-03-02T14:07:41.503Z';
 
-/** A VA payment as the API answers it: the `created` example's payload, and the OpenAPI document's example. */
-export const examplePayment: z.output<typeof vaPaymentObjectSchema> = {
-  id: PAYMENT_ID,
-  status: 'waiting',
-  lockMode: 'amount_and_time',
-  amount: 5000,
-  currency: 'ARS',
-  ttlSeconds: 1800,
-  expiresAt: EXPIRES_AT,
-  cvu: '0000999900000012345678',
-  alias: 'CERRO.LIMON.ESTEPA',
-  paymentInstructions: {
-    cvu: '0000999900000012345678',
-    alias: 'CERRO.LIMON.ESTEPA',
-    holderName: 'Sandbox Payments S.A.',
-    bankName: 'Banco Sandbox',
-    amount: 5000,
-    currency: 'ARS',
-    expiresAt: EXPIRES_AT,
-  },
-  clientId: null,
-  clientTaxId: null,
-  clientName: null,
-  callbackUrl: 'https://merchant.example/webhooks/va',
-  successUrl: null,
-  failureUrl: null,
-  externalReference: 'order-1042',
-  metadata: { orderId: 1042 },
-  paymentHubId: 123,
-  totalReceived: 0,
-  receivedAmount: 0,
-  remainingAmount: 5000,
-  cashIns: [],
-  callbackDelivery: { events: 1, delivered: 0, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'created', lastAttemptAt: null },
-  createdAt: CREATED_AT,
-  updatedAt: CREATED_AT,
-  completedAt: null,
-  cancelledAt: null,
-  expiredAt: null,
-};
+/**
+ * A VA payment as the API answers it: the `created` example's payload, and the OpenAPI document's example. Made as
+ * a request makes one, so a field the request does not give is null here with no line of its own.
+ */
+export const examplePayment = vaPaymentView(
+  createVaPayment(
+    { paymentHubId: 123, currency: 'ARS', lockMode: 'amount_and_time', amount: 500_000, ttlSeconds: 1800, callbackUrl: 'https://merchant.example/webhooks/va', externalReference: 'order-1042', metadata: { orderId: 1042 } },
+    { id: PAYMENT_ID, cvu: '0000999900000012345678', alias: 'CERRO.LIMON.ESTEPA', now: CREATED_AT, expiresAt: EXPIRES_AT },
+  ).payment,
+  { events: 1, delivered: 0, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'created', lastAttemptAt: null },
+);
 
 const transferPayload = (total: number, taxes: number, remainingAmount: number) => ({
   vaPaymentId: PAYMENT_ID,

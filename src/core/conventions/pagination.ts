@@ -1,4 +1,5 @@
 import type { Repository, Row, Where } from '../store/repository.js';
+import type { Filter } from '../records/filters.js';
 import type { ListQuery } from '../records/schemas.js';
 import type { TableName } from '../records/state.js';
 
@@ -25,6 +26,18 @@ export function paginate<T, U>(items: T[], query: ListQuery, render: (item: T) =
 export function pageOf<T extends TableName, U>(records: Repository, table: T, where: Where, query: ListQuery, render: (record: Row<T>) => U): Page<U> {
   const data = [...records.each(table, { where, descending: true, skip: (query.page - 1) * query.limit, limit: query.limit })].map(render);
   return { data, pagination: pagination(records.count(table, where), query) };
+}
+
+/** The `where` of a list query: each filter given asks its column for its key, or sets its end of a range over it. */
+export function whereOf<F extends Record<string, Filter>>(filters: F, query: { [K in keyof F]?: unknown }): Where {
+  const where: Record<string, Where[string]> = {};
+  for (const [name, { column, key, end }] of Object.entries(filters)) {
+    const value = query[name];
+    if (value === undefined) continue;
+    const asked = key(value as never);
+    where[column] = end === undefined ? asked : { ...(where[column] as object), [end]: asked };
+  }
+  return where;
 }
 
 /** One page of items given newest first (`total` of them), read only as far as the page goes. */

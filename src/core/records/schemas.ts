@@ -7,7 +7,8 @@ import { hubRecord } from './hub.js';
 import { clientRecord, ENTRY_TYPES } from './client.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './event.js';
 import { INVOICE_TYPES } from './invoice.js';
-import { LOCK_MODES, VA_PAYMENT_STATUSES, vaPaymentRecord } from './va-payment.js';
+import { csvOf, isoDate } from './filters.js';
+import { LOCK_MODES, VA_PAYMENT_FILTERS, vaPaymentRecord } from './va-payment.js';
 
 export { httpUrl, metadata, MAX_JSON_DEPTH, nestsAtMost, taxId } from './fields.js';
 
@@ -141,25 +142,11 @@ export const pageQuery = {
   limit: queryInt(1, 100, 20),
 };
 
-const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date');
+/** A list query's schema: the page, then each filter's parameter (`records/filters.ts`). */
+const listOf = <F extends Record<string, { schema: z.ZodType }>>(filters: F) =>
+  z.object({ ...pageQuery, ...(Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, f.schema])) as { [K in keyof F]: F[K]['schema'] }) });
 
-/** A comma-separated list whose every item is one of `values`. */
-export const csvOf = <T extends string>(values: readonly T[]) =>
-  z
-    .string()
-    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(values as [T, ...T[]])).min(1))
-    .optional();
-
-export const listVaPaymentsQuery = z.object({
-  ...pageQuery,
-  status: csvOf(VA_PAYMENT_STATUSES),
-  clientId: z.string().optional(),
-  clientTaxId: z.string().optional(),
-  externalReference: z.string().optional(),
-  createdFrom: isoDate.optional(),
-  createdTo: isoDate.optional(),
-});
+export const listVaPaymentsQuery = listOf(VA_PAYMENT_FILTERS);
 export type ListVaPaymentsQuery = z.output<typeof listVaPaymentsQuery>;
 
 export const listQuery = z.object(pageQuery);

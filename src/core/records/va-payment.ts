@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fromCents, MAX_CENTS, type Cents } from '../conventions/money.js';
 import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
+import { csvItems, filter, timeFilter } from './filters.js';
 import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
 import { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
@@ -59,6 +60,19 @@ export const vaPaymentRecord = z.strictObject({
   expiredAt: time.nullable(),
 });
 export type VaPayment = z.infer<typeof vaPaymentRecord>;
+
+/**
+ * The VA payments list's filters (`GET /api/v1/va-payments`), one line each: the query parameter, the lookup column
+ * it asks (`COLUMNS`, store/repository.ts) and its schema; the list query and its OpenAPI parameters come from them.
+ */
+export const VA_PAYMENT_FILTERS = {
+  status: filter('status', csvItems(VA_PAYMENT_STATUSES)),
+  clientId: filter('client_id', z.string(), (clientId) => clientId.toLowerCase()),
+  clientTaxId: filter('client_tax_id', z.string()),
+  externalReference: filter('external_reference', z.string()),
+  createdFrom: timeFilter('created_at', 'from'),
+  createdTo: timeFilter('created_at', 'to'),
+};
 
 /**
  * The fields the lifecycle changes (`changed` in va-payment.ts takes no other); every other field is kept as the

@@ -6,9 +6,10 @@ import type { Events } from '../callbacks/events.js';
 import type { Hubs } from '../hubs/hubs.js';
 import { UUID_PATTERN } from '../conventions/ids.js';
 import { fromCents, type Cents } from '../conventions/money.js';
-import { pageOf } from '../conventions/pagination.js';
-import { amountLock, type Where } from '../store/repository.js';
+import { pageOf, whereOf } from '../conventions/pagination.js';
+import { amountLock } from '../store/repository.js';
 import { createVaPaymentSchema, listVaPaymentsQuery, parse } from '../records/schemas.js';
+import { VA_PAYMENT_FILTERS } from '../records/va-payment.js';
 import type { PoolCvu, SandboxEvent, VaPayment } from '../records/state.js';
 import * as va from './va-payment.js';
 import { vaPaymentView } from '../records/views.js';
@@ -60,16 +61,7 @@ export class VaPayments {
 
   listVaPayments(query: Record<string, string>) {
     const q = parse(listVaPaymentsQuery, query, 'query');
-    const where: Where = {
-      ...(q.status === undefined ? {} : { status: q.status }),
-      ...(q.clientId === undefined ? {} : { client_id: q.clientId.toLowerCase() }),
-      ...(q.clientTaxId === undefined ? {} : { client_tax_id: q.clientTaxId }),
-      ...(q.externalReference === undefined ? {} : { external_reference: q.externalReference }),
-      ...(q.createdFrom === undefined && q.createdTo === undefined
-        ? {}
-        : { created_at: { from: q.createdFrom === undefined ? null : ms(q.createdFrom), to: q.createdTo === undefined ? null : ms(q.createdTo) } }),
-    };
-    return pageOf(this.ctx.records, 'vaPayments', where, q, (p) => this.viewOf(p));
+    return pageOf(this.ctx.records, 'vaPayments', whereOf(VA_PAYMENT_FILTERS, q), q, (p) => this.viewOf(p));
   }
 
   cancelVaPayment(id: string) {
