@@ -4,8 +4,7 @@
  */
 import type { TableName } from '../../core/index.js';
 import { COLUMNS, COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
-import { withAttempts } from './attempts.js';
-import { putRecord, recordOf, TABLE_NAMES, type Sql } from './records.js';
+import { putRecord, recordOf, TABLE_NAMES, withAttempts, type Sql } from './records.js';
 
 /** How many rows a lookup reads at a time. */
 const BATCH = 256;
