@@ -80,13 +80,13 @@ export function sweeper(sql: Sql, write: Write) {
 }
 
 /**
- * Each account's id by its key, once read or made (a key that only read has none), and its whole orders known to find
- * nothing (`repository`'s `empty`): both forgotten when a group that wrote the account is rolled back, and set anew
- * when it is replaced. The database stays the truth.
+ * Each account's id by its key, once read or made (a key that only read has none), and an epoch that a rollback of a
+ * group or a replace moves on: what a repository knew of an account's whole orders (`repository`'s `empty`) is then
+ * forgotten, every account's at once (rare: a full disk, a reset, an import). The database stays the truth.
  */
 export function accountIds(sql: Sql) {
   const ids = new Map<string, number>();
-  const empties = new Map<string, Set<string>>();
+  let epoch = 0;
   return {
     of(key: string): number | null {
       const known = ids.get(key);
@@ -95,14 +95,14 @@ export function accountIds(sql: Sql) {
       if (row) ids.set(key, row.id);
       return row?.id ?? null;
     },
-    empty: (key: string) => empties.get(key) ?? empties.set(key, new Set()).get(key)!,
+    epoch: () => epoch,
     set(key: string, id: number): void {
       ids.set(key, id);
-      empties.get(key)?.clear();
+      epoch++;
     },
     forget(key: string): void {
       ids.delete(key);
-      empties.get(key)?.clear();
+      epoch++;
     },
   };
 }

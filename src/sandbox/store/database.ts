@@ -208,7 +208,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       return row && headOf(file, key, row);
     },
     writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
-    records: (key) => repository(sql, file, () => ids.of(key), (run) => write(key, run), ids.empty(key)),
+    records: (key) => repository(sql, file, () => ids.of(key), (run) => write(key, run), ids.epoch),
     read: (key, unreadable) => readAccount(sql, key, file, unreadable),
     replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
     waking: (now) =>

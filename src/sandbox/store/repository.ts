@@ -108,19 +108,27 @@ const countOf = (sql: Sql, account: number, list: string): number =>
 /**
  * An account's records through the core's port. `account` is the account's id, or null while it has none (a key that
  * only read); `write` runs a write in the group's transaction with the account's id (made at its first write).
- * `empty`: the account's whole orders (`table.column`) known to find nothing (see `scan`), which its writes keep true.
+ * The account's whole orders (`table.column`) known to find nothing (see `scan`) are kept with it, true by its writes,
+ * and forgotten when the store's `epoch` moves on (a rollback, a replace).
  */
-export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, empty: Set<string>): Repository {
+export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, epoch: () => number): Repository {
   const id = () => account() ?? 0;
+  const known = new Set<string>();
+  let seen = epoch();
+  const empty = () => {
+    if (seen !== epoch()) known.clear();
+    seen = epoch();
+    return known;
+  };
 
   function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
     // A column's whole order known empty (no free pool CVU, no delivery pending) is not asked again until a write fills it.
     const whole = query.by !== undefined && query.where === undefined && !query.skip ? `${table}.${query.by}` : null;
-    if (whole !== null && empty.has(whole)) return;
+    if (whole !== null && empty().has(whole)) return;
     const rows = rowsOf(sql, id(), table, query);
     let left = query.limit ?? Infinity;
     let row = rows.next();
-    if (row.done && whole !== null) empty.add(whole);
+    if (row.done && whole !== null) empty().add(whole);
     for (; !row.done && left > 0; row = rows.next(), left--) {
       const key = row.value.id as string;
       yield [key, withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row.value as { data: string; crc: number }))];
@@ -140,9 +148,9 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     put: (table, key, record) =>
       write((at) => {
         putRecord(sql, at, table, key, record);
-        for (const known of empty) {
-          const [of, column] = known.split('.') as [TableName, string];
-          if (of === table && COLUMNS[table][column]!(record as never) !== null) empty.delete(known);
+        for (const order of empty()) {
+          const [of, column] = order.split('.') as [TableName, string];
+          if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
         }
       }),
     drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
