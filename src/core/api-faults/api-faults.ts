@@ -4,7 +4,7 @@ import { notFound, SandboxError, type ErrorCode } from '../conventions/errors.js
 import { mulberry32Step } from '../conventions/ids.js';
 import { paginate } from '../conventions/pagination.js';
 import { listQuery, parse } from '../records/schemas.js';
-import { API_FAULT_METHODS, apiFaultSchema, type ApiFault, type ApiFaultRule } from '../records/api-fault-rule.js';
+import { API_FAULT_METHODS, apiFaultRuleRecord, apiFaultSchema, type ApiFault, type ApiFaultRule } from '../records/api-fault-rule.js';
 
 export { API_FAULT_METHODS, API_FAULT_TYPES, apiFaultSchema, DEFAULT_HANG_MS, type ApiFault, type ApiFaultRule, type ApiFaultType } from '../records/api-fault-rule.js';
 
@@ -46,13 +46,8 @@ export const apiFaultRuleSchema = z
   });
 
 /** A rule as the API answers it: what was asked (defaults filled in), and `id`, `hits`, `spent`, `createdAt`. */
-export const apiFaultRuleViewSchema = z.strictObject({
+export const apiFaultRuleViewSchema = apiFaultRuleRecord.omit({ draw: true }).extend({
   id: z.uuid(),
-  method: z.enum(API_FAULT_METHODS),
-  path: z.string(),
-  fault: apiFaultSchema,
-  times: z.number().int().nullable(),
-  probability: z.number().nullable(),
   seed: z.number().int().nullable().describe('The seed the generator started from (1 unless given); null for a times rule'),
   hits: z.number().int().describe('Requests the rule faulted'),
   spent: z.boolean().describe('A times rule that faulted its N requests: it matches nothing more'),
