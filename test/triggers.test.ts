@@ -3,9 +3,13 @@
  * the callback of the real path; for `succeeded` and `client.cashin`, the very body and headers the same operations
  * made by hand produce.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from '../src/core/records/schemas.js';
 import { TRIGGER_EVENTS } from '../src/core/records/trigger.js';
-import { api, eventually, useReceiver, useServer, type Api, type Received } from './helpers.js';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
+import { loadScenarioFile, runScenarios } from '../src/sandbox/scenario-runner.js';
+import { api, eventually, ROOT, useReceiver, useServer, type Api, type Received } from './helpers.js';
 
 const server = await useServer();
 const receiver = await useReceiver();
@@ -144,5 +148,35 @@ describe('POST /sandbox/v1/triggers', () => {
     expect(answer.status).toBe(409);
     expect(answer.body.error.message).toMatch(/cvuProvisioning|provisions client CVUs "delayed"/);
     expect((await client.list('/api/v1/clients')).pagination.total).toBe(0);
+  });
+});
+
+describe('the scenario step {"trigger": {...}}', () => {
+  it('makes the event, names its answer for later steps, and fails as the API does', async () => {
+    const loaded = await loadScenarioFile(join(ROOT, 'test', 'scenario-files', 'trigger.json'));
+    const run = await runScenarios([loaded], { url: server.url });
+    const [result] = run.scenarios;
+    expect(result!.steps.map((s) => [s.label, s.status, s.failures])).toEqual([
+      ['paid: trigger succeeded', 'passed', []],
+      [expect.stringMatching(/^expectVaPayment /), 'passed', []],
+      [expect.stringMatching(/^expectCallbacks /), 'passed', []],
+      ['cashin: trigger client.cashin', 'passed', []],
+      [expect.stringMatching(/^expectBalance /), 'passed', []],
+      [expect.stringMatching(/^expectCallbacks /), 'passed', []],
+      ['trigger underpaid', 'passed', []],
+    ]);
+  });
+
+  it('a trigger step whose callbacks differ fails, naming what was received', async () => {
+    const scenario = {
+      version: 1 as const,
+      name: 'wrong',
+      steps: [
+        { trigger: { event: 'underpaid', callbackUrl: '${receiver.url}/u' } },
+        { do: 'expectCallbacks', url: '${receiver.url}/u', callbacks: [{ eventType: 'created' }, { eventType: 'cash_in_received' }, { eventType: 'succeeded' }] },
+      ],
+    };
+    const run = await runScenarios([{ file: 'inline', scenario: parse(scenarioSchema, scenario) }], { url: server.url });
+    expect(run.scenarios[0]!.steps[1]!.failures).toEqual(['callbacks[2].eventType: expected "succeeded", got "underpaid"']);
   });
 });
