@@ -2,9 +2,11 @@
  * `va-sandbox trigger` against a real server process and a real receiver (contract part 9): it prints the steps,
  * then each callback's outcome as it is delivered, and stops once the triggered event's callback has one.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TRIGGER_EVENTS } from '../src/core/records/trigger.js';
-import { api, runCli, spawnServer, useReceiver } from './helpers.js';
+import { api, ROOT, runCli, spawnServer, useReceiver } from './helpers.js';
 
 const server = await spawnServer(['--memory', '--quiet']);
 let failFirst = 1;
@@ -51,5 +53,19 @@ describe('va-sandbox trigger', () => {
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(`Allowed choices are ${TRIGGER_EVENTS.join(', ')}.`);
+  });
+
+  it("docs/callbacks.md's commands, one per event, each deliver their event to the handler", async () => {
+    const page = readFileSync(join(ROOT, 'docs', 'callbacks.md'), 'utf8');
+    const block = [...page.matchAll(/```sh\n([^]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('va-sandbox trigger'))!;
+    const lines = block.trim().split('\n').map((line) => line.replace(/#.*$/, '').trim());
+    expect(lines.map((line) => line.split(/\s+/)[3])).toEqual([...TRIGGER_EVENTS]);
+    for (const line of lines) {
+      const args = line.replace('http://127.0.0.1:3000', receiver.url).split(/\s+/).slice(2);
+      const run = await runCli(args, env('sk_cli_trigger_doc'));
+      expect(run.code, run.stderr).toBe(0);
+      const eventId = /^triggered \S+ \(event ([0-9a-f-]{36})\)$/m.exec(run.stdout)![1];
+      expect(receiver.received.find((r) => r.headers['x-service-event-id'] === eventId)?.headers['x-service-event-type']).toBe(args[1]);
+    }
   });
 });
