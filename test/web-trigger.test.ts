@@ -42,7 +42,7 @@ describe.skipIf(!hasBrowser)("the web inspector's account page: the trigger menu
     await result.getByText('Triggered overpaid').waitFor(SHOWN);
     const eventId = (await result.locator('span.mono').innerText()).trim();
     const [got] = await receiver.waitFor(1, (r) => r.headers['x-service-event-id'] === eventId);
-    expect(got!.body).toMatchObject({ eventType: 'overpaid', status: 'overpaid', payload: { amount: 200, totalReceived: 300 } });
+    expect(got!.body).toMatchObject({ eventType: 'overpaid', status: 'overpaid', payload: { total: 300, receivedAmount: 300, remainingAmount: 0 } });
     expect(await result.locator('li').allInnerTexts()).toEqual([
       expect.stringMatching(/^POST \/api\/v1\/va-payments: VA payment .* is waiting/),
       expect.stringMatching(/^POST \/sandbox\/v1\/transfers: 300\.00 to CVU \d{22}, credited: VA payment .* is overpaid$/),
