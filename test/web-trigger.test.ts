@@ -1,37 +1,17 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, useReceiver, useServer, useTmp } from './helpers.js';
-
-/** The system's Chromium, as test/web-inspector.test.ts uses it (skipped without one, outside CI). */
-const CHROMIUM = '/usr/bin/chromium';
-const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser && process.env.CI) throw new Error(`The web inspector tests need Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-const SHOWN = { timeout: 15_000 };
+import { describe, expect, it } from 'vitest';
+import { hasBrowser, SHOWN, useBrowser } from './browser.js';
+import { api, useReceiver, useTmp } from './helpers.js';
 
 describe.skipIf(!hasBrowser)("the web inspector's account page: the trigger menu (real Chromium, real server, real receiver)", () => {
-  let browser: Browser;
-  let origin: string;
+  const web = useBrowser();
   const tmp = useTmp();
-
-  beforeAll(async () => {
-    origin = (await useServer()).url;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('triggers an event that reaches the receiver, shows the steps and links to the payment; shows a refusal', async () => {
     const key = 'sk_web_trigger';
     const receiver = await useReceiver();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(SHOWN.timeout);
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${origin}/ui/account?key=${key}`);
+    const { page, problems, close } = await web.page();
+    await page.goto(`${web.origin()}/ui/account?key=${key}`);
     const menu = page.locator('form[aria-labelledby="trigger-title"]');
     await menu.waitFor(SHOWN);
     await menu.getByLabel('Event').selectOption('overpaid');
@@ -55,7 +35,7 @@ describe.skipIf(!hasBrowser)("the web inspector's account page: the trigger menu
     await menu.getByLabel('Amount (ARS)').fill('0.01');
     await menu.getByRole('button', { name: 'Trigger underpaid' }).click();
     await menu.getByText(/amount: must be at least 0\.02 to trigger underpaid/).waitFor(SHOWN);
-    expect((await api(origin, key).list('/api/v1/va-payments')).pagination.total).toBe(1);
+    expect((await api(web.origin(), key).list('/api/v1/va-payments')).pagination.total).toBe(1);
 
     // A form error before anything is sent: a callback URL that is not one.
     await menu.getByLabel('Callback URL').fill('not a url');
@@ -69,6 +49,6 @@ describe.skipIf(!hasBrowser)("the web inspector's account page: the trigger menu
     await result.getByRole('link', { name: 'open the VA payment' }).click();
     await page.waitForURL(/\/ui\/payments\/[0-9a-f-]{36}$/);
     expect(problems).toEqual([]);
-    await context.close();
+    await close();
   });
 });
