@@ -10,7 +10,16 @@ const { account } = await useCliSandbox('sk_cli_idem');
 describe('--idempotency-key', () => {
   it('payments create: the same key twice gives the same answer and one payment; another body is refused', async () => {
     const a = account();
-    const args = ['payments', 'create', '--amount', '1500', '--external-reference', 'order-17', '--idempotency-key', 'order-17'];
+    const args = [
+      'payments',
+      'create',
+      '--amount',
+      '1500',
+      '--external-reference',
+      'order-17',
+      '--idempotency-key',
+      'order-17',
+    ];
     const first = await a.json(args);
     const again = await a.json(args);
     expect(again).toEqual(first);
@@ -25,7 +34,16 @@ describe('--idempotency-key', () => {
 
   it('clients create, invoices create and payments cancel: one record each, the first answer replayed', async () => {
     const a = account();
-    const create = ['clients', 'create', '--name', 'Ana', '--tax-id', '20-12345678-6', '--idempotency-key', 'client-ana'];
+    const create = [
+      'clients',
+      'create',
+      '--name',
+      'Ana',
+      '--tax-id',
+      '20-12345678-6',
+      '--idempotency-key',
+      'client-ana',
+    ];
     const client = await a.json(create);
     expect(await a.json(create)).toEqual(client);
     const invoice = ['invoices', 'create', client.id, '--total-amount', '300', '--idempotency-key', 'invoice-1'];

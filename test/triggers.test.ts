@@ -18,7 +18,11 @@ const account = () => api(server.url, `sk_trigger_${++accounts}`);
 
 const ofEvent = (eventId: string) => (r: Received) => r.headers['x-service-event-id'] === eventId;
 const settled = (client: Api) =>
-  eventually(async () => (await client.list('/sandbox/v1/deliveries?status=pending,retrying')).pagination.total === 0, 10_000, 'every delivery done');
+  eventually(
+    async () => (await client.list('/sandbox/v1/deliveries?status=pending,retrying')).pagination.total === 0,
+    10_000,
+    'every delivery done',
+  );
 
 /** A callback with what differs between two runs of the same operations (ids, times, CVUs, aliases, operation ids) masked. */
 function masked(value: unknown): unknown {
@@ -31,7 +35,9 @@ function masked(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(masked);
   if (value && typeof value === 'object') {
     const hidden = new Set(['alias', 'operationId', 'taxId']);
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, hidden.has(key) ? '<masked>' : masked(item)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, hidden.has(key) ? '<masked>' : masked(item)]),
+    );
   }
   return value;
 }
@@ -39,39 +45,53 @@ function masked(value: unknown): unknown {
 const sent = (request: Received) => ({
   body: masked(request.body),
   headers: Object.fromEntries(
-    Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length', 'x-service-event-id'].includes(name)),
+    Object.entries(request.headers).filter(
+      ([name]) => !['host', 'connection', 'content-length', 'x-service-event-id'].includes(name),
+    ),
   ),
 });
 
 describe('POST /sandbox/v1/triggers', () => {
-  it.each(TRIGGER_EVENTS.map((event) => [event]))('%s: a real receiver gets that event, with the id the answer names', async (event) => {
-    const client = account();
-    const callbackUrl = `${receiver.url}/${event}`;
-    const answer = await client.post('/sandbox/v1/triggers', { event, callbackUrl });
-    expect(answer.status).toBe(201);
-    const { data } = answer.body;
-    expect(data.event).toBe(event);
-    expect(data.steps.length).toBeGreaterThan(0);
-    const [got] = await receiver.waitFor(1, ofEvent(data.eventId));
-    expect(got!.url).toBe(`/${event}`);
-    expect(got!.headers['x-service-event-type']).toBe(event);
-    if (event === 'client.cashin') {
-      expect(data).toMatchObject({ clientId: expect.any(String) });
-      expect(got!.body).toMatchObject({ clientId: data.clientId, amount: 1500 });
-      return;
-    }
-    expect(got!.body).toMatchObject({ eventType: event, vaPaymentId: data.vaPaymentId });
-    const status = { created: 'waiting', cash_in_received: 'completed', succeeded: 'completed', underpaid: 'underpaid', overpaid: 'overpaid', failed: 'expired', cancelled: 'cancelled' }[event];
-    expect(got!.body.status).toBe(status);
-    const payment = await client.data('GET', `/api/v1/va-payments/${data.vaPaymentId}`);
-    expect(payment.status).toBe(status);
-  });
+  it.each(TRIGGER_EVENTS.map((event) => [event]))(
+    '%s: a real receiver gets that event, with the id the answer names',
+    async (event) => {
+      const client = account();
+      const callbackUrl = `${receiver.url}/${event}`;
+      const answer = await client.post('/sandbox/v1/triggers', { event, callbackUrl });
+      expect(answer.status).toBe(201);
+      const { data } = answer.body;
+      expect(data.event).toBe(event);
+      expect(data.steps.length).toBeGreaterThan(0);
+      const [got] = await receiver.waitFor(1, ofEvent(data.eventId));
+      expect(got!.url).toBe(`/${event}`);
+      expect(got!.headers['x-service-event-type']).toBe(event);
+      if (event === 'client.cashin') {
+        expect(data).toMatchObject({ clientId: expect.any(String) });
+        expect(got!.body).toMatchObject({ clientId: data.clientId, amount: 1500 });
+        return;
+      }
+      expect(got!.body).toMatchObject({ eventType: event, vaPaymentId: data.vaPaymentId });
+      const status = {
+        created: 'waiting',
+        cash_in_received: 'completed',
+        succeeded: 'completed',
+        underpaid: 'underpaid',
+        overpaid: 'overpaid',
+        failed: 'expired',
+        cancelled: 'cancelled',
+      }[event];
+      expect(got!.body.status).toBe(status);
+      const payment = await client.data('GET', `/api/v1/va-payments/${data.vaPaymentId}`);
+      expect(payment.status).toBe(status);
+    },
+  );
 
   it('succeeded: the callback is the one a create and a transfer made by hand send', async () => {
     const triggered = account();
     const byHand = account();
     const callbackUrl = `${receiver.url}/same-succeeded`;
-    const { data } = (await triggered.post('/sandbox/v1/triggers', { event: 'succeeded', callbackUrl, amount: 2500.5 })).body;
+    const { data } = (await triggered.post('/sandbox/v1/triggers', { event: 'succeeded', callbackUrl, amount: 2500.5 }))
+      .body;
     const payment = await byHand.data('POST', '/api/v1/va-payments', {
       paymentHubId: 1,
       currency: 'ARS',
@@ -87,29 +107,44 @@ describe('POST /sandbox/v1/triggers', () => {
     expect(sent(fromTrigger!)).toEqual(sent(fromHand!));
     // The ledger of the real path: the payment's cash-in, and the transfer in the list.
     const transfers = await triggered.list('/sandbox/v1/transfers');
-    expect(transfers.data).toMatchObject([{ outcome: 'credited', total: 2500.5, target: { type: 'va_payment', id: data.vaPaymentId } }]);
+    expect(transfers.data).toMatchObject([
+      { outcome: 'credited', total: 2500.5, target: { type: 'va_payment', id: data.vaPaymentId } },
+    ]);
   });
 
   it('client.cashin: the callback and the ledger entry are those of a client made and paid by hand', async () => {
     const triggered = account();
     const byHand = account();
     const callbackUrl = `${receiver.url}/same-cashin`;
-    const { data } = (await triggered.post('/sandbox/v1/triggers', { event: 'client.cashin', callbackUrl, amount: 320 })).body;
+    const { data } = (
+      await triggered.post('/sandbox/v1/triggers', { event: 'client.cashin', callbackUrl, amount: 320 })
+    ).body;
     const made = await triggered.data('GET', `/api/v1/clients/${data.clientId}`);
-    const client = await byHand.data('POST', '/api/v1/clients', { paymentHubId: 1, name: made.name, taxId: made.taxId, cashinCallbackUrl: callbackUrl });
+    const client = await byHand.data('POST', '/api/v1/clients', {
+      paymentHubId: 1,
+      name: made.name,
+      taxId: made.taxId,
+      cashinCallbackUrl: callbackUrl,
+    });
     const transfer = await byHand.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 320 });
     const [fromTrigger] = await receiver.waitFor(1, ofEvent(data.eventId));
     const [fromHand] = await receiver.waitFor(1, ofEvent(transfer.eventIds[0]));
     expect(sent(fromTrigger!)).toEqual(sent(fromHand!));
-    const ledger = async (who: Api, id: string) => masked((await who.data('GET', `/api/v1/clients/${id}/transactions`)).transactions);
+    const ledger = async (who: Api, id: string) =>
+      masked((await who.data('GET', `/api/v1/clients/${id}/transactions`)).transactions);
     expect(await ledger(triggered, data.clientId)).toEqual(await ledger(byHand, client.id));
-    expect(await triggered.data('GET', `/api/v1/clients/${data.clientId}/balance`)).toMatchObject({ totalCashIn: 320, balance: 320 });
+    expect(await triggered.data('GET', `/api/v1/clients/${data.clientId}/balance`)).toMatchObject({
+      totalCashIn: 320,
+      balance: 320,
+    });
   });
 
   it('failed: the clock moves no further than the payment ttl', async () => {
     const client = account();
     const before = Date.parse((await client.data('GET', '/sandbox/v1/clock')).now);
-    const { data } = (await client.post('/sandbox/v1/triggers', { event: 'failed', callbackUrl: `${receiver.url}/ttl` })).body;
+    const { data } = (
+      await client.post('/sandbox/v1/triggers', { event: 'failed', callbackUrl: `${receiver.url}/ttl` })
+    ).body;
     const payment = await client.data('GET', `/api/v1/va-payments/${data.vaPaymentId}`);
     const { offsetSeconds } = await client.data('GET', '/sandbox/v1/clock');
     expect(offsetSeconds).toBeLessThanOrEqual(payment.ttlSeconds);
@@ -126,7 +161,10 @@ describe('POST /sandbox/v1/triggers', () => {
     await client.data('DELETE', '/sandbox/v1/forwarding');
     const dropped = (await client.post('/sandbox/v1/triggers', { event: 'succeeded' })).body.data;
     const events = await client.list(`/sandbox/v1/events?vaPaymentId=${dropped.vaPaymentId}`);
-    expect(events.data.find((e: { id: string }) => e.id === dropped.eventId)).toMatchObject({ url: null, deliveries: [{ status: 'dropped' }] });
+    expect(events.data.find((e: { id: string }) => e.id === dropped.eventId)).toMatchObject({
+      url: null,
+      deliveries: [{ status: 'dropped' }],
+    });
   });
 
   it('an unknown event: 400 VALIDATION_ERROR listing the known ones; an amount too small to underpay: 400, nothing made', async () => {
@@ -173,10 +211,18 @@ describe('the scenario step {"trigger": {...}}', () => {
       name: 'wrong',
       steps: [
         { trigger: { event: 'underpaid', callbackUrl: '${receiver.url}/u' } },
-        { do: 'expectCallbacks', url: '${receiver.url}/u', callbacks: [{ eventType: 'created' }, { eventType: 'cash_in_received' }, { eventType: 'succeeded' }] },
+        {
+          do: 'expectCallbacks',
+          url: '${receiver.url}/u',
+          callbacks: [{ eventType: 'created' }, { eventType: 'cash_in_received' }, { eventType: 'succeeded' }],
+        },
       ],
     };
-    const run = await runScenarios([{ file: 'inline', scenario: parse(scenarioSchema, scenario) }], { url: server.url });
-    expect(run.scenarios[0]!.steps[1]!.failures).toEqual(['callbacks[2].eventType: expected "succeeded", got "underpaid"']);
+    const run = await runScenarios([{ file: 'inline', scenario: parse(scenarioSchema, scenario) }], {
+      url: server.url,
+    });
+    expect(run.scenarios[0]!.steps[1]!.failures).toEqual([
+      'callbacks[2].eventType: expected "succeeded", got "underpaid"',
+    ]);
   });
 });

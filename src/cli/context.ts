@@ -35,7 +35,10 @@ export const hubOption = (command: Command): Command =>
 
 /** `--idempotency-key`, on the commands that POST to `/api/v1` (contract part 9), as the Stripe CLI has it. */
 export const idempotencyOption = (command: Command): Command =>
-  command.option('--idempotency-key <key>', 'sent as the Idempotency-Key header: the same key and body again replays the first answer and makes nothing twice');
+  command.option(
+    '--idempotency-key <key>',
+    'sent as the Idempotency-Key header: the same key and body again replays the first answer and makes nothing twice',
+  );
 
 /** The Idempotency-Key header of a command given `--idempotency-key`, as call options. */
 export function idempotencyOf(command: Command): { headers?: Record<string, string> } {

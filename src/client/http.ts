@@ -76,7 +76,8 @@ export function requests<A extends Answer = Response>(baseUrl: string, apiKey: s
   const doFetch = options.fetch ?? ((url: URL, init: Init) => fetch(url, init) as unknown as Promise<A>);
 
   /** The answer of a 2xx, as it streams in (the live stream, a download); any other answer throws what the API said. */
-  async function send(method: string, path: string, { body, query, signal, headers: extra }: CallOptions = {}): Promise<A> {
+  async function send(method: string, path: string, request: CallOptions = {}): Promise<A> {
+    const { body, query, signal, headers: extra } = request;
     const url = new URL(base + path);
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));

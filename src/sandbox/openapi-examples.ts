@@ -169,7 +169,8 @@ export const EXAMPLES: Record<string, unknown> = {
     eventId: '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f',
     vaPaymentId: examplePayment.id,
     steps: [
-      `POST /api/v1/va-payments: VA payment ${examplePayment.id} (lockMode time, amount 1500.00, ttlSeconds 1800, callbackUrl http://127.0.0.1:3000/webhooks) is waiting, CVU 0000999900000000000456`,
+      `POST /api/v1/va-payments: VA payment ${examplePayment.id} (lockMode time, amount 1500.00, ttlSeconds 1800, ` +
+        'callbackUrl http://127.0.0.1:3000/webhooks) is waiting, CVU 0000999900000000000456',
       `POST /sandbox/v1/transfers: 1500.00 to CVU 0000999900000000000456, credited: VA payment ${examplePayment.id} is completed`,
     ],
   } satisfies TriggerView,

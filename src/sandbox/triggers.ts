@@ -19,7 +19,7 @@ import type { Runtime } from './runtime.js';
  * ledger are those of the real path.
  */
 type Step =
-  /** `POST /api/v1/va-payments`, lock `time`: a CVU of its own, and every transfer to it is credited whatever its total. */
+  /** `POST /api/v1/va-payments`, lock `time`: a CVU of its own, where any total is credited. */
   | { do: 'create'; ttlSeconds?: number }
   /** `POST /api/v1/clients` with `cashinCallbackUrl`. */
   | { do: 'createClient' }
@@ -89,7 +89,8 @@ async function runStep(runtime: Runtime, account: Account, input: TriggerInput, 
       const seconds = made.payment!.ttlSeconds;
       await runtime.moveClock(account, 'advance', { seconds });
       const payment = account.vaPayments.getVaPayment(made.payment!.id);
-      made.steps.push(`POST /sandbox/v1/clock/advance ${seconds} s (the payment's ttlSeconds): VA payment ${payment.id} is ${payment.status}`);
+      const moved = `POST /sandbox/v1/clock/advance ${seconds} s (the payment's ttlSeconds)`;
+      made.steps.push(`${moved}: VA payment ${payment.id} is ${payment.status}`);
       return;
     }
   }
@@ -100,8 +101,9 @@ function transferTotal(input: TriggerInput, share: number): number {
   const total = share < 1 ? Math.floor(input.amount * share) : Math.ceil(input.amount * share);
   if (total < 1 || total > MAX_CENTS) {
     const bound = total < 1 ? 'at least 0.02' : `at most ${formatCents(Math.floor(MAX_CENTS / share))}`;
-    throw new SandboxError('VALIDATION_ERROR', `Invalid request body: amount must be ${bound} to trigger ${input.event}`, [
-      `amount: must be ${bound} to trigger ${input.event} (its transfer pays ${share} times the amount)`,
+    const problem = `must be ${bound} to trigger ${input.event}`;
+    throw new SandboxError('VALIDATION_ERROR', `Invalid request body: amount ${problem}`, [
+      `amount: ${problem} (its transfer pays ${share} times the amount)`,
     ]);
   }
   return total;
@@ -138,20 +140,30 @@ function createClient(account: Account, input: TriggerInput, made: Made): void {
   const callbackUrl = callbackUrlOf(account, input);
   const hub = account.write(() => account.hubs.hub(String(input.paymentHubId)));
   if (hub.cvuProvisioning !== 'inline') {
-    throw new SandboxError('INVALID_STATE', `Payment hub ${hub.id} provisions client CVUs "${hub.cvuProvisioning}": client.cashin needs one active at once`, [
+    const how = `provisions client CVUs "${hub.cvuProvisioning}"`;
+    const why = `Payment hub ${hub.id} ${how}: client.cashin needs one active at once`;
+    throw new SandboxError('INVALID_STATE', why, [
       `paymentHubId: set the hub's cvuProvisioning to "inline" (PATCH /sandbox/v1/hubs/${hub.id}) or name another hub`,
     ]);
   }
-  const body = { paymentHubId: input.paymentHubId, name: 'Trigger client', taxId: freeCuit(account), cashinCallbackUrl: callbackUrl };
+  const body = {
+    paymentHubId: input.paymentHubId,
+    name: 'Trigger client',
+    taxId: freeCuit(account),
+    cashinCallbackUrl: callbackUrl,
+  };
   made.client = account.write(() => account.clients.createClient(body));
   const where = callbackUrl ? `cashinCallbackUrl ${callbackUrl}` : 'no cashinCallbackUrl';
-  made.steps.push(`POST /api/v1/clients: client ${made.client.id} (taxId ${made.client.taxId}, ${where}), CVU ${made.client.cvu}`);
+  const { id, taxId, cvu } = made.client;
+  made.steps.push(`POST /api/v1/clients: client ${id} (taxId ${taxId}, ${where}), CVU ${cvu}`);
 }
 
 function pay(account: Account, total: number, made: Made): void {
   const to = made.payment?.cvu ?? made.client!.cvu!;
   const transfer = account.write(() => account.transfers.createTransfer({ to, total: fromCents(total) }));
-  const whose = made.payment ? `VA payment ${made.payment.id} is ${account.vaPayments.getVaPayment(made.payment.id).status}` : `client ${made.client!.id}`;
+  const whose = made.payment
+    ? `VA payment ${made.payment.id} is ${account.vaPayments.getVaPayment(made.payment.id).status}`
+    : `client ${made.client!.id}`;
   made.steps.push(`POST /sandbox/v1/transfers: ${formatCents(total)} to CVU ${to}, ${transfer.outcome}: ${whose}`);
 }
 

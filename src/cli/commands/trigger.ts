@@ -22,9 +22,11 @@ const FINAL = ['delivered', 'failed'];
  */
 export function triggerCommand(): Command {
   const command = new Command('trigger')
-    .description('Make one event happen through the operations a user would call, then print its callbacks as they are delivered')
+    .description(
+      'Make one event happen through the operations a user would call, then print its callbacks as they are delivered',
+    )
     .addArgument(new Argument('<event>', 'the event to make').choices(TRIGGER_EVENTS))
-    .option('--callback-url <url>', "where the callbacks go (default: the URL `listen` forwards to, else none: dropped)", url)
+    .option('--callback-url <url>', 'where the callbacks go (default: the URL `listen` forwards to, else dropped)', url)
     .option('--amount <ars>', "the payment's amount, or what the client's transfer pays (default 1500)", money)
     .action(async function (this: Command, event: string) {
       const { client, out } = contextOf(this);
@@ -55,11 +57,13 @@ async function triggerAndFollow(client: Client, out: Output, body: Record<string
         out.result(made, stepLines);
         const dropped = await droppedReason(client, made);
         if (dropped !== null) {
-          out.note(`the ${made.event} callback was dropped: ${dropped} (give --callback-url, or run \`va-sandbox listen\`)`);
+          const fix = 'give --callback-url, or run va-sandbox listen';
+          out.note(`the ${made.event} callback was dropped: ${dropped} (${fix})`);
           return done.abort();
         }
         timer = setTimeout(() => {
-          out.note(`no final outcome for the ${made!.event} callback after ${WAIT_MS / 1000} s: \`va-sandbox deliveries list --follow\` shows the rest`);
+          const rest = 'va-sandbox deliveries list --follow shows the rest';
+          out.note(`no final outcome for the ${made!.event} callback after ${WAIT_MS / 1000} s: ${rest}`);
           done.abort();
         }, WAIT_MS);
       },
@@ -83,7 +87,10 @@ const isAttemptOf = (made: TriggerView, message: LiveMessage): message is Delive
   (message.delivery.vaPaymentId ?? message.delivery.clientId) === (made.vaPaymentId ?? made.clientId);
 
 const stepLines = (made: TriggerView): string =>
-  [paint('bold', `triggered ${made.event} (event ${made.eventId})`), ...made.steps.map((step, i) => `  ${i + 1}. ${step}`)].join('\n');
+  [
+    paint('bold', `triggered ${made.event} (event ${made.eventId})`),
+    ...made.steps.map((step, i) => `  ${i + 1}. ${step}`),
+  ].join('\n');
 
 /** Why the triggered event has no callback to send (no URL to go to), or null when it has one. */
 async function droppedReason(client: Client, made: TriggerView): Promise<string | null> {

@@ -15,7 +15,9 @@ export const DEFAULT_TRIGGER_AMOUNT = 1500;
 
 export const triggerSchema = z.strictObject({
   event: z.enum(TRIGGER_EVENTS, { error: `must be one of: ${TRIGGER_EVENTS.join(', ')}` }),
-  callbackUrl: httpUrl.nullish().describe("Where the callbacks go: the payment's callbackUrl, or the client's cashinCallbackUrl"),
+  callbackUrl: httpUrl
+    .nullish()
+    .describe("Where the callbacks go: the payment's callbackUrl, or the client's cashinCallbackUrl"),
   amount: money().default(DEFAULT_TRIGGER_AMOUNT * 100),
   paymentHubId: hubId.default(1),
 });

@@ -111,7 +111,8 @@ const eventExpectation = z.strictObject({
 
 /** The steps written by their one key, without `do` (`{"apiFault": {...}}`): `do` is that key. */
 const SHORTHANDS = ['apiFault', 'trigger'];
-const shorthand = (s: unknown) => (s && typeof s === 'object' && !('do' in s) ? { do: SHORTHANDS.find((key) => key in s), ...s } : s);
+const shorthand = (s: unknown) =>
+  s && typeof s === 'object' && !('do' in s) ? { do: SHORTHANDS.find((key) => key in s), ...s } : s;
 
 const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),

@@ -39,10 +39,16 @@ export function TriggerMenu() {
     >
       <h2 id="trigger-title">Trigger an event</h2>
       <p className="muted">
-        Makes the event as your integration would see it: a VA payment (or a client) with your callback URL, then a transfer, a cancel or the
-        payment's expiry. Same as <code>va-sandbox trigger</code>.
+        Makes the event as your integration would see it: a VA payment (or a client) with your callback URL, then a
+        transfer, a cancel or the payment's expiry. Same as <code>va-sandbox trigger</code>.
       </p>
-      <SelectField label="Event" value={event} onChange={(change) => setEvent(change.target.value)} options={TRIGGER_EVENTS.map((e) => [e, e])} error={errors.event} />
+      <SelectField
+        label="Event"
+        value={event}
+        onChange={(change) => setEvent(change.target.value)}
+        options={TRIGGER_EVENTS.map((e) => [e, e])}
+        error={errors.event}
+      />
       <Field
         label="Callback URL"
         value={callbackUrl}
@@ -51,8 +57,20 @@ export function TriggerMenu() {
         error={errors.callbackUrl}
         hint="empty: the forwarding URL while one is set, else the callbacks are dropped"
       />
-      <Field label="Amount (ARS)" inputMode="decimal" value={amount} onChange={(change) => setAmount(change.target.value)} error={errors.amount} />
-      <Field label="Payment hub" inputMode="numeric" value={hub} onChange={(change) => setHub(change.target.value)} error={errors.paymentHubId} />
+      <Field
+        label="Amount (ARS)"
+        inputMode="decimal"
+        value={amount}
+        onChange={(change) => setAmount(change.target.value)}
+        error={errors.amount}
+      />
+      <Field
+        label="Payment hub"
+        inputMode="numeric"
+        value={hub}
+        onChange={(change) => setHub(change.target.value)}
+        error={errors.paymentHubId}
+      />
       <div className="actions">
         <button type="submit" disabled={action.busy}>
           Trigger {event}
