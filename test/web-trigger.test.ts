@@ -37,6 +37,11 @@ describe.skipIf(!hasBrowser)(
       ]);
       // For a person to look at: in a temp folder, or TRIGGER_SHOT_DIR.
       await menu.screenshot({ path: join(process.env.TRIGGER_SHOT_DIR ?? tmp, 'web-trigger.png') });
+      // On a phone the steps wrap: the page never scrolls sideways.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+      await menu.screenshot({ path: join(process.env.TRIGGER_SHOT_DIR ?? tmp, 'web-trigger-phone.png') });
+      await page.setViewportSize({ width: 1280, height: 900 });
 
       // What the API refuses is shown as it answered, and nothing is made.
       await menu.getByLabel('Event').selectOption('underpaid');
