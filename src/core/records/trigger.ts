@@ -11,7 +11,7 @@ export const TRIGGER_EVENTS = EVENT_TYPES;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
 /** The amount a trigger's payment asks for (and its client's transfer pays) when none is given. */
-export const DEFAULT_TRIGGER_AMOUNT = 1500;
+const DEFAULT_TRIGGER_AMOUNT = 1500;
 
 export const triggerSchema = z.strictObject({
   event: z.enum(TRIGGER_EVENTS, { error: `must be one of: ${TRIGGER_EVENTS.join(', ')}` }),
