@@ -33,6 +33,19 @@ export const hubOption = (command: Command): Command =>
     new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
   );
 
+/** `--idempotency-key`, on the commands that POST to `/api/v1` (contract part 9), as the Stripe CLI has it. */
+export const idempotencyOption = (command: Command): Command =>
+  command.option(
+    '--idempotency-key <key>',
+    'sent as the Idempotency-Key header: the same key and body again replays the first answer and makes nothing twice',
+  );
+
+/** The Idempotency-Key header of a command given `--idempotency-key`, as call options. */
+export function idempotencyOf(command: Command): { headers?: Record<string, string> } {
+  const key = command.getOptionValue('idempotencyKey') as string | undefined;
+  return key === undefined ? {} : { headers: { 'idempotency-key': key } };
+}
+
 /** The command's hub: `--hub`, then VA_SANDBOX_HUB_ID, then 1. */
 export function hubOf(command: Command): number {
   const hub = given<number>(command, 'hub');
@@ -88,7 +101,7 @@ export function apiAction<T>(call: (command: Command, ...args: string[]) => Call
   return async function action(this: Command): Promise<void> {
     const { client, out } = contextOf(this);
     const [method, path, options] = await call(this, ...(this.processedArgs as string[]));
-    const { data, message } = await client.call<T>(method, path, options);
+    const { data, message } = await client.call<T>(method, path, { ...options, ...idempotencyOf(this) });
     out.result(data, (value) => render(value, message));
   };
 }
@@ -131,7 +144,7 @@ export const pathTo = (base: string, ...segments: string[]): string => [base, ..
 
 /** The command's own options, without the global ones: what becomes a query or a body. */
 export function optionsOf(command: Command): Record<string, unknown> {
-  const { url: _url, apiKey: _apiKey, json: _json, hub: _hub, ...own } = command.opts();
+  const { url: _url, apiKey: _apiKey, json: _json, hub: _hub, idempotencyKey: _key, ...own } = command.opts();
   return own;
 }
 

@@ -12,6 +12,7 @@ export * from './invoice.js';
 export * from './schemas.js';
 export * from './state.js';
 export * from './transfer.js';
+export * from './trigger.js';
 export * from './va-payment.js';
 export * from './view-fields.js';
 export * from './views.js';
