@@ -17,7 +17,8 @@ function needUiPackages(): void {
   });
   if (missing.length === 0) return;
   const install = UI_PACKAGES.map((name) => `${name}@${peerRanges[name]}`).join(' ');
-  throw new UsageError(`ui needs ${missing.join(' and ')}, which a plain install leaves out: npm install --save-dev va-sandbox ${install}`);
+  const needs = missing.join(' and ');
+  throw new UsageError(`ui needs ${needs}, which a plain install leaves out: npm install --save-dev va-sandbox ${install}`);
 }
 
 /**
