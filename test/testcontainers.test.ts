@@ -34,7 +34,7 @@ test('withApiKeys and withHubs: only those keys and hubs, the first key handed b
     expect(await sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 123 })).toMatchObject({ status: 'waiting' });
     await expect(sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 1 })).rejects.toMatchObject({ status: 404 });
     await expect(sandboxClient(sandbox.url, 'sk_three').vaPayments.list()).rejects.toMatchObject({ status: 401 });
-    expect(await sandboxClient(sandbox.url, 'sk_two').vaPayments.list()).toMatchObject({ items: [] });
+    expect(await sandboxClient(sandbox.url, 'sk_two').vaPayments.list()).toMatchObject({ data: [] });
   } finally {
     await sandbox.stop();
   }
