@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, PAYMENT, ROOT, useReceiver, useTmp } from './helpers.js';
+import { api, freePort, PAYMENT, ROOT, useReceiver, useTmp } from './helpers.js';
 import { npmEnv, productionClosure, publishHere, startRegistry, type LocalRegistry } from './registry.js';
 
 const run = promisify(execFile);
@@ -61,13 +61,10 @@ describe('published to a registry', () => {
 
       // A payment with a callback URL, and its `created` callback at a real receiver.
       const receiver = await useReceiver();
-      const created = await fetch(`http://127.0.0.1:${port}/api/v1/va-payments`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer sk_registry', 'content-type': 'application/json' },
-        body: JSON.stringify({ ...PAYMENT, callbackUrl: `${receiver.url}/va` }),
+      const payment = await api(`http://127.0.0.1:${port}`, 'sk_registry').data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        callbackUrl: `${receiver.url}/va`,
       });
-      expect(created.status).toBe(201);
-      const payment = (await created.json()).data;
       const [callback] = await receiver.waitFor(1);
       expect(callback!.body).toMatchObject({ eventType: 'created', vaPaymentId: payment.id });
 
