@@ -40,6 +40,17 @@ test('withApiKeys and withHubs: only those keys and hubs, the first key handed b
   }
 }, 120_000);
 
+test('without keys: any key works, and the one handed back is a fresh one (an account of its own)', async () => {
+  const sandbox = await new VaSandboxContainer(IMAGE).start();
+  try {
+    expect(sandbox.apiKey).toMatch(/^sk_test_[0-9a-f-]{36}$/);
+    expect(await sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 1 })).toMatchObject({ status: 'waiting' });
+    expect(await sandboxClient(sandbox.url, 'sk_other').vaPayments.list()).toMatchObject({ data: [] });
+  } finally {
+    await sandbox.stop();
+  }
+}, 120_000);
+
 test('withConfig: the file is read, its key handed back, its allowed hosts kept beside the module\\'s', async () => {
   const config = { apiKeys: ['sk_file'], hubs: [4], allowedHosts: ['va-sandbox.test'] };
   const sandbox = await new VaSandboxContainer(IMAGE).withConfig(config).start();
@@ -107,7 +118,8 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
     const output = stripVTControlCharacters(`${result.stdout}\n${result.stderr}`);
     expect(output).toMatch(/✓ sandbox\.test\.ts > the sandbox in a container takes a payment and calls back/);
     expect(output).toMatch(/✓ options\.test\.ts > withApiKeys and withHubs/);
+    expect(output).toMatch(/✓ options\.test\.ts > without keys/);
     expect(output).toMatch(/✓ options\.test\.ts > withConfig/);
-    expect(output).toMatch(/Tests +3 passed/);
+    expect(output).toMatch(/Tests +4 passed/);
   }, 300_000);
 });
