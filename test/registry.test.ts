@@ -13,7 +13,9 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const packagesIn = (dir: string): string[] =>
   readdirSync(dir)
     .filter((name) => !name.startsWith('.'))
-    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(dir, name)).map((inner) => `${name}/${inner}`) : [name]));
+    .flatMap((name) =>
+      name.startsWith('@') ? readdirSync(join(dir, name)).map((inner) => `${name}/${inner}`) : [name],
+    );
 
 /**
  * The package as a registry serves it: published to a local registry (test/registry.ts) with the packages it depends
@@ -30,7 +32,7 @@ describe('published to a registry', () => {
 
   afterAll(() => registry?.close());
 
-  it('npx va-sandbox start cold from an empty folder: it installs the dependencies only, serves, and calls back', async () => {
+  it('npx va-sandbox start cold from an empty folder: it installs the dependencies only, serves, calls back', async () => {
     const dir = useTmp();
     const cache = useTmp();
     const config = join(useTmp(), 'npmrc');
@@ -39,7 +41,8 @@ describe('published to a registry', () => {
     const port = await freePort();
     const started = performance.now();
     // Its own process group: npx passes no signal on, so Ctrl-C is sent to the group, as a terminal does.
-    const server = spawn('npx', ['--yes', 'va-sandbox', 'start', '--memory', '--port', String(port)], { cwd: dir, env, detached: true });
+    const start = ['--yes', '--registry', registry.url, 'va-sandbox', 'start', '--memory', '--port', String(port)];
+    const server = spawn('npx', start, { cwd: dir, env, detached: true });
     let output = '';
     server.stdout.on('data', (chunk) => (output += chunk));
     server.stderr.on('data', (chunk) => (output += chunk));
@@ -50,6 +53,7 @@ describe('published to a registry', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const seconds = (performance.now() - started) / 1000;
+      const url = `http://127.0.0.1:${port}`;
 
       // What npx installed: this package and its production dependencies, no ink or React.
       const [installed] = readdirSync(join(cache, '_npx'));
@@ -57,11 +61,12 @@ describe('published to a registry', () => {
       const names = productionClosure().map((spec) => spec.slice(0, spec.lastIndexOf('@')));
       expect(packagesIn(modules).sort()).toEqual([...new Set([pkg.name, ...names])].sort());
       const size = (await run('du', ['-sk', modules])).stdout.split('\t')[0];
-      console.log(`cold npx install and start: ${seconds.toFixed(1)} s, node_modules ${(Number(size) / 1024).toFixed(1)} MiB`);
+      const mebibytes = (Number(size) / 1024).toFixed(1);
+      console.log(`cold npx install and start: ${seconds.toFixed(1)} s, node_modules ${mebibytes} MiB`);
 
       // A payment with a callback URL, and its `created` callback at a real receiver.
       const receiver = await useReceiver();
-      const payment = await api(`http://127.0.0.1:${port}`, 'sk_registry').data('POST', '/api/v1/va-payments', {
+      const payment = await api(url, 'sk_registry').data('POST', '/api/v1/va-payments', {
         ...PAYMENT,
         callbackUrl: `${receiver.url}/va`,
       });
@@ -69,12 +74,16 @@ describe('published to a registry', () => {
       expect(callback!.body).toMatchObject({ eventType: 'created', vaPaymentId: payment.id });
 
       // An API command of the CLI runs without ink and React; `ui` says in one line how to add them (exit 2, usage).
-      const list = await run('npx', ['va-sandbox', 'payments', 'list', '--url', `http://127.0.0.1:${port}`, '--api-key', 'sk_registry', '--json'], { cwd: dir, env });
+      const listArgs = ['va-sandbox', 'payments', 'list', '--url', url, '--api-key', 'sk_registry', '--json'];
+      const list = await run('npx', listArgs, { cwd: dir, env });
       expect(JSON.parse(list.stdout).data.map((item: { id: string }) => item.id)).toEqual([payment.id]);
-      const ui = await run('npx', ['va-sandbox', 'ui'], { cwd: dir, env }).catch((error: { code: number; stderr: string }) => error);
+      const ui = await run('npx', ['va-sandbox', 'ui'], { cwd: dir, env }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      const { ink, react } = pkg.peerDependencies;
       expect(ui).toMatchObject({ code: 2 });
       expect((ui as { stderr: string }).stderr).toBe(
-        `va-sandbox: ui needs ink and react, which a plain install leaves out: npm install --save-dev va-sandbox ink@${pkg.peerDependencies.ink} react@${pkg.peerDependencies.react}\n`,
+        `va-sandbox: ui needs ink and react, which a plain install leaves out: npm install --save-dev va-sandbox ink@${ink} react@${react}\n`,
       );
     } finally {
       process.kill(-server.pid!, 'SIGINT');

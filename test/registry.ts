@@ -59,7 +59,9 @@ export async function startRegistry(): Promise<LocalRegistry> {
     ].join('\n'),
   );
   const bin = join(ROOT, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
-  const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, '--config', config, '--listen', `127.0.0.1:${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -85,12 +87,14 @@ export async function startRegistry(): Promise<LocalRegistry> {
   return { url, publisherConfig, close };
 }
 
+const MODULES = 'node_modules/';
+
 /** `name@version` of every package a plain install of this package pulls: the lockfile's entries that are not dev. */
 export function productionClosure(): string[] {
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
   return Object.entries(lock.packages as Record<string, { version: string; dev?: boolean }>)
     .filter(([path, entry]) => path !== '' && !entry.dev)
-    .map(([path, entry]) => `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${entry.version}`);
+    .map(([path, entry]) => `${path.slice(path.lastIndexOf(MODULES) + MODULES.length)}@${entry.version}`);
 }
 
 /**
@@ -99,14 +103,14 @@ export function productionClosure(): string[] {
  */
 export async function publishHere(registry: LocalRegistry): Promise<void> {
   const packed = useTmp();
-  const npm = (...args: string[]) => run('npm', [...args, '--loglevel=error'], { cwd: packed, maxBuffer: 16 * 1024 * 1024 });
-  await npm('pack', ROOT, '--ignore-scripts');
-  await npm('pack', '--prefer-offline', ...productionClosure());
-  const env = npmEnv(registry.publisherConfig, useTmp());
-  const tarballs = readdirSync(packed).filter((name) => name.endsWith('.tgz'));
-  await Promise.all(
-    tarballs.map((tarball) =>
-      run('npm', ['publish', join(packed, tarball), '--registry', registry.url, '--provenance=false', '--ignore-scripts', '--loglevel=error'], { cwd: packed, env }),
-    ),
-  );
+  const publisher = npmEnv(registry.publisherConfig, useTmp());
+  // Packing takes this machine's npm settings; publishing, only the publisher's.
+  const npm = (env: NodeJS.ProcessEnv, ...args: string[]) =>
+    run('npm', [...args, '--loglevel=error'], { cwd: packed, env, maxBuffer: 16 * 1024 * 1024 });
+  await npm(process.env, 'pack', ROOT, '--ignore-scripts');
+  await npm(process.env, 'pack', '--prefer-offline', ...productionClosure());
+  // --ignore-scripts: a dependency's tarball is published as it is, with no script of its own run here.
+  const publish = (tarball: string) =>
+    npm(publisher, 'publish', tarball, '--registry', registry.url, '--provenance=false', '--ignore-scripts');
+  await Promise.all(readdirSync(packed).filter((name) => name.endsWith('.tgz')).map((name) => publish(join(packed, name))));
 }

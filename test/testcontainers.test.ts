@@ -19,10 +19,12 @@ const image = `va-sandbox-test-${randomUUID().slice(0, 8)}`;
 const OPTIONS_TEST = `
 import { get } from 'node:http';
 import { sandboxClient } from 'va-sandbox';
-import { VaSandboxContainer } from 'va-sandbox/testcontainers';
+import { VaSandboxContainer, type StartedVaSandboxContainer } from 'va-sandbox/testcontainers';
 import { expect, test } from 'vitest';
 
-const PAYMENT = { currency: 'ARS', lockMode: 'amount', amount: 1500 } as const;
+/** A payment on a hub, through the container's own client. */
+const create = (sandbox: StartedVaSandboxContainer, paymentHubId: number) =>
+  sandbox.client.vaPayments.create({ currency: 'ARS', lockMode: 'amount', amount: 1500, paymentHubId });
 const statusWithHost = (url: string, host: string) =>
   new Promise<number>((done, fail) => get(url, { headers: { host } }, (res) => (res.resume(), done(res.statusCode!))).on('error', fail));
 
@@ -31,8 +33,8 @@ test('withApiKeys and withHubs: only those keys and hubs, the first key handed b
   try {
     expect(sandbox.apiKey).toBe('sk_one');
     expect(sandbox.url).toBe(\`http://\${sandbox.getHost()}:\${sandbox.getMappedPort(4580)}\`);
-    expect(await sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 123 })).toMatchObject({ status: 'waiting' });
-    await expect(sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 1 })).rejects.toMatchObject({ status: 404 });
+    expect(await create(sandbox, 123)).toMatchObject({ status: 'waiting' });
+    await expect(create(sandbox, 1)).rejects.toMatchObject({ status: 404 });
     await expect(sandboxClient(sandbox.url, 'sk_three').vaPayments.list()).rejects.toMatchObject({ status: 401 });
     expect(await sandboxClient(sandbox.url, 'sk_two').vaPayments.list()).toMatchObject({ data: [] });
   } finally {
@@ -44,7 +46,7 @@ test('without keys: any key works, and the one handed back is a fresh one (an ac
   const sandbox = await new VaSandboxContainer(IMAGE).start();
   try {
     expect(sandbox.apiKey).toMatch(/^sk_test_[0-9a-f-]{36}$/);
-    expect(await sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 1 })).toMatchObject({ status: 'waiting' });
+    expect(await create(sandbox, 1)).toMatchObject({ status: 'waiting' });
     expect(await sandboxClient(sandbox.url, 'sk_other').vaPayments.list()).toMatchObject({ data: [] });
   } finally {
     await sandbox.stop();
@@ -56,8 +58,8 @@ test('withConfig: the file is read, its key handed back, its allowed hosts kept 
   const sandbox = await new VaSandboxContainer(IMAGE).withConfig(config).start();
   try {
     expect(sandbox.apiKey).toBe('sk_file');
-    expect(await sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 4 })).toMatchObject({ status: 'waiting' });
-    await expect(sandbox.client.vaPayments.create({ ...PAYMENT, paymentHubId: 1 })).rejects.toMatchObject({ status: 404 });
+    expect(await create(sandbox, 4)).toMatchObject({ status: 'waiting' });
+    await expect(create(sandbox, 1)).rejects.toMatchObject({ status: 404 });
     expect(await statusWithHost(\`\${sandbox.url}/health\`, 'va-sandbox.test')).toBe(200);
     expect(await statusWithHost(\`\${sandbox.url}/health\`, 'evil.example')).toBe(403);
   } finally {
@@ -92,7 +94,7 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
     await podman?.('rmi', '-f', image).catch(() => {});
   }, 60_000);
 
-  it('the example starts the image through the module, and its client makes a payment whose callback reaches a receiver here', async () => {
+  it('the example starts the image through the module; its client makes a payment whose callback reaches a receiver', async () => {
     const code = example();
     expect(code).toMatch(/new VaSandboxContainer\('va-sandbox'\)/);
     const dir = useTmp();
@@ -100,9 +102,12 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
     // The package as a dependency of the project (this repository, built), beside the tools the example imports.
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(ROOT, join(dir, 'node_modules', 'va-sandbox'));
-    for (const name of ['vitest', 'testcontainers']) symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+    for (const name of ['vitest', 'testcontainers']) {
+      symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
+    }
     const thisImage = `'localhost/${image}'`;
-    writeFileSync(join(dir, 'sandbox.test.ts'), code.replace("new VaSandboxContainer('va-sandbox')", `new VaSandboxContainer(${thisImage})`));
+    const asWritten = "new VaSandboxContainer('va-sandbox')";
+    writeFileSync(join(dir, 'sandbox.test.ts'), code.replace(asWritten, `new VaSandboxContainer(${thisImage})`));
     writeFileSync(join(dir, 'options.test.ts'), `const IMAGE = ${thisImage};\n${OPTIONS_TEST}`);
     const env = {
       ...podman.env,
