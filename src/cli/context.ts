@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, type InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';

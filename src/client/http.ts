@@ -135,6 +135,7 @@ export type Requests = ReturnType<typeof requests<Answer>>;
 export const at = (id: string | number) => encodeURIComponent(id);
 
 /** The JSON of an answer, or null when it is not JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: each caller reads the envelope as the type its path answers
 async function envelopeOf(answer: Answer): Promise<any> {
   try {
     return JSON.parse(await answer.text());

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { accountExportSchema, importQuery } from '../core/account-export/account-export.js';
 import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/callbacks/delivery-settings.js';

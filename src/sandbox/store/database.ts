@@ -97,7 +97,7 @@ export { startRefusal, StoreDamagedError };
  */
 export function fileStore(path: string, options: StoreOptions = {}): Store {
   const previous = previousDataFile(resolve(path));
-  const file = previous === resolve(path) ? previous.replace(/\.json$/, '') + '.db' : resolve(path);
+  const file = previous === resolve(path) ? `${previous.replace(/\.json$/, '')}.db` : resolve(path);
   const log = options.log ?? (() => {});
   mkdirSync(dirname(file), { recursive: true });
   const lock = takeLock(`${file}.lock`, file, (message) => new StoreLockedError(message), log);
@@ -220,7 +220,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
       const staged = sql(`SELECT id FROM accounts WHERE instr(key, ?) > 0`).all(STAGED) as { id: number }[];
-      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => retired.retire(id)));
+      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => void retired.retire(id)));
       else retired.sweep();
     },
     /** Commits what is left and lets the file go; a second close does nothing. */
