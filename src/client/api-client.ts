@@ -4,7 +4,7 @@ import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults/ap
 import type { faultsSchema } from '../core/callbacks/delivery-settings.js';
 import type { Scenario } from '../core/scenarios/scenario.js';
 import type { Faults } from '../core/records/state.js';
-import type { Page, Pagination } from '../core/conventions/pagination.js';
+import type { Page, Pagination } from '../core/store/index.js';
 import { at, requests, type Answer, type Query, type Requests, type SandboxClientOptions } from './http.js';
 import type {
   clientCvuSchema,

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../core/conventions/errors.js';
-import type { Page, Pagination } from '../core/conventions/pagination.js';
+import type { Page, Pagination } from '../core/store/index.js';
 
 /**
  * The requests under the typed client (`api-client.ts`): the key and headers on each, the JSON envelope unwrapped,

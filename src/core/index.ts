@@ -1,13 +1,16 @@
 export * from './account/account.js';
 export * from './callbacks/callbacks.js';
 export * from './clock/clock.js';
+export * from './conventions/time.js';
+export * from './conventions/cvu.js';
 export * from './hubs/cvu.js';
 export * from './callbacks/deliveries.js';
 export * from './callbacks/delivery-settings.js';
 export * from './conventions/errors.js';
 export * from './conventions/ids.js';
 export * from './conventions/money.js';
-export * from './conventions/pagination.js';
+export * from './store/pagination.js';
+export type { DeliveryPolicy } from './store/account-context.js';
 export * from './account/sandbox.js';
 export * from './records/schemas.js';
 export * from './records/state.js';

@@ -1,12 +1,25 @@
 import { z } from 'zod';
-import type { AccountContext, ApiFaultsNews } from '../account/account-context.js';
-import { notFound, SandboxError, type ErrorCode } from '../conventions/errors.js';
-import { mulberry32Step } from '../conventions/ids.js';
-import { paginate } from '../conventions/pagination.js';
-import { listQuery, parse } from '../records/schemas.js';
-import { API_FAULT_METHODS, apiFaultRuleRecord, apiFaultSchema, type ApiFault, type ApiFaultRule } from '../records/api-fault-rule.js';
+import { type AccountContext, type ApiFaultsNews, paginate } from '../store/index.js';
+import { notFound, SandboxError, type ErrorCode, mulberry32Step } from '../conventions/index.js';
+import {
+  listQuery,
+  parse,
+  API_FAULT_METHODS,
+  apiFaultRuleRecord,
+  apiFaultSchema,
+  type ApiFault,
+  type ApiFaultRule,
+} from '../records/index.js';
 
-export { API_FAULT_METHODS, API_FAULT_TYPES, apiFaultSchema, DEFAULT_HANG_MS, type ApiFault, type ApiFaultRule, type ApiFaultType } from '../records/api-fault-rule.js';
+export {
+  API_FAULT_METHODS,
+  API_FAULT_TYPES,
+  apiFaultSchema,
+  DEFAULT_HANG_MS,
+  type ApiFault,
+  type ApiFaultRule,
+  type ApiFaultType,
+} from '../records/index.js';
 
 /**
  * API faults (contract part 7): rules that make an account's own `/api/v1` requests misbehave as production does

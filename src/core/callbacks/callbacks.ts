@@ -1,8 +1,15 @@
 import { z } from 'zod';
-import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from '../records/state.js';
-import { vaPaymentObjectSchema, vaPaymentView } from '../records/va-payment.js';
-import { createVaPayment } from '../va-payments/va-payment.js';
-import { ars, isoTime, uuid } from '../records/view-fields.js';
+import {
+  VA_PAYMENT_STATUSES,
+  type EventType,
+  type VaEventType,
+  vaPaymentObjectSchema,
+  vaPaymentView,
+  ars,
+  isoTime,
+  uuid,
+} from '../records/index.js';
+import { createVaPayment } from '../va-payments/index.js';
 
 export { ars, isoTime, uuid, vaPaymentObjectSchema };
 

@@ -1,11 +1,7 @@
-import { iso, ms } from '../clock/clock.js';
-import type { Attempt, Delivery, SandboxEvent } from '../records/state.js';
+import { iso, ms } from '../conventions/index.js';
+import type { DeliveryPolicy } from '../store/index.js';
+import type { Attempt, Delivery, SandboxEvent } from '../records/index.js';
 
-/** The delivery policy is data: attempts at most, and the delays (sandbox seconds) before each retry. */
-export interface DeliveryPolicy {
-  maxAttempts: number;
-  retryDelays: number[];
-}
 
 export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 3, retryDelays: [5, 25] };
 

@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { httpUrl } from '../records/schemas.js';
-import { EVENT_TYPES, type AccountState, type Delivery, type EventType, type Faults, type Forwarding } from '../records/state.js';
-import type { ForwardingView } from '../records/views.js';
+import {
+  httpUrl,
+  EVENT_TYPES,
+  type AccountState,
+  type Delivery,
+  type EventType,
+  type Faults,
+  type Forwarding,
+  type ForwardingView,
+} from '../records/index.js';
 
 /**
  * `PUT /sandbox/v1/forwarding`: every callback attempt of the account goes to `url` until it is deleted; with

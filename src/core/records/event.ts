@@ -21,6 +21,17 @@ export const callbackDeliverySummary = z.strictObject({
 });
 export type CallbackDeliverySummary = z.infer<typeof callbackDeliverySummary>;
 
+/** The summary of a payment that raised no event yet. */
+export const NO_EVENTS: CallbackDeliverySummary = {
+  events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,
+};
+
+/** A summary that counts one more event, just raised: its delivery pending, or none when it is dropped. */
+export function counting(summary: CallbackDeliverySummary, event: Pick<SandboxEvent, 'eventType' | 'url'>): CallbackDeliverySummary {
+  const status = event.url === null ? 'dropped' : 'pending';
+  return { ...summary, events: summary.events + 1, [status]: summary[status] + 1, lastEventType: event.eventType };
+}
+
 const url = httpUrl.nullable();
 
 /**

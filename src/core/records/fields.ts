@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { isValidCvu } from '../hubs/cvu.js';
-import { UUID_PATTERN } from '../conventions/ids.js';
-import { MAX_CENTS } from '../conventions/money.js';
+import { isValidCvu, UUID_PATTERN, MAX_CENTS } from '../conventions/index.js';
 
 /**
  * The field types records are declared with (one schema per kind of record in this folder). The request schemas take

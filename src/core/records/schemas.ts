@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { SandboxError } from '../conventions/errors.js';
-import { money } from '../conventions/money.js';
-import { iso, ms } from '../clock/clock.js';
+import { SandboxError, money, iso, ms } from '../conventions/index.js';
 import { hubId as paymentHubId, taxId } from './fields.js';
 import { hubRecord } from './hub.js';
 import { clientRecord, ENTRY_TYPES } from './client.js';

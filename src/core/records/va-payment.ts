@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fromCents, MAX_CENTS, type Cents } from '../conventions/money.js';
+import { fromCents, MAX_CENTS, type Cents } from '../conventions/index.js';
 import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
 import { csvItems, filter, timeFilter } from './filters.js';
 import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
@@ -14,6 +14,9 @@ export { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
 
 const vaPaymentStatus = z.enum(VA_PAYMENT_STATUSES);
 export const ACTIVE_STATUSES: VaPaymentStatus[] = ['waiting', 'underpaid'];
+
+/** Whether a payment still waits for money (its CVU or amount locked). */
+export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
 
 export const LOCK_MODES = ['time', 'amount', 'amount_and_time'] as const;
 export type LockMode = (typeof LOCK_MODES)[number];

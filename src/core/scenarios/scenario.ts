@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiFaultRuleSchema } from '../api-faults/api-faults.js';
-import { errorStatus, type ErrorCode } from '../conventions/errors.js';
+import { apiFaultRuleSchema } from '../api-faults/index.js';
+import { errorStatus, type ErrorCode } from '../conventions/index.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -13,8 +13,11 @@ import {
   hubPatchSchema,
   transferSchema,
   updateClientSchema,
-} from '../records/schemas.js';
-import { CVU_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, VA_PAYMENT_STATUSES } from '../records/state.js';
+  CVU_STATUSES,
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  VA_PAYMENT_STATUSES,
+} from '../records/index.js';
 
 /**
  * Scenario files (`fixtures/*.json`): named steps that drive the sandbox, `${step.path}` references to earlier

@@ -7,7 +7,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
 import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
-import { COLUMNS, ID_FIELDS, type AccountHead, type Key } from '../../core/store/repository.js';
+import { COLUMNS } from '../../core/records/index.js';
+import { ID_FIELDS, type AccountHead, type Key } from '../../core/store/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;

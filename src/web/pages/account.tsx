@@ -168,7 +168,6 @@ function IncidentFile() {
   const [result, setResult] = useState<string | null>(null);
   /** Saves what a GET of `path` answers (its `data`) as a JSON file named by `name`. */
   const save = (path: string, name: (data: { exportedAt?: string }) => string) =>
-    // biome-ignore lint/correctness/useHookAtTopLevel: `save` is called once per render, unconditionally, like a hook
     useAction(async () => {
       const response = await api.send('GET', path);
       if (!response.ok) throw new Error(`${path} answered ${response.status}`);
@@ -217,7 +216,6 @@ function IncidentFile() {
         </button>
       </div>
       <ErrorNote error={download.error ?? record.error} />
-      {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target; the file picker inside it is the keyboard's way */}
       <div
         className={`drop-zone${dragging ? ' dragging' : ''}`}
         onDragOver={(event) => {
