@@ -60,7 +60,7 @@ export type * from '../core/records/views.js';
 export type { AccountExport, ApiFaultRuleView, Faults, Scenario };
 
 export type { Page, Pagination };
-export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Envelope, type Init, type Query, type SandboxClientOptions } from './http.js';
+export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Init, type Query, type SandboxClientOptions } from './http.js';
 
 export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
   const http = requests(baseUrl, apiKey, options);

@@ -10,7 +10,6 @@ export * from './conventions/errors.js';
 export * from './conventions/ids.js';
 export * from './conventions/money.js';
 export * from './store/pagination.js';
-export type { DeliveryPolicy } from './store/account-context.js';
 export * from './account/sandbox.js';
 export * from './records/schemas.js';
 export * from './records/state.js';

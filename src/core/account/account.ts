@@ -8,9 +8,8 @@ import { accountHead, keyedByCaller, normalizeAccount, type AccountState } from 
 import { Transfers } from '../transfers/index.js';
 import { VaPayments } from '../va-payments/index.js';
 
-export type { AccountDeps, ApiFaultsNews, DeliveredEvent, LiveEvent } from '../store/index.js';
+export type { AccountDeps, LiveEvent } from '../store/index.js';
 export type { DueDelivery } from '../callbacks/index.js';
-export type { ClockMove } from '../clock/index.js';
 
 /** The kinds of records an import counts. */
 export const COUNTED_TABLES = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;

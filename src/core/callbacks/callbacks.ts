@@ -11,7 +11,7 @@ import {
 } from '../records/index.js';
 import { createVaPayment } from '../va-payments/index.js';
 
-export { ars, isoTime, uuid, vaPaymentObjectSchema };
+export { vaPaymentObjectSchema };
 
 /**
  * The callback bodies the sandbox sends (spec 6.1 and 6.2, contract part 4), as zod schemas: the OpenAPI document's
@@ -21,7 +21,7 @@ export { ars, isoTime, uuid, vaPaymentObjectSchema };
  */
 
 /** The payload of the events a transfer raises (spec 6.1): `receivedAmount` and `remainingAmount` are the payment's totals after it. */
-export const transferPayloadSchema = z.strictObject({
+const transferPayloadSchema = z.strictObject({
   vaPaymentId: uuid,
   operationId: z.string(),
   incomingAmount: ars.describe('net amount received after taxes; equals totalWithoutTaxes'),

@@ -33,7 +33,7 @@ export const faultsSchema = z.strictObject({
 /** `POST /sandbox/v1/deliveries/{id}/redeliver`: optionally, another URL for this one delivery. */
 export const redeliverSchema = z.strictObject({ url: httpUrl.optional() });
 
-export const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false };
+const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false };
 
 export const forwardingView = (forwarding: Forwarding | null | undefined): ForwardingView => ({
   url: forwarding?.url ?? null,

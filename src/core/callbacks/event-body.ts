@@ -11,7 +11,7 @@ import {
 } from '../records/index.js';
 import { asCreated, statusAfter } from '../va-payments/index.js';
 
-export type { ExportedEvent, SentEvent } from '../records/index.js';
+export type { SentEvent } from '../records/index.js';
 
 /**
  * What an event keeps of its body, and the body rendered when it is sent, listed, exported or streamed. A VA event's

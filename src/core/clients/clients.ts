@@ -11,7 +11,7 @@ import {
 } from '../records/index.js';
 export { taxIdDigits, taxIdKey } from '../records/index.js';
 
-export const PROVISIONING_DELAY_MS = 5000;
+const PROVISIONING_DELAY_MS = 5000;
 
 const CUIT_WEIGHTS = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
 import { CVU_STATUSES, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
-export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES, type EntryType } from './words.js';
+export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
 
 /** A client with its dedicated CVU, and the lines of its ledger (contract part 3), as stored. */
 

@@ -19,9 +19,8 @@ export const ACTIVE_STATUSES: VaPaymentStatus[] = ['waiting', 'underpaid'];
 export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
 
 export const LOCK_MODES = ['time', 'amount', 'amount_and_time'] as const;
-export type LockMode = (typeof LOCK_MODES)[number];
 
-export const cashInRecord = z.strictObject({
+const cashInRecord = z.strictObject({
   operationId: text(),
   transferId: id,
   total: positive,

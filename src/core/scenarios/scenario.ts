@@ -35,7 +35,7 @@ const REFERENCE = /\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}/g;
 const WHOLE_REFERENCE = /^\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}$/;
 
 /** The names every reference inside a JSON value points at. */
-export function referencedNames(value: unknown): string[] {
+function referencedNames(value: unknown): string[] {
   if (typeof value === 'string') return [...value.matchAll(REFERENCE)].map((match) => match[1]!);
   if (Array.isArray(value)) return value.flatMap(referencedNames);
   if (value !== null && typeof value === 'object') return Object.values(value).flatMap(referencedNames);
@@ -172,7 +172,6 @@ const step = z.discriminatedUnion('do', [
 ]);
 
 export type ScenarioStep = z.output<typeof step>;
-export type StepKind = ScenarioStep['do'];
 export const isExpectation = (s: ScenarioStep): boolean => s.do.startsWith('expect');
 
 export const scenarioSchema = z

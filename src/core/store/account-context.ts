@@ -32,7 +32,7 @@ export interface ApiFaultsNews {
 }
 
 /** What a live delivery message says of its event: whose it is and the body sent. */
-export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
+type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
 
 /** The delivery policy is data: attempts at most, and the delays (sandbox seconds) before each retry. */
 export interface DeliveryPolicy {

@@ -22,7 +22,7 @@ export interface Transition {
   payment: VaPayment;
   events: VaEventDraft[];
 }
-export { isActive, remainingAmount } from '../records/index.js';
+export { isActive } from '../records/index.js';
 
 /** Only `amount` and `amount_and_time` locks look at the transfer's amount: its gross total must match. */
 export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>

@@ -44,7 +44,7 @@ const DatabaseSync = ((): typeof Database => {
 })();
 
 /** When an account next has work: its due work (an expiry, a delayed CVU), by real time, and whether it has deliveries to send. */
-export interface Wake {
+interface Wake {
   dueAt: number | null;
   sending: boolean;
 }
@@ -89,7 +89,7 @@ export interface StoreOptions {
 
 export class StoreLockedError extends Error {}
 
-export { startRefusal, StoreDamagedError };
+export { startRefusal };
 
 /**
  * The database at `path` (a file), made if new; a data set of the previous release there or beside it is copied in
