@@ -1,5 +1,6 @@
 /**
- * The records of the contract: each one's shape (state), its request schemas (schemas) and its API view (views).
+ * The records of the contract: each one's shape (state), its request schemas (schemas), its API view (views), and
+ * the columns it is looked up and listed by (columns).
  */
 export * from './api-fault-rule.js';
 export * from './client-view.js';

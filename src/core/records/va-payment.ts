@@ -65,7 +65,7 @@ export type VaPayment = z.infer<typeof vaPaymentRecord>;
 
 /**
  * The VA payments list's filters (`GET /api/v1/va-payments`), one line each: the query parameter, the lookup column
- * it asks (`COLUMNS`, store/repository.ts) and its schema; the list query and its OpenAPI parameters come from them.
+ * it asks (`COLUMNS`, columns.ts) and its schema; the list query and its OpenAPI parameters come from them.
  */
 export const VA_PAYMENT_FILTERS = {
   status: filter('status', csvItems(VA_PAYMENT_STATUSES)),

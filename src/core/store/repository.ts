@@ -25,7 +25,7 @@ export interface Query {
 
 /**
  * How the core reads and writes an account's records (a store implements it: the server's is SQLite). Records are
- * replaced whole; lookups and lists go by the columns `COLUMNS` declares, each of which the store indexes, so a
+ * replaced whole; lookups and lists go by the columns `COLUMNS` (records/columns.ts) declares, each of which the store indexes, so a
  * lookup costs its record and a page its page however many records the account holds.
  */
 export interface Repository {
