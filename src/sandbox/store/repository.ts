@@ -114,12 +114,14 @@ const countOf = (sql: Sql, account: number, list: string): number =>
 export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, epoch: () => number): Repository {
   const id = () => account() ?? 0;
   const known = new Set<string>();
+  /** The highest values asked (`highest`), by `table.column`, each with its range; kept by `put`. */
+  const tops = new Map<string, { range: Range; value: Key }>();
   let seen = epoch();
-  const empty = () => {
-    if (seen !== epoch()) known.clear();
+  const forgetting = () => {
+    if (seen !== epoch()) known.clear(), tops.clear();
     seen = epoch();
-    return known;
   };
+  const empty = () => (forgetting(), known);
 
   function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
     // A column's whole order known empty (no free pool CVU, no delivery pending) is not asked again until a write fills it.
@@ -152,8 +154,24 @@ export function repository(sql: Sql, file: string, account: () => number | null,
           const [of, column] = order.split('.') as [TableName, string];
           if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
         }
+        for (const [name, top] of tops) {
+          const [of, column] = name.split('.') as [TableName, string];
+          if (of !== table) continue;
+          const value = column === 'id' ? key : COLUMNS[table][column]!(record as never);
+          if (value !== null && value >= top.range.from! && value <= top.range.to! && (top.value === null || value > top.value)) top.value = value;
+        }
       }),
     drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
+    highest(table, column, range) {
+      forgetting();
+      const name = `${table}.${column}`;
+      let top = tops.get(name);
+      if (top === undefined || top.range.from !== range.from || top.range.to !== range.to) {
+        top = { range, value: extreme(table, 'max', column, { [column]: range }) };
+        tops.set(name, top);
+      }
+      return top.value;
+    },
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
     has(lookups) {
       const asked = lookups.map(([table, where]) => conditions(id(), table, where));
