@@ -1,0 +1,52 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { checkAside } from '../src/sandbox/store/start-check.js';
+import { useTmp } from './helpers.js';
+
+/**
+ * Issue 48 point 5: the integrity check a large database gets beside the running server is a process of its own. Its
+ * long read holds back every checkpoint: once the file is found sound it copies the log written meanwhile into the
+ * file itself (a passive checkpoint), and a stop ends it at once rather than waiting for it.
+ */
+
+/** A WAL database whose rows are all still in its log (no checkpoint yet), and the connection that wrote them. */
+function unCheckpointed(rows: number) {
+  const file = join(useTmp(), 'state.db');
+  const db = new DatabaseSync(file);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT)');
+  const insert = db.prepare('INSERT INTO t (data) VALUES (?)');
+  db.exec('BEGIN');
+  for (let i = 0; i < rows; i++) insert.run('x'.repeat(500));
+  db.exec('COMMIT');
+  return { file, db };
+}
+
+describe('the integrity check beside the server', () => {
+  it('finds a sound file sound, then copies the log written meanwhile into the file', async () => {
+    const { file, db } = unCheckpointed(5_000);
+    const before = statSync(file).size;
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(2 * 1024 * 1024);
+    await checkAside(file).done;
+    expect(statSync(file).size).toBeGreaterThan(before + 2 * 1024 * 1024);
+    // Copied, not lost: the writer reads every row, and the next write starts the log over.
+    expect((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(5_000);
+    db.close();
+  });
+
+  it('is ended at once by a stop, leaving the file and its log as they were', async () => {
+    const { file, db } = unCheckpointed(20_000);
+    const sizes = () => [statSync(file).size, statSync(`${file}-wal`).size];
+    const before = sizes();
+    const check = checkAside(file);
+    const settled = check.done.then(() => 'settled', () => 'settled');
+    const t0 = performance.now();
+    await check.stop();
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 300, 'pending'))])).toBe('pending');
+    expect(sizes()).toEqual(before);
+    expect(await check.stop()).toBeUndefined(); // a second stop does nothing
+    db.close();
+  });
+});
