@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BIN, cpuMsOf, dependencyVersion, fmt, freePort, load, log, median, startChild, startScript, startWireMock, table, waitReady, wiremockMissing } from './lib.js';
+import { BIN, cpuMsOf, dependencyVersion, fmt, freePort, load, log, median, runBench, startChild, startScript, startWireMock, table, waitReady, wiremockMissing } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const RUN = { count: 6_000, seconds: 8 };
@@ -74,12 +74,7 @@ async function main() {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-try {
-  await main();
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`);
-  process.exitCode = 1;
-} finally {
+await runBench(main, async () => {
   for (const child of running) await child.stop();
   rmSync(work, { recursive: true, force: true });
-}
+});

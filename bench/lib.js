@@ -16,6 +16,18 @@ export const SEED_ARGS = [join(ROOT, 'bench', 'seed.js')];
 /** Progress goes to stderr, so stdout holds only the table. */
 export const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
+/** Runs a bench script's `main`: a failure is logged and exits 1; `cleanup` (stopping what it started) runs either way. */
+export async function runBench(main, cleanup) {
+  try {
+    await main();
+  } catch (error) {
+    log(`failed: ${error.stack ?? error}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
 /** A free loopback port (bound then released). */
 export async function freePort() {
   const server = createServer();

@@ -23,6 +23,7 @@ import {
   median,
   percentile,
   rssOf,
+  runBench,
   runTimed,
   SEED_ARGS,
   sizeCell,
@@ -827,13 +828,8 @@ function print(minutes) {
 }
 
 // Last, once every declaration above is initialized.
-try {
-  await main();
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`);
-  process.exitCode = 1;
-} finally {
+await runBench(main, async () => {
   for (const child of running) await child.stop();
   for (const receiver of receivers) receiver.server.closeAllConnections(), receiver.server.close();
   rmSync(work, { recursive: true, force: true });
-}
+});
