@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { startServer } from '../src/sandbox/server.js';
 import { checkAside } from '../src/sandbox/store/start-check.js';
-import { useTmp } from './helpers.js';
+import { api, eventually, PAYMENT, spawnServer, useTmp } from './helpers.js';
 
 /**
  * Issue 48 point 5: the integrity check a large database gets beside the running server is a process of its own. Its
@@ -48,5 +50,51 @@ describe('the integrity check beside the server', () => {
     expect(sizes()).toEqual(before);
     expect(await check.stop()).toBeUndefined(); // a second stop does nothing
     db.close();
+  });
+});
+
+/** A va-sandbox database past the 64 MiB a start checks before it answers: 70,000 remembered answers of about 1 KB. */
+async function large(): Promise<string> {
+  const data = join(useTmp(), 'state.db');
+  const server = await startServer({ port: 0, host: '127.0.0.1', data });
+  await api(server.url, 'sk_big').data('POST', '/api/v1/va-payments', PAYMENT);
+  await server.close();
+  const db = new DatabaseSync(data);
+  const account = (db.prepare("SELECT id FROM accounts WHERE key = 'sk_big'").get() as { id: number }).id;
+  const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, crc, due_at) VALUES (?, ?, ?, 0, ?)');
+  const answer = JSON.stringify({ fingerprint: 'f', status: 201, body: 'x'.repeat(1000), createdAt: '2026-11-26T00:00:00.000Z' });
+  db.exec('BEGIN');
+  for (let i = 0; i < 70_000; i++) insert.run(account, `key-${i}`, answer, 8.64e15);
+  db.exec('COMMIT');
+  db.close();
+  expect(statSync(data).size).toBeGreaterThan(64 * 1024 * 1024);
+  return data;
+}
+
+/** The process ids whose command line names `file` (the aside check's does). */
+const checking = (file: string) => {
+  try {
+    return execFileSync('pgrep', ['-f', file], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return []; // pgrep exits 1 when none matches
+  }
+};
+
+describe('a server on a database checked beside it', () => {
+  it('stops at once on SIGTERM while the check runs, and a killed server leaves no check behind', { timeout: 120_000 }, async () => {
+    const data = await large();
+    const first = await spawnServer(['--data', data]);
+    expect(checking(data).length).toBeGreaterThan(0);
+    const t0 = performance.now();
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(checking(data)).toEqual([]);
+
+    const second = await spawnServer(['--data', data]);
+    expect(checking(data).length).toBeGreaterThan(0);
+    second.child.kill('SIGKILL');
+    await second.exited;
+    await eventually(() => checking(data).length === 0, 3_000, 'the check to end with its server');
   });
 });

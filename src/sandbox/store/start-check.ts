@@ -91,32 +91,40 @@ export interface CheckAside {
 /**
  * The aside check's process: `PRAGMA integrity_check` over a read-only connection, its rows as one JSON line; then,
  * the file sound, a passive checkpoint, which copies the log the server wrote meanwhile into the file (the check's
- * read held every checkpoint back) without the server's thread doing it.
+ * read held every checkpoint back) without the server's thread doing it. Both run on a thread of the process, whose
+ * main thread ends the process at once when the server's end of its stdin closes (a server killed, not stopped).
  */
 const ASIDE = `
   process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
-  const { DatabaseSync } = require('node:sqlite');
-  const file = process.argv[1];
-  const checking = new DatabaseSync(file, { readOnly: true });
-  const rows = checking.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check);
-  checking.close();
-  process.stdout.write(JSON.stringify(rows) + '\\n');
-  if (rows[0] === 'ok') new DatabaseSync(file).exec('PRAGMA wal_checkpoint(PASSIVE)');`;
+  const { Worker } = require('node:worker_threads');
+  process.stdin.on('end', () => process.kill(process.pid, 'SIGKILL')).resume();
+  const check = new Worker(\`
+    process.emitWarning = () => {};
+    const { parentPort, workerData: file } = require('node:worker_threads');
+    const { DatabaseSync } = require('node:sqlite');
+    const checking = new DatabaseSync(file, { readOnly: true });
+    const rows = checking.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check);
+    checking.close();
+    parentPort.postMessage(rows);
+    if (rows[0] === 'ok') new DatabaseSync(file).exec('PRAGMA wal_checkpoint(PASSIVE)');\`, { eval: true, workerData: process.argv[1] });
+  check.on('message', (rows) => process.stdout.write(JSON.stringify(rows) + '\\n'));
+  check.on('error', (error) => (process.stderr.write('Error: ' + error.message + '\\n'), process.exit(1)));
+  check.on('exit', () => process.exit(0));`;
 
 /**
  * `PRAGMA integrity_check` of a large file in a process of its own while the server answers: rejects with the same
  * line a start would refuse the file with. A process, not a thread: a stop ends it at once, where a thread would wait
- * for its check to finish (a minute at 1,000,000 payments).
+ * for its check to finish (a minute at 1,000,000 payments); it ends itself when the server dies.
  */
 export function checkAside(file: string): CheckAside {
-  const child = spawn(process.execPath, ['-e', ASIDE, file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', ASIDE, file], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.unref();
   let output = '';
   let errors = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (errors += chunk));
   // Its pipes are sockets: unreferenced, they keep the server's process alive no more than the child does.
-  for (const pipe of [child.stdout, child.stderr]) (pipe as unknown as Socket).unref();
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as Socket).unref();
   const exited = new Promise<void>((resolvePromise) => child.once('close', () => resolvePromise()));
   let stopping = false;
   const done = new Promise<void>((resolvePromise, reject) => {
@@ -136,7 +144,7 @@ export function checkAside(file: string): CheckAside {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
       // Held by the process again until it is gone: what awaits `stop` is all that keeps a stopping server running.
       child.ref();
-      for (const pipe of [child.stdout, child.stderr]) (pipe as unknown as Socket).ref();
+      for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as Socket).ref();
       child.kill('SIGKILL');
       return exited;
     },
