@@ -121,11 +121,16 @@ export function checkAside(file: string): CheckAside {
   child.unref();
   let output = '';
   let errors = '';
+  child.once('error', (error) => (errors += `Error: its check could not run (${error.message})\n`));
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (errors += chunk));
   // Its pipes are sockets: unreferenced, they keep the server's process alive no more than the child does.
   for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as Socket).unref();
-  const exited = new Promise<void>((resolvePromise) => child.once('close', () => resolvePromise()));
+  let gone = false;
+  const exited = new Promise<void>((resolvePromise) => {
+    const end = () => ((gone = true), resolvePromise());
+    child.once('close', end).once('error', end);
+  });
   let stopping = false;
   const done = new Promise<void>((resolvePromise, reject) => {
     child.once('close', () => {
@@ -141,7 +146,7 @@ export function checkAside(file: string): CheckAside {
     done,
     stop() {
       stopping = true;
-      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      if (gone || child.exitCode !== null || child.signalCode !== null) return exited;
       // Held by the process again until it is gone: what awaits `stop` is all that keeps a stopping server running.
       child.ref();
       for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as Socket).ref();
