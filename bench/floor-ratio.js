@@ -4,7 +4,8 @@
 // round's ratios compare runs made a few seconds apart on the same machine. Per run: the requests answered, and the
 // server's CPU time (user + system, /proc/PID/stat) over them, per request: a busy shared machine slows a server's
 // throughput more than it changes the CPU a request costs. Prints one row a run, then the medians and the targets.
-// Environment: BENCH_ROUNDS (default 5).
+// Environment: BENCH_ROUNDS (default 5); BENCH_BASELINE=DIR adds the va-sandbox built in DIR (another checkout, after
+// its `npm run build`) as one more server, so a change is measured against its base in the same rounds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,10 +23,10 @@ const work = mkdtempSync(join(tmpdir(), 'va-floor-'));
 const running = [];
 const track = (child) => (running.push(child), child);
 
-async function startSandbox() {
+async function startSandbox(bin = BIN, name = 'state.db') {
   const port = await freePort();
   const t0 = performance.now();
-  const child = track(startChild([BIN, 'start', '--port', String(port), '--data', join(work, 'state.db'), '--rate-limit', '0']));
+  const child = track(startChild([bin, 'start', '--port', String(port), '--data', join(work, name), '--rate-limit', '0']));
   const origin = `http://127.0.0.1:${port}`;
   await waitReady(`${origin}/health`, child, t0);
   return { child, origin };
@@ -44,6 +45,8 @@ async function main() {
   if (missing) log(`WireMock skipped: ${missing}`);
   const servers = { 'va-sandbox': await startSandbox(), 'contract floor': await startScript(track, 'contract-floor-server.js', join(work, 'floor.db')) };
   if (!missing) servers[`WireMock ${dependencyVersion('wiremock')}`] = await startWireMock(track, work);
+  const baseline = process.env.BENCH_BASELINE;
+  if (baseline) servers['va-sandbox baseline'] = await startSandbox(join(baseline, 'bin', 'va-sandbox.js'), 'baseline.db');
   const names = Object.keys(servers);
   for (const name of names) await creates(servers[name], WARMUP);
   const runs = Object.fromEntries(names.map((name) => [name, []]));
