@@ -45,6 +45,12 @@ export interface Repository {
   /** The smallest (or largest) value of a column among the records matching, or null. */
   min(table: TableName, column: string, where?: Where): Key;
   max(table: TableName, column: string, where?: Where): Key;
+  /**
+   * The highest value a column (or `id`) holds in a range, for numbering: asked once, then kept with the account's
+   * writes, so asking again reads nothing. A value dropped or moved out of the range may still count until the account
+   * is read again (a restart, a rolled-back write, a replace): a number past it is still a new one.
+   */
+  highest(table: TableName, column: string, range: Range): Key;
 }
 
 /** An account's fields other than its records: its clock offset, forwarding and faults (see `AccountState`). */

@@ -17,7 +17,7 @@ import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
+import { CHECK_AT_START_BYTES, checkAside, type CheckAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
@@ -111,7 +111,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
-    return sqliteStore(db, file, lock, check === 'integrity_check' ? Promise.resolve() : checkAside(file), log);
+    return sqliteStore(db, file, lock, check === 'integrity_check' ? null : checkAside(file), log);
   } catch (error) {
     lock.release();
     throw error;
@@ -120,7 +120,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
 export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false, null), null, null, Promise.resolve());
+  return sqliteStore(open(':memory:', false, null), null, null, null);
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
@@ -162,7 +162,8 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
   }
 }
 
-function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
+function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside: CheckAside | null, log: (line: string) => void = () => {}): Store {
+  const checked = aside?.done ?? Promise.resolve();
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const sql = statementCache(db);
   const file = path ?? 'memory';
@@ -223,12 +224,17 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       if (staged.length > 0) write(null, () => staged.forEach(({ id }) => void retired.retire(id)));
       else retired.sweep();
     },
-    /** Commits what is left and lets the file go; a second close does nothing. */
+    /**
+     * Commits what is left and lets the file go; a second close does nothing. A check still running beside the server
+     * is ended after the file is closed: its read then keeps the close from copying the log the check held back into
+     * the file (the next start reads it as a crash's), so a stop never waits on work the size of the run.
+     */
     async close() {
       retired.close();
       if (!db.isOpen) return;
       await groups.save().catch(() => {});
       db.close();
+      await aside?.stop();
       lock?.release();
     },
   };

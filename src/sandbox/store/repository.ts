@@ -102,6 +102,29 @@ function* merged(parts: Iterator<Rows>[], order: string[], sign: 1 | -1): Genera
   }
 }
 
+/** The highest values a repository was asked (`highest`), by `table.column`, each with its range. */
+type Tops = Map<string, { range: Range; value: Key }>;
+
+/** Raises each highest value of `table` that a record written there passes. */
+function raise(tops: Tops, table: TableName, key: string, record: unknown): void {
+  for (const [name, top] of tops) {
+    const [of, column] = name.split('.') as [TableName, string];
+    if (of !== table) continue;
+    const value = column === 'id' ? key : COLUMNS[table][column]!(record as never);
+    if (value !== null && value >= top.range.from! && value <= top.range.to! && (top.value === null || value > top.value)) top.value = value;
+  }
+}
+
+/** A highest value: asked of the database (`ask`) the first time, then as the writes raised it. */
+function highestOf(tops: Tops, name: string, range: Range, ask: () => Key): Key {
+  let top = tops.get(name);
+  if (top === undefined || top.range.from !== range.from || top.range.to !== range.to) {
+    top = { range, value: ask() };
+    tops.set(name, top);
+  }
+  return top.value;
+}
+
 /** How many records a table (`va_payments`), or one counted column's value (`va_payments.status=waiting`), holds. */
 const countOf = (sql: Sql, account: number, list: string): number =>
   (sql('SELECT n FROM counts WHERE account = ? AND list = ?').get(account, list) as { n: number } | undefined)?.n ?? 0;
@@ -115,12 +138,14 @@ const countOf = (sql: Sql, account: number, list: string): number =>
 export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, epoch: () => number): Repository {
   const id = () => account() ?? 0;
   const known = new Set<string>();
+  /** The highest values asked (`highest`), kept by `put`. */
+  const tops: Tops = new Map();
   let seen = epoch();
-  const empty = () => {
-    if (seen !== epoch()) known.clear();
+  const forgetting = () => {
+    if (seen !== epoch()) known.clear(), tops.clear();
     seen = epoch();
-    return known;
   };
+  const empty = () => (forgetting(), known);
 
   function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
     // A column's whole order known empty (no free pool CVU, no delivery pending) is not asked again until a write fills it.
@@ -153,8 +178,13 @@ export function repository(sql: Sql, file: string, account: () => number | null,
           const [of, column] = order.split('.') as [TableName, string];
           if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
         }
+        raise(tops, table, key, record);
       }),
     drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
+    highest(table, column, range) {
+      forgetting();
+      return highestOf(tops, `${table}.${column}`, range, () => extreme(table, 'max', column, { [column]: range }));
+    },
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
     has(lookups) {
       const asked = lookups.map(([table, where]) => conditions(id(), table, where));
