@@ -62,10 +62,10 @@ describe('start --config FILE', () => {
     const list = await get(sandbox.url, '/api/v1/va-payments', 'sk_any');
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-limit')).toBe('3');
-    expect((await (await fetch(`${sandbox.url}/health`)).json()).bufferBudget.limit).toBe(64 * 1024 * 1024);
+    expect(((await (await fetch(`${sandbox.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit).toBe(64 * 1024 * 1024);
     const plain = await spawnServer(['--memory']);
     expect((await get(plain.url, '/api/v1/va-payments', 'sk_any')).headers.get('x-ratelimit-limit')).toBe('6000');
-    expect((await (await fetch(`${plain.url}/health`)).json()).bufferBudget.limit).toBe(256 * 1024 * 1024);
+    expect(((await (await fetch(`${plain.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit).toBe(256 * 1024 * 1024);
   });
 
   it('`va-sandbox --api-key K start` is a flag too: it wins over the file\'s apiKeys', async () => {

@@ -6,8 +6,8 @@ import { DueWork } from '../clock/due-work.js';
 import { Events } from '../callbacks/events.js';
 import { Hubs } from '../hubs/hubs.js';
 import { Idempotency } from '../conventions/idempotency.js';
-import type { AccountHead } from '../store/repository.js';
-import { accountHead, keyedByCaller, normalizeAccount, type AccountState } from '../records/state.js';
+import type { AccountHead, Row, Where } from '../store/repository.js';
+import { accountHead, keyedByCaller, normalizeAccount, type AccountState, type TableName } from '../records/state.js';
 import { prune } from '../clock/retention.js';
 import { Transfers } from '../transfers/transfers.js';
 import { VaPayments } from '../va-payments/va-payments.js';
@@ -89,6 +89,11 @@ export class Account {
   /** The whole account as the store keeps it (an export, a recording); `unreadable`: see `Storage.read`. */
   read(unreadable?: string[]): AccountState {
     return this.ctx.deps.storage.read(this.key, unreadable) ?? { ...emptyAccountState(), ...this.ctx.head };
+  }
+
+  /** One table's records as the store keeps them, a batch at a time (an export streams them); see `Storage.rows`. */
+  rows<T extends TableName>(table: T, where?: Where, unreadable?: string[]): Generator<[string, Row<T>]> {
+    return this.ctx.deps.storage.rows(this.key, table, where, unreadable);
   }
 
   /** How many records of each kind the account holds, as an import answers them. */
