@@ -28,8 +28,9 @@ export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry
     // The log's time is real time, as its other lines'.
     onLog?.(faultEntry(c, strike, iso(runtime.sandbox.clock.now())));
     const { fault } = strike;
-    // What a delay or a hang holds counts in the buffer budget: past it, they are refused rather than held.
-    const busy = (fault.type === 'delay' || fault.type === 'hang') && budget?.over();
+    // What a delay or a hang holds counts in the buffer budget: past it (but for the request's own body, counted when
+    // it was let in), they are refused rather than held.
+    const busy = (fault.type === 'delay' || fault.type === 'hang') && budget?.over(Number(header(c, 'content-length')) || 0);
     if (busy) return fail(c, budget!.refusal(), { 'Retry-After': BUDGET_RETRY_AFTER });
     switch (fault.type) {
       case 'error':

@@ -56,8 +56,9 @@ export class BufferBudget {
     return bytes;
   }
 
-  over(): boolean {
-    return this.used() >= this.limit;
+  /** Whether the budget is spent; `own`: bytes of the asking request's, already counted, left out. */
+  over(own = 0): boolean {
+    return this.used() - own >= this.limit;
   }
 
   /**
