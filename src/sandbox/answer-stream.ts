@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { CONNECTION_LIMITS } from './backpressure.js';
+import { giveWay } from './give-way.js';
 
 /** About how much text a streamed answer reads from the store and writes at a time. */
 const PIECE_CHARS = 64 * 1024;
@@ -17,9 +18,12 @@ type Read = <T>(read: () => T) => Promise<T>;
 export async function streamAnswer(res: ServerResponse, read: Read, pieces: Iterator<string>, failed: (error: unknown) => void, stalledMs = CONNECTION_LIMITS.stalledMs): Promise<void> {
   let text = await read(() => take(pieces));
   res.writeHead(200, { 'content-type': 'application/json' });
+  // While the socket takes every piece at once, other requests still get their turns.
+  const pause = giveWay();
   try {
     while (text !== null) {
       if (!res.write(text) && !(await drained(res, stalledMs))) return void res.destroy();
+      await pause();
       text = await read(() => take(pieces));
     }
     res.end();
