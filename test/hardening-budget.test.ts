@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { readdirSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { HELD_CONNECTIONS, type BudgetView } from '../src/sandbox/budget.js';
 import { withFunctions } from '../src/sandbox/store/schema.js';
 import { api, PAYMENT, spawnServer, useServer, useTmp, type Spawned } from './helpers.js';
+import { nonReader, rssMiB } from './raw-http.js';
 
 /**
  * The buffer budget (issue 47, point 1): what the whole process holds for its clients is bounded, not only what one
@@ -14,8 +15,6 @@ import { api, PAYMENT, spawnServer, useServer, useTmp, type Spawned } from './he
  * the connections it held. Each test runs a real server process and measures its resident memory.
  */
 
-/** The resident memory of a process, in MiB (Linux). */
-const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 /** How many descriptors a process has open (Linux). */
 const descriptors = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -23,23 +22,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** `/health`'s `bufferBudget`. */
 const budgetOf = async (url: string) => ((await (await fetch(`${url}/health`)).json()) as { bufferBudget: BudgetView }).bufferBudget;
 
-/** A connection that sends `text` and reads nothing (`reading`: a few KB now and then). */
-function client(port: number, text: string | (() => string), reading = false): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('error', reject);
-    socket.once('connect', () => {
-      socket.off('error', reject);
-      socket.on('error', () => {}); // the server closing it
-      socket.pause();
-      if (reading) {
-        const ticker = setInterval(() => socket.read(4096), 100);
-        socket.once('close', () => clearInterval(ticker));
-      }
-      socket.write(typeof text === 'string' ? text : text());
-      resolve(socket);
-    });
-  });
+/** A connection that sends `text` and reads nothing (`reading`: 4 KB every 100 ms). */
+async function client(port: number, text: string, reading = false): Promise<Socket> {
+  const socket = await nonReader(port, text);
+  if (reading) {
+    const ticker = setInterval(() => socket.read(4096), 100);
+    socket.once('close', () => clearInterval(ticker));
+  }
+  return socket;
 }
 
 /** Polls `/health` and a small read of another account for `ms`, each answered in time; the peak RSS seen meanwhile. */

@@ -12,7 +12,8 @@ export function accountExportRoutes({ app, runtime, get, post }: RouteKit): void
   // Under the Node server the export is streamed from the store as the client reads it, never held whole.
   app.get('/sandbox/v1/export', async (c, next) => {
     const res = c.env?.outgoing;
-    if (!res) return next();
+    // HEAD has no body to stream: Hono answers it from the route below.
+    if (!res || c.req.method === 'HEAD') return next();
     const failed = (error: unknown) => runtime.log(`GET /sandbox/v1/export: cut short: ${(error as Error).message}`);
     await streamAnswer(res, runtime.store.committed, exportAnswer(c.get('account')), failed);
     // Already written: the Node adapter leaves an answer marked so alone.
