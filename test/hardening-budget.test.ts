@@ -5,7 +5,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { HELD_CONNECTIONS, type BudgetView } from '../src/sandbox/budget.js';
 import { withFunctions } from '../src/sandbox/store/schema.js';
-import { api, PAYMENT, spawnServer, useServer, useTmp, type Spawned } from './helpers.js';
+import { FakeClock } from '../src/core/index.js';
+import { api, eventually, PAYMENT, spawnServer, useServer, useTmp, type Spawned } from './helpers.js';
 import { nonReader, rssMiB } from './raw-http.js';
 
 /**
@@ -175,5 +176,30 @@ describe('the buffer budget, for the whole process', () => {
     expect((await Promise.all(held)).map((answer) => answer.status)).toEqual([400, 400]);
     expect((await post(JSON.stringify({ ...PAYMENT, amount: 100 }))).status).toBe(201);
     expect((await health()).used).toBeLessThan(100_000);
+  });
+
+  it('the streamed export is byte for byte the one built whole in process: dropped events, attempts, odd keys', async () => {
+    const server = await useServer({ clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), retryDelays: [1] }, 'test');
+    const key = 'sk_budget_bytes';
+    const sandbox = api(server.url, key);
+    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 }); // no URL: its event is dropped
+    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 200, callbackUrl: 'http://127.0.0.1:1/refused' });
+    for (const idempotencyKey of ['123', '__proto__', 'toString']) {
+      const answer = await fetch(`${server.url}/api/v1/va-payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+        body: JSON.stringify({ ...PAYMENT, amount: 300 }),
+      });
+      expect(answer.status).toBe(201);
+    }
+    await eventually(async () => (await sandbox.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === 1, 10_000, 'a failed attempt');
+    const headers = { authorization: `Bearer ${key}` };
+    const streamed = await (await fetch(`${server.url}/sandbox/v1/export`, { headers })).text();
+    const whole = await (await server.app.request('/sandbox/v1/export', { headers: { ...headers, host: '127.0.0.1' } })).text();
+    expect(streamed).toBe(whole);
+    const doc = JSON.parse(streamed).data;
+    expect(Object.keys(doc.account.idempotency)).toEqual(['123', '__proto__', 'toString']);
+    // Four dropped events' first deliveries (never stored) and the stored one with its attempt.
+    expect(Object.keys(doc.account.deliveries)).toHaveLength(5);
   });
 });
