@@ -5,7 +5,7 @@ import type { AccountCache, IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
-import { BUDGET_RETRY_AFTER, BufferBudget, HELD_CONNECTIONS, hasBody } from './budget.js';
+import { BUDGET_RETRY_AFTER, BufferBudget, hasBody } from './budget.js';
 import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore, startRefusal } from './store/database.js';
 import { filesMadeFor } from './store/made-files.js';
@@ -53,8 +53,6 @@ export interface ServerOptions extends AppOptions {
   connections?: Partial<ConnectionLimits>;
   /** `--buffer-budget`: bytes the whole process may hold for clients (`BufferBudget`); `DEFAULT_BUFFER_BUDGET` when absent. */
   bufferBudget?: number;
-  /** How many connections `hang` rules may hold at once; `HELD_CONNECTIONS` when absent. */
-  heldConnections?: number;
 }
 
 /**
@@ -97,7 +95,7 @@ export async function startServer(options: ServerOptions = {}) {
     throw store.path === null ? error : startRefusal(store.path, error);
   });
   const host = options.host ?? DEFAULT_HOST;
-  const budget = new BufferBudget(options.bufferBudget ?? DEFAULT_BUFFER_BUDGET, options.heldConnections ?? HELD_CONNECTIONS);
+  const budget = new BufferBudget(options.bufferBudget ?? DEFAULT_BUFFER_BUDGET);
   // The address it binds is a name its callers use too; loopback ones are always allowed.
   const app = createApp(runtime, { ...options, budget, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
   const now = () => iso(runtime.sandbox.clock.now());
