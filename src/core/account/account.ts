@@ -1,10 +1,10 @@
-import { AccountContext, type AccountDeps, Idempotency, type AccountHead } from '../store/index.js';
+import { AccountContext, type AccountDeps, Idempotency, type AccountHead, type Where } from '../store/index.js';
 import { ApiFaults } from '../api-faults/index.js';
 import { ClientLedger } from '../clients/index.js';
 import { DeliveryLog, Events } from '../callbacks/index.js';
 import { DueWork, prune } from '../clock/index.js';
 import { Hubs } from '../hubs/index.js';
-import { accountHead, keyedByCaller, normalizeAccount, type AccountState } from '../records/index.js';
+import { accountHead, keyedByCaller, normalizeAccount, type AccountState, type Row, type TableName } from '../records/index.js';
 import { Transfers } from '../transfers/index.js';
 import { VaPayments } from '../va-payments/index.js';
 
@@ -84,6 +84,11 @@ export class Account {
   /** The whole account as the store keeps it (an export, a recording); `unreadable`: see `Storage.read`. */
   read(unreadable?: string[]): AccountState {
     return this.ctx.deps.storage.read(this.key, unreadable) ?? { ...emptyAccountState(), ...this.ctx.head };
+  }
+
+  /** One table's records as the store keeps them, a batch at a time (an export streams them); see `Storage.rows`. */
+  rows<T extends TableName>(table: T, where?: Where, unreadable?: string[]): Generator<[string, Row<T>]> {
+    return this.ctx.deps.storage.rows(this.key, table, where, unreadable);
   }
 
   /** How many records of each kind the account holds, as an import answers them. */

@@ -66,7 +66,6 @@ export type SentEvent = SandboxEvent & { body: Record<string, unknown> };
 
 /** An event as an export holds it: with its body, as every release's files did. */
 export const exportedEventRecord = eventRecord.omit({ callbackDelivery: true, cashIn: true, deliveryStored: true }).extend({ body: bodyDepth(json) });
-export type ExportedEvent = z.infer<typeof exportedEventRecord>;
 
 /**
  * Spec 3.3's statuses, and `held`: a delivery that came with an imported file, never attempted until the user releases

@@ -240,4 +240,17 @@ export type ImportResult = z.output<typeof importResultSchema>;
 
 export const releasedSchema = z.strictObject({ released: z.number().int().describe('How many held deliveries were sent') });
 export const resetSchema = z.strictObject({ reset: z.literal(true) });
-export const healthSchema = z.strictObject({ status: z.literal('ok'), version: z.string(), keepDays: z.number().nullable().describe('`start --keep`, or null') });
+export const healthSchema = z.strictObject({
+  status: z.literal('ok'),
+  version: z.string(),
+  keepDays: z.number().nullable().describe('`start --keep`, or null'),
+  bufferBudget: z
+    .strictObject({
+      used: z.number().int().describe('Bytes held for clients now: unread answers and request bodies under way'),
+      limit: z.number().int().describe('`start --buffer-budget`, in bytes'),
+      heldConnections: z.number().int().describe('Connections `hang` API fault rules hold now'),
+      heldConnectionsLimit: z.number().int().describe('How many they may hold at once'),
+    })
+    .optional()
+    .describe('What the server holds for clients and its bound (absent in process)'),
+});

@@ -68,6 +68,13 @@ export interface Storage {
    */
   read(key: string, unreadable?: string[]): AccountState | undefined;
   /**
+   * An account's records of one table (`where`: only those, by `COLUMNS` or `id`) in the order `read` lists them (ids
+   * that are array indices first, by value, as a JS object keeps them; then the rest in the order made), read a batch
+   * at a time as they are asked for: an export streams them. A record that cannot be read fails the read, or, given
+   * `unreadable`, is left out and named there. It fails if the account is replaced whole (a reset, an import) meanwhile.
+   */
+  rows<T extends TableName>(key: string, table: T, where?: Where, unreadable?: string[]): Generator<[string, Row<T>]>;
+  /**
    * Replaces an account whole (a reset, an import): resolves once the new state is stored, written a slice at a time
    * so other accounts' requests go on meanwhile; the account's requests see the old state until then.
    */

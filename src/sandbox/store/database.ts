@@ -21,7 +21,7 @@ import { CHECK_AT_START_BYTES, checkAside, type CheckAside, damaged, INTEGRITY_A
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
-import { repository } from './repository.js';
+import { repository, storedRows } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
 import { migrate, MIGRATIONS, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
@@ -211,6 +211,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
     writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
     records: (key) => repository(sql, file, () => ids.of(key), (run) => write(key, run), ids.epoch),
     read: (key, unreadable) => readAccount(sql, key, file, unreadable),
+    rows: (key, table, where, unreadable) => storedRows(sql, file, () => ids.of(key), table, where, unreadable),
     replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
     waking: (now) =>
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
