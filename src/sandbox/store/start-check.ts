@@ -4,17 +4,74 @@
  * gets the faster `quick_check` first and the whole check beside the running server), that its header's schema version
  * names the tables it holds, and that it can be written.
  */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
+import { MIGRATIONS } from './schema.js';
 
-/** A database file that cannot be used as it is: the start is refused with this one line. */
-export class StoreDamagedError extends Error {}
+/** A database file that cannot be used as it is: the start is refused with this one line; `why`, what `check` says of it. */
+export class StoreDamagedError extends Error {
+  constructor(
+    message: string,
+    readonly why = message,
+  ) {
+    super(message);
+  }
+}
 
 /** What to do, said in every line that refuses a damaged database. */
 const WHAT_TO_DO = 'restore it from a backup (a copy of the file, or an export to `va-sandbox import` into a fresh one), or move it away to start afresh (see docs/storage.md)';
 
-export const damaged = (file: string, why: string) => new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`);
+export const damaged = (file: string, why: string) => new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`, why);
+
+/** What a path is when it is not a regular file (a database is one): a directory, a device, a FIFO or a socket; else null. */
+export function notAFile(path: string): string | null {
+  const stat = statSync(path);
+  if (stat.isFile()) return null;
+  if (stat.isDirectory()) return 'a directory';
+  return stat.isFIFO() ? 'a FIFO' : stat.isSocket() ? 'a socket' : 'a device';
+}
+
+/** The refusal of a path that is no database file at all (`notAFile`, or an empty file for `check`). */
+export const notADatabase = (file: string, what: string) => new StoreDamagedError(`${file} is not a database (${what})`, `not a database (${what})`);
+
+/**
+ * What a start refuses in a file's header, read only (so `check` reports it in the same words): a schema version newer
+ * than this release knows, a write version (byte 18) that makes SQLite take the file read-only, a schema version the
+ * tables do not have. Null: none.
+ */
+export function headerRefusal(db: Database, file: string): StoreDamagedError | null {
+  const version = schemaVersion(db);
+  const newer = newerRelease(file, version);
+  if (newer !== null) return newer;
+  const writeVersion = file === ':memory:' ? 1 : headerByte(file, 18);
+  if (writeVersion > 2) return damaged(file, `its header's write version (byte 18) is ${writeVersion}, which SQLite takes read-only`);
+  const layout = layoutVersion(db);
+  if (layout !== version) return damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+  return null;
+}
+
+/** The schema version a file's header says (`PRAGMA user_version`). */
+export const schemaVersion = (db: Database): number => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+
+/** A file of a schema version newer than this release knows (checked first: this release knows nothing else of it). */
+export function newerRelease(file: string, version: number): StoreDamagedError | null {
+  if (version <= MIGRATIONS.length) return null;
+  const why = `written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length})`;
+  return new StoreDamagedError(`${file} was ${why}: upgrade va-sandbox, or start with another --data`, why);
+}
+
+/** A byte of a database file's 100-byte header. */
+function headerByte(file: string, at: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    const byte = Buffer.alloc(1);
+    return readSync(fd, byte, 0, 1, at) === 1 ? byte[0]! : 0;
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * An error at start as the line that refuses the file: SQLite's (a page it cannot read, a file it may not open, a step
@@ -68,7 +125,7 @@ export function layoutVersion(db: Database): number {
  * if the disk were full.
  */
 export function writable(db: Database): string | null {
-  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  const version = schemaVersion(db);
   try {
     db.exec(`BEGIN IMMEDIATE; PRAGMA user_version = ${version}`);
     return null;
