@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
+import { notAFile } from '../file-kind.js';
 import { RECORD_TABLES } from './records.js';
 import {
   damaged as damagedFile,
@@ -13,7 +14,6 @@ import {
   INTEGRITY_AT_START_BYTES,
   newerRelease,
   notADatabase,
-  notAFile,
   schemaVersion,
   startRefusal,
   StoreDamagedError,
@@ -78,8 +78,9 @@ function mismatches(db: DatabaseSync, { table, id, text }: (typeof RECORD_TABLES
  */
 export function checkDatabase(file: string, full = false): CheckResult {
   if (!existsSync(file)) throw new CheckRefused(`no database at ${file} (give the one a server uses with --data, or VA_SANDBOX_DATA)`);
-  const size = statSync(file).size;
-  const what = notAFile(file) ?? (size === 0 ? 'an empty file' : null);
+  const stat = statSync(file);
+  const size = stat.size;
+  const what = notAFile(stat) ?? (size === 0 ? 'an empty file' : null);
   if (what !== null) throw new CheckRefused(notADatabase(file, what).message);
   const pragma = full || size <= INTEGRITY_AT_START_BYTES ? 'integrity_check' : 'quick_check';
   let db: DatabaseSync | undefined;

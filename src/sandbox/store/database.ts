@@ -16,8 +16,9 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
+import { notAFile } from '../file-kind.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, damaged, headerRefusal, INTEGRITY_AT_START_BYTES, newerRelease, notADatabase, notAFile, problemsOf, schemaVersion, startRefusal, StoreDamagedError, writable } from './start-check.js';
+import { CHECK_AT_START_BYTES, checkAside, damaged, headerRefusal, INTEGRITY_AT_START_BYTES, newerRelease, notADatabase, problemsOf, schemaVersion, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
@@ -96,7 +97,7 @@ export { startRefusal, StoreDamagedError };
  * first (when `path` names the previous release's data file itself, the database is `<name>.db` beside it).
  */
 export function fileStore(path: string, options: StoreOptions = {}): Store {
-  const what = existsSync(path) ? notAFile(path) : null;
+  const what = existsSync(path) ? notAFile(statSync(path)) : null;
   if (what !== null) throw notADatabase(path, what);
   const previous = previousDataFile(resolve(path));
   const file = previous === resolve(path) ? previous.replace(/\.json$/, '') + '.db' : resolve(path);

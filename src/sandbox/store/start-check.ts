@@ -4,7 +4,7 @@
  * gets the faster `quick_check` first and the whole check beside the running server), that its header's schema version
  * names the tables it holds, and that it can be written.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
@@ -24,14 +24,6 @@ export class StoreDamagedError extends Error {
 const WHAT_TO_DO = 'restore it from a backup (a copy of the file, or an export to `va-sandbox import` into a fresh one), or move it away to start afresh (see docs/storage.md)';
 
 export const damaged = (file: string, why: string) => new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`, why);
-
-/** What a path is when it is not a regular file (a database is one): a directory, a device, a FIFO or a socket; else null. */
-export function notAFile(path: string): string | null {
-  const stat = statSync(path);
-  if (stat.isFile()) return null;
-  if (stat.isDirectory()) return 'a directory';
-  return stat.isFIFO() ? 'a FIFO' : stat.isSocket() ? 'a socket' : 'a device';
-}
 
 /** The refusal of a path that is no database file at all (`notAFile`, or an empty file for `check`). */
 export const notADatabase = (file: string, what: string) => new StoreDamagedError(`${file} is not a database (${what})`, `not a database (${what})`);
