@@ -1,7 +1,7 @@
 /**
  * `va-sandbox check`: a database file read through, read-only (safe beside a running server, whose writes go on):
- * `PRAGMA quick_check` for its structure, then every record row's CRC-32 against its stored bytes, which no structural
- * check can see (one letter changed inside a record's JSON).
+ * what a start refuses (`start-check.ts`), in its words, then every record row's CRC-32 against its stored bytes, which
+ * no structural check can see (one letter changed inside a record's JSON).
  */
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
