@@ -18,7 +18,7 @@ import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
 import { notAFile } from '../file-kind.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, damaged, headerRefusal, INTEGRITY_AT_START_BYTES, newerRelease, notADatabase, problemsOf, schemaVersion, startRefusal, StoreDamagedError, writable } from './start-check.js';
+import { CHECK_AT_START_BYTES, checkAside, damaged, headerRefusal, INTEGRITY_AT_START_BYTES, migrationRefusal, newerRelease, notADatabase, problemsOf, schemaVersion, startRefusal, StoreDamagedError, writable } from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
@@ -156,7 +156,11 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
     if (header !== null) throw header;
     const readOnly = file === ':memory:' ? null : writable(db);
     if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
-    migrate(db, version);
+    try {
+      migrate(db, version);
+    } catch (error) {
+      throw migrationRefusal(db, file, error);
+    }
     return db;
   } catch (error) {
     db?.close();

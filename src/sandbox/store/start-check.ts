@@ -4,7 +4,8 @@
  * gets the faster `quick_check` first and the whole check beside the running server), that its header's schema version
  * names the tables it holds, and that it can be written.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statfsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
@@ -52,6 +53,39 @@ export function newerRelease(file: string, version: number): StoreDamagedError |
   if (version <= MIGRATIONS.length) return null;
   const why = `written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length})`;
   return new StoreDamagedError(`${file} was ${why}: upgrade va-sandbox, or start with another --data`, why);
+}
+
+/**
+ * How much free room a migration needs beside the file, as a multiple of its size: each step copies its tables whole
+ * into the WAL before the checkpoint writes them back (the schema version 2 fixture, 332 KiB, took a 338 KiB WAL and
+ * grew by 36 KiB: 1.13 times its size at the peak).
+ */
+export const MIGRATION_ROOM = 1.25;
+
+/** A size in words: KiB under a MiB, else MiB with one decimal. */
+const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`);
+
+/**
+ * An error of the schema's migration at start as the line that says what happened: a full disk says so and how much
+ * room the migration needs (never to restore a backup: the file is sound, at the schema version it says); any other
+ * error as it is.
+ */
+export function migrationRefusal(db: Database, file: string, error: unknown): unknown {
+  const message = (error as Error).message ?? '';
+  if (file === ':memory:') return error;
+  const need = Math.ceil(statSync(file).size * MIGRATION_ROOM);
+  const { bavail, bsize } = statfsSync(dirname(file));
+  // The room the failed step took in the WAL is the migration's again (a clean stop leaves no WAL beside the file).
+  const free = bavail * bsize + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+  if (!/disk is full|SQLITE_FULL/i.test(message) && !(/disk I\/O error/i.test(message) && free < need)) return error;
+  let at = '';
+  try {
+    at = ` at schema ${schemaVersion(db)}`;
+  } catch {
+    // A connection that cannot even read its header: the file says its version to the next start.
+  }
+  const why = `the disk is full: migrating it to schema ${MIGRATIONS.length} needs about ${sizeOf(need)} free beside it, ${sizeOf(free)} are`;
+  return new StoreDamagedError(`${file} cannot be migrated (${why}): free some room and start again (the file is sound${at}: a step is kept whole or not at all)`, why);
 }
 
 /** A byte of a database file's 100-byte header. */
