@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, stored, useReceiver, useStream, useTmp, type CliProcess } from './helpers.js';
+import { send } from './raw-http.js';
 
 /**
  * docs/scale-out.md's fleet as written: three `va-sandbox start` processes, each with its own database, behind HAProxy
@@ -126,4 +127,23 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     await startInstance('b', ports[1]!);
     expect((await api(proxy, down).list('/api/v1/va-payments')).data.map((p: { id: string }) => p.id)).toEqual([payments.get(down)]);
   }, 180_000);
+  it('sends every spelling of a key the server takes as one to the same instance: 10 keys × 6 spellings', async () => {
+    const names = ['spelling-a', 'spelling-b', 'spelling-c'];
+    const ports = await Promise.all(names.map(() => freePort()));
+    await Promise.all(names.map((name, i) => startInstance(name, ports[i]!)));
+    const proxy = await startProxy(ports);
+    const keys = Array.from({ length: 10 }, (_, i) => `sk_spelling_${i}`);
+    const spellings = (key: string) => [`Bearer ${key}`, `bearer ${key}`, `Bearer  ${key}`, `Bearer ${key} `, `Bearer\t${key}`, `BEARER ${key}`];
+    await each(keys, 10, async (key) => {
+      for (const authorization of spellings(key)) {
+        const answer = await send(proxy, 'POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 }, { authorization });
+        expect('status' in answer && answer.status, `${JSON.stringify(authorization)}: ${JSON.stringify(answer)}`).toBe(201);
+      }
+    });
+    for (const key of keys) {
+      const holders = names.filter((name) => stored(join(dir, `${name}.db`), key) !== undefined);
+      expect(holders, key).toHaveLength(1);
+      expect(Object.keys(stored(join(dir, `${holders[0]}.db`), key).vaPayments), key).toHaveLength(spellings(key).length);
+    }
+  }, 60_000);
 });
