@@ -139,7 +139,9 @@ function readConfig(file: string): string {
     const stat = fstatSync(fd);
     const what = notAFile(stat);
     if (what !== null) throw new Error(`not a regular file (${what})`);
-    if (stat.size > CONFIG_MAX_BYTES) throw new Error(`${stat.size} bytes, over the ${CONFIG_MAX_BYTES} a config file may hold`);
+    if (stat.size > CONFIG_MAX_BYTES) {
+      throw new Error(`${stat.size} bytes, over the ${CONFIG_MAX_BYTES} a config file may hold`);
+    }
     // One byte past the cap: a file that grew since its size was read is refused too.
     const bytes = Buffer.alloc(CONFIG_MAX_BYTES + 1);
     let length = 0;

@@ -43,7 +43,7 @@ export const accountExportSchema = z.preprocess(
     .superRefine((doc, ctx) => {
       const known: Known = (table, key) => Object.hasOwn(doc.account[table], key);
       const perRecord = Object.entries(doc.account).flatMap(([table, records]) =>
-        Object.entries(records).flatMap(([key, record]) => recordProblems(table as keyof AccountExport['account'], key, record)),
+        Object.entries(records).flatMap(([key, record]) => recordProblems(table as TableOfFile, key, record)),
       );
       for (const problem of [perRecord, ...crossRecordChecks.map((check) => check(doc.account, known))].flat()) {
         ctx.addIssue({ ...custom(problem) });
@@ -52,6 +52,8 @@ export const accountExportSchema = z.preprocess(
 );
 
 export type AccountExport = z.output<typeof accountExportSchema>;
+/** A table of an export's account. */
+type TableOfFile = keyof AccountExport['account'];
 
 /** Gives way to other work when it is time (the server's: after some ms of work at a stretch); undefined: go on now. */
 export type Pause = () => Promise<void> | undefined;
@@ -91,7 +93,7 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
       // problem at once, as a whole parse does, and see it as in the file.
       if (checked.success) {
         records[id] = checked.data;
-        for (const problem of recordProblems(name as keyof AccountExport['account'], id, checked.data)) issues.add(custom(problem));
+        for (const problem of recordProblems(name as TableOfFile, id, checked.data)) issues.add(custom(problem));
       } else {
         failed.add(`${name}/${id}`);
         for (const issue of checked.error.issues) issues.add({ ...issue, path: ['account', name, id, ...issue.path] });
@@ -112,7 +114,12 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
 }
 
 /** A problem of the checks beyond each record's schema, as a zod issue under the file's `account`. */
-const custom = (problem: Problem): z.core.$ZodIssueCustom => ({ code: 'custom', path: ['account', ...problem.path], message: problem.message, input: undefined });
+const custom = (problem: Problem): z.core.$ZodIssueCustom => ({
+  code: 'custom',
+  path: ['account', ...problem.path],
+  message: problem.message,
+  input: undefined,
+});
 
 /** How many problems of a file a 400 lists: a file may have any number, and the first ones say what is wrong. */
 export const LISTED_PROBLEMS = 100;
@@ -132,7 +139,8 @@ const invalid = (issues: z.core.$ZodIssue[], unlisted = 0): SandboxError => {
   const all = issuesToDetails(new z.ZodError(issues));
   const total = all.length + unlisted;
   const listed = all.slice(0, LISTED_PROBLEMS);
-  const details = total > listed.length ? [...listed, `account: ${total - listed.length} more problems not listed`] : listed;
+  const more = `account: ${total - listed.length} more problems not listed`;
+  const details = total > listed.length ? [...listed, more] : listed;
   const shown = all.slice(0, 5).join('; ') + (total > 5 ? `; and ${total - 5} more` : '');
   return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${shown}`, details);
 };

@@ -62,10 +62,13 @@ function loneSurrogates(value: unknown, path: (string | number)[]): (string | nu
  */
 export function recordProblems(table: keyof Records, key: string, record: unknown): Problem[] {
   // The record under its key, so a key of the table (an Idempotency-Key's) is looked at too.
-  const problems = loneSurrogates({ [key]: record }, [table]).map((path) => ({ path, message: 'must be well-formed Unicode: it holds a lone surrogate' }));
+  const message = 'must be well-formed Unicode: it holds a lone surrogate';
+  const problems = loneSurrogates({ [key]: record }, [table]).map((path) => ({ path, message }));
   if (table === 'vaPayments') {
     const { expiresAt, createdAt } = record as VaPayment;
-    if (ms(expiresAt) <= ms(createdAt)) problems.push({ path: [table, key, 'expiresAt'], message: `must be after createdAt (${createdAt})` });
+    if (ms(expiresAt) <= ms(createdAt)) {
+      problems.push({ path: [table, key, 'expiresAt'], message: `must be after createdAt (${createdAt})` });
+    }
   }
   return problems;
 }
@@ -217,10 +220,11 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
 
 
 /**
- * Contract parts 1 and 2.3: each CVU and alias of the account has one holder, a CVU and an alias being one namespace (a pool entry, lent to an active
- * own-CVU payment or free; a hub's collection account; a client), and every pointer agrees both ways: a lent pool
- * entry names the active payment that names its CVU, and an active amount-locked payment is on its hub's collection
- * account. A file that breaks one would lend a CVU in use to a new payment, or credit a transfer to another holder.
+ * Contract parts 1 and 2.3: each CVU and alias of the account has one holder (a pool entry, lent to an active own-CVU
+ * payment or free; a hub's collection account; a client), a CVU and an alias being one namespace (a transfer's `to` is
+ * either), and every pointer agrees both ways: a lent pool entry names the active payment that names its CVU, and an
+ * active amount-locked payment is on its hub's collection account. A file that breaks one would lend a CVU in use to a
+ * new payment, or credit a transfer to another holder.
  */
 function ownershipProblems(account: Records, known: Known): Problem[] {
   const problems: Problem[] = [];

@@ -107,10 +107,11 @@ export class Hubs {
     for (const entry of [this.ctx.get('pool', to), records.find('pool', { where: { alias: upper } })]) {
       if (entry) holders.set(`pool ${entry.cvu}`, { cvu: entry.cvu, kind: 'pool', entry });
     }
-    for (const hub of [records.find('hubs', { where: { cvu: to } }), records.find('hubs', { where: { alias: upper } })]) {
+    const [byCvu, byAlias] = [{ where: { cvu: to } }, { where: { alias: upper } }];
+    for (const hub of [records.find('hubs', byCvu), records.find('hubs', byAlias)]) {
       if (hub) holders.set(`hub ${hub.id}`, { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id });
     }
-    for (const client of [records.find('clients', { where: { cvu: to } }), records.find('clients', { where: { alias: upper } })]) {
+    for (const client of [records.find('clients', byCvu), records.find('clients', byAlias)]) {
       if (client) holders.set(`client ${client.id}`, { cvu: client.cvu!, kind: 'client', client });
     }
     return [...holders.values()];

@@ -91,7 +91,8 @@ export function checkDatabase(file: string, full = false): CheckResult {
     const newer = newerRelease(file, schemaVersion(db));
     if (newer !== null) return { records: 0, damaged: [`${file}: ${newer.why}`] };
     const structure = (db.prepare(`PRAGMA ${pragma}`).all() as Record<string, string>[]).map((row) => row[pragma]!);
-    const damaged = structure[0] === 'ok' ? [] : structure.map((problem) => `${file}: ${pragma}: ${problem.replace(/\s*\n\s*/g, ' ')}`);
+    const line = (problem: string) => `${file}: ${pragma}: ${problem.replace(/\s*\n\s*/g, ' ')}`;
+    const damaged = structure[0] === 'ok' ? [] : structure.map(line);
     const header = headerRefusal(db, file);
     if (header !== null) damaged.push(`${file}: ${header.why}`);
     return recordsChecked(db, file, damaged);
@@ -113,13 +114,16 @@ function recordsChecked(db: DatabaseSync, file: string, damaged: string[]): Chec
     try {
       const found = mismatches(db, checked);
       records += found.rows;
-      for (const id of found.ids) damaged.push(`${file}: ${checked.table} record ${id}: its CRC-32 does not match its stored bytes`);
+      for (const id of found.ids) {
+        damaged.push(`${file}: ${checked.table} record ${id}: its CRC-32 does not match its stored bytes`);
+      }
     } catch (error) {
       damaged.push(`${file}: ${checked.table} cannot be read: ${(error as Error).message}`);
     }
   }
   if (tables.length > 0) return { records, damaged };
-  return { records, damaged, note: `schema version ${schemaVersion(db)}: its records keep no CRC-32 until a start migrates it` };
+  const note = `schema version ${schemaVersion(db)}: its records keep no CRC-32 until a start migrates it`;
+  return { records, damaged, note };
 }
 
 /** The one line a check that found damage ends with: how much, and what to do. */

@@ -18,7 +18,21 @@ import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
 import { notAFile } from '../file-kind.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, damaged, headerRefusal, INTEGRITY_AT_START_BYTES, migrationRefusal, newerRelease, notADatabase, problemsOf, schemaVersion, startRefusal, StoreDamagedError, writable } from './start-check.js';
+import {
+  CHECK_AT_START_BYTES,
+  checkAside,
+  damaged,
+  headerRefusal,
+  INTEGRITY_AT_START_BYTES,
+  migrationRefusal,
+  newerRelease,
+  notADatabase,
+  problemsOf,
+  schemaVersion,
+  startRefusal,
+  StoreDamagedError,
+  writable,
+} from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';

@@ -11,7 +11,7 @@ import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
 import { MIGRATIONS } from './schema.js';
 
-/** A database file that cannot be used as it is: the start is refused with this one line; `why`, what `check` says of it. */
+/** A file that cannot be used as it is: the start is refused with this one line; `why`, what `check` says of it. */
 export class StoreDamagedError extends Error {
   constructor(
     message: string,
@@ -24,10 +24,12 @@ export class StoreDamagedError extends Error {
 /** What to do, said in every line that refuses a damaged database. */
 const WHAT_TO_DO = 'restore it from a backup (a copy of the file, or an export to `va-sandbox import` into a fresh one), or move it away to start afresh (see docs/storage.md)';
 
-export const damaged = (file: string, why: string) => new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`, why);
+export const damaged = (file: string, why: string) =>
+  new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`, why);
 
 /** The refusal of a path that is no database file at all (`notAFile`, or an empty file for `check`). */
-export const notADatabase = (file: string, what: string) => new StoreDamagedError(`${file} is not a database (${what})`, `not a database (${what})`);
+export const notADatabase = (file: string, what: string) =>
+  new StoreDamagedError(`${file} is not a database (${what})`, `not a database (${what})`);
 
 /**
  * What a start refuses in a file's header, read only (so `check` reports it in the same words): a schema version newer
@@ -39,14 +41,17 @@ export function headerRefusal(db: Database, file: string): StoreDamagedError | n
   const newer = newerRelease(file, version);
   if (newer !== null) return newer;
   const writeVersion = file === ':memory:' ? 1 : headerByte(file, 18);
-  if (writeVersion > 2) return damaged(file, `its header's write version (byte 18) is ${writeVersion}, which SQLite takes read-only`);
+  if (writeVersion > 2) {
+    return damaged(file, `its header's write version (byte 18) is ${writeVersion}, which SQLite takes read-only`);
+  }
   const layout = layoutVersion(db);
   if (layout !== version) return damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
   return null;
 }
 
 /** The schema version a file's header says (`PRAGMA user_version`). */
-export const schemaVersion = (db: Database): number => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+export const schemaVersion = (db: Database): number =>
+  (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
 
 /** A file of a schema version newer than this release knows (checked first: this release knows nothing else of it). */
 export function newerRelease(file: string, version: number): StoreDamagedError | null {
@@ -63,7 +68,8 @@ export function newerRelease(file: string, version: number): StoreDamagedError |
 export const MIGRATION_ROOM = 1.25;
 
 /** A size in words: KiB under a MiB, else MiB with one decimal. */
-const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`);
+const sizeOf = (bytes: number) =>
+  bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 
 /**
  * An error of the schema's migration at start as the line that says what happened: a full disk says so and how much
@@ -84,8 +90,10 @@ export function migrationRefusal(db: Database, file: string, error: unknown): un
   } catch {
     // A connection that cannot even read its header: the file says its version to the next start.
   }
-  const why = `the disk is full: migrating it to schema ${MIGRATIONS.length} needs about ${sizeOf(need)} free beside it, ${sizeOf(free)} are`;
-  return new StoreDamagedError(`${file} cannot be migrated (${why}): free some room and start again (the file is sound${at}: a step is kept whole or not at all)`, why);
+  const room = `needs about ${sizeOf(need)} free beside it, ${sizeOf(free)} are`;
+  const why = `the disk is full: migrating it to schema ${MIGRATIONS.length} ${room}`;
+  const state = `the file is sound${at}: a step is kept whole or not at all`;
+  return new StoreDamagedError(`${file} cannot be migrated (${why}): free some room and start again (${state})`, why);
 }
 
 /** A byte of a database file's 100-byte header. */
