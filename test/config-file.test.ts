@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema, startOptions } from '../src/cli/start-options.js';
+import { CONFIG_MAX_BYTES, configJsonSchema, startOptions } from '../src/cli/start-options.js';
 import { freePort, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
 
 const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'));
@@ -94,6 +95,27 @@ describe('start --config FILE', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.code).toBe(2);
+  });
+
+  it('reads only a regular file of at most 1 MiB: /dev/zero, /dev/null, a FIFO, a directory or a larger file is one line, exit 2, at once', { timeout: 30_000 }, async () => {
+    const fifo = join(dir, 'config.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const large = configFile(`{"port": 0${' '.repeat(CONFIG_MAX_BYTES)}}`);
+    const cases: [string, RegExp][] = [
+      ['/dev/zero', /: not a regular file \(a device\)/],
+      ['/dev/null', /: not a regular file \(a device\)/],
+      [fifo, /: not a regular file \(a FIFO\)/],
+      [dir, /: not a regular file \(a directory\)/],
+      [large, new RegExp(`: ${CONFIG_MAX_BYTES + 11} bytes, over the ${CONFIG_MAX_BYTES} a config file may hold`)],
+    ];
+    for (const [file, problem] of cases) {
+      const started = performance.now();
+      const run = await runCli(['start', '--memory', '--port', '0', '--config', file]);
+      expect(run.code, `${file}: ${JSON.stringify(run)}`).toBe(2);
+      expect(run.stderr.trim().split('\n'), file).toHaveLength(1);
+      expect(run.stderr.trim(), file).toMatch(new RegExp(`^va-sandbox: config ${file}${problem.source}`));
+      expect(performance.now() - started, file).toBeLessThan(10_000);
+    }
   });
 
   it('refuses a file it cannot read, exit 2', async () => {

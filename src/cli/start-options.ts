@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { notAFile } from '../sandbox/file-kind.js';
 import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { port, positiveInt, size, wholeNumber } from './options.js';
 
@@ -129,6 +130,43 @@ export function configJsonSchema(): JsonSchema {
   };
 }
 
+/** The most a config file may hold: a few hundred bytes in practice; a larger one is not a config file. */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A config file's text, read only from a regular file of at most `CONFIG_MAX_BYTES`: opened without waiting (a FIFO
+ * would block the open until a writer came) and looked at before a byte is read (a device such as /dev/zero never
+ * ends). Throws the problem in words.
+ */
+function readConfig(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new Error(`cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    const what = notAFile(stat);
+    if (what !== null) throw new Error(`not a regular file (${what})`);
+    if (stat.size > CONFIG_MAX_BYTES) {
+      throw new Error(`${stat.size} bytes, over the ${CONFIG_MAX_BYTES} a config file may hold`);
+    }
+    // One byte past the cap: a file that grew since its size was read is refused too.
+    const bytes = Buffer.alloc(CONFIG_MAX_BYTES + 1);
+    let length = 0;
+    let read = -1;
+    while (read !== 0 && length < bytes.length) {
+      read = readSync(fd, bytes, length, bytes.length - length, null);
+      length += read;
+    }
+    if (length > CONFIG_MAX_BYTES) throw new Error(`over the ${CONFIG_MAX_BYTES} bytes a config file may hold`);
+    return bytes.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Applies a `--config` file to the options neither a flag nor a variable gave (their value is the default, or none).
  * An unreadable file, an unknown key or a value of the wrong kind is a usage error (exit 2) naming it.
@@ -137,9 +175,9 @@ export function applyConfig(cmd: Command, file: string): void {
   const fail = (problem: string): never => cmd.error(`config ${file}: ${problem}`);
   let text = '';
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfig(file);
   } catch (error) {
-    fail(`cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    fail((error as Error).message);
   }
   let doc: unknown;
   try {

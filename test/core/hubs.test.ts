@@ -11,7 +11,7 @@ describe('hubs and the CVU pool', () => {
     const hubs = new Hubs(ctx);
     const seven = hubs.hubFor(7);
     expect([seven.collectionAlias, hubs.hubFor(7)]).toEqual(['SANDBOX.HUB7.COBROS', seven]);
-    expect(hubs.collectionOf(seven.collectionAlias.toLowerCase())).toEqual(seven);
+    expect(hubs.holdersAt(seven.collectionAlias.toLowerCase())).toEqual([{ cvu: seven.collectionCvu, kind: 'collection', hubId: 7 }]);
     expect(hubs.isTaken(seven.collectionCvu)).toBe(true);
     expect(() => hubs.hubFor(2)).toThrow(/Payment hub/);
   });
@@ -30,7 +30,7 @@ describe('hubs and the CVU pool', () => {
     expect(hubs.reservePoolCvu('d').cvu).toBe(lent[2]!.cvu);
     expect(hubs.reservePoolCvu('e').cvu).toBe(lent[0]!.cvu);
     expect(new Set([lent[1]!.cvu, hubs.reservePoolCvu('f').cvu]).size).toBe(2); // a new one: b still holds its own
-    expect(hubs.poolCvuAt(lent[1]!.alias.toLowerCase())?.cvu).toBe(lent[1]!.cvu);
+    expect(hubs.holdersAt(lent[1]!.alias.toLowerCase())).toMatchObject([{ kind: 'pool', cvu: lent[1]!.cvu }]);
     expect([hubs.isTaken('CLIENT.ALIAS'), hubs.isTaken('0000000000000000000001'), hubs.isTaken('OTHER.ALIAS')]).toEqual([true, true, false]);
   });
 

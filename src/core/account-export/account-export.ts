@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { COUNTED_TABLES, type Account } from '../account/index.js';
 import { iso, ms, SandboxError } from '../conventions/index.js';
 import { MAX_CLOCK_MS } from '../clock/index.js';
-import { crossRecordChecks, type Known } from './export-checks.js';
+import { crossRecordChecks, type Known, type Problem, recordProblems } from './export-checks.js';
 import { exportedAccount, time } from './export-records.js';
 import { exportText } from './export-text.js';
 import {
@@ -45,13 +45,18 @@ export const accountExportSchema = z.preprocess(
     // Zod runs it only when no record is of the wrong shape (the checks across records read their fields).
     .superRefine((doc, ctx) => {
       const known: Known = (table, key) => Object.hasOwn(doc.account[table], key);
-      for (const check of crossRecordChecks) {
-        for (const problem of check(doc.account, known)) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+      const perRecord = Object.entries(doc.account).flatMap(([table, records]) =>
+        Object.entries(records).flatMap(([key, record]) => recordProblems(table as TableOfFile, key, record)),
+      );
+      for (const problem of [perRecord, ...crossRecordChecks.map((check) => check(doc.account, known))].flat()) {
+        ctx.addIssue({ ...custom(problem) });
       }
     }),
 );
 
 export type AccountExport = z.output<typeof accountExportSchema>;
+/** A table of an export's account. */
+type TableOfFile = keyof AccountExport['account'];
 
 /** Gives way to other work when it is time (the server's: after some ms of work at a stretch); undefined: go on now. */
 export type Pause = () => Promise<void> | undefined;
@@ -78,7 +83,7 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
   const doc = envelope.safeParse(body);
   // A file whose envelope is wrong is parsed whole, for every problem it has at once.
   if (!doc.success) throw invalid(accountExportSchema.safeParse(body).error?.issues ?? doc.error.issues);
-  const issues: z.core.$ZodIssue[] = [];
+  const issues = new Problems();
   const account: Record<string, Record<string, unknown>> = {};
   /** `table/key` of each record that failed its own schema. */
   const failed = new Set<string>();
@@ -89,10 +94,12 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
       const checked = ((table as z.ZodRecord).valueType as z.ZodType).safeParse(record);
       // One that fails is left out of the checks across records below, which read its fields: they name every other
       // problem at once, as a whole parse does, and see it as in the file.
-      if (checked.success) records[id] = checked.data;
-      else {
+      if (checked.success) {
+        records[id] = checked.data;
+        for (const problem of recordProblems(name as TableOfFile, id, checked.data)) issues.add(custom(problem));
+      } else {
         failed.add(`${name}/${id}`);
-        issues.push(...checked.error.issues.map((issue) => ({ ...issue, path: ['account', name, id, ...issue.path] })));
+        for (const issue of checked.error.issues) issues.add({ ...issue, path: ['account', name, id, ...issue.path] });
       }
       await pause();
     }
@@ -101,17 +108,44 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
   const known: Known = (table, key) => Object.hasOwn(checked.account[table], key) || failed.has(`${table}/${key}`);
   for (const check of crossRecordChecks) {
     for (const problem of check(checked.account, known)) {
-      issues.push({ code: 'custom', path: ['account', ...problem.path], message: problem.message, input: undefined } as z.core.$ZodIssue);
+      issues.add(custom(problem));
     }
     await pause();
   }
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.listed.length > 0) throw invalid(issues.listed, issues.unlisted);
   return checked;
 }
 
-const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
-  const details = issuesToDetails(new z.ZodError(issues));
-  return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
+/** A problem of the checks beyond each record's schema, as a zod issue under the file's `account`. */
+const custom = (problem: Problem): z.core.$ZodIssueCustom => ({
+  code: 'custom',
+  path: ['account', ...problem.path],
+  message: problem.message,
+  input: undefined,
+});
+
+/** How many problems of a file a 400 lists: a file may have any number, and the first ones say what is wrong. */
+export const LISTED_PROBLEMS = 100;
+
+/** A file's problems: the first `LISTED_PROBLEMS` kept, the rest only counted. */
+class Problems {
+  readonly listed: z.core.$ZodIssue[] = [];
+  unlisted = 0;
+  add(issue: z.core.$ZodIssue): void {
+    if (this.listed.length < LISTED_PROBLEMS) this.listed.push(issue);
+    else this.unlisted++;
+  }
+}
+
+/** The 400 of a file: its first problems, one detail each, and how many more it has. */
+const invalid = (issues: z.core.$ZodIssue[], unlisted = 0): SandboxError => {
+  const all = issuesToDetails(new z.ZodError(issues));
+  const total = all.length + unlisted;
+  const listed = all.slice(0, LISTED_PROBLEMS);
+  const more = `account: ${total - listed.length} more problems not listed`;
+  const details = total > listed.length ? [...listed, more] : listed;
+  const shown = all.slice(0, 5).join('; ') + (total > 5 ? `; and ${total - 5} more` : '');
+  return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${shown}`, details);
 };
 
 /** The account as one JSON document (`exportText`, parsed); the records of a damaged database that could not be read are left out and named in `unreadable`. */

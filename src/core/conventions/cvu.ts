@@ -20,3 +20,11 @@ export function isValidCvu(cvu: string): boolean {
 /** A CVU of a 7-digit block and a 13-digit account, each followed by its check digit. */
 export const withCheckDigits = (block: string, account: string): string =>
   `${block}${checkDigit(block, BLOCK1_WEIGHTS)}${account}${checkDigit(account, BLOCK2_WEIGHTS)}`;
+
+/** An alias as the sandbox makes one (BCRA's rule): 6 to 20 ASCII letters, digits, dots or hyphens. */
+export const ALIAS_PATTERN = /^[A-Za-z0-9.-]{6,20}$/;
+/**
+ * An alias as a record may hold it: the characters of `ALIAS_PATTERN` (ASCII only, so comparing in upper case is
+ * exact), and up to 34 of them, since a hub's collection alias carries the hub's id (`SANDBOX.HUB<id>.COBROS`).
+ */
+export const RECORD_ALIAS_PATTERN = /^[A-Za-z0-9.-]{6,34}$/;

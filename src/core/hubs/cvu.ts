@@ -33,7 +33,6 @@ export function poolNumber(cvuOrAlias: string): number | null {
   return /^\d{12}$/.test(digits) ? Number(digits) : null;
 }
 
-export const ALIAS_PATTERN = /^[A-Za-z0-9.-]{6,20}$/;
 
 const WORDS = [
   'SOL', 'RIO', 'PAMPA', 'MATE', 'TANGO', 'ANDES', 'LAGO', 'CERRO', 'PUNA', 'DELTA', 'ROBLE', 'CEIBO',

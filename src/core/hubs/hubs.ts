@@ -13,6 +13,12 @@ import {
   hubView,
 } from '../records/index.js';
 
+/** What holds a CVU or alias in an account: a hub's collection account, a pool entry or a client. */
+export type Holder =
+  | { cvu: string; kind: 'collection'; hubId: number }
+  | { cvu: string; kind: 'pool'; entry: PoolCvu }
+  | { cvu: string; kind: 'client'; client: Client };
+
 /**
  * Payment hubs (contract part 1) and the pool of CVUs lent to time-locked VA payments: every CVU and alias of the
  * account is unique across hubs' collection CVUs, the pool and clients' CVUs (`isTaken`).
@@ -111,20 +117,25 @@ export class Hubs {
     return this.ctx.records.has([['pool', { id: cvuOrAlias }], ['pool', { alias }], ['clients', { alias }], ['clients', cvu], ['hubs', { alias }], ['hubs', cvu]]);
   }
 
-  /** The client whose CVU or alias (case-insensitive) this is. */
-  clientAt(cvuOrAlias: string): Client | undefined {
+  /**
+   * Every holder of a CVU or alias (case-insensitive), found by one lookup over them all (pool entries, hubs'
+   * collection accounts, clients): never more than one in an account the API made or an import let in, and when a
+   * database holds more, the caller sees them all rather than the first a fixed order would find.
+   */
+  holdersAt(to: string): Holder[] {
     const { records } = this.ctx;
-    return records.find('clients', { where: { cvu: cvuOrAlias } }) ?? records.find('clients', { where: { alias: cvuOrAlias.toUpperCase() } });
-  }
-
-  /** The hub whose collection CVU a CVU or alias (case-insensitive) is. */
-  collectionOf(to: string): Hub | undefined {
-    const { records } = this.ctx;
-    return records.find('hubs', { where: { cvu: to } }) ?? records.find('hubs', { where: { alias: to.toUpperCase() } });
-  }
-
-  /** The pool CVU a CVU or alias (case-insensitive) names. */
-  poolCvuAt(to: string): PoolCvu | undefined {
-    return this.ctx.get('pool', to) ?? this.ctx.records.find('pool', { where: { alias: to.toUpperCase() } });
+    const upper = to.toUpperCase();
+    const holders = new Map<string, Holder>();
+    for (const entry of [this.ctx.get('pool', to), records.find('pool', { where: { alias: upper } })]) {
+      if (entry) holders.set(`pool ${entry.cvu}`, { cvu: entry.cvu, kind: 'pool', entry });
+    }
+    const [byCvu, byAlias] = [{ where: { cvu: to } }, { where: { alias: upper } }];
+    for (const hub of [records.find('hubs', byCvu), records.find('hubs', byAlias)]) {
+      if (hub) holders.set(`hub ${hub.id}`, { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id });
+    }
+    for (const client of [records.find('clients', byCvu), records.find('clients', byAlias)]) {
+      if (client) holders.set(`client ${client.id}`, { cvu: client.cvu!, kind: 'client', client });
+    }
+    return [...holders.values()];
   }
 }

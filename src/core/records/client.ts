@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
+import { alias, cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
 import { CVU_STATUSES, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
 export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
 
@@ -22,7 +22,7 @@ export const clientRecord = z.strictObject({
   metadata,
   /** Null until the CVU is provisioned. */
   cvu: cvu.nullable(),
-  alias: text().nullable(),
+  alias: alias.nullable(),
   cvuStatus,
   /** When a `provisioning` (delayed) CVU becomes active; null in every other status. */
   cvuReadyAt: time.nullable(),

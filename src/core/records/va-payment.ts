@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { fromCents, MAX_CENTS, type Cents } from '../conventions/index.js';
 import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
 import { csvItems, filter, timeFilter } from './filters.js';
-import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
+import { alias, cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
 import { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
 export { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
@@ -42,7 +42,7 @@ export const vaPaymentRecord = z.strictObject({
   ttlSeconds: z.number().int().min(1).max(28800),
   expiresAt: time,
   cvu,
-  alias: text(),
+  alias,
   clientId: id.nullable(),
   clientTaxId: taxId.nullable(),
   clientName: text(255).nullable(),

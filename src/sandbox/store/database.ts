@@ -16,14 +16,30 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
+import { notAFile } from '../file-kind.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, type CheckAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
+import {
+  CHECK_AT_START_BYTES,
+  checkAside,
+  type CheckAside,
+  damaged,
+  headerRefusal,
+  INTEGRITY_AT_START_BYTES,
+  migrationRefusal,
+  newerRelease,
+  notADatabase,
+  problemsOf,
+  schemaVersion,
+  startRefusal,
+  StoreDamagedError,
+  writable,
+} from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
 import { repository, storedRows } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
-import { migrate, MIGRATIONS, withFunctions } from './schema.js';
+import { migrate, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
 
 /**
@@ -96,6 +112,8 @@ export { startRefusal };
  * first (when `path` names the previous release's data file itself, the database is `<name>.db` beside it).
  */
 export function fileStore(path: string, options: StoreOptions = {}): Store {
+  const what = existsSync(path) ? notAFile(statSync(path)) : null;
+  if (what !== null) throw notADatabase(path, what);
   const previous = previousDataFile(resolve(path));
   const file = previous === resolve(path) ? `${previous.replace(/\.json$/, '')}.db` : resolve(path);
   const log = options.log ?? (() => {});
@@ -142,19 +160,22 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
     // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
     db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version > MIGRATIONS.length) {
-      throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length}): upgrade va-sandbox, or start with another --data`);
-    }
+    const version = schemaVersion(db);
+    const newer = newerRelease(file, version);
+    if (newer !== null) throw newer;
     if (check !== null && version > 0) {
       const problems = problemsOf(db, check);
       if (problems !== null) throw damaged(file, problems);
     }
-    const layout = layoutVersion(db);
-    if (layout !== version) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+    const header = headerRefusal(db, file);
+    if (header !== null) throw header;
     const readOnly = file === ':memory:' ? null : writable(db);
     if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
-    migrate(db, version);
+    try {
+      migrate(db, version);
+    } catch (error) {
+      throw migrationRefusal(db, file, error);
+    }
     return db;
   } catch (error) {
     db?.close();
