@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { progressWanted, serverWorkLine } from '../progress.js';
-import { applyConfig, startOptions } from '../start-options.js';
+import { apiKeyProblem, applyConfig, startOptions } from '../start-options.js';
 import { version } from '../version.js';
 
 /** A switch set by its variable to `0`, `false` or `no` is off (commander turns it on for any value). */
@@ -27,6 +27,8 @@ export function startCommand(): Command {
       const { startServer } = await import('../../sandbox/server.js');
       // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
       const programKey = given<string>(cmd.parent!, 'apiKey');
+      const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);
+      if (programKeyProblem) cmd.error(`option '--api-key <key>' ${programKeyProblem}`);
       const ownKeys = cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
       const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
       const requestLog = lineWriter(process.stdout);
