@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnCli, useTmp } from './helpers.js';
+import { ROOT, runCli, spawnCli, useTmp } from './helpers.js';
 
 /** `start` with these arguments: its exit code, or `running` once it prints its banner (then it is stopped). */
 async function startExit(args: string[], env: Record<string, string> = {}) {
@@ -35,5 +35,16 @@ describe('start refuses an API key the server could never match (exit 2, one lin
     const start = await startExit(['start', '--api-key', 'sk_ci-1.x~/+='], { VA_SANDBOX_API_KEYS: '' });
     expect(start.code).toBe('running');
     expect(start.stdout).toContain("-H 'Authorization: Bearer sk_ci-1.x~/+='");
+  });
+});
+
+describe('listen --events: what is said of the other events', () => {
+  it('README, docs/cli.md and listen --help say the others still go to their own URLs', async () => {
+    const said = [readFileSync(join(ROOT, 'README.md'), 'utf8'), readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8'), (await runCli(['listen', '--help'])).stdout];
+    for (const text of said) {
+      const flat = text.replace(/\s+/g, ' ');
+      // What follows the first mention of --events, up to the end of its sentence or option.
+      expect(flat.slice(flat.indexOf('--events'), flat.indexOf('--events') + 250)).toMatch(/the others still go to their own URLs/);
+    }
   });
 });
