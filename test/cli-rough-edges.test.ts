@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, spawnCli, useTmp } from './helpers.js';
+import { PAYMENT, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
 
 /** `start` with these arguments: its exit code, or `running` once it prints its banner (then it is stopped). */
 async function startExit(args: string[], env: Record<string, string> = {}) {
@@ -46,5 +46,40 @@ describe('listen --events: what is said of the other events', () => {
       // What follows the first mention of --events, up to the end of its sentence or option.
       expect(flat.slice(flat.indexOf('--events'), flat.indexOf('--events') + 250)).toMatch(/the others still go to their own URLs/);
     }
+  });
+});
+
+describe('a sandbox started with "hubs": [123, 4] in its config file', () => {
+  it('hub list shows those hubs before any create; a hub not among them is refused naming them and --hub', async () => {
+    const config = join(useTmp(), 'va-sandbox.json');
+    writeFileSync(config, JSON.stringify({ hubs: [123, 4] }));
+    const server = await spawnServer(['--memory', '--config', config]);
+    const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: 'sk_edges_hubs' };
+    const hubs = await runCli(['hub', 'list', '--json'], env);
+    expect(JSON.parse(hubs.stdout).data.map((hub: { id: number }) => hub.id)).toEqual([4, 123]);
+    const hint = 'Payment hub 1 not found; --hub: must be one of 4, 123 (the hubs this sandbox was started with)';
+    for (const args of [['payments', 'create', '--amount', '10'], ['hub', 'show']]) {
+      expect(await runCli(args, env)).toMatchObject({ code: 1, stderr: `va-sandbox: NOT_FOUND: ${hint}\n` });
+    }
+    const api = await fetch(`${server.url}/api/v1/va-payments`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_edges_hubs', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...PAYMENT, amount: 10, paymentHubId: 7 }),
+    });
+    expect((await api.json()).error).toMatchObject({ code: 'NOT_FOUND', details: ['paymentHubId: must be one of 4, 123'] });
+    expect(await runCli(['payments', 'create', '--amount', '10', '--hub', '4', '--json'], env)).toMatchObject({ code: 0 });
+  });
+
+  it('--hub is listed among the options of the commands that take it, not under "Global options"', async () => {
+    for (const command of [['payments', 'create'], ['clients', 'create'], ['hub', 'show'], ['hub', 'set']]) {
+      const help = (await runCli([...command, '--help'])).stdout;
+      // The help's sections by heading (`Options:`, `Global options:`, `Example:`), and the one that lists --hub.
+      const sections = help.split(/\n(?=\S[^\n]*:\n)/);
+      expect({ command, in: sections.filter((section) => section.includes('  --hub <id>')).map((section) => section.split('\n')[0]) }).toEqual({
+        command,
+        in: ['Options:'],
+      });
+    }
+    expect((await runCli(['--help'])).stdout).not.toContain('--hub');
   });
 });

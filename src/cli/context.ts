@@ -27,10 +27,14 @@ export function globalOptions(command: Command, which: 'api' | 'connection' | 'o
   return command.addOption(new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL));
 }
 
-/** `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. */
+/**
+ * `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. One of
+ * the command's own options, not a global one: the program does not take it before a command (`VA_SANDBOX_HUB_ID` is
+ * the way to set it for every command).
+ */
 export const hubOption = (command: Command): Command =>
   fieldFlags(command, { paymentHubId: '--hub' }).addOption(
-    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
+    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt),
   );
 
 /** The command's hub: `--hub`, then VA_SANDBOX_HUB_ID, then 1. */
