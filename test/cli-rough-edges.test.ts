@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PAYMENT, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
+import { PAYMENT, ROOT, runCli, spawnCli, spawnServer, useCliSandbox, useTmp } from './helpers.js';
 
 /** `start` with these arguments: its exit code, or `running` once it prints its banner (then it is stopped). */
 async function startExit(args: string[], env: Record<string, string> = {}) {
@@ -81,5 +81,28 @@ describe('a sandbox started with "hubs": [123, 4] in its config file', () => {
       });
     }
     expect((await runCli(['--help'])).stdout).not.toContain('--hub');
+  });
+});
+
+describe('a short id under 4 characters', () => {
+  it('every command that takes a short id refuses it before asking (exit 2), saying to give at least 4 characters', async () => {
+    const { account } = await useCliSandbox('sk_edges_short');
+    const { cli } = account();
+    const commands: [string[], string][] = [
+      [['payments', 'get', '4e8'], 'VA payment'],
+      [['payments', 'cancel', '4E8'], 'VA payment'],
+      [['clients', 'get', '4e'], 'client'],
+      [['deliveries', 'show', '4'], 'delivery'],
+      [['deliveries', 'redeliver', '4e-'], 'delivery'],
+    ];
+    for (const [args, noun] of commands) {
+      const id = args[2]!;
+      expect({ args, ...(await cli(args)) }).toEqual({
+        args,
+        code: 2,
+        stdout: '',
+        stderr: `va-sandbox: ${id} is too short to look up a ${noun}: give at least 4 characters of its id\n`,
+      });
+    }
   });
 });

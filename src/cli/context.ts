@@ -4,7 +4,7 @@ import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
-import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
+import { idsStartingWith, isShortId, isTooShortId, shortIdProblem } from '../client/short-id.js';
 
 export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
@@ -116,9 +116,10 @@ export class UsageError extends Error {}
 /**
  * The record's id from what the user typed: a full id as it is; a short one (the first characters, as lists print
  * them) resolved by listing `listPath` when it names exactly one record. None found: the short id goes to the API,
- * which answers 404 NOT_FOUND.
+ * which answers 404 NOT_FOUND. Under 4 characters it is refused before anything is sent.
  */
 export async function recordId(command: Command, listPath: string, noun: string, id: string): Promise<string> {
+  if (isTooShortId(id)) throw new UsageError(shortIdProblem(id, [], noun));
   if (!isShortId(id)) return id;
   const { client } = contextOf(command);
   const ids = await idsStartingWith(async (page, limit) => {
