@@ -106,3 +106,22 @@ describe('a short id under 4 characters', () => {
     }
   });
 });
+
+describe('export and import of the same file', () => {
+  it('say the same number of each kind, and their deliveries are what the list counts (a dropped one included)', async () => {
+    const { account } = await useCliSandbox('sk_edges_counts');
+    const source = account();
+    // A created event with successUrl and failureUrl is dropped: its delivery is the event itself.
+    await source.api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, successUrl: 'http://127.0.0.1:9/ok', failureUrl: 'http://127.0.0.1:9/ko' });
+    await source.api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 6, callbackUrl: 'http://127.0.0.1:9/hook' });
+    const file = join(useTmp(), 'incident.json');
+    const exported = await source.cli(['export', '--out', file]);
+    const target = account();
+    const imported = await target.cli(['import', file]);
+    const counts = (line: string) => Object.fromEntries([...line.matchAll(/(\d+) (\w+)/g)].map(([, n, name]) => [name, Number(n)]));
+    const listed = (await target.json(['deliveries', 'list'])).pagination.total;
+    expect(listed).toBe(2);
+    expect({ exported: counts(exported.stdout).deliveries, imported: counts(imported.stdout).deliveries }).toEqual({ exported: listed, imported: listed });
+    expect(counts(imported.stdout)).toMatchObject(counts(exported.stdout));
+  });
+});
