@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PAYMENT, ROOT, runCli, spawnCli, spawnServer, useCliSandbox, useTmp } from './helpers.js';
+import { api, PAYMENT, ROOT, runCli, spawnCli, spawnServer, useCliSandbox, useTmp } from './helpers.js';
 
 /** `start` with these arguments: its exit code, or `running` once it prints its banner (then it is stopped). */
 async function startExit(args: string[], env: Record<string, string> = {}) {
@@ -61,12 +61,8 @@ describe('a sandbox started with "hubs": [123, 4] in its config file', () => {
     for (const args of [['payments', 'create', '--amount', '10'], ['hub', 'show']]) {
       expect(await runCli(args, env)).toMatchObject({ code: 1, stderr: `va-sandbox: NOT_FOUND: ${hint}\n` });
     }
-    const api = await fetch(`${server.url}/api/v1/va-payments`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer sk_edges_hubs', 'content-type': 'application/json' },
-      body: JSON.stringify({ ...PAYMENT, amount: 10, paymentHubId: 7 }),
-    });
-    expect((await api.json()).error).toMatchObject({ code: 'NOT_FOUND', details: ['paymentHubId: must be one of 4, 123'] });
+    const refused = await api(server.url, 'sk_edges_hubs').post('/api/v1/va-payments', { ...PAYMENT, amount: 10, paymentHubId: 7 });
+    expect(refused.body.error).toMatchObject({ code: 'NOT_FOUND', details: ['paymentHubId: must be one of 4, 123'] });
     expect(await runCli(['payments', 'create', '--amount', '10', '--hub', '4', '--json'], env)).toMatchObject({ code: 0 });
   });
 
