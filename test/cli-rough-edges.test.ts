@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, PAYMENT, ROOT, runCli, spawnCli, spawnServer, useCliSandbox, useTmp } from './helpers.js';
+import { api, PAYMENT, ROOT, runCli, spawnCli, spawnServer, useCliSandbox, useServer, useTmp } from './helpers.js';
 
 /** `start` with these arguments: its exit code, or `running` once it prints its banner (then it is stopped). */
 async function startExit(args: string[], env: Record<string, string> = {}) {
@@ -119,5 +119,13 @@ describe('export and import of the same file', () => {
     expect(listed).toBe(2);
     expect({ exported: counts(exported.stdout).deliveries, imported: counts(imported.stdout).deliveries }).toEqual({ exported: listed, imported: listed });
     expect(counts(imported.stdout)).toMatchObject(counts(exported.stdout));
+  });
+});
+
+describe('a kind that no discriminated union has, in an API request', () => {
+  it('is named with the kinds there are and the closest one', async () => {
+    const server = await useServer();
+    const refused = await api(server.url, 'sk_edges_kinds').post('/sandbox/v1/api-faults', { path: '/api/v1/va-payments', fault: { type: 'delai' } });
+    expect(refused.body.error.details).toContain('fault.type: Invalid option "delai": did you mean "delay"? expected one of "error"|"delay"|"reset"|"hang"|"lost_answer"');
   });
 });
