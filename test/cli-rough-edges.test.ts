@@ -129,3 +129,13 @@ describe('a kind that no discriminated union has, in an API request', () => {
     expect(refused.body.error.details).toContain('fault.type: Invalid option "delai": did you mean "delay"? expected one of "error"|"delay"|"reset"|"hang"|"lost_answer"');
   });
 });
+
+describe('an unknown command', () => {
+  it('that starts a command name suggests it, as commander suggests one a typo away (exit 2, one line)', async () => {
+    expect(await runCli(['pay'])).toEqual({ code: 2, stdout: '', stderr: "va-sandbox: unknown command 'pay' (Did you mean payments?) (see va-sandbox --help)\n" });
+    expect((await runCli(['cl'])).stderr).toBe("va-sandbox: unknown command 'cl' (Did you mean one of clients, clock?) (see va-sandbox --help)\n");
+    expect((await runCli(['payments', 'ge'])).stderr).toBe("va-sandbox: unknown command 'ge' (Did you mean get?) (see va-sandbox payments --help)\n");
+    expect((await runCli(['paymnets'])).stderr).toBe("va-sandbox: unknown command 'paymnets' (Did you mean payments?) (see va-sandbox --help)\n");
+    expect((await runCli(['zzz'])).stderr).toBe("va-sandbox: unknown command 'zzz' (see va-sandbox --help)\n");
+  });
+});
