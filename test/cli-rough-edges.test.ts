@@ -139,3 +139,17 @@ describe('an unknown command', () => {
     expect((await runCli(['zzz'])).stderr).toBe("va-sandbox: unknown command 'zzz' (see va-sandbox --help)\n");
   });
 });
+
+describe("start's banner, bound to every interface (as in the container)", () => {
+  it('suggests a curl to an address one can connect to, and that curl is answered', async () => {
+    for (const [host, reachable] of [['0.0.0.0', '127.0.0.1'], ['::', 'localhost']]) {
+      const start = spawnCli(['start', '--memory', '--port', '0', '--host', host]);
+      const banner = await start.waitFor(/try: .*\n/);
+      const [, url, key] = /try: +curl -s (\S+) -H 'Authorization: Bearer (\S+)'/.exec(banner)!;
+      expect(new URL(url!).hostname).toBe(reachable);
+      expect((await fetch(url!, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      start.child.kill('SIGINT');
+      await start.exited;
+    }
+  });
+});

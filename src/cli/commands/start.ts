@@ -15,6 +15,17 @@ function switchesOff(cmd: Command, opts: Record<string, unknown>): void {
   }
 }
 
+/**
+ * The server's URL as one can connect to it: bound to every interface (0.0.0.0, ::, as in the container), it is
+ * reached on loopback, which the Host guard always lets in.
+ */
+function reachable(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
+  if (parsed.hostname === '[::]') parsed.hostname = 'localhost';
+  return parsed.origin;
+}
+
 export function startCommand(): Command {
   const command = new Command('start').description('Start the sandbox server (the only writer of its state database)');
   for (const option of startOptions()) command.addOption(option);
@@ -65,7 +76,7 @@ export function startCommand(): Command {
           `va-sandbox ${version} listening on ${server.url}`,
           `  data:    ${server.dataPath ?? '(memory only)'}${opts.keep ? ` (ended payments kept ${opts.keep} days of sandbox clock)` : ''}`,
           `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
-          `  try:     curl -s ${server.url}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
+          `  try:     curl -s ${reachable(server.url)}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
           '',
         ].join('\n'),
       );
