@@ -142,7 +142,7 @@ describe('an unknown command', () => {
 
 describe("start's banner, bound to every interface (as in the container)", () => {
   it('suggests a curl to an address one can connect to, and that curl is answered', async () => {
-    for (const [host, reachable] of [['0.0.0.0', '127.0.0.1'], ['::', 'localhost']]) {
+    for (const [host, reachable] of [['0.0.0.0', '127.0.0.1'], ['::', 'localhost']] as const) {
       const start = spawnCli(['start', '--memory', '--port', '0', '--host', host]);
       const banner = await start.waitFor(/try: .*\n/);
       const [, url, key] = /try: +curl -s (\S+) -H 'Authorization: Bearer (\S+)'/.exec(banner)!;
