@@ -288,7 +288,7 @@ async function startReceivers(count) {
             if (!arrivals.has(key)) {
               arrivals.set(key, at);
               total++;
-              if (waiter && waiter.check()) waiter.done();
+              if (waiter?.check()) waiter.done();
             }
           } catch {
             // Not a callback of ours: ignore.

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { port, positiveInt, wholeNumber } from './options.js';
 

@@ -33,7 +33,7 @@ export interface AppOptions {
 }
 
 /** The real API's limit is per minute; the sandbox's default is generous but on, so clients see its headers. */
-export const DEFAULT_RATE_LIMIT = 6000;
+const DEFAULT_RATE_LIMIT = 6000;
 
 /** The contract's error body: the one shape every failure takes, in the app or before a request reaches it. */
 export const errorEnvelope = (error: SandboxError, path: string, timestamp: string) => ({
@@ -102,7 +102,6 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   return app;
 }
 
-export type App = ReturnType<typeof createApp>;
 
 /** Every error a route or middleware throws, as the contract's envelope (or, for a client gone, no envelope at all). */
 function errorHandler(runtime: Runtime, fail: Fail) {

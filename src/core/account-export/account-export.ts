@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { COUNTED_TABLES, type Account } from '../account/account.js';
-import { iso, MAX_CLOCK_MS, ms } from '../clock/clock.js';
-import { SandboxError } from '../conventions/errors.js';
+import { COUNTED_TABLES, type Account } from '../account/index.js';
+import { iso, ms, SandboxError } from '../conventions/index.js';
+import { MAX_CLOCK_MS } from '../clock/index.js';
 import { crossRecordChecks, type Known } from './export-checks.js';
 import { exportedAccount, time } from './export-records.js';
-import { issuesToDetails } from '../records/schemas.js';
-import { keyedByCaller, type AccountState, type Delivery } from '../records/state.js';
-import { droppedDelivery, hold, isOpen } from '../callbacks/deliveries.js';
-import { compacted, sent, type ExportedEvent } from '../callbacks/event-body.js';
-import { isDropped } from '../store/repository.js';
+import {
+  issuesToDetails,
+  keyedByCaller,
+  type AccountState,
+  type Delivery,
+  type ExportedEvent,
+  isDropped,
+} from '../records/index.js';
+import { droppedDelivery, hold, isOpen, compacted, sent } from '../callbacks/index.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as

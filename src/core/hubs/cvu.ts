@@ -1,28 +1,11 @@
-import type { IdSource } from '../conventions/ids.js';
-
-const BLOCK1_WEIGHTS = [7, 1, 3, 9, 7, 1, 3];
-const BLOCK2_WEIGHTS = [3, 9, 7, 1, 3, 9, 7, 1, 3, 9, 7, 1, 3];
-
-/** BCRA check digit: 10 minus the weighted sum mod 10, and 0 for 10. */
-function checkDigit(digits: string, weights: number[]): number {
-  const sum = weights.reduce((acc, weight, i) => acc + weight * Number(digits[i]), 0);
-  return (10 - (sum % 10)) % 10;
-}
+import { type IdSource, withCheckDigits } from '../conventions/index.js';
 
 /** The sandbox's PSP block: "000" marks a CVU (not a bank CBU), 4580 is the sandbox's PSP number. */
 const PSP_PREFIX = '0004580';
 
-export function isValidCvu(cvu: string): boolean {
-  if (!/^\d{22}$/.test(cvu)) return false;
-  return (
-    checkDigit(cvu.slice(0, 7), BLOCK1_WEIGHTS) === Number(cvu[7]) &&
-    checkDigit(cvu.slice(8, 21), BLOCK2_WEIGHTS) === Number(cvu[21])
-  );
-}
-
 export function generateCvu(ids: IdSource): string {
   const account = Array.from({ length: 13 }, () => ids.int(10)).join('');
-  return `${PSP_PREFIX}${checkDigit(PSP_PREFIX, BLOCK1_WEIGHTS)}${account}${checkDigit(account, BLOCK2_WEIGHTS)}`;
+  return withCheckDigits(PSP_PREFIX, account);
 }
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9.-]{6,20}$/;

@@ -1,10 +1,17 @@
-import type { AccountContext } from '../account/account-context.js';
+import { type AccountContext, paginate } from '../store/index.js';
 import { generateAlias, generateCvu, THREE_WORDS } from './cvu.js';
-import { SandboxError } from '../conventions/errors.js';
-import { paginate } from '../conventions/pagination.js';
-import { hubIdSchema, hubPatchSchema, listQuery, parse } from '../records/schemas.js';
-import type { Client, Hub, PoolCvu, VaPayment } from '../records/state.js';
-import { hubView } from '../records/views.js';
+import { SandboxError } from '../conventions/index.js';
+import {
+  hubIdSchema,
+  hubPatchSchema,
+  listQuery,
+  parse,
+  type Client,
+  type Hub,
+  type PoolCvu,
+  type VaPayment,
+  hubView,
+} from '../records/index.js';
 
 /**
  * Payment hubs (contract part 1) and the pool of CVUs lent to time-locked VA payments: every CVU and alias of the

@@ -2,7 +2,7 @@
  * The closest of `words` to what was written, for "did you mean …?": the one fewest edits away (an edit adds, drops,
  * changes or swaps two neighbouring letters; case is ignored), if that is at most 40% of its length.
  */
-export function closest(written: string, words: readonly string[]): string | undefined {
+function closest(written: string, words: readonly string[]): string | undefined {
   let best: { word: string; distance: number } | undefined;
   for (const word of words) {
     const distance = edits(written.toLowerCase(), word.toLowerCase());

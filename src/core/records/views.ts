@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
-import { fromCents } from '../conventions/money.js';
-import type { Balance } from '../clients/ledger.js';
+import { fromCents, type Cents } from '../conventions/index.js';
 import {
   ATTEMPT_ERRORS,
   CVU_PROVISIONINGS,
@@ -143,6 +142,15 @@ export const eventViewSchema = z.strictObject({
   deliveries: z.array(deliveryViewSchema),
 });
 export type EventView = z.output<typeof eventViewSchema>;
+export interface Balance {
+  totalCashIn: Cents;
+  totalCashOut: Cents;
+  totalInvoiced: Cents;
+  balance: Cents;
+  /** What allocations applied to invoices: cash in less cash out less this is what is left to allocate. */
+  allocated: Cents;
+}
+
 /** Shown but what its body is rendered from (the body shows it). */
 export const eventShown: ShowsEvery<SandboxEvent, EventView, 'callbackDelivery' | 'cashIn' | 'deliveryStored'> = true;
 

@@ -44,7 +44,7 @@ const DatabaseSync = ((): typeof Database => {
 })();
 
 /** When an account next has work: its due work (an expiry, a delayed CVU), by real time, and whether it has deliveries to send. */
-export interface Wake {
+interface Wake {
   dueAt: number | null;
   sending: boolean;
 }
@@ -89,7 +89,7 @@ export interface StoreOptions {
 
 export class StoreLockedError extends Error {}
 
-export { startRefusal, StoreDamagedError };
+export { startRefusal };
 
 /**
  * The database at `path` (a file), made if new; a data set of the previous release there or beside it is copied in
@@ -97,7 +97,7 @@ export { startRefusal, StoreDamagedError };
  */
 export function fileStore(path: string, options: StoreOptions = {}): Store {
   const previous = previousDataFile(resolve(path));
-  const file = previous === resolve(path) ? previous.replace(/\.json$/, '') + '.db' : resolve(path);
+  const file = previous === resolve(path) ? `${previous.replace(/\.json$/, '')}.db` : resolve(path);
   const log = options.log ?? (() => {});
   mkdirSync(dirname(file), { recursive: true });
   const lock = takeLock(`${file}.lock`, file, (message) => new StoreLockedError(message), log);
@@ -220,7 +220,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
       const staged = sql(`SELECT id FROM accounts WHERE instr(key, ?) > 0`).all(STAGED) as { id: number }[];
-      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => retired.retire(id)));
+      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => void retired.retire(id)));
       else retired.sweep();
     },
     /** Commits what is left and lets the file go; a second close does nothing. */

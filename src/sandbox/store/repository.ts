@@ -3,7 +3,8 @@
  * column's index `(account, column)`, read in the order made (`seq`).
  */
 import type { TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
+import { COLUMNS } from '../../core/records/index.js';
+import { COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
 import { putRecord, recordOf, TABLE_NAMES, withAttempts, type Sql } from './records.js';
 
 /** How many rows a lookup reads at a time. */

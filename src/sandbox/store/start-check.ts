@@ -44,7 +44,7 @@ export function problemsOf(db: Database, check: 'integrity_check' | 'quick_check
 }
 
 /** A check's answer as a line: null when `ok`, else its first three problems (a damaged page can list hundreds). */
-export function firstProblems(rows: string[]): string | null {
+function firstProblems(rows: string[]): string | null {
   if (rows[0] === 'ok') return null;
   const problems = rows.flatMap((row) => row.split('\n')).filter((line) => line.trim() !== '' && !line.startsWith('***'));
   return problems.slice(0, 3).join('; ');
