@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { freePort, ROOT, useTmp } from './helpers.js';
@@ -12,6 +13,7 @@ import { freePort, ROOT, useTmp } from './helpers.js';
  */
 
 const run = promisify(execFile);
+// A build in a fresh clone, then installs from the npm cache (a git URL's install builds once more).
 const TIMEOUT = 300_000;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
@@ -33,20 +35,43 @@ function readmeSnippets(lang = 'ts'): Map<string, string> {
 }
 
 /**
- * The README's install command for the snippets, as npm arguments: its tarball is the one just packed, and the
- * packages it names beside va-sandbox get the versions this repository tests with (so npm finds them in its cache).
+ * The README's install command for the snippets (`line` 0: from the tarball, 1: from the git URL), as npm arguments:
+ * its tarball or git URL is the one given, and the packages it names beside va-sandbox get the versions this
+ * repository tests with (so npm finds them in its cache).
  */
-function readmeInstall(tarball: string): string[] {
-  const line = readmeSnippets('sh').get('install')?.split('\n')[0]?.replace(/\s+#.*$/, '');
-  expect(line).toMatch(/^npm install --save-dev /);
-  const [, , ...args] = line!.split(/\s+/);
+function readmeInstall(line: 0 | 1, source: string): string[] {
+  const command = readmeSnippets('sh').get('install')?.split('\n')[line]?.replace(/\s+#.*$/, '');
+  expect(command).toMatch(/^npm install --save-dev /);
+  const [, , ...args] = command!.split(/\s+/);
   return args.map((arg) => {
     if (arg.startsWith('-')) return arg;
-    if (arg === `./${pkg.name}-${pkg.version}.tgz`) return tarball;
+    if (arg === [`./${pkg.name}-${pkg.version}.tgz`, `git+https://…/${pkg.name}.git`][line]) return source;
     const version = pkg.devDependencies[arg];
     expect({ arg, pinned: typeof version }).toEqual({ arg, pinned: 'string' });
     return `${arg}@${version}`;
   });
+}
+
+/** The README's commands that pack the tarball in a clone of this repository, each as npm arguments. */
+function readmePack(): string[][] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const command = /a tarball packed in a clone of it \(`([^`]+)`/.exec(readme)?.[1];
+  expect(command).toBe('npm ci && npm pack');
+  return command!.split(' && ').map((part) => part.split(' ').slice(1));
+}
+
+/** A fresh clone of this repository as it stands: its files, without what an install or a build leaves. */
+async function freshClone(): Promise<string> {
+  const dir = useTmp();
+  const files = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  for (const file of files.stdout.split('\0').filter((path) => path && existsSync(join(ROOT, path)))) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(dir, file));
+  }
+  return dir;
 }
 
 /**
@@ -87,9 +112,17 @@ describe('installed outside this repository', () => {
   it(
     'from a packed tarball: npx va-sandbox works, and the README snippets pass under vitest in a new ESM project',
     async () => {
-      const packed = useTmp();
-      await timed('pack', () => npm(ROOT, 'pack', '--pack-destination', packed));
-      const tarball = join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz'))!);
+      // As the README says, in a fresh clone: `npm pack` alone fails there (its build needs the dev tools). `npm ci`
+      // installs the lockfile's tree, which this repository's node_modules already is: linked in its place, so the
+      // test does not spend minutes copying the dev tools again (CI runs this file on three Node versions).
+      const clone = await freshClone();
+      const [ci, pack] = readmePack();
+      expect(ci).toEqual(['ci']);
+      symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
+      await timed(`npm ${pack!.join(' ')} in a fresh clone`, () => npm(clone, ...pack!));
+      const tarball = join(useTmp(), readdirSync(clone).find((name) => name.endsWith('.tgz'))!);
+      copyFileSync(join(clone, basename(tarball)), tarball);
+      await rm(clone, { recursive: true, force: true });
       const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
       // What a user needs and nothing else: the built code, the executable, the scenario fixtures, the two JSON Schemas.
       expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json|config\.schema\.json)$/.test(file))).toEqual([]);
@@ -100,7 +133,7 @@ describe('installed outside this repository', () => {
 
       const dir = consumer();
       // Exactly what the README says to install.
-      const install = readmeInstall(tarball);
+      const install = readmeInstall(0, tarball);
       expect(install).toEqual(['--save-dev', tarball, `vitest@${pkg.devDependencies.vitest}`, `msw@${pkg.devDependencies.msw}`]);
       await timed('install tarball', () => npm(dir, 'install', ...install));
       await timed('start', () => startsThere(dir));
@@ -125,7 +158,10 @@ describe('installed outside this repository', () => {
       await startsThere(fromFolder);
       // A git URL is cloned at its commit and built by `prepare`: the committed code, as a team would install it.
       const fromGit = consumer();
-      await timed('install git URL', () => npm(fromGit, 'install', `git+file://${ROOT}`));
+      const install = readmeInstall(1, `git+file://${ROOT}`);
+      const versions = [`vitest@${pkg.devDependencies.vitest}`, `msw@${pkg.devDependencies.msw}`];
+      expect(install).toEqual(['--save-dev', `git+file://${ROOT}`, ...versions]);
+      await timed('install git URL', () => npm(fromGit, 'install', ...install));
       await startsThere(fromGit);
       console.log(`folder and git installs: ${times.join(', ')}`);
     },

@@ -123,7 +123,7 @@ describe('the reference examples, sent exactly as its pages print them', () => {
     expect(JSON.parse(viaOption.stdout)).toMatchObject({ paymentHubId: 4, hubName: 'Sandbox Hub 4' });
     const refused = await runCli(['payments', 'create', '--amount', '10'], env);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toBe('va-sandbox: NOT_FOUND: Payment hub 1 not found\n');
+    expect(refused.stderr).toBe('va-sandbox: NOT_FOUND: Payment hub 1 not found; --hub: must be one of 4, 123 (the hubs this sandbox was started with)\n');
     const hubs = await runCli(['hub', 'list', '--json'], env);
     expect(JSON.parse(hubs.stdout).data.map((hub: { id: number }) => hub.id)).toEqual([4, 123]);
   });

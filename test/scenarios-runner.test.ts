@@ -75,9 +75,14 @@ describe('the scenario runner', () => {
         'steps.0.body.colour: unknown field',
         'steps.0.body.amount: must have at most 2 decimals',
         expect.stringMatching(/^steps\.0\.body\.lockMode: /),
-        expect.stringMatching(/^steps\.2\.do: /),
+        expect.stringMatching(/^steps\.2\.do: Invalid option "teleport": expected one of "createVaPayment"\|/),
+        expect.stringMatching(/^steps\.3\.do: Invalid option "advanceClok": did you mean "advanceClock"\? expected one of /),
       ]),
     );
+    // The step names there are, and nothing else (the apiFault step, whose `do` may be left out, adds no `undefined`).
+    const steps = (error as ScenarioFileError).details.find((detail) => detail.startsWith('steps.2.do'))!.split('expected one of ')[1]!.split('|');
+    expect(steps).toEqual(expect.arrayContaining(['"createVaPayment"', '"advanceClock"', '"apiFault"', '"expectEvents"']));
+    expect(steps.filter((step) => !/^"[a-zA-Z]+"$/.test(step))).toEqual([]);
     await expect(loadScenarioFile(join(ROOT, 'no-such.json'))).rejects.toThrow('no-such.json: cannot read it (ENOENT)');
   });
 });

@@ -194,4 +194,27 @@ describe('va-sandbox ui: the dashboard', () => {
     await sandbox.data('POST', '/sandbox/v1/deliveries/release');
     await screen(/delivered created +attempt 2\/3 HTTP 200/);
   });
+
+  it('orders the feed by sandbox time: a delivery retried later shows below one made after it was first tried', async () => {
+    const key = 'sk_ui_dashboard_feed_order';
+    const sandbox = api(server.url, key);
+    const failing = await useReceiver(() => ({ status: 500 }));
+    const attempts = async (id: string) => (await sandbox.data('GET', `/sandbox/v1/deliveries?limit=100`)).find((d: { vaPaymentId: string }) => d.vaPaymentId === id)?.attempts;
+    const retried = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl: `${failing.url}/retried` });
+    await eventually(async () => (await attempts(retried.id)) === 1);
+    await sandbox.data('POST', '/sandbox/v1/clock/advance', { seconds: 2 });
+    const later = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 20, callbackUrl: `${receiver.url}/later` });
+    await eventually(async () => (await attempts(later.id)) === 1);
+    // The first payment's retry falls due 5 s after its first attempt: 3 s after the second payment's callback.
+    await sandbox.data('POST', '/sandbox/v1/clock/advance', { seconds: 3 });
+    await eventually(async () => (await attempts(retried.id)) === 2);
+
+    const app = render(<Dashboard connection={{ client: createClient(server.url, key), url: server.url, apiKey: key, embedded: null }} />);
+    mounted.push(app);
+    const frame = await screenWith(app, /retrying +created +attempt 2\/3/);
+    const feed = frame.split('\n').filter((line) => / (delivered|retrying) +created +attempt/.test(line));
+    expect(feed.map((line) => /(delivered|retrying) +created +attempt \d/.exec(line)![0].split(/ +/)[0])).toEqual(['delivered', 'retrying']);
+    const times = feed.map((line) => /\d\d:\d\d:\d\d/.exec(line)![0]);
+    expect(times).toEqual([...times].sort());
+  });
 });

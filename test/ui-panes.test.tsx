@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryDetail } from '../src/cli/commands/deliveries.js';
 import { ClientsPane } from '../src/cli/ui/clients-pane.js';
 import { DeliveryView } from '../src/cli/ui/delivery-view.js';
-import { appendToFeed, feedLine, FEED_CAP } from '../src/cli/ui/feed.js';
+import { feedWindow } from '../src/cli/ui/dashboard-state.js';
+import { appendToFeed, feedLine, FEED_CAP, type FeedEntry } from '../src/cli/ui/feed.js';
 import { HelpLine } from '../src/cli/ui/help-line.js';
 import { layoutOf, scrolled } from '../src/cli/ui/layout.js';
 import type { LiveMessage } from '../src/cli/ui/live.js';
@@ -105,6 +106,21 @@ describe('feed', () => {
     expect(feed).toHaveLength(FEED_CAP);
     expect(feed[0]!.seq).toBe(499);
     expect(feed.at(-1)!.seq).toBe(FEED_CAP + 498);
+  });
+
+  it('puts each line in by its sandbox time, whenever it came; the selected line stays selected when one goes above it', () => {
+    const at = (time: string): LiveMessage => {
+      const message = attempt(1, 200, null) as Extract<LiveMessage, { type: 'delivery' }>;
+      return { ...message, attempt: { ...message.attempt!, startedAt: `2026-01-02T${time}.000Z` } };
+    };
+    const shown = (feed: FeedEntry[]) => feed.map(({ message }) => (message.type === 'delivery' ? feedLine(message).slice(0, 8) : message.type));
+    let feed = appendToFeed([], [at('00:46:00'), at('00:47:15')]);
+    const tops = { payments: 0, clients: 0, feed: 0 };
+    const selected = feedWindow(feed, feed[1]!.seq, tops, 5).entry!;
+    // An attempt that started before the last line came in after it (a slow handler): it goes above it.
+    feed = appendToFeed(feed, [at('00:46:45'), { type: 'forwarding', forwarding: { url: null, events: null, since: null } }]);
+    expect(shown(feed)).toEqual(['00:46:00', '00:46:45', '00:47:15', 'forwarding']);
+    expect(feedWindow(feed, selected.seq, tops, 5).entry).toBe(selected);
   });
 
   it('shows its lines in a pane of fixed height, the selected one marked', () => {

@@ -55,6 +55,11 @@ describe.skipIf(!hasBrowser)('web inspector: short ids in the search, and where 
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByText(`abcdef02 names more than one VA payment (${twins[1].id}, ${twins[0].id}, …): give more of the id`).waitFor();
     expect(new URL(page.url()).pathname).toBe('/ui/payments');
+    // Under 4 characters it is too short to look up, and the field says so.
+    await page.getByLabel('Search', { exact: true }).fill('4E8');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByText('4e8 is too short to look up a VA payment: give at least 4 characters of its id').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/payments');
   });
 
   it('the deliveries list and a delivery page show whose it is and where it went: a redelivery to another URL shows that URL', async () => {

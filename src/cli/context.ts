@@ -4,7 +4,7 @@ import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
-import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
+import { idsStartingWith, isShortId, isTooShortId, shortIdProblem } from '../client/short-id.js';
 
 const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
@@ -27,10 +27,14 @@ export function globalOptions(command: Command, which: 'api' | 'connection' | 'o
   return command.addOption(new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL));
 }
 
-/** `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. */
+/**
+ * `--hub`, on the commands that send a paymentHubId or name a hub: the integrator's hub id, filled in for them. One of
+ * the command's own options, not a global one: the program does not take it before a command (`VA_SANDBOX_HUB_ID` is
+ * the way to set it for every command).
+ */
 export const hubOption = (command: Command): Command =>
   fieldFlags(command, { paymentHubId: '--hub' }).addOption(
-    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
+    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt),
   );
 
 /** `--idempotency-key`, on the commands that POST to `/api/v1` (contract part 9), as the Stripe CLI has it. */
@@ -125,9 +129,10 @@ export class UsageError extends Error {}
 /**
  * The record's id from what the user typed: a full id as it is; a short one (the first characters, as lists print
  * them) resolved by listing `listPath` when it names exactly one record. None found: the short id goes to the API,
- * which answers 404 NOT_FOUND.
+ * which answers 404 NOT_FOUND. Under 4 characters it is refused before anything is sent.
  */
 export async function recordId(command: Command, listPath: string, noun: string, id: string): Promise<string> {
+  if (isTooShortId(id)) throw new UsageError(shortIdProblem(id, [], noun));
   if (!isShortId(id)) return id;
   const { client } = contextOf(command);
   const ids = await idsStartingWith(async (page, limit) => {

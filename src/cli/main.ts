@@ -109,6 +109,18 @@ export async function main(argv: string[]): Promise<number> {
 const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, ' ');
 
 /**
+ * Commander suggests a command for a typo (a few letters off), never for the start of one (`pay`, too many letters
+ * short of `payments`): an unknown command with no suggestion gets the commands it starts, in commander's words.
+ */
+function withCommandsStarting(command: Command, text: string): string {
+  const typed = /^error: unknown command '(.+)'$/.exec(text.trim())?.[1];
+  if (typed === undefined) return text;
+  const names = command.createHelp().visibleCommands(command).map((sub) => sub.name()).filter((sub) => sub.startsWith(typed));
+  if (names.length === 0) return text;
+  return `${text.trimEnd()}\n(Did you mean ${names.length > 1 ? `one of ${names.join(', ')}` : names[0]}?)`;
+}
+
+/**
  * Every command throws instead of exiting (so `main` picks the exit code) and reports a usage error as one line,
  * in the same `va-sandbox: …` form as every other error, pointing at the command's help.
  */
@@ -121,7 +133,7 @@ function testable(command: Command, json: boolean): void {
       writeErr: (text) => process.stderr.write(text),
       // Commander puts its suggestion ("Did you mean …?") on a line of its own: the error stays one line.
       outputError: (text, write) => {
-        const message = `${oneLine(text).replace(/^error: /, '')} (see ${name} --help)`;
+        const message = `${oneLine(withCommandsStarting(command, text)).replace(/^error: /, '')} (see ${name} --help)`;
         write(json ? `${JSON.stringify({ code: 'USAGE', message, details: [], status: null })}\n` : `va-sandbox: ${message}\n`);
       },
     });

@@ -21,6 +21,24 @@ const hubList = (value: string): number[] => {
 /** A repeatable option's values, each occurrence possibly several separated by commas (as its variable gives them). */
 const list = (value: string, previous: string[] = []): string[] => [...previous, ...value.split(',').map((item) => item.trim()).filter(Boolean)];
 
+/**
+ * Why the server could never match this accepted key, if it could not: a request sends it as `Authorization: Bearer
+ * <key>`, one token of visible ASCII, so a key with a space (`sk ci`, `Bearer sk_x`) would refuse every request.
+ */
+export function apiKeyProblem(key: string): string | undefined {
+  if (/^bearer\s/i.test(key)) return `"${key}" is not a key: give the key alone, without "Bearer "`;
+  if (!/^[\x21-\x7e]+$/.test(key)) return `"${key}" is not a key a request could send: a key is visible ASCII, no spaces`;
+  return undefined;
+}
+
+/** The accepted API keys, each checked as a token (see `apiKeyProblem`). */
+const apiKeyList = (value: string, previous: string[] = []): string[] => {
+  const keys = list(value, previous);
+  const problem = keys.map(apiKeyProblem).find(Boolean);
+  if (problem) throw new InvalidArgumentError(problem);
+  return keys;
+};
+
 type JsonSchema = Record<string, unknown>;
 
 interface StartOption {
@@ -62,8 +80,8 @@ const START_OPTIONS: StartOption[] = [
     flags: '--api-key <key>',
     description: 'accept only this API key (repeatable, or comma-separated); default: any key, each its own account',
     env: 'API_KEYS',
-    json: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
-    parse: list,
+    json: { type: 'array', items: { type: 'string', pattern: '^[\\x21-\\x7e]+$' }, minItems: 1 },
+    parse: apiKeyList,
   },
   { flags: '--rate-limit <n>', description: '/api/v1 requests per minute per API key (0 turns it off)', env: 'RATE_LIMIT', json: integer(0), parse: wholeNumber, default: 6000 },
   {

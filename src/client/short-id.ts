@@ -11,6 +11,9 @@ const PAGE = 100;
 /** A lower-case prefix of a UUID, at least 4 characters, that is not a whole one: what is worth looking up. */
 export const isShortId = (text: string): boolean => !UUID_PATTERN.test(text.toLowerCase()) && /^[0-9a-f][0-9a-f-]{3,35}$/i.test(text);
 
+/** The start of a UUID under 4 characters (`4e8`): meant as a short id, but too short to be looked up. */
+export const isTooShortId = (text: string): boolean => /^[0-9a-f][0-9a-f-]{0,2}$/i.test(text);
+
 /** One page of a list, as the API answers it. */
 export type ListPage = (page: number, limit: number) => Promise<{ data: { id: string }[]; pagination: { totalPages: number } }>;
 
@@ -28,6 +31,8 @@ export async function idsStartingWith(list: ListPage, prefix: string): Promise<s
 
 /** Why a short id names no single record (`noun`: what it should name, "VA payment"), in one line. */
 export const shortIdProblem = (prefix: string, ids: string[], noun: string): string =>
-  ids.length === 0
+  isTooShortId(prefix)
+    ? `${prefix} is too short to look up a ${noun}: give at least 4 characters of its id`
+    : ids.length === 0
     ? `No ${noun} among the newest ${SHORT_ID_SCAN} has an id starting with ${prefix}: give the full id`
     : `${prefix} names more than one ${noun} (${ids.join(', ')}, …): give more of the id`;

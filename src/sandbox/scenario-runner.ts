@@ -41,7 +41,7 @@ export async function loadScenarioFile(file: string): Promise<Extract<LoadedScen
   }
   const result = scenarioSchema.safeParse(json);
   if (!result.success) {
-    const details = issuesToDetails(result.error);
+    const details = issuesToDetails(result.error, json);
     throw new ScenarioFileError(file, `is not a valid scenario: ${details.join('; ')}`, details);
   }
   return { file, scenario: result.data };

@@ -1,4 +1,4 @@
-import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
+import { idsStartingWith, isShortId, isTooShortId, shortIdProblem } from '../client/short-id.js';
 import type { Api } from './api.js';
 
 /**
@@ -7,6 +7,7 @@ import type { Api } from './api.js';
  */
 export async function findById(api: Api, listPath: string, noun: string, text: string): Promise<{ id: string } | { problem: string }> {
   const typed = text.trim().toLowerCase();
+  if (isTooShortId(typed)) return { problem: shortIdProblem(typed, [], noun) };
   if (!isShortId(typed)) return { id: typed };
   const ids = await idsStartingWith(async (page, limit) => {
     const { items, pagination } = await api.list<{ id: string }>(listPath, { page, limit });

@@ -23,7 +23,7 @@ const pathOf = (command: Command) => `/sandbox/v1/hubs/${hubOf(command)}`;
 
 /** `hub list|show|set`: the account's payment hubs and their settings (contract part 1); `--hub` picks one. */
 export function hubCommand(): Command {
-  const list = pageOptions(new Command('list').description('List the payment hubs of the account (each is made on first use)')).action(
+  const list = pageOptions(new Command('list').description('List the payment hubs of the account (each is made on first use; with start --hubs, those hubs)')).action(
     listAction<HubView>(
       (cmd) => ['GET', '/sandbox/v1/hubs', { query: optionsOf(cmd) }],
       (items, pagination) =>
@@ -54,7 +54,7 @@ export function hubCommand(): Command {
   const command = new Command('hub')
     .description('The payment hubs of the account: list them, show one, change its settings')
     .addCommand(example(globalOptions(list), 'va-sandbox hub list'))
-    .addCommand(example(hubOption(globalOptions(show)), 'va-sandbox hub show', 'va-sandbox hub show --hub 123'))
-    .addCommand(example(hubOption(globalOptions(fieldFlags(set, { dedicated_client_cvus_enabled: '--dedicated-client-cvus-enabled' }))), ...setExamples));
+    .addCommand(example(hubOption(globalOptions(fieldFlags(show, { id: '--hub' }))), 'va-sandbox hub show', 'va-sandbox hub show --hub 123'))
+    .addCommand(example(hubOption(globalOptions(fieldFlags(set, { id: '--hub', dedicated_client_cvus_enabled: '--dedicated-client-cvus-enabled' }))), ...setExamples));
   return example(command, 'va-sandbox hub show', ...setExamples);
 }

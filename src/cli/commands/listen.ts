@@ -30,12 +30,14 @@ export function listenCommand(): Command {
   const command = new Command('listen')
     .description("Forward the account's callbacks to a local URL while this runs, printing each one; Ctrl-C stops forwarding")
     .requiredOption('--forward-to <url>', 'where every callback attempt goes instead of its configured URL', url)
-    .option('--events <list>', `forward only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (the others go to their own URLs)`, list)
+    .option('--events <list>', `forward only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (the others still go to their own URLs)`, list)
     .option('--print-body', "print each callback's body and the first 2 KiB of the handler's response body too")
     .action(async (opts: ListenOptions, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       let mine = await forward(client, opts);
-      out.note(`forwarding ${mine.events ? `the ${mine.events.join(', ')} callbacks` : 'every callback'} of this account to ${mine.url} (Ctrl-C to stop)`);
+      const others = mine.events ? '; the others still go to their own URLs' : '';
+      const which = mine.events ? `the ${mine.events.join(', ')} callbacks` : 'every callback';
+      out.note(`forwarding ${which} of this account to ${mine.url}${others} (Ctrl-C to stop)`);
       try {
         await followUntilInterrupted(client, out, {
           onMessage: (message) => {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { progressWanted, serverWorkLine } from '../progress.js';
-import { applyConfig, startOptions } from '../start-options.js';
+import { apiKeyProblem, applyConfig, startOptions } from '../start-options.js';
 import { version } from '../version.js';
 
 /** A switch set by its variable to `0`, `false` or `no` is off (commander turns it on for any value). */
@@ -13,6 +13,17 @@ function switchesOff(cmd: Command, opts: Record<string, unknown>): void {
       opts[name] = undefined;
     }
   }
+}
+
+/**
+ * The server's URL as one can connect to it: bound to every interface (0.0.0.0, ::, as in the container), it is
+ * reached on loopback, which the Host guard always lets in.
+ */
+function reachable(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
+  if (parsed.hostname === '[::]') parsed.hostname = 'localhost';
+  return parsed.origin;
 }
 
 export function startCommand(): Command {
@@ -27,6 +38,8 @@ export function startCommand(): Command {
       const { startServer } = await import('../../sandbox/server.js');
       // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
       const programKey = given<string>(cmd.parent!, 'apiKey');
+      const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);
+      if (programKeyProblem) cmd.error(`option '--api-key <key>' ${programKeyProblem}`);
       const ownKeys = cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
       const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
       const requestLog = lineWriter(process.stdout);
@@ -64,7 +77,7 @@ export function startCommand(): Command {
           `va-sandbox ${version} listening on ${server.url}`,
           `  data:    ${server.dataPath ?? '(memory only)'}${opts.keep ? ` (ended payments kept ${opts.keep} days of sandbox clock)` : ''}`,
           `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
-          `  try:     curl -s ${server.url}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
+          `  try:     curl -s ${reachable(server.url)}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
           '',
         ].join('\n'),
       );

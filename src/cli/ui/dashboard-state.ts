@@ -46,12 +46,16 @@ export function useJustCreated(payments: { items: VaPaymentView[] } | null) {
   return [created, setCreated] as const;
 }
 
-/** The feed's window: the newest lines while following (`selectedSeq` null), else the lines around the selected one. */
+/**
+ * The feed's window: the newest lines while following (`selectedSeq` null), else the lines around the selected one.
+ * Lines are in time order, not of arrival, so the selected line and the top one are found by their seq (0: the
+ * oldest, when theirs was dropped).
+ */
 export function feedWindow(entries: FeedEntry[], selectedSeq: number | null, tops: Tops, rows: number) {
-  const first = entries[0]?.seq ?? 0;
-  const position = selectedSeq === null ? entries.length - 1 : Math.min(Math.max(selectedSeq - first, 0), entries.length - 1);
-  const top = scrolled(tops.feed - first, position, rows, entries.length);
-  tops.feed = first + top;
+  const indexOf = (seq: number) => Math.max(entries.findIndex((entry) => entry.seq === seq), 0);
+  const position = selectedSeq === null ? entries.length - 1 : indexOf(selectedSeq);
+  const top = scrolled(indexOf(tops.feed), position, rows, entries.length);
+  tops.feed = entries[top]?.seq ?? 0;
   return { position, top, lines: entries.slice(top, top + rows), entry: entries[position] };
 }
 

@@ -9,17 +9,38 @@ export const FEED_CAP = 1000;
 /** Contract part 4: at most 3 attempts per delivery. */
 const MAX_ATTEMPTS = defaultDeliveryPolicy.maxAttempts;
 
-/** A line of the feed: a message of the stream, numbered in order of arrival. */
+/** A line of the feed: a message of the stream, numbered in order of arrival, at the sandbox time it shows. */
 export interface FeedEntry {
   seq: number;
   message: LiveMessage;
+  at: string;
 }
 
-/** The feed with `messages` appended, oldest lines dropped past `cap`. */
+/**
+ * The sandbox time a line shows: a delivery's attempt, or for one read from the log its last change (a delivery made
+ * early may have been retried after later ones); null for a line with no time of its own.
+ */
+function timeOf(message: LiveMessage): string | null {
+  if (message.type === 'delivery') return message.attempt?.startedAt ?? message.delivery.updatedAt;
+  if (message.type === 'forwarding') return message.forwarding.since;
+  if (message.type === 'apiFaults') return message.apiFaults.faulted?.at ?? null;
+  return message.type === 'event' ? message.event.createdAt : message.transfer.createdAt;
+}
+
+/**
+ * The feed with `messages` put in by their time (a line with the same time, or none, goes after those there), the
+ * oldest lines dropped past `cap`.
+ */
 export function appendToFeed(entries: FeedEntry[], messages: LiveMessage[], cap = FEED_CAP): FeedEntry[] {
   if (messages.length === 0) return entries;
-  let seq = entries.at(-1)?.seq ?? -1;
-  const next = [...entries, ...messages.map((message) => ({ seq: ++seq, message }))];
+  let seq = Math.max(-1, ...entries.map((entry) => entry.seq));
+  const next = [...entries];
+  for (const message of messages) {
+    const at = timeOf(message) ?? next.at(-1)?.at ?? '';
+    let index = next.length;
+    while (index > 0 && next[index - 1]!.at > at) index--;
+    next.splice(index, 0, { seq: ++seq, message, at });
+  }
   return next.length > cap ? next.slice(next.length - cap) : next;
 }
 
@@ -42,7 +63,7 @@ export function feedLine(message: LiveMessage): string {
     const what = n === 0 ? first : `attempt ${n}/${MAX_ATTEMPTS}`;
     const got = attempt ?? { responseStatus: delivery.lastResponseStatus, error: delivery.lastError };
     return [
-      time(attempt?.startedAt ?? delivery.updatedAt),
+      time(timeOf(message)!),
       pad(status(delivery.status), 9),
       pad(delivery.eventType, 16),
       pad(what, 11),

@@ -173,7 +173,7 @@ const sameRecord = (a: object, b: object): boolean => {
   return entries(a) === entries(b);
 };
 
-/** How many records of each kind an account's tables hold, as an import answers them. */
+/** How many records of each kind an export's tables hold (its deliveries: the dropped events' first ones too). */
 const countsOf = (tables: Record<(typeof COUNTED_TABLES)[number], Record<string, unknown>>) =>
   Object.fromEntries(COUNTED_TABLES.map((name) => [name, Object.keys(tables[name]).length]));
 
@@ -189,7 +189,7 @@ export const importQuery = z.object({
 export async function importAccount(account: Account, body: unknown, dryRun = false, pause: Pause = () => undefined) {
   const doc = await checkExport(body, pause);
   const records = { ...doc.account, ...(await stored(doc.account, pause)) };
-  if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(records) };
+  if (dryRun) return { imported: false, exportedAt: doc.exportedAt, counts: countsOf(doc.account) };
   const wallNow = account.nowMs() - account.head.clockOffsetMs;
   const { forwarding, faults, apiFaults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).

@@ -91,9 +91,12 @@ export class Account {
     return this.ctx.deps.storage.rows(this.key, table, where, unreadable);
   }
 
-  /** How many records of each kind the account holds, as an import answers them. */
+  /**
+   * How many records of each kind the account holds, as an import answers them: the deliveries as their list and an
+   * export count them (a dropped event's first delivery included, which is not stored).
+   */
   counts() {
-    return Object.fromEntries(COUNTED_TABLES.map((table) => [table, this.ctx.records.count(table)]));
+    return { ...Object.fromEntries(COUNTED_TABLES.map((table) => [table, this.ctx.records.count(table)])), deliveries: this.deliveries.count() };
   }
 
   /** Reads the head again from the store (after a write it could not keep was rolled back). */

@@ -72,6 +72,11 @@ export class DeliveryLog {
     return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, (delivery) => deliveryView(delivery, this.ctx.get('events', delivery.eventId)!));
   }
 
+  /** How many deliveries the list holds: the stored ones and the dropped events' first ones. */
+  count(): number {
+    return this.ctx.records.count('deliveries') + this.ctx.records.count('events', { dropped: EVENT_TYPES });
+  }
+
   /** One delivery with every attempt: the request as sent and the response as received. */
   getDelivery(id: string) {
     const delivery = this.delivery(id);

@@ -1,6 +1,6 @@
 import { type AccountContext, paginate } from '../store/index.js';
 import { generateCvu, poolAlias, POOL_ALIASES, poolCvu, POOL_CVUS, poolNumber } from './cvu.js';
-import { notFound } from '../conventions/index.js';
+import { SandboxError } from '../conventions/index.js';
 import {
   hubIdSchema,
   hubPatchSchema,
@@ -27,6 +27,8 @@ export class Hubs {
   constructor(private readonly ctx: AccountContext) {}
 
   listHubs(query: Record<string, string>) {
+    // The hubs `--hubs` names are the account's even before a create names them (so a list shows what to send).
+    for (const id of this.ctx.deps.hubIds ?? []) this.hubFor(id);
     // By id: hubs are few.
     const hubs = [...this.ctx.records.each('hubs')].sort((a, b) => a.id - b.id);
     return paginate(hubs, parse(listQuery, query, 'query'), hubView);
@@ -34,11 +36,11 @@ export class Hubs {
 
   /** A hub by its id in a path, made if new and allowed (as a create naming it would). */
   hub(id: string) {
-    return hubView(this.hubFor(parse(hubIdSchema, id, 'hub id')));
+    return hubView(this.hubFor(parse(hubIdSchema, id, 'hub id'), 'id'));
   }
 
   patchHub(id: string, body: unknown) {
-    const hub = this.hubFor(parse(hubIdSchema, id, 'hub id'));
+    const hub = this.hubFor(parse(hubIdSchema, id, 'hub id'), 'id');
     const next = { ...hub, ...parse(hubPatchSchema, body) };
     this.ctx.put('hubs', String(next.id), next);
     return hubView(next);
@@ -46,13 +48,17 @@ export class Hubs {
 
   /**
    * The hub of a `paymentHubId`: integrators send their real hub ids, so any one is made on first use, with a
-   * collection CVU and alias of its own, unless `--hubs` leaves it out (then it is unknown, as in production).
+   * collection CVU and alias of its own, unless `--hubs` leaves it out (then it is unknown, as in production, and
+   * the error names the hubs there are, under `field`: where the id came from).
    */
-  hubFor(id: number): Hub {
+  hubFor(id: number, field = 'paymentHubId'): Hub {
     const known = this.ctx.get('hubs', String(id));
     if (known) return known;
     const { hubIds } = this.ctx.deps;
-    if (hubIds && !hubIds.includes(id)) throw notFound('Payment hub', String(id));
+    if (hubIds && !hubIds.includes(id)) {
+      const detail = `${field}: must be one of ${[...hubIds].sort((a, b) => a - b).join(', ')}`;
+      throw new SandboxError('NOT_FOUND', `Payment hub ${id} not found; ${detail} (the hubs this sandbox was started with)`, [detail]);
+    }
     const hub: Hub = {
       id,
       name: `Sandbox Hub ${id}`,

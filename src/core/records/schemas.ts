@@ -6,26 +6,37 @@ import { clientRecord, ENTRY_TYPES } from './client.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './event.js';
 import { INVOICE_TYPES } from './invoice.js';
 import { csvOf, isoDate } from './filters.js';
+import { unknownKind } from './suggest.js';
 import { LOCK_MODES, VA_PAYMENT_FILTERS, vaPaymentRecord } from './va-payment.js';
 
 export { httpUrl } from './fields.js';
 
-/** Turns zod issues into the contract's `details`: one "path: problem" per bad field. */
-export function issuesToDetails(error: z.ZodError): string[] {
+/**
+ * Turns zod issues into the contract's `details`: one "path: problem" per bad field. With the `input` they are of, a
+ * kind no discriminated union has (a misspelt scenario step) is named with the closest kind there is.
+ */
+export function issuesToDetails(error: z.ZodError, input?: unknown): string[] {
   return error.issues.flatMap((issue) => {
     const where = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown field`);
     }
+    if (issue.code === 'invalid_union' && issue.discriminator !== undefined && 'options' in issue && issue.options && input !== undefined) {
+      return [`${where}: ${unknownKind(valueAt(input, issue.path), issue.options)}`];
+    }
     return [`${where || '(body)'}: ${issue.message}`];
   });
 }
+
+/** The value at a zod issue's path in what was parsed. */
+const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);
 
 /** Parses input with a schema or throws the contract's 400 VALIDATION_ERROR naming every bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'request body'): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) {
-    const details = issuesToDetails(result.error);
+    const details = issuesToDetails(result.error, input);
     throw new SandboxError('VALIDATION_ERROR', `Invalid ${what}: ${details.join('; ')}`, details);
   }
   return result.data;

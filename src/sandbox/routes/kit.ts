@@ -55,10 +55,15 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
         if (options.stores) await runtime.commit();
         return ok(c, data, 200, beside);
       }),
-    /** A list in the contract's shape: `data` is the page's items, `pagination` sits beside it. */
-    list: (path: string, handler: (account: Account, query: Record<string, string>, c: Context<Env>) => Page<unknown>) =>
+    /** A list in the contract's shape: `data` is the page's items, `pagination` sits beside it; `stores` as `get`'s. */
+    list: (
+      path: string,
+      handler: (account: Account, query: Record<string, string>, c: Context<Env>) => Page<unknown>,
+      options: { stores?: boolean } = {},
+    ) =>
       app.get(path, async (c) => {
         const { data, pagination } = await runtime.store.committed(() => handler(c.get('account'), c.req.query(), c));
+        if (options.stores) await runtime.commit();
         return ok(c, data, 200, { pagination });
       }),
     post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.post(path, write(handler, options)),

@@ -17,8 +17,9 @@ export function sandboxRoutes({ runtime, get, list, post, patch, put, delete: de
   del('/sandbox/v1/forwarding', (account) => account.deliveries.deleteForwarding(), { body: 'none' });
   get('/sandbox/v1/faults', (account) => account.deliveries.faults());
   put('/sandbox/v1/faults', (account, body) => account.deliveries.setFaults(body));
-  list('/sandbox/v1/hubs', (account, query) => account.hubs.listHubs(query));
-  // Reading a hub that is new makes it (as a create naming it would), so the read is stored like a write.
+  // Listing makes the hubs --hubs names, and reading a hub that is new makes it (as a create naming it would), so
+  // both are stored like a write.
+  list('/sandbox/v1/hubs', (account, query) => account.hubs.listHubs(query), { stores: true });
   get('/sandbox/v1/hubs/:id', (account, c) => account.hubs.hub(param(c, 'id')), { stores: true });
   patch('/sandbox/v1/hubs/:id', (account, body, c) => account.hubs.patchHub(param(c, 'id'), body));
   post(
