@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
+import { DEFAULT_JOURNAL } from '../sandbox/store/journal.js';
 import { port, positiveInt, wholeNumber } from './options.js';
 
 const delays = (value: string): number[] => {
@@ -78,6 +79,14 @@ const START_OPTIONS: StartOption[] = [
     env: 'KEEP',
     json: integer(1),
     parse: positiveInt,
+  },
+  {
+    flags: '--journal <n>',
+    description: 'the newest /api/v1 requests kept per API key in the request journal (0 keeps none)',
+    env: 'JOURNAL',
+    json: integer(0),
+    parse: wholeNumber,
+    default: DEFAULT_JOURNAL,
   },
   { flags: '--strict-tax-id', description: 'check the CUIT check digit of client taxIds (off: the real examples fail it)', env: 'STRICT_TAX_ID', json: SWITCH },
   { flags: '--quiet', description: 'no log line per request and per callback attempt', env: 'QUIET', json: SWITCH },

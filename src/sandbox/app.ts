@@ -5,17 +5,19 @@ import { scenarioJsonSchema } from '../core/scenarios/scenario.js';
 import { apiFaultRoutes, apiFaults } from './api-faults.js';
 import { hostGuard } from './host-guard.js';
 import { idempotency } from './idempotency.js';
+import { journaling } from './journal.js';
 import { openApiDocument } from './openapi.js';
 import { rateLimiter, type RateLimiter } from './rate-limit.js';
 import { ClientGone, MIB, readIncoming, requestBodies } from './request-body.js';
 import { accountExportRoutes } from './routes/account-export.js';
 import { clientRoutes } from './routes/clients.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { requestRoutes } from './routes/requests.js';
 import { header, routeKit, type Env, type Fail } from './routes/kit.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
 import type { Runtime } from './runtime.js';
-import type { LogEntry } from './server-log.js';
+import { bearerKey, type LogEntry } from './server-log.js';
 import { webUiRoutes } from './web-ui.js';
 
 export interface AppOptions {
@@ -85,6 +87,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     // The limit is the production API's (`/api/v1`); the sandbox's own controls are not limited.
     app.use(prefix, accountOfKey(runtime, options.apiKeys, prefix === '/api/v1/*' ? limiter : null, fail));
+    if (prefix === '/api/v1/*') app.use(prefix, journaling(runtime.journal));
     app.use(prefix, bodies);
     if (prefix === '/api/v1/*') app.use(prefix, apiFaults(runtime, fail, options.onLog));
     app.use(prefix, idempotency(runtime));
@@ -97,6 +100,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   deliveryRoutes(routes);
   accountExportRoutes(routes);
   apiFaultRoutes(routes);
+  requestRoutes(routes);
   webUiRoutes(app);
 
   return app;
@@ -145,7 +149,7 @@ function publicRoutes(app: Hono<Env>, runtime: Runtime): void {
  */
 function accountOfKey(runtime: Runtime, apiKeys: string[] | undefined, limiter: RateLimiter | null, fail: Fail) {
   return async (c: Context<Env>, next: () => Promise<void>) => {
-    const key = /^Bearer\s+(\S+)\s*$/i.exec(header(c, 'authorization') ?? '')?.[1];
+    const key = bearerKey(header(c, 'authorization'));
     if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
     if (apiKeys?.length && !apiKeys.includes(key)) {
       // Only the key's end is shown: enough to tell which one was sent, never the secret.

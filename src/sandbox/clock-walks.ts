@@ -9,14 +9,14 @@ const WALK_WAIT_MS = 10_000;
 export interface ClockWalkOptions {
   deliverer: Deliverer;
   progress: ProgressBoard;
-  /** `--keep` in ms of sandbox clock: what ended longer ago is removed after a move. */
-  keepMs: number | undefined;
+  /** `--keep`: what ended longer ago is removed after a move (null: kept). */
+  retain: ((account: Account) => boolean) | null;
   /** Stores what the move did and sets the timer for what falls due next. */
   commit: () => Promise<void>;
 }
 
 /** The runtime's clock moves (`POST /sandbox/v1/clock/advance` and `/set`), one account's after the other. */
-export function clockWalks({ deliverer, progress, keepMs, commit }: ClockWalkOptions) {
+export function clockWalks({ deliverer, progress, retain, commit }: ClockWalkOptions) {
   /** Each account's clock move under way: moves of one account run one after the other. */
   const walks = new Map<string, Promise<unknown>>();
 
@@ -59,7 +59,7 @@ export function clockWalks({ deliverer, progress, keepMs, commit }: ClockWalkOpt
       return move.finish();
     }).finally(() => work.end());
     // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
-    if (keepMs !== undefined) account.prune(keepMs);
+    retain?.(account);
     await commit();
     return clock;
   }

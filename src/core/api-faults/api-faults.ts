@@ -27,14 +27,14 @@ export const API_FAULT_ERRORS = {
 export const MAX_API_FAULT_RULES = 100;
 const DEFAULT_SEED = 1;
 
-/** `/api/v1` and segments; `{name}` or `*` stands for one segment. */
-const PATH = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
+/** `/api/v1` and segments; `{name}` or `*` stands for one segment (a rule's path, and the request journal's filter). */
+export const API_PATH_PATTERN = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
 
 /** `POST /sandbox/v1/api-faults`: exactly one of `times` and `probability`; `seed` only with `probability`. */
 export const apiFaultRuleSchema = z
   .strictObject({
     method: z.enum(API_FAULT_METHODS).default('*'),
-    path: z.string().max(512).regex(PATH, 'must be a path under /api/v1, where {id} or * stands for one segment'),
+    path: z.string().max(512).regex(API_PATH_PATTERN, 'must be a path under /api/v1, where {id} or * stands for one segment'),
     fault: apiFaultSchema,
     times: z.number().int().min(1).max(10_000).nullable().default(null).describe('The next N matching requests; then the rule is spent'),
     probability: z.number().min(0).max(1).nullable().default(null).describe("Each matching request, drawn from the rule's own generator"),

@@ -25,6 +25,7 @@ import { repository } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
 import { migrate, MIGRATIONS, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
+import { DEFAULT_JOURNAL, journalRows, type JournalStore } from './journal.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -76,6 +77,8 @@ export interface Store extends Storage {
    * when an account next has work, written beside it at each commit.
    */
   attach(owner: { undo: (key: string) => void; wake: (key: string) => Wake }): void;
+  /** The request journal (contract part 9): its writes join the open group; read it through `committed`. */
+  readonly journal: JournalStore;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,8 @@ export interface StoreOptions {
   log?: (line: string) => void;
   /** Where a migration at start says how far it got. */
   progress?: ProgressBoard;
+  /** `--journal`: the newest requests kept per account (`DEFAULT_JOURNAL` when absent; 0 keeps none). */
+  journal?: number;
 }
 
 export class StoreLockedError extends Error {}
@@ -111,7 +116,8 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
-    return sqliteStore(db, file, lock, check === 'integrity_check' ? Promise.resolve() : checkAside(file), log);
+    const checked = check === 'integrity_check' ? Promise.resolve() : checkAside(file);
+    return sqliteStore(db, file, lock, checked, options.journal ?? DEFAULT_JOURNAL, log);
   } catch (error) {
     lock.release();
     throw error;
@@ -119,8 +125,8 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 }
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
-export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false, null), null, null, Promise.resolve());
+export function memoryStore(journal = DEFAULT_JOURNAL): Store {
+  return sqliteStore(open(':memory:', false, null), null, null, Promise.resolve(), journal);
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
@@ -162,7 +168,7 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
   }
 }
 
-function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
+function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, keep: number, log: (line: string) => void = () => {}): Store {
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const sql = statementCache(db);
   const file = path ?? 'memory';
@@ -172,12 +178,14 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
   let owner: Parameters<Store['attach']>[0] | null = null;
   const groups = groupCommit(db, path, log, {
     committing() {
+      journal.committing();
       for (const key of touched) {
         const wake = owner?.wake(key) ?? { dueAt: null, sending: false };
         sql('UPDATE accounts SET due_at = ?, sending = ? WHERE key = ?').run(wake.dueAt, wake.sending ? 1 : 0, key);
       }
     },
     ended(stored) {
+      journal.ended(stored);
       const keys = [...touched];
       touched.clear();
       if (stored) return retired.sweep();
@@ -187,17 +195,21 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       }
     },
   });
+  /** The key's account row, made with a new head if it has none; its id. */
+  function ensure(key: string): number {
+    sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
+    return ids.of(key)!;
+  }
   /** Runs a write of an account in the group's transaction with the account's id (its row made at its first write). */
   function write<T>(key: string | null, run: (account: number) => T): T {
     return groups.write(() => {
       if (key === null) return run(0);
-      if (!touched.has(key)) {
-        touched.add(key);
-        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
-      }
-      return run(ids.of(key)!);
+      if (touched.has(key)) return run(ids.of(key)!);
+      touched.add(key);
+      return run(ensure(key));
     });
   }
+  const journal = journalRows(sql, groups.write, ids, ensure, keep);
   const retired = sweeper(sql, write);
 
   return {
@@ -216,6 +228,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: groups.save,
     committed: groups.committed,
+    journal: journal.store,
     attach(next) {
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.

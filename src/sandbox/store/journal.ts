@@ -1,0 +1,129 @@
+/**
+ * The request journal's rows (`requests`, migration 0004): every `/api/v1` request of an account, written into the
+ * open group's transaction (group commit: one commit a turn of the event loop, whatever the number of requests), and
+ * held to the account's bound when the group commits, one statement per account journaled in it.
+ */
+import type { Sql } from './records.js';
+
+/** The table, for the sweep of a retired account's rows (a reset, an import). */
+export const JOURNAL_TABLE = 'requests';
+
+/** `start --journal`'s default: the newest requests kept per account. */
+export const DEFAULT_JOURNAL = 10_000;
+
+/** A journaled request as stored: its small fields as JSON (`data`), the bodies as text. */
+export interface JournalRow {
+  id: string;
+  /** The account's clock when it came, ms. */
+  at: number;
+  method: string;
+  path: string;
+  /** Null when no answer was sent (an API fault that closed the connection). */
+  status: number | null;
+  data: string;
+  requestBody: string | null;
+  responseBody: string | null;
+}
+
+/** What a page of the journal is filtered by; `path` is a pattern's test. */
+export interface JournalFilter {
+  method?: string;
+  status?: number;
+  /** The account's clock, ms: requests that came at or after it. */
+  since?: number;
+  path?: (path: string) => boolean;
+}
+
+export interface JournalStore {
+  /** Writes a request into the open group (its account's row made if it has none); nothing with a bound of 0. */
+  record(key: string, row: JournalRow): void;
+  /** A page, newest first, and how many match. */
+  page(key: string, filter: JournalFilter, skip: number, limit: number): { rows: JournalRow[]; total: number };
+  get(key: string, id: string): JournalRow | undefined;
+  /** Removes every request of the account; how many there were. */
+  clear(key: string): number;
+  /** Retention: removes the requests that came before `before` (the account's clock, ms). */
+  prune(key: string, before: number): void;
+}
+
+interface Ids {
+  of(key: string): number | null;
+  forget(key: string): void;
+}
+
+const COLUMNS = 'id, at, method, path, status, data, request_body AS requestBody, response_body AS responseBody';
+
+/**
+ * The journal over a store's connection: `write` runs in the open group, `ensure` makes the key's account row (without
+ * waking it: a request that only read has nothing due), `keep` is the bound. `committing` and `ended` are the group's ends.
+ */
+export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, ensure: (key: string) => number, keep: number) {
+  /** The accounts journaled in the open group, by key: each is trimmed to the bound as the group commits. */
+  const journaled = new Map<string, number>();
+  const insert = () =>
+    sql(`INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const count = (account: number) => (sql("SELECT n FROM counts WHERE account = ? AND list = 'requests'").get(account) as { n: number } | undefined)?.n ?? 0;
+  const store: JournalStore = {
+    record(key, row) {
+      if (keep === 0) return;
+      write(() => {
+        const account = ensure(key);
+        insert().run(row.id, row.at, row.method, row.path, row.status, row.data, row.requestBody, row.responseBody, account);
+        journaled.set(key, account);
+      });
+    },
+    page(key, filter, skip, limit) {
+      const account = ids.of(key);
+      if (account === null) return { rows: [], total: 0 };
+      const [where, values] = conditions(account, filter);
+      if (where.length === 1 && !filter.path) {
+        const rows = sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq DESC LIMIT ? OFFSET ?`).all(account, limit, skip);
+        return { rows: rows as unknown as JournalRow[], total: count(account) };
+      }
+      // At most the bound's rows of one account: read by their path, filtered, then only the page read whole.
+      const matching = (sql(`SELECT seq, path FROM ${JOURNAL_TABLE} WHERE ${where.join(' AND ')} ORDER BY seq DESC`).all(...values) as { seq: number; path: string }[]).filter(
+        (row) => !filter.path || filter.path(row.path),
+      );
+      const seqs = matching.slice(skip, skip + limit).map((row) => row.seq);
+      const rows = seqs.length === 0 ? [] : sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE seq IN (${seqs.map(() => '?').join(', ')}) ORDER BY seq DESC`).all(...seqs);
+      return { rows: rows as unknown as JournalRow[], total: matching.length };
+    },
+    get(key, id) {
+      const account = ids.of(key);
+      return account === null ? undefined : (sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? AND id = ?`).get(account, id) as JournalRow | undefined);
+    },
+    clear(key) {
+      const account = ids.of(key);
+      return account === null ? 0 : write(() => Number(sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ?`).run(account).changes));
+    },
+    prune(key, before) {
+      const account = ids.of(key);
+      if (account !== null) write(() => sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ? AND at < ?`).run(account, before));
+    },
+  };
+  return {
+    store,
+    /** Each account journaled in the group keeps its newest `keep`: the oldest past it go, in one statement. */
+    committing(): void {
+      for (const account of journaled.values()) {
+        const over = count(account) - keep;
+        if (over > 0) sql(`DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`).run(account, over);
+      }
+    },
+    /** A group rolled back may have made an account's row: its id is read again. */
+    ended(stored: boolean): void {
+      if (!stored) for (const key of journaled.keys()) ids.forget(key);
+      journaled.clear();
+    },
+  };
+}
+
+/** A filter's conditions (all but the path's) as SQL, and their values. */
+function conditions(account: number, filter: JournalFilter): [string[], (string | number)[]] {
+  const where = ['account = ?'];
+  const values: (string | number)[] = [account];
+  if (filter.method !== undefined) where.push('method = ?') && values.push(filter.method);
+  if (filter.status !== undefined) where.push('status = ?') && values.push(filter.status);
+  if (filter.since !== undefined) where.push('at >= ?') && values.push(filter.since);
+  return [where, values];
+}
