@@ -5,7 +5,7 @@ import { scenarioJsonSchema } from '../core/scenarios/scenario.js';
 import { apiFaultRoutes, apiFaults } from './api-faults.js';
 import { hostGuard } from './host-guard.js';
 import { idempotency } from './idempotency.js';
-import { journaling } from './journal.js';
+import { journaling } from './journaling.js';
 import { openApiDocument } from './openapi.js';
 import { rateLimiter, type RateLimiter } from './rate-limit.js';
 import { ClientGone, MIB, readIncoming, requestBodies } from './request-body.js';
@@ -87,7 +87,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     // The limit is the production API's (`/api/v1`); the sandbox's own controls are not limited.
     app.use(prefix, accountOfKey(runtime, options.apiKeys, prefix === '/api/v1/*' ? limiter : null, fail));
-    if (prefix === '/api/v1/*') app.use(prefix, journaling(runtime.journal));
+    if (prefix === '/api/v1/*') app.use(prefix, journaling(runtime.store.journal));
     app.use(prefix, bodies);
     if (prefix === '/api/v1/*') app.use(prefix, apiFaults(runtime, fail, options.onLog));
     app.use(prefix, idempotency(runtime));

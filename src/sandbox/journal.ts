@@ -4,11 +4,9 @@
  * other path that answers an `/api/v1` request. Never the API key: `Authorization` is left out of the headers, and
  * the key is blanked wherever else the request or its answer held it (a query string, a body that echoes it).
  */
-import type { Context } from 'hono';
-import { iso, type ApiFaultType, type IdSource } from '../core/index.js';
+import { randomUUID } from 'node:crypto';
+import { iso, type ApiFaultType } from '../core/index.js';
 import { JOURNAL_BODY_BYTES, type JournalItem } from '../core/records/request-journal.js';
-import { NO_ANSWER } from './api-faults.js';
-import type { Env } from './routes/kit.js';
 import { withoutKey } from './server-log.js';
 import type { JournalRow, JournalStore } from './store/journal.js';
 
@@ -19,7 +17,7 @@ export interface SeenRequest {
   method: string;
   path: string;
   query: Record<string, string>;
-  /** As sent, `Authorization` among them: `record` leaves it out. */
+  /** As sent, `Authorization` among them: `recordRequest` leaves it out. */
   headers: [string, string][];
   /** Null when it had none, or its body was never read (refused before). */
   requestBody: string | null;
@@ -32,17 +30,13 @@ export interface SeenRequest {
   apiFault: { ruleId: string; type: ApiFaultType } | null;
 }
 
-/** Records requests into the store's journal, each with an id of its own. */
-export function requestJournal(store: JournalStore, ids: IdSource) {
-  return {
-    /** Keeps one request of the account of `key` (joins the open group commit; nothing waits for it). */
-    record(key: string, seen: SeenRequest): void {
-      store.record(key, journalRow(ids.uuid(), key, seen));
-    },
-  };
+/**
+ * Keeps one `/api/v1` request of the account of `key` in the journal: the one way in, for the middleware and for any
+ * other path that answers such a request. It costs the caller no wait: the row is written at the end of the turn.
+ */
+export function recordRequest(journal: JournalStore, key: string, seen: SeenRequest): void {
+  journal.record(key, journalRow(randomUUID(), key, seen));
 }
-
-export type RequestJournal = ReturnType<typeof requestJournal>;
 
 /** A request as a row: the key blanked everywhere, `Authorization` left out, each body cut at 64 KiB. */
 function journalRow(id: string, key: string, seen: SeenRequest): JournalRow {
@@ -117,41 +111,4 @@ export function journalItem(row: JournalRow): JournalItem {
     apiFault,
     ...(truncated ? { truncated } : {}),
   };
-}
-
-/**
- * The `/api/v1` middleware that journals each request of an account: after the key's account is held (a request with
- * no account, a 401, is nobody's), before its body is read, so a body refused (413, 415, 400) is journaled too.
- */
-export function journaling(journal: RequestJournal) {
-  return async (c: Context<Env>, next: () => Promise<void>) => {
-    const account = c.get('account');
-    const at = account.nowMs();
-    const started = performance.now();
-    await next();
-    const res = c.res;
-    const answered = !(res.status === 444 && (res.headers.has('x-hono-already-sent') || res.headers.has(NO_ANSWER)));
-    journal.record(account.key, {
-      at,
-      method: c.req.method,
-      path: c.req.path,
-      query: c.req.query(),
-      headers: headersOf(c),
-      requestBody: c.get('body') ?? null,
-      status: answered ? res.status : null,
-      responseBody: answered ? await res.clone().text() : null,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      replayed: res.headers.get('Idempotent-Replayed') === 'true',
-      apiFault: c.get('apiFault') ?? null,
-    });
-  };
-}
-
-/** A request's headers as sent (under the Node server with their own spelling, in order). */
-function headersOf(c: Context<Env>): [string, string][] {
-  const raw = c.env?.incoming?.rawHeaders;
-  if (!raw) return [...c.req.raw.headers.entries()];
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i]!, raw[i + 1]!]);
-  return pairs;
 }

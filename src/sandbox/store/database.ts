@@ -240,6 +240,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     async close() {
       retired.close();
       if (!db.isOpen) return;
+      journal.flushQuietly();
       await groups.save().catch(() => {});
       db.close();
       lock?.release();

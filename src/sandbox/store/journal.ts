@@ -1,7 +1,8 @@
 /**
- * The request journal's rows (`requests`, migration 0004): every `/api/v1` request of an account, written into the
- * open group's transaction (group commit: one commit a turn of the event loop, whatever the number of requests), and
- * held to the account's bound when the group commits, one statement per account journaled in it.
+ * The request journal's rows (`requests`, migration 0004): every `/api/v1` request of an account, written a turn of
+ * the event loop at a time into a group commit (one insert each, one commit for them all), after the request is over:
+ * so a key that only read is not yet an account when its request lets it go, and leaves memory at once. Each account
+ * journaled is held to its bound when the group commits, one statement per account.
  */
 import type { Sql } from './records.js';
 
@@ -35,7 +36,7 @@ export interface JournalFilter {
 }
 
 export interface JournalStore {
-  /** Writes a request into the open group (its account's row made if it has none); nothing with a bound of 0. */
+  /** Keeps a request: written at the end of the turn (its account's row made if it has none); nothing with a bound of 0. */
   record(key: string, row: JournalRow): void;
   /** A page, newest first, and how many match. */
   page(key: string, filter: JournalFilter, skip: number, limit: number): { rows: JournalRow[]; total: number };
@@ -60,53 +61,65 @@ const COLUMNS = 'id, at, method, path, status, data, request_body AS requestBody
 export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, ensure: (key: string) => number, keep: number) {
   /** The accounts journaled in the open group, by key: each is trimmed to the bound as the group commits. */
   const journaled = new Map<string, number>();
-  const insert = () =>
-    sql(`INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const count = (account: number) => (sql("SELECT n FROM counts WHERE account = ? AND list = 'requests'").get(account) as { n: number } | undefined)?.n ?? 0;
-  const store: JournalStore = {
-    record(key, row) {
-      if (keep === 0) return;
-      write(() => {
+  /** The requests of this turn, not written yet. */
+  let pending: [string, JournalRow][] = [];
+  function flush(): void {
+    if (pending.length === 0) return;
+    const rows = pending;
+    pending = [];
+    write(() => {
+      for (const [key, row] of rows) {
         const account = ensure(key);
         insert().run(row.id, row.at, row.method, row.path, row.status, row.data, row.requestBody, row.responseBody, account);
         journaled.set(key, account);
-      });
+      }
+    });
+  }
+  const insert = () =>
+    sql(`INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  /** A group that cannot be stored (a full disk) refuses its writes, these too: the store's log said why. */
+  const flushQuietly = () => {
+    try {
+      flush();
+    } catch {
+      // lost with the group, as the requests that were refused
+    }
+  };
+  const store: JournalStore = {
+    record(key, row) {
+      if (keep === 0) return;
+      if (pending.length === 0) setImmediate(flushQuietly);
+      pending.push([key, row]);
     },
     page(key, filter, skip, limit) {
+      flush();
       const account = ids.of(key);
-      if (account === null) return { rows: [], total: 0 };
-      const [where, values] = conditions(account, filter);
-      if (where.length === 1 && !filter.path) {
-        const rows = sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq DESC LIMIT ? OFFSET ?`).all(account, limit, skip);
-        return { rows: rows as unknown as JournalRow[], total: count(account) };
-      }
-      // At most the bound's rows of one account: read by their path, filtered, then only the page read whole.
-      const matching = (sql(`SELECT seq, path FROM ${JOURNAL_TABLE} WHERE ${where.join(' AND ')} ORDER BY seq DESC`).all(...values) as { seq: number; path: string }[]).filter(
-        (row) => !filter.path || filter.path(row.path),
-      );
-      const seqs = matching.slice(skip, skip + limit).map((row) => row.seq);
-      const rows = seqs.length === 0 ? [] : sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE seq IN (${seqs.map(() => '?').join(', ')}) ORDER BY seq DESC`).all(...seqs);
-      return { rows: rows as unknown as JournalRow[], total: matching.length };
+      return account === null ? { rows: [], total: 0 } : pageOf(sql, account, filter, skip, limit);
     },
     get(key, id) {
+      flush();
       const account = ids.of(key);
       return account === null ? undefined : (sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? AND id = ?`).get(account, id) as JournalRow | undefined);
     },
     clear(key) {
+      flush();
       const account = ids.of(key);
       return account === null ? 0 : write(() => Number(sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ?`).run(account).changes));
     },
     prune(key, before) {
+      flush();
       const account = ids.of(key);
       if (account !== null) write(() => sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ? AND at < ?`).run(account, before));
     },
   };
   return {
     store,
+    /** Writes what this turn journaled now (before the store closes). */
+    flushQuietly,
     /** Each account journaled in the group keeps its newest `keep`: the oldest past it go, in one statement. */
     committing(): void {
       for (const account of journaled.values()) {
-        const over = count(account) - keep;
+        const over = count(sql, account) - keep;
         if (over > 0) sql(`DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`).run(account, over);
       }
     },
@@ -117,6 +130,25 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
     },
   };
 }
+
+/** A page of an account's requests, newest first, and how many match. */
+function pageOf(sql: Sql, account: number, filter: JournalFilter, skip: number, limit: number): { rows: JournalRow[]; total: number } {
+  const [where, values] = conditions(account, filter);
+  if (where.length === 1 && !filter.path) {
+    const rows = sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq DESC LIMIT ? OFFSET ?`).all(account, limit, skip);
+    return { rows: rows as unknown as JournalRow[], total: count(sql, account) };
+  }
+  // At most the bound's rows of one account: read by their path, filtered, then only the page read whole.
+  const matching = (sql(`SELECT seq, path FROM ${JOURNAL_TABLE} WHERE ${where.join(' AND ')} ORDER BY seq DESC`).all(...values) as { seq: number; path: string }[]).filter(
+    (row) => !filter.path || filter.path(row.path),
+  );
+  const seqs = matching.slice(skip, skip + limit).map((row) => row.seq);
+  const rows = seqs.length === 0 ? [] : sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE seq IN (${seqs.map(() => '?').join(', ')}) ORDER BY seq DESC`).all(...seqs);
+  return { rows: rows as unknown as JournalRow[], total: matching.length };
+}
+
+/** How many requests an account's journal holds (`counts`, kept by the table's triggers). */
+const count = (sql: Sql, account: number) => (sql("SELECT n FROM counts WHERE account = ? AND list = 'requests'").get(account) as { n: number } | undefined)?.n ?? 0;
 
 /** A filter's conditions (all but the path's) as SQL, and their values. */
 function conditions(account: number, filter: JournalFilter): [string[], (string | number)[]] {
