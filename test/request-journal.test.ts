@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { api, PAYMENT, spawnServer, useServer, useTmp } from './helpers.js';
+import { writeFileSync } from 'node:fs';
+import { fileStore } from '../src/sandbox/store/database.js';
+import { api, PAYMENT, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 
 /** Every text column of every table of a database file, as one string per row. */
 function everyRow(file: string): string[] {
@@ -159,5 +161,44 @@ describe('the request journal', () => {
     const [closed, faulted] = (await client.get('/sandbox/v1/requests')).body.data;
     expect(faulted).toMatchObject({ status: 503, apiFault: { ruleId: rule.id, type: 'error' }, responseBody: { error: { code: 'SERVICE_UNAVAILABLE' } } });
     expect(closed).toMatchObject({ status: null, responseBody: null, apiFault: { ruleId: reset.id, type: 'reset' } });
+  });
+
+  it('is swept by retention (--keep): requests older than the days kept go when the clock moves past them', async () => {
+    const server = await useServer({ keepDays: 1 }, 'test');
+    const client = api(server.url, 'sk_journal_keep');
+    await client.get('/api/v1/va-payments?old=1');
+    await client.post('/sandbox/v1/clock/advance', { seconds: 20 * 3600 });
+    await client.get('/api/v1/va-payments?new=1');
+    await client.post('/sandbox/v1/clock/advance', { seconds: 5 * 3600 });
+    const kept = (await client.get('/sandbox/v1/requests')).body.data as { query: Record<string, string> }[];
+    expect(kept.map((item) => item.query)).toEqual([{ new: '1' }]);
+  });
+
+  it('takes its bound from a config file (`journal`), and refuses a negative one in one line', async () => {
+    const dir = useTmp();
+    const config = join(dir, 'va-sandbox.json');
+    writeFileSync(config, JSON.stringify({ journal: 2, memory: true }));
+    const server = await spawnServer(['--config', config, '--quiet']);
+    try {
+      const client = api(server.url, 'sk_journal_config');
+      for (let i = 0; i < 4; i++) await client.get('/api/v1/clients');
+      expect((await client.get('/sandbox/v1/requests')).body.pagination.total).toBe(2);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    writeFileSync(config, JSON.stringify({ journal: -1 }));
+    const refused = await runCli(['start', '--config', config, '--port', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain('journal');
+  });
+
+  it('is schema 4: a file whose header says 3 but holds the journal is refused, never migrated again', async () => {
+    const data = join(useTmp(), 'state.db');
+    await fileStore(data).close();
+    const db = new DatabaseSync(data);
+    db.exec('PRAGMA user_version = 3');
+    db.close();
+    expect(() => fileStore(data)).toThrow(/its header says schema 3, its tables are schema 4/);
   });
 });
