@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
+import { scenarioSchema } from '../src/core/scenarios/scenario.js';
+import { runScenarios } from '../src/sandbox/scenario-runner.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { api, PAYMENT, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 
@@ -200,5 +202,52 @@ describe('the request journal', () => {
     db.exec('PRAGMA user_version = 3');
     db.close();
     expect(() => fileStore(data)).toThrow(/its header says schema 3, its tables are schema 4/);
+  });
+});
+
+describe('the scenario step expectRequest', () => {
+  const scenario = (steps: unknown[]) => ({ file: 'requests.json', scenario: scenarioSchema.parse({ version: 1, name: 'requests', steps }) });
+  const create = (externalReference: string, name?: string) => ({ do: 'createVaPayment', ...(name ? { name } : {}), body: { ...PAYMENT, amount: 10, externalReference } });
+
+  it('passes when the account sent the requests (at least once, or exactly `times`), a part of the body matching', async () => {
+    const { url } = await useServer({}, 'test');
+    const run = await runScenarios(
+      [
+        scenario([
+          create('order-1', 'first'),
+          create('order-2'),
+          { do: 'cancelVaPayment', id: '${first.id}' },
+          { expectRequest: { method: 'POST', path: '/api/v1/va-payments', times: 2 } },
+          { expectRequest: { method: 'POST', path: '/api/v1/va-payments', times: 1, body: { externalReference: 'order-2', amount: 10 } } },
+          { expectRequest: { path: '/api/v1/va-payments/${first.id}/cancel' } },
+          { expectRequest: { method: 'POST', path: '/api/v1/va-payments/{id}/cancel', times: 1 } },
+          { expectRequest: { method: 'DELETE', path: '/api/v1/clients', times: 0 } },
+        ]),
+      ],
+      { url },
+    );
+    expect(run.scenarios[0]!.steps.filter((s) => s.status !== 'passed')).toEqual([]);
+    expect(run.scenarios[0]!.steps[3]!.label).toBe('expectRequest POST /api/v1/va-payments');
+  });
+
+  it('fails with how many matched and the closest requests it saw, nearest first', async () => {
+    const { url } = await useServer({}, 'test');
+    const run = await runScenarios(
+      [
+        scenario([
+          create('order-1'),
+          { do: 'getClient', id: '00000000-0000-4000-8000-000000000000', expectError: 'NOT_FOUND' },
+          { expectRequest: { method: 'POST', path: '/api/v1/va-payments', body: { externalReference: 'order-9' } } },
+          { expectRequest: { method: 'POST', path: '/api/v1/va-payments', times: 2 } },
+        ]),
+      ],
+      { url },
+    );
+    const [, , byBody, byTimes] = run.scenarios[0]!.steps;
+    expect(byBody!.status).toBe('failed');
+    expect(byBody!.failures[0]).toBe('expected at least 1 POST /api/v1/va-payments with body {"externalReference":"order-9"}, saw 0');
+    expect(byBody!.failures[1]).toMatch(/^closest: POST \/api\/v1\/va-payments 201 \([0-9a-f-]{36}\): body\.externalReference: expected "order-9", got "order-1"$/);
+    expect(byBody!.failures[2]).toMatch(/^closest: GET \/api\/v1\/clients\/0{8}-0000-4000-8000-0{12} 404 \(.*\): method GET; path /);
+    expect(byTimes!.failures[0]).toBe('expected exactly 2 POST /api/v1/va-payments, saw 1');
   });
 });

@@ -22,6 +22,7 @@ import {
 } from '../client/api-client.js';
 import type { Receiver } from './receiver.js';
 import { apiFaultTarget, faultFailures, withIdempotencyKey } from './scenario-faults.js';
+import { expectRequest, requestTarget } from './scenario-requests.js';
 
 /** The steps of a scenario file, each run over the sandbox's HTTP API: its label, its request, its expectations. */
 
@@ -56,6 +57,8 @@ function targetOf(step: ScenarioStep): string {
       return step.url;
     case 'apiFault':
       return apiFaultTarget(step);
+    case 'expectRequest':
+      return requestTarget(step);
     default:
       return 'id' in step ? String(step.id) : 'clientId' in step ? step.clientId : '';
   }
@@ -93,6 +96,8 @@ export async function runStep(step: ScenarioStep, client: SandboxClient, scope: 
       return expectCallbacks(s.url, s.callbacks, client, ctx);
     case 'expectEvents':
       return expectEvents(s, client);
+    case 'expectRequest':
+      return expectRequest(s.expectRequest, client);
     default:
       return act(s, client, scope);
   }

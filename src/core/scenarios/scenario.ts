@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiFaultRuleSchema } from '../api-faults/api-faults.js';
+import { keyedSteps } from './keyed-steps.js';
 import { errorStatus, type ErrorCode } from '../conventions/errors.js';
 import {
   clientCvuSchema,
@@ -108,6 +108,11 @@ const eventExpectation = z.strictObject({
   body: json.optional(),
 });
 
+/**
+ * The steps whose `do` may be left out, told apart by their one key: `{"apiFault": {rule}}` adds an API fault rule to
+ * the account; `{"expectRequest": {...}}`, the account sent such requests. One option of the union by `do`, which
+ * takes a single option for a step without it.
+ */
 const step = z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),
   z.strictObject({ do: z.literal('getVaPayment'), ...action, id: target }),
@@ -134,8 +139,7 @@ const step = z.discriminatedUnion('do', [
     status: z.number().int().min(300).max(599).default(500),
     path: z.string().startsWith('/').optional(),
   }),
-  /** `{"apiFault": {rule}}`: adds an API fault rule to the account (`do` may be left out). */
-  z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
+  keyedSteps,
   z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
   z.strictObject({
     do: z.literal('expectClient'),
@@ -167,6 +171,7 @@ const step = z.discriminatedUnion('do', [
     })
     .refine((s) => (s.vaPaymentId === undefined) !== (s.clientId === undefined), 'give vaPaymentId or clientId, not both'),
 ]);
+
 
 export type ScenarioStep = z.output<typeof step>;
 export type StepKind = ScenarioStep['do'];

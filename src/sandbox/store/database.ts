@@ -178,7 +178,6 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
   let owner: Parameters<Store['attach']>[0] | null = null;
   const groups = groupCommit(db, path, log, {
     committing() {
-      journal.committing();
       for (const key of touched) {
         const wake = owner?.wake(key) ?? { dueAt: null, sending: false };
         sql('UPDATE accounts SET due_at = ?, sending = ? WHERE key = ?').run(wake.dueAt, wake.sending ? 1 : 0, key);

@@ -2,7 +2,7 @@
  * The request journal's rows (`requests`, migration 0004): every `/api/v1` request of an account, written a turn of
  * the event loop at a time into a group commit (one insert each, one commit for them all), after the request is over:
  * so a key that only read is not yet an account when its request lets it go, and leaves memory at once. Each account
- * journaled is held to its bound when the group commits, one statement per account.
+ * written is then held to its bound, one statement per account.
  */
 import type { Sql } from './records.js';
 
@@ -59,7 +59,7 @@ const COLUMNS = 'id, at, method, path, status, data, request_body AS requestBody
  * waking it: a request that only read has nothing due), `keep` is the bound. `committing` and `ended` are the group's ends.
  */
 export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, ensure: (key: string) => number, keep: number) {
-  /** The accounts journaled in the open group, by key: each is trimmed to the bound as the group commits. */
+  /** The accounts journaled in the open group, by key: a group rolled back may have made their rows. */
   const journaled = new Map<string, number>();
   /** The requests of this turn, not written yet. */
   let pending: [string, JournalRow][] = [];
@@ -68,10 +68,17 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
     const rows = pending;
     pending = [];
     write(() => {
+      const written = new Set<number>();
       for (const [key, row] of rows) {
         const account = ensure(key);
         insert().run(row.id, row.at, row.method, row.path, row.status, row.data, row.requestBody, row.responseBody, account);
         journaled.set(key, account);
+        written.add(account);
+      }
+      // Each account keeps its newest `keep`: the oldest past it go, in one statement.
+      for (const account of written) {
+        const over = count(sql, account) - keep;
+        if (over > 0) sql(`DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`).run(account, over);
       }
     });
   }
@@ -116,13 +123,6 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
     store,
     /** Writes what this turn journaled now (before the store closes). */
     flushQuietly,
-    /** Each account journaled in the group keeps its newest `keep`: the oldest past it go, in one statement. */
-    committing(): void {
-      for (const account of journaled.values()) {
-        const over = count(sql, account) - keep;
-        if (over > 0) sql(`DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`).run(account, over);
-      }
-    },
     /** A group rolled back may have made an account's row: its id is read again. */
     ended(stored: boolean): void {
       if (!stored) for (const key of journaled.keys()) ids.forget(key);
