@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, PAYMENT, useServer, useTmp } from './helpers.js';
+
+/** The system's Chromium, as test/web-inspector.test.ts uses it (skipped without one, outside CI). */
+const CHROMIUM = '/usr/bin/chromium';
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser && process.env.CI) throw new Error(`The web inspector tests need Chromium at ${CHROMIUM}: apt-get install -y chromium`);
+const SHOWN = { timeout: 15_000 };
+
+describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, real server)", () => {
+  let browser: Browser;
+  let origin: string;
+  const tmp = useTmp();
+
+  beforeAll(async () => {
+    origin = (await useServer()).url;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('lists the requests newest first, filters them, shows one whole, and picks up new ones by itself', async () => {
+    const key = 'sk_web_requests';
+    const account = api(origin, key);
+    await account.post('/api/v1/va-payments', { ...PAYMENT, amount: 42, externalReference: 'web-1' }, { 'Idempotency-Key': 'web-1' });
+    expect((await account.post('/api/v1/va-payments', { ...PAYMENT, amount: 'x' })).status).toBe(400);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(SHOWN.timeout);
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${origin}/ui/requests?key=${key}`);
+    const table = page.locator('table.requests');
+    const cells = (n: number) => table.locator('tbody > tr:not(.expanded)').nth(n).locator('td');
+    await table.waitFor(SHOWN);
+    expect((await cells(0).allInnerTexts()).slice(1, 4)).toEqual(['POST', '/api/v1/va-payments', '400']);
+    expect((await cells(1).allInnerTexts()).slice(1, 4)).toEqual(['POST', '/api/v1/va-payments', '201']);
+
+    // A request sent while the page is open shows up without a reload.
+    await account.get('/api/v1/clients');
+    await expect.poll(async () => (await cells(0).allInnerTexts()).slice(1, 4), SHOWN).toEqual(['GET', '/api/v1/clients', '200']);
+
+    await page.getByLabel('Status').fill('201');
+    await expect.poll(async () => table.locator('tbody > tr').count(), SHOWN).toBe(1);
+    expect(page.url()).toContain('status=201');
+    await page.getByRole('button', { name: /^Show request / }).click();
+    const expanded = table.locator('tr.expanded');
+    await expanded.waitFor(SHOWN);
+    expect(await expanded.innerText()).toContain('"externalReference": "web-1"');
+    expect(await expanded.innerText()).toContain('web-1');
+    expect((await expanded.innerText()).toLowerCase()).not.toContain('authorization');
+    // For a person to look at: in a temp folder, or REQUESTS_SHOT_DIR.
+    await page.screenshot({ path: join(process.env.REQUESTS_SHOT_DIR ?? tmp, 'web-requests.png'), fullPage: true });
+
+    // On a phone the table scrolls in its own box, never the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
