@@ -1,14 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasBrowser, launchChromium, SHOWN } from './chromium.js';
 import { api, PAYMENT, useServer, useTmp } from './helpers.js';
-
-/** The system's Chromium, as test/web-inspector.test.ts uses it (skipped without one, outside CI). */
-const CHROMIUM = '/usr/bin/chromium';
-const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser && process.env.CI) throw new Error(`The web inspector tests need Chromium at ${CHROMIUM}: apt-get install -y chromium`);
-const SHOWN = { timeout: 15_000 };
 
 describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, real server)", () => {
   let browser: Browser;
@@ -17,7 +11,7 @@ describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, 
 
   beforeAll(async () => {
     origin = (await useServer()).url;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { JournalItem } from '../../core/records/request-journal.js';
+import { journalNote as note, type JournalItem } from '../../core/records/request-journal.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { block, page, pad, paint, type Output, type Pagination } from '../render.js';
@@ -56,10 +56,6 @@ const requestsPage = ({ data, pagination }: RequestsPage) =>
     ['ms', (r) => r.durationMs, 'right'],
     ['note', note],
   ]);
-
-/** What else is worth a glance: a replay, an API fault, a cut body. */
-const note = (r: JournalItem): string =>
-  [r.replayed ? 'replayed' : '', r.apiFault ? `fault ${r.apiFault.type}` : '', r.truncated ? 'truncated' : ''].filter(Boolean).join(', ');
 
 const requestLine = (r: JournalItem): string =>
   [r.at, pad(r.method, 6), pad(String(r.status ?? 'no answer'), 9), pad(r.path, 60), `${r.durationMs}ms`, note(r), paint('dim', r.id)].join('  ');

@@ -54,4 +54,8 @@ export const listRequestsQuery = z.object({
 });
 export type ListRequestsQuery = z.output<typeof listRequestsQuery>;
 
+/** What else about a request is worth a glance in a list: a replay, an API fault, a cut body. */
+export const journalNote = (item: JournalItem): string =>
+  [item.replayed ? 'replayed' : '', item.apiFault ? `fault ${item.apiFault.type}` : '', item.truncated ? 'truncated' : ''].filter(Boolean).join(', ');
+
 export const requestsClearedSchema = z.strictObject({ deleted: z.number().int().describe('How many requests were removed') });

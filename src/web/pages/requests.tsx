@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { JOURNAL_METHODS, type JournalItem } from '../../core/records/request-journal.js';
+import { JOURNAL_METHODS, journalNote, type JournalItem } from '../../core/records/request-journal.js';
 import { Field, SelectField } from '../fields.js';
 import { setQuery, type Location } from '../router.js';
 import { Facts, JsonBlock, PagedList, TableHead, useApp, useLoad, When } from '../ui.js';
@@ -55,10 +55,6 @@ export function RequestsPage({ where }: { where: Location }) {
   );
 }
 
-/** What else is worth a glance: a replay, an API fault, a cut body. */
-const noteOf = (r: JournalItem): string =>
-  [r.replayed ? 'replayed' : '', r.apiFault ? `fault ${r.apiFault.type}` : '', r.truncated ? 'truncated' : ''].filter(Boolean).join(', ');
-
 function RequestRow({ request: r, open, onToggle }: { request: JournalItem; open: boolean; onToggle: () => void }) {
   return (
     <>
@@ -70,7 +66,7 @@ function RequestRow({ request: r, open, onToggle }: { request: JournalItem; open
         <td className="mono">{r.path}</td>
         <td className="num">{r.status ?? 'no answer'}</td>
         <td className="num">{r.durationMs}</td>
-        <td>{noteOf(r)}</td>
+        <td>{journalNote(r)}</td>
         <td>
           <button type="button" className="small" aria-expanded={open} onClick={onToggle} aria-label={`${open ? 'Hide' : 'Show'} request ${r.id}`}>
             {open ? 'Hide' : 'Show'}
