@@ -17,7 +17,7 @@ import { header, routeKit, type Env, type Fail } from './routes/kit.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
 import type { Runtime } from './runtime.js';
-import { bearerKey, type LogEntry } from './server-log.js';
+import { bearerKey, withoutKey, type LogEntry } from './server-log.js';
 import { webUiRoutes } from './web-ui.js';
 
 export interface AppOptions {
@@ -111,18 +111,20 @@ export type App = ReturnType<typeof createApp>;
 /** Every error a route or middleware throws, as the contract's envelope (or, for a client gone, no envelope at all). */
 function errorHandler(runtime: Runtime, fail: Fail) {
   return (error: Error, c: Context<Env>) => {
+    // The log never holds the API key, even where the path names it.
+    const request = `${c.req.method} ${withoutKey(c.req.path, bearerKey(header(c, 'authorization')))}`;
     // The rest of a too-large body is never read, so that connection cannot carry another request.
     if (error instanceof SandboxError) {
       // One the sandbox raised on purpose (a damaged record, named): the log says it too, in its one line.
-      if (error.code === 'INTERNAL_ERROR') runtime.log(`${c.req.method} ${c.req.path}: ${error.message}`);
+      if (error.code === 'INTERNAL_ERROR') runtime.log(`${request}: ${error.message}`);
       return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
     }
     if (error instanceof ClientGone) {
       // Nobody is left to answer: said as what it is, not as the sandbox's error.
-      runtime.log(`${c.req.method} ${c.req.path}: the client hung up before the request's body ended; nothing was done`);
+      runtime.log(`${request}: the client hung up before the request's body ended; nothing was done`);
       return c.body(null, 400);
     }
-    runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    runtime.log(`internal error on ${request}: ${error.stack ?? error.message}`);
     return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
   };
 }
