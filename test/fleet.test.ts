@@ -15,7 +15,7 @@ const NAMES = ['a', 'b', 'c'] as const;
 
 const dir = useTmp();
 const children: ChildProcess[] = [];
-afterAll(() => children.forEach((child) => child.kill('SIGKILL')));
+afterAll(() => children.forEach((child) => void child.kill('SIGKILL')));
 
 async function startInstance(name: string, port: number): Promise<CliProcess> {
   const cli = spawnCli(['start', '--port', String(port), '--data', join(dir, `${name}.db`), '--quiet']);

@@ -29,8 +29,9 @@ async function everyKind() {
   await source.data('POST', `/api/v1/clients/${client.id}/invoices`, { total_amount: 3 });
   await eventually(async () => (await source.list('/sandbox/v1/deliveries?status=retrying')).pagination.total > 0, 10_000, 'an attempt');
   const doc = await source.data('GET', '/sandbox/v1/export');
-  // A CVU of another account: valid, and held by no record of this file.
-  const stranger = (await account().data('POST', '/api/v1/va-payments', { ...hub, lockMode: 'time' })).cvu;
+  // A CVU of another account's client: valid, and held by no record of this file (pool CVUs are numbered the same
+  // in every account).
+  const stranger = (await account().data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Stranger', taxId: '20-99999999-1' })).cvu;
   return { doc, lent, ended, locked, client, stranger };
 }
 

@@ -7,9 +7,9 @@ import { described, importGraph, importsOf, knotsIn, shown, transportGlobals } f
 /**
  * The direction of dependencies (docs/architecture.md): web -> client -> core; cli -> sandbox, client -> core;
  * sandbox -> core (and the client, for the scenario runner and `startSandbox`, which drive a server through it); the
- * package's entry points (src/index.ts, src/msw.ts) over all of them. Every import of every file under src is read
- * from its syntax (static, type-only, `export … from`, dynamic `import()` and `typeof import()`), resolved to a layer,
- * and checked; and no file imports, however indirectly, itself.
+ * package's entry points (src/index.ts, src/msw.ts, src/testcontainers.ts) over all of them. Every import of every
+ * file under src is read from its syntax (static, type-only, `export … from`, dynamic `import()` and
+ * `typeof import()`), resolved to a layer, and checked; and no file imports, however indirectly, itself.
  */
 const SRC = join(ROOT, 'src');
 
@@ -40,14 +40,14 @@ const FORBIDDEN: Partial<Record<Layer, (module: string) => boolean>> = {
 /** The layer of a path under src, or null when it is in none. */
 function layerOf(path: string): Layer | null {
   const [first, ...rest] = relative(SRC, path).split(sep);
-  if (rest.length === 0) return /^(index|msw)\.(ts|js)$/.test(first!) ? 'entry' : null;
+  if (rest.length === 0) return /^(index|msw|testcontainers)\.(ts|js)$/.test(first!) ? 'entry' : null;
   return LAYERS.find((layer) => layer === first) ?? null;
 }
 
 /** What is wrong with a file's imports, one line each: the file, the line, the import and the rule it breaks. */
 function violations(path: string, text: string): string[] {
   const from = layerOf(path);
-  if (!from) return [`${shown(path)}: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)`];
+  if (!from) return [`${shown(path)}: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts / src/testcontainers.ts)`];
   const problems: string[] = [];
   for (const { specifier, line } of importsOf(path, text)) {
     const at = `${shown(path)}:${line}`;
@@ -150,7 +150,7 @@ describe('the direction of imports', () => {
       "src/web/x.tsx:2: imports '../../package.json', outside the layers of src",
     ]);
     expect(check('index.ts', "export * from './cli/main.js';\nexport * from './web/api.js';")).toEqual([]);
-    expect(check('util.ts', '')).toEqual(['src/util.ts: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts)']);
+    expect(check('util.ts', '')).toEqual(['src/util.ts: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts / src/testcontainers.ts)']);
   });
 });
 

@@ -94,6 +94,9 @@ describe('every answer matches the OpenAPI document', () => {
     await call('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 100 });
     await call('POST', '/sandbox/v1/transfers', { to: '0000000000000000000000', total: 10 });
     await call('POST', '/sandbox/v1/transfers', { to: 'NO.SUCH.ALIAS', total: 10 });
+    await call('POST', '/sandbox/v1/triggers', { event: 'overpaid', callbackUrl: receiver.url });
+    await call('POST', '/sandbox/v1/triggers', { event: 'client.cashin', paymentHubId: 5 });
+    await call('POST', '/sandbox/v1/triggers', { event: 'refunded' });
     const cancelled = await data('POST', '/api/v1/va-payments', PAYMENT);
     await call('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
     await call('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);

@@ -1,35 +1,21 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasBrowser, launchChromium, SHOWN } from './chromium.js';
-import { api, PAYMENT, useServer, useTmp } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { hasBrowser, SHOWN, useBrowser } from './browser.js';
+import { api, PAYMENT, useTmp } from './helpers.js';
 
 describe.skipIf(!hasBrowser)("the web inspector's account page: API fault rules (real Chromium, real server)", () => {
-  let browser: Browser;
-  let origin: string;
+  const web = useBrowser();
   const tmp = useTmp();
-
-  beforeAll(async () => {
-    origin = (await useServer()).url;
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('lists the rules with their hits as they grow, removes one, and clears them with a button', async () => {
     const key = 'sk_web_api_faults';
-    const account = api(origin, key);
+    const account = api(web.origin(), key);
     const error = (await account.data('POST', '/sandbox/v1/api-faults', { method: 'POST', path: '/api/v1/va-payments', fault: { type: 'error', status: 503 }, times: 2 })) as { id: string };
     await account.data('POST', '/sandbox/v1/api-faults', { path: '/api/v1/va-payments/{id}', fault: { type: 'lost_answer' }, probability: 0.25, seed: 7 });
     expect((await account.post('/api/v1/va-payments', PAYMENT)).status).toBe(503);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(SHOWN.timeout);
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${origin}/ui/account?key=${key}`);
+    const { page, problems, close } = await web.page();
+    await page.goto(`${web.origin()}/ui/account?key=${key}`);
     const table = page.locator('table.api-faults');
     const row = (n: number) => table.locator('tbody tr').nth(n).locator('td');
     await table.waitFor(SHOWN);
@@ -53,6 +39,6 @@ describe.skipIf(!hasBrowser)("the web inspector's account page: API fault rules 
     expect((await account.list('/sandbox/v1/api-faults')).pagination.total).toBe(0);
     expect(await page.getByRole('button', { name: 'Clear all rules' }).isDisabled()).toBe(true);
     expect(problems).toEqual([]);
-    await context.close();
+    await close();
   });
 });

@@ -1,34 +1,20 @@
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasBrowser, launchChromium, SHOWN } from './chromium.js';
-import { api, PAYMENT, useServer, useTmp } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { hasBrowser, SHOWN, useBrowser } from './browser.js';
+import { api, PAYMENT, useTmp } from './helpers.js';
 
 describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, real server)", () => {
-  let browser: Browser;
-  let origin: string;
+  const web = useBrowser();
   const tmp = useTmp();
-
-  beforeAll(async () => {
-    origin = (await useServer()).url;
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   it('lists the requests newest first, filters them, shows one whole, and picks up new ones by itself', async () => {
     const key = 'sk_web_requests';
-    const account = api(origin, key);
+    const account = api(web.origin(), key);
     await account.post('/api/v1/va-payments', { ...PAYMENT, amount: 42, externalReference: 'web-1' }, { 'Idempotency-Key': 'web-1' });
     expect((await account.post('/api/v1/va-payments', { ...PAYMENT, amount: 'x' })).status).toBe(400);
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(SHOWN.timeout);
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    await page.goto(`${origin}/ui/requests?key=${key}`);
+    const { page, problems, close } = await web.page();
+    await page.goto(`${web.origin()}/ui/requests?key=${key}`);
     const table = page.locator('table.requests');
     const cells = (n: number) => table.locator('tbody > tr:not(.expanded)').nth(n).locator('td');
     await table.waitFor(SHOWN);
@@ -55,6 +41,6 @@ describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, 
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
-    await context.close();
+    await close();
   });
 });

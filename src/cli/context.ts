@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, type InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';
@@ -6,9 +6,9 @@ import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
 import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
 
-export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
-export const DEFAULT_HUB = 1;
+const DEFAULT_HUB = 1;
 
 const GLOBAL = 'Global options:';
 
@@ -32,6 +32,19 @@ export const hubOption = (command: Command): Command =>
   fieldFlags(command, { paymentHubId: '--hub' }).addOption(
     new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt).helpGroup(GLOBAL),
   );
+
+/** `--idempotency-key`, on the commands that POST to `/api/v1` (contract part 9), as the Stripe CLI has it. */
+export const idempotencyOption = (command: Command): Command =>
+  command.option(
+    '--idempotency-key <key>',
+    'sent as the Idempotency-Key header: the same key and body again replays the first answer and makes nothing twice',
+  );
+
+/** The Idempotency-Key header of a command given `--idempotency-key`, as call options. */
+export function idempotencyOf(command: Command): { headers?: Record<string, string> } {
+  const key = command.getOptionValue('idempotencyKey') as string | undefined;
+  return key === undefined ? {} : { headers: { 'idempotency-key': key } };
+}
 
 /** The command's hub: `--hub`, then VA_SANDBOX_HUB_ID, then 1. */
 export function hubOf(command: Command): number {
@@ -88,7 +101,7 @@ export function apiAction<T>(call: (command: Command, ...args: string[]) => Call
   return async function action(this: Command): Promise<void> {
     const { client, out } = contextOf(this);
     const [method, path, options] = await call(this, ...(this.processedArgs as string[]));
-    const { data, message } = await client.call<T>(method, path, options);
+    const { data, message } = await client.call<T>(method, path, { ...options, ...idempotencyOf(this) });
     out.result(data, (value) => render(value, message));
   };
 }
@@ -131,7 +144,7 @@ export const pathTo = (base: string, ...segments: string[]): string => [base, ..
 
 /** The command's own options, without the global ones: what becomes a query or a body. */
 export function optionsOf(command: Command): Record<string, unknown> {
-  const { url: _url, apiKey: _apiKey, json: _json, hub: _hub, ...own } = command.opts();
+  const { url: _url, apiKey: _apiKey, json: _json, hub: _hub, idempotencyKey: _key, ...own } = command.opts();
   return own;
 }
 

@@ -11,6 +11,8 @@ export interface FollowHandlers {
   onMessage: (message: LiveMessage) => void;
   /** Runs after each reconnection (the server restarted, or this reader fell behind), before `ready`. */
   reconnected?: () => Promise<void>;
+  /** Ends the follow, as Ctrl-C does, once aborted (a command that knows when it has seen enough). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function followUntilInterrupted(client: Client, out: Output, handle
       clearInterval(alive);
       process.off('SIGINT', interrupted);
       process.off('SIGTERM', interrupted);
+      handlers.signal?.removeEventListener('abort', interrupted);
       if (error) reject(error);
       else resolve();
     };
@@ -73,5 +76,6 @@ export async function followUntilInterrupted(client: Client, out: Output, handle
     );
     process.once('SIGINT', interrupted);
     process.once('SIGTERM', interrupted);
+    handlers.signal?.addEventListener('abort', interrupted, { once: true });
   });
 }

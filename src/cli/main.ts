@@ -20,6 +20,7 @@ import { resetCommand } from './commands/reset.js';
 import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { transferCommand } from './commands/transfer.js';
+import { triggerCommand } from './commands/trigger.js';
 import { uiCommand } from './commands/ui.js';
 import { NotASandboxError, SandboxApiError } from '../client/api-client.js';
 import { UnreachableError } from './client.js';
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(receiverCommand())
     .addCommand(paymentsCommand())
     .addCommand(transferCommand())
+    .addCommand(triggerCommand())
     .addCommand(clientsCommand())
     .addCommand(invoicesCommand())
     .addCommand(ledgerCommand())

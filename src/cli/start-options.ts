@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { DEFAULT_JOURNAL } from '../sandbox/store/journal.js';
-import { port, positiveInt, wholeNumber } from './options.js';
+import { port, positiveInt, size, wholeNumber } from './options.js';
 
 const delays = (value: string): number[] => {
   const list = value.split(',').map(Number);
@@ -37,6 +37,8 @@ interface StartOption {
 
 const integer = (minimum: number, maximum?: number): JsonSchema => ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }) });
 const SWITCH: JsonSchema = { type: 'boolean' };
+/** A size: a number of bytes, or text with a unit (`size`). */
+const SIZE: JsonSchema = { type: ['integer', 'string'], minimum: 1, pattern: '^[0-9]+(B|KiB|MiB|GiB)?$' };
 
 /**
  * Every option of `start`, declared once: its flag, its `VA_SANDBOX_*` variable (a compose file, a CI job or a dev
@@ -87,6 +89,14 @@ const START_OPTIONS: StartOption[] = [
     json: integer(0),
     parse: wholeNumber,
     default: DEFAULT_JOURNAL,
+  },
+  {
+    flags: '--buffer-budget <size>',
+    description: 'bytes the server may hold for slow clients, all connections together (unread answers, bodies held by API faults), e.g. 512MiB; past it, requests that would add to it get 503 (default 256MiB)',
+    env: 'BUFFER_BUDGET',
+    json: SIZE,
+    parse: size,
+    default: DEFAULT_BUFFER_BUDGET,
   },
   { flags: '--strict-tax-id', description: 'check the CUIT check digit of client taxIds (off: the real examples fail it)', env: 'STRICT_TAX_ID', json: SWITCH },
   { flags: '--quiet', description: 'no log line per request and per callback attempt', env: 'QUIET', json: SWITCH },
@@ -167,6 +177,10 @@ export function applyConfig(cmd: Command, file: string): void {
 
 /** A config value as its flag would give it: checked for its JSON kind, then by the flag's own parser. */
 function configValue(spec: StartOption, value: unknown): unknown {
+  if (spec.json === SIZE) {
+    if (!Number.isInteger(value) && typeof value !== 'string') throw new Error('must be a number of bytes or a size such as "256MiB"');
+    return spec.parse!(String(value));
+  }
   const kind = spec.json.type ?? 'string';
   if (kind === 'boolean') {
     if (typeof value !== 'boolean') throw new Error('must be true or false');

@@ -5,7 +5,8 @@ import type { faultsSchema } from '../core/callbacks/delivery-settings.js';
 import type { Scenario } from '../core/scenarios/scenario.js';
 import type { JournalItem } from '../core/records/request-journal.js';
 import type { Faults } from '../core/records/state.js';
-import type { Page, Pagination } from '../core/conventions/pagination.js';
+import type { Page, Pagination } from '../core/store/index.js';
+import type { triggerSchema, TriggerView } from '../core/records/index.js';
 import { at, requests, type Answer, type Query, type Requests, type SandboxClientOptions } from './http.js';
 import type {
   clientCvuSchema,
@@ -56,12 +57,13 @@ export type HubPatchBody = z.input<typeof hubPatchSchema>;
 export type CvuStatusBody = z.input<typeof clientCvuSchema>;
 export type FaultsBody = z.input<typeof faultsSchema>;
 export type ApiFaultRuleBody = z.input<typeof apiFaultRuleSchema>;
+export type TriggerBody = z.input<typeof triggerSchema>;
 
 export type * from '../core/records/views.js';
-export type { AccountExport, ApiFaultRuleView, Faults, Scenario };
+export type { AccountExport, ApiFaultRuleView, Faults, Scenario, TriggerView };
 
 export type { Page, Pagination };
-export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Envelope, type Init, type Query, type SandboxClientOptions } from './http.js';
+export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Init, type Query, type SandboxClientOptions } from './http.js';
 
 export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
   const http = requests(baseUrl, apiKey, options);
@@ -82,6 +84,8 @@ export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiK
       all: () => http.all<EventView>('/sandbox/v1/events'),
     },
     deliveries: deliveryCalls(http, clock),
+    /** Makes one event through the operations a user would call (contract part 9). */
+    trigger: (body: TriggerBody) => http.post<TriggerView>('/sandbox/v1/triggers', body),
     clock,
     ...settingCalls(http),
     reset: () => http.post<{ reset: true }>('/sandbox/v1/reset'),

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../core/conventions/errors.js';
-import type { Page, Pagination } from '../core/conventions/pagination.js';
+import type { Page, Pagination } from '../core/store/index.js';
 
 /**
  * The requests under the typed client (`api-client.ts`): the key and headers on each, the JSON envelope unwrapped,
@@ -52,6 +52,8 @@ export interface CallOptions {
   body?: unknown;
   query?: Query;
   signal?: AbortSignal;
+  /** Sent beside the key and the content type (an `Idempotency-Key`). */
+  headers?: Record<string, string>;
 }
 
 /** A success envelope: `data`, the `message` cancel adds, and a list's `pagination`. */
@@ -74,12 +76,13 @@ export function requests<A extends Answer = Response>(baseUrl: string, apiKey: s
   const doFetch = options.fetch ?? ((url: URL, init: Init) => fetch(url, init) as unknown as Promise<A>);
 
   /** The answer of a 2xx, as it streams in (the live stream, a download); any other answer throws what the API said. */
-  async function send(method: string, path: string, { body, query, signal }: CallOptions = {}): Promise<A> {
+  async function send(method: string, path: string, request: CallOptions = {}): Promise<A> {
+    const { body, query, signal, headers: extra } = request;
     const url = new URL(base + path);
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
     }
-    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${apiKey}` };
+    const headers: Record<string, string> = { ...options.headers, ...extra, authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const answer = await doFetch(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body), signal });
     if (answer.status >= 200 && answer.status < 300) return answer;
@@ -135,6 +138,7 @@ export type Requests = ReturnType<typeof requests<Answer>>;
 export const at = (id: string | number) => encodeURIComponent(id);
 
 /** The JSON of an answer, or null when it is not JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: each caller reads the envelope as the type its path answers
 async function envelopeOf(answer: Answer): Promise<any> {
   try {
     return JSON.parse(await answer.text());

@@ -4,6 +4,7 @@ import type { JournalItem } from '../core/records/request-journal.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks/callbacks.js';
 import { SCENARIO_VERSION, type Scenario } from '../core/scenarios/scenario.js';
+import type { TriggerView } from '../core/records/index.js';
 import type { BalanceView, ClientView, ClockView, DeliveryDetail, DeliveryView, EntryView, EventView, HubView, InvoiceView, TransferView } from '../core/records/views.js';
 
 /**
@@ -164,6 +165,16 @@ export const EXAMPLES: Record<string, unknown> = {
   VaPayment: examplePayment,
   Client: client,
   Transfer: transfer,
+  Trigger: {
+    event: 'succeeded',
+    eventId: '2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f',
+    vaPaymentId: examplePayment.id,
+    steps: [
+      `POST /api/v1/va-payments: VA payment ${examplePayment.id} (lockMode time, amount 1500.00, ttlSeconds 1800, ` +
+        'callbackUrl http://127.0.0.1:3000/webhooks) is waiting, CVU 0000999900000000000456',
+      `POST /sandbox/v1/transfers: 1500.00 to CVU 0000999900000000000456, credited: VA payment ${examplePayment.id} is completed`,
+    ],
+  } satisfies TriggerView,
   Delivery: delivery,
   DeliveryDetail: deliveryDetail,
   Event: event,

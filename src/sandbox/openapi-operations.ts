@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { accountExportSchema, importQuery } from '../core/account-export/account-export.js';
 import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/callbacks/delivery-settings.js';
@@ -43,6 +43,7 @@ import {
   transferViewSchema,
   vaPaymentObjectSchema,
 } from '../core/records/views.js';
+import { triggerSchema, triggerViewSchema } from '../core/records/index.js';
 import { progressViewSchema } from './progress.js';
 
 
@@ -104,6 +105,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'patch', path: '/api/v1/clients/{id}/invoices/{invoiceId}', id: 'updateInvoice', summary: 'Change an invoice; `paymentStatus: "cancelled"` cancels it (409 once cancelled)', tag: CLIENTS, body: updateInvoiceSchema, errors: [409, 422], data: invoiceViewSchema },
 
   { method: 'post', path: '/sandbox/v1/transfers', id: 'createTransfer', summary: 'Simulate a bank transfer to a CVU or alias', tag: SANDBOX, body: transferSchema, status: 201, errors: [404], data: transferViewSchema },
+  { method: 'post', path: '/sandbox/v1/triggers', id: 'trigger', summary: "Make one event (`created`, `cash_in_received`, `succeeded`, `underpaid`, `overpaid`, `failed`, `cancelled`, `client.cashin`) through the operations a user would call: a payment or client, a transfer, a cancel or the payment's expiry; `steps` says what was done", tag: SANDBOX, body: triggerSchema, status: 201, errors: [404, 409], data: triggerViewSchema },
   { method: 'get', path: '/sandbox/v1/transfers', id: 'listTransfers', summary: 'Transfers, newest first', tag: SANDBOX, query: listQuery, list: true, data: transferViewSchema },
   { method: 'get', path: '/sandbox/v1/events', id: 'listEvents', summary: 'Every event raised, with its routing and deliveries, newest first', tag: SANDBOX, query: listQuery, list: true, data: eventViewSchema },
   { method: 'get', path: '/sandbox/v1/clock', id: 'getClock', summary: "The account's sandbox clock", tag: SANDBOX, data: clockViewSchema },

@@ -30,6 +30,7 @@ import {
 } from '../core/records/views.js';
 import { EXAMPLES } from './openapi-examples.js';
 import { progressViewSchema } from './progress.js';
+import { triggerViewSchema } from '../core/records/index.js';
 
 import { OPERATIONS, TAGS, type Operation } from './openapi-operations.js';
 
@@ -51,6 +52,7 @@ const NAMED = new Map<z.ZodType, string>([
   [vaPaymentObjectSchema, 'VaPayment'],
   [clientViewSchema, 'Client'],
   [transferViewSchema, 'Transfer'],
+  [triggerViewSchema, 'Trigger'],
   [deliveryViewSchema, 'Delivery'],
   [deliveryDetailSchema, 'DeliveryDetail'],
   [eventViewSchema, 'Event'],

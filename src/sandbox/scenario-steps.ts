@@ -18,6 +18,7 @@ import {
   type HubPatchBody,
   type SandboxClient,
   type TransferBody,
+  type TriggerBody,
   type UpdateClientBody,
 } from '../client/api-client.js';
 import type { Receiver } from './receiver.js';
@@ -57,6 +58,8 @@ function targetOf(step: ScenarioStep): string {
       return step.url;
     case 'apiFault':
       return apiFaultTarget(step);
+    case 'trigger':
+      return String(step.trigger.event);
     case 'expectRequest':
       return requestTarget(step);
     default:
@@ -159,6 +162,8 @@ function call(step: Action, client: SandboxClient): Promise<unknown> {
       return client.hubs.get(step.id);
     case 'updateHub':
       return client.hubs.update(step.id, step.body as HubPatchBody);
+    case 'trigger':
+      return client.trigger(step.trigger as TriggerBody);
   }
 }
 

@@ -20,7 +20,7 @@ export type LogEntry =
     };
 
 /** An API key as the log shows it: its last 4 characters only, never the secret. */
-export const maskedKey = (key: string): string => `…${key.slice(-4)}`;
+const maskedKey = (key: string): string => `…${key.slice(-4)}`;
 
 /** The Bearer key of a request's Authorization header, as sent; undefined without one. */
 export const bearerKey = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];

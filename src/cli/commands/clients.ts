@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { ENTRY_TYPES } from '../../core/records/words.js';
 import type { balanceView, clientView, entryView } from '../../core/records/views.js';
-import { apiAction, example, hubOf, hubOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
+import { apiAction, example, hubOf, hubOption, idempotencyOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { collect, keyValue, url } from '../options.js';
 import { ars, block, page, pairs, status, type Pagination } from '../render.js';
@@ -54,7 +54,7 @@ function createCommand(): Command {
   )
     .action(apiAction<ClientView>((cmd) => ['POST', PATH, { body: { paymentHubId: hubOf(cmd), ...clientBody(cmd) } }], clientBlock));
   return example(
-    hubOption(globalOptions(command)),
+    hubOption(globalOptions(idempotencyOption(command))),
     'va-sandbox clients create --name "Ana Pérez" --tax-id 20-12345678-6 --cashin-callback-url http://127.0.0.1:9000/cashin',
   );
 }

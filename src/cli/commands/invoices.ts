@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { INVOICE_TYPES } from '../../core/records/words.js';
 import type { entryView, invoiceView } from '../../core/records/views.js';
-import { apiAction, listAction, example, globalOptions, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
+import { apiAction, listAction, example, globalOptions, idempotencyOption, optionsOf, pageOptions, pathTo, someOf } from '../context.js';
 import { money } from '../options.js';
 import { ars, block, page, status } from '../render.js';
 
@@ -47,7 +47,7 @@ function createCommand(): Command {
     new Command('create').description('Assign an invoice to a client: pending, buyer fields from the client').argument('<client-id>', 'client id'),
     true,
   ).action(apiAction<InvoiceView>((cmd, clientId) => ['POST', pathTo(PATH, clientId, 'invoices'), { body: optionsOf(cmd) }], invoiceBlock));
-  return example(globalOptions(command), `va-sandbox invoices create ${CLIENT} --total-amount 12000 --observations "March fee" --due-at 2026-03-31`);
+  return example(globalOptions(idempotencyOption(command)), `va-sandbox invoices create ${CLIENT} --total-amount 12000 --observations "March fee" --due-at 2026-03-31`);
 }
 
 function updateCommand(): Command {

@@ -79,7 +79,7 @@ async function stopForwarding(client: Client, out: Output, mine: Forwarding): Pr
  * One attempt: when, the event, whose it is, what the handler answered and how fast; with --print-body, the body sent
  * and the handler's response body (the first 2 KiB, as the sandbox keeps it).
  */
-function callbackLines({ delivery, attempt, event }: DeliveryMessage, printBody: boolean): string {
+export function callbackLines({ delivery, attempt, event }: DeliveryMessage, printBody: boolean): string {
   const got = paint(attempt!.error === null ? 'green' : 'red', outcome(attempt!));
   const whose = event?.vaPaymentId ? `payment ${event.vaPaymentId}` : event?.clientId ? `client ${event.clientId}` : '';
   const line = [

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { VA_PAYMENT_STATUSES } from '../../core/records/words.js';
 import type { VaPaymentView } from '../../core/records/views.js';
-import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
+import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, idempotencyOf, idempotencyOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { duration, keyValue, money, url } from '../options.js';
 import { ars, block, count, page, pairs, paint, status, table } from '../render.js';
@@ -39,14 +39,15 @@ function createCommand(): Command {
       const { lock, ttl, currency, ...fields } = optionsOf(cmd);
       // The API requires paymentHubId, currency and lockMode; the CLI fills them in for people.
       const body = { paymentHubId: hubOf(cmd), currency: currency ?? 'ARS', lockMode: lock ?? 'time', ...fields, ttlSeconds: ttl };
-      const { data } = await client.call<VaPaymentView>('POST', PATH, { body });
+      const { data } = await client.call<VaPaymentView>('POST', PATH, { body, ...idempotencyOf(cmd) });
       out.result(data, paymentBlock);
       if (!out.json) out.note(`pay it: va-sandbox transfer --to ${data.alias} --amount ${data.amount ?? '<ars>'}`);
     });
   return example(
-    hubOption(globalOptions(fieldFlags(command, { lockMode: '--lock', ttlSeconds: '--ttl' }))),
+    hubOption(globalOptions(idempotencyOption(fieldFlags(command, { lockMode: '--lock', ttlSeconds: '--ttl' })))),
     'va-sandbox payments create --amount 1500 --lock amount --callback-url http://127.0.0.1:9000/callbacks',
     'va-sandbox payments create --amount 2500 --ttl 15m --success-url https://shop.test/ok --failure-url https://shop.test/ko --metadata order=A-17',
+    'va-sandbox payments create --amount 1500 --external-reference order-17 --idempotency-key order-17',
   );
 }
 
@@ -93,7 +94,11 @@ function cancelCommand(): Command {
     .description('Cancel a waiting or underpaid VA payment and release its lock (event cancelled)')
     .argument('<id>', 'VA payment id, or its first characters (8 tell it apart)')
     .action(apiAction<VaPaymentView>(async (cmd, id) => ['POST', pathTo(PATH, await paymentId(cmd, id), 'cancel')], (payment, message) => `${message}\n${paymentBlock(payment)}`));
-  return example(globalOptions(command), 'va-sandbox payments cancel 9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a');
+  return example(
+    globalOptions(idempotencyOption(command)),
+    'va-sandbox payments cancel 9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a',
+    'va-sandbox payments cancel 9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a --idempotency-key cancel-order-17',
+  );
 }
 
 const paymentId = (command: Command, id: string) => recordId(command, PATH, 'VA payment', id);

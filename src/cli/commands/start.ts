@@ -50,6 +50,7 @@ export function startCommand(): Command {
         hubIds: opts.hubs,
         keepDays: opts.keep,
         journal: opts.journal,
+        bufferBudget: opts.bufferBudget,
         log: (line) => process.stderr.write(`${line}\n`),
         ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
         version,

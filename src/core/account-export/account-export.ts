@@ -1,14 +1,17 @@
 import { z } from 'zod';
-import { COUNTED_TABLES, type Account } from '../account/account.js';
-import { iso, MAX_CLOCK_MS, ms } from '../clock/clock.js';
-import { SandboxError } from '../conventions/errors.js';
+import { COUNTED_TABLES, type Account } from '../account/index.js';
+import { iso, ms, SandboxError } from '../conventions/index.js';
+import { MAX_CLOCK_MS } from '../clock/index.js';
 import { crossRecordChecks, type Known } from './export-checks.js';
 import { exportedAccount, time } from './export-records.js';
-import { issuesToDetails } from '../records/schemas.js';
-import { keyedByCaller, type AccountState, type Delivery } from '../records/state.js';
-import { droppedDelivery, hold, isOpen } from '../callbacks/deliveries.js';
-import { compacted, sent, type ExportedEvent } from '../callbacks/event-body.js';
-import { isDropped } from '../store/repository.js';
+import { exportText } from './export-text.js';
+import {
+  issuesToDetails,
+  keyedByCaller,
+  type AccountState,
+  type Delivery,
+} from '../records/index.js';
+import { droppedDelivery, hold, isOpen, compacted } from '../callbacks/index.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
@@ -111,32 +114,9 @@ const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
   return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
 };
 
-/** The account as one JSON document; the records of a damaged database that could not be read are left out and named in `unreadable`. */
+/** The account as one JSON document (`exportText`, parsed); the records of a damaged database that could not be read are left out and named in `unreadable`. */
 export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
-  // Forwarding and faults (of callbacks and of the API) are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, apiFaults: _apiFaults, heldSince: _held, ...records } = account.read(unreadable);
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records, unreadable) } };
-}
-
-/**
- * The events and deliveries as an export holds them: every event with its body as sent, and every delivery, dropped
- * events' first ones included, in the order they were made.
- */
-function exportedEvents({ events, deliveries, vaPayments }: Pick<AccountState, 'events' | 'deliveries' | 'vaPayments'>, unreadable: string[]) {
-  const withBodies: Record<string, ExportedEvent> = {};
-  for (const event of Object.values(events)) {
-    // Its body is its payment's, and that payment is not there (left out of a damaged database's read, or the event's
-    // own link to it damaged): left out too, and named.
-    if (!event.body && !vaPayments[event.vaPaymentId!]) {
-      unreadable.push(`events ${event.id}`);
-      continue;
-    }
-    const { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt } = sent(event, (paymentId) => vaPayments[paymentId]);
-    withBodies[id] = { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt };
-  }
-  const dropped = Object.values(events).filter(isDropped).map(droppedDelivery);
-  const all = [...dropped, ...Object.values(deliveries)].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-  return { events: withBodies, deliveries: Object.fromEntries(all.map((delivery) => [delivery.id, delivery])) };
+  return JSON.parse([...exportText(account, EXPORT_FORMAT, EXPORT_VERSION, unreadable)].join('')) as AccountExport;
 }
 
 /**

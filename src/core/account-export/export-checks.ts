@@ -1,9 +1,8 @@
 import type { z } from 'zod';
-import { taxIdKey } from '../clients/clients.js';
-import { isOpen } from '../callbacks/deliveries.js';
+import { taxIdKey, ACTIVE_STATUSES, type Entry, type VaPayment } from '../records/index.js';
+import { isOpen } from '../callbacks/index.js';
 import type { exportedAccount } from './export-records.js';
-import { formatCents } from '../conventions/money.js';
-import { ACTIVE_STATUSES, type Entry, type VaPayment } from '../records/state.js';
+import { formatCents } from '../conventions/index.js';
 
 /**
  * The checks of an account export across its records (`account-export.ts`), each a list of problems by path. They run

@@ -1,10 +1,17 @@
-import type { AccountContext } from '../account/account-context.js';
-import { generateAlias, generateCvu, THREE_WORDS } from './cvu.js';
-import { notFound } from '../conventions/errors.js';
-import { paginate } from '../conventions/pagination.js';
-import { hubIdSchema, hubPatchSchema, listQuery, parse } from '../records/schemas.js';
-import type { Client, Hub, PoolCvu, VaPayment } from '../records/state.js';
-import { hubView } from '../records/views.js';
+import { type AccountContext, paginate } from '../store/index.js';
+import { generateCvu, poolAlias, POOL_ALIASES, poolCvu, POOL_CVUS, poolNumber } from './cvu.js';
+import { notFound } from '../conventions/index.js';
+import {
+  hubIdSchema,
+  hubPatchSchema,
+  listQuery,
+  parse,
+  type Client,
+  type Hub,
+  type PoolCvu,
+  type VaPayment,
+  hubView,
+} from '../records/index.js';
 
 /**
  * Payment hubs (contract part 1) and the pool of CVUs lent to time-locked VA payments: every CVU and alias of the
@@ -54,18 +61,32 @@ export class Hubs {
     return hub;
   }
 
-  /** Lends the pool CVU released longest ago, or opens a new one. */
+  /** Lends the pool CVU released longest ago, or opens the next one by number. */
   reservePoolCvu(vaPaymentId: string): { cvu: string; alias: string } {
     let free = this.ctx.records.find('pool', { by: 'free' });
     if (!free) {
-      const cvu = this.uniqueCvu();
-      // Three-word aliases while under half of them are lent to the pool.
-      const threeWords = this.ctx.records.count('pool') < THREE_WORDS / 2;
-      const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.isTaken(candidate), undefined, threeWords);
-      free = { cvu, alias, vaPaymentId: null, releasedAt: null };
+      const n = this.nextPoolNumber();
+      free = { cvu: poolCvu(n), alias: poolAlias(n), vaPaymentId: null, releasedAt: null };
     }
     this.ctx.put('pool', free.cvu, { ...free, vaPaymentId, releasedAt: null });
     return { cvu: free.cvu, alias: free.alias };
+  }
+
+  /**
+   * One past the highest number of the pool's space that any CVU or alias of the account holds: its pool's, or one
+   * an older release or an import put there. The store keeps each highest one with its writes (`highest`): no lookup per create.
+   */
+  private nextPoolNumber(): number {
+    const { records } = this.ctx;
+    const highest = [
+      records.highest('pool', 'id', POOL_CVUS),
+      records.highest('pool', 'alias', POOL_ALIASES),
+      records.highest('clients', 'cvu', POOL_CVUS),
+      records.highest('clients', 'alias', POOL_ALIASES),
+      records.highest('hubs', 'cvu', POOL_CVUS),
+      records.highest('hubs', 'alias', POOL_ALIASES),
+    ];
+    return highest.reduce<number>((next, value) => Math.max(next, value === null ? 0 : poolNumber(String(value))! + 1), 0);
   }
 
   /** Takes back the pool CVU a time-locked payment that ended held, to lend again after those released before it. */
@@ -82,9 +103,10 @@ export class Hubs {
     }
   }
 
-  /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one. */
+  /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one: the pool's are. */
   isTaken(cvuOrAlias: string): boolean {
     const alias = cvuOrAlias.toUpperCase();
+    if (poolNumber(alias) !== null) return true;
     const cvu = { cvu: cvuOrAlias };
     return this.ctx.records.has([['pool', { id: cvuOrAlias }], ['pool', { alias }], ['clients', { alias }], ['clients', cvu], ['hubs', { alias }], ['hubs', cvu]]);
   }

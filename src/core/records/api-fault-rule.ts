@@ -5,7 +5,7 @@ import { z } from 'zod';
 export const API_FAULT_METHODS = ['*', 'GET', 'POST', 'PATCH', 'DELETE'] as const;
 export const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
 export type ApiFaultType = (typeof API_FAULT_TYPES)[number];
-export const DEFAULT_HANG_MS = 30_000;
+const DEFAULT_HANG_MS = 30_000;
 
 const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504), z.literal(429)]);
 

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { isValidCvu } from '../hubs/cvu.js';
-import { UUID_PATTERN } from '../conventions/ids.js';
-import { MAX_CENTS } from '../conventions/money.js';
+import { isValidCvu, UUID_PATTERN, MAX_CENTS } from '../conventions/index.js';
 
 /**
  * The field types records are declared with (one schema per kind of record in this folder). The request schemas take
@@ -46,13 +44,13 @@ function jsonSize(value: unknown): number {
 }
 
 /** How deep JSON may nest where it is free-form (metadata: the object itself is level 1) [sandbox]. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /**
  * Whether a value parsed from JSON nests at most `limit` levels. Measured without recursion: JSON.parse takes any
  * depth, and a value nested thousands deep would overflow the stack of every recursive walk after it (stringify).
  */
-export function nestsAtMost(value: unknown, limit: number): boolean {
+function nestsAtMost(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   for (let item = stack.pop(); item; item = stack.pop()) {
     const [node, level] = item;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { keyedSteps } from './keyed-steps.js';
-import { errorStatus, type ErrorCode } from '../conventions/errors.js';
+import { apiFaultRuleSchema } from '../api-faults/index.js';
+import { errorStatus, type ErrorCode } from '../conventions/index.js';
+import { requestExpectation } from './expect-request.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -13,8 +14,12 @@ import {
   hubPatchSchema,
   transferSchema,
   updateClientSchema,
-} from '../records/schemas.js';
-import { CVU_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, VA_PAYMENT_STATUSES } from '../records/state.js';
+  CVU_STATUSES,
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  triggerSchema,
+  VA_PAYMENT_STATUSES,
+} from '../records/index.js';
 
 /**
  * Scenario files (`fixtures/*.json`): named steps that drive the sandbox, `${step.path}` references to earlier
@@ -32,7 +37,7 @@ const REFERENCE = /\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}/g;
 const WHOLE_REFERENCE = /^\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}$/;
 
 /** The names every reference inside a JSON value points at. */
-export function referencedNames(value: unknown): string[] {
+function referencedNames(value: unknown): string[] {
   if (typeof value === 'string') return [...value.matchAll(REFERENCE)].map((match) => match[1]!);
   if (Array.isArray(value)) return value.flatMap(referencedNames);
   if (value !== null && typeof value === 'object') return Object.values(value).flatMap(referencedNames);
@@ -108,12 +113,12 @@ const eventExpectation = z.strictObject({
   body: json.optional(),
 });
 
-/**
- * The steps whose `do` may be left out, told apart by their one key: `{"apiFault": {rule}}` adds an API fault rule to
- * the account; `{"expectRequest": {...}}`, the account sent such requests. One option of the union by `do`, which
- * takes a single option for a step without it.
- */
-const step = z.discriminatedUnion('do', [
+/** The steps written by their one key, without `do` (`{"apiFault": {...}}`, `{"expectRequest": {...}}`): `do` is that key. */
+const SHORTHANDS = ['apiFault', 'trigger', 'expectRequest'];
+const shorthand = (s: unknown) =>
+  s && typeof s === 'object' && !('do' in s) ? { do: SHORTHANDS.find((key) => key in s), ...s } : s;
+
+const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),
   z.strictObject({ do: z.literal('getVaPayment'), ...action, id: target }),
   z.strictObject({ do: z.literal('cancelVaPayment'), ...action, id: target }),
@@ -139,7 +144,12 @@ const step = z.discriminatedUnion('do', [
     status: z.number().int().min(300).max(599).default(500),
     path: z.string().startsWith('/').optional(),
   }),
-  keyedSteps,
+  /** `{"apiFault": {rule}}`: adds an API fault rule to the account (`do` may be left out). */
+  z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
+  /** `{"trigger": {"event", ...}}`: makes one event as `POST /sandbox/v1/triggers` does (`do` may be left out). */
+  z.strictObject({ do: z.literal('trigger').default('trigger'), ...action, trigger: requestBody(triggerSchema) }),
+  /** `{"expectRequest": {...}}`: the account sent such requests to `/api/v1` (`do` may be left out). */
+  z.strictObject({ do: z.literal('expectRequest').default('expectRequest'), description: z.string().optional(), expectRequest: requestExpectation }),
   z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
   z.strictObject({
     do: z.literal('expectClient'),
@@ -170,11 +180,10 @@ const step = z.discriminatedUnion('do', [
       events: z.array(eventExpectation),
     })
     .refine((s) => (s.vaPaymentId === undefined) !== (s.clientId === undefined), 'give vaPaymentId or clientId, not both'),
-]);
+]));
 
 
 export type ScenarioStep = z.output<typeof step>;
-export type StepKind = ScenarioStep['do'];
 export const isExpectation = (s: ScenarioStep): boolean => s.do.startsWith('expect');
 
 export const scenarioSchema = z

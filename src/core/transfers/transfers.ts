@@ -1,17 +1,21 @@
-import type { AccountContext } from '../account/account-context.js';
-import type { ClientLedger } from '../clients/client-ledger.js';
-import * as clients from '../clients/clients.js';
-import { notFound } from '../conventions/errors.js';
-import type { Events } from '../callbacks/events.js';
-import type { Hubs } from '../hubs/hubs.js';
-import { cashInEntry } from '../clients/ledger.js';
-import { fromCents } from '../conventions/money.js';
-import { pageOf } from '../conventions/pagination.js';
-import { listQuery, parse, transferSchema } from '../records/schemas.js';
-import type { CashIn, Client, PoolCvu, Transfer } from '../records/state.js';
-import * as va from '../va-payments/va-payment.js';
-import type { VaPayments } from '../va-payments/va-payments.js';
-import { transferView } from '../records/views.js';
+import { type AccountContext, pageOf } from '../store/index.js';
+import { type ClientLedger, cashInEntry } from '../clients/index.js';
+import * as clients from '../clients/index.js';
+import { notFound, fromCents } from '../conventions/index.js';
+import type { Events } from '../callbacks/index.js';
+import type { Hubs } from '../hubs/index.js';
+import {
+  listQuery,
+  parse,
+  transferSchema,
+  type CashIn,
+  type Client,
+  type PoolCvu,
+  type Transfer,
+  transferView,
+} from '../records/index.js';
+import * as va from '../va-payments/index.js';
+import type { VaPayments } from '../va-payments/index.js';
 
 /** What a CVU or alias belongs to in an account. */
 type Target =

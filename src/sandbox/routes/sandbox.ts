@@ -1,8 +1,10 @@
+import { runTrigger } from '../triggers.js';
 import { param, type RouteKit } from './kit.js';
 
 /** Contract parts 1, 4 and 5: the sandbox's own controls (transfers, clock, forwarding, faults, hubs, reset) and what it observed. */
 export function sandboxRoutes({ runtime, get, list, post, patch, put, delete: del }: RouteKit): void {
   post('/sandbox/v1/transfers', (account, body) => account.transfers.createTransfer(body), { status: 201 });
+  post('/sandbox/v1/triggers', (account, body) => runTrigger(runtime, account, body), { status: 201 });
   list('/sandbox/v1/transfers', (account, query) => account.transfers.listTransfers(query));
   list('/sandbox/v1/events', (account, query) => account.events.listEvents(query));
   get('/sandbox/v1/clock', (account) => account.clock.view());

@@ -18,7 +18,7 @@ export interface CheckResult {
 }
 
 /** The file is not there, or is no SQLite database: nothing could be checked. */
-export class CheckRefused extends Error {}
+class CheckRefused extends Error {}
 
 /**
  * The record tables (`RECORD_TABLES`) that keep a `crc` column in this file: a file of an older schema version, not yet

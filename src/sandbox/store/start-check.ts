@@ -4,7 +4,8 @@
  * gets the faster `quick_check` first and the whole check beside the running server), that its header's schema version
  * names the tables it holds, and that it can be written.
  */
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
 
@@ -44,7 +45,7 @@ export function problemsOf(db: Database, check: 'integrity_check' | 'quick_check
 }
 
 /** A check's answer as a line: null when `ok`, else its first three problems (a damaged page can list hundreds). */
-export function firstProblems(rows: string[]): string | null {
+function firstProblems(rows: string[]): string | null {
   if (rows[0] === 'ok') return null;
   const problems = rows.flatMap((row) => row.split('\n')).filter((line) => line.trim() !== '' && !line.startsWith('***'));
   return problems.slice(0, 3).join('; ');
@@ -82,26 +83,78 @@ export function writable(db: Database): string | null {
   }
 }
 
+/** The integrity check beside the server, and how to end it. */
+export interface CheckAside {
+  /** Resolves once the file is found sound, or rejects with the line a start would refuse it with. */
+  readonly done: Promise<void>;
+  /** Ends the check where it is (a stop): resolves once its process is gone; `done` is then left as it was. */
+  stop(): Promise<void>;
+}
+
 /**
- * `PRAGMA integrity_check` of a large file on a thread of its own, over a read-only connection, while the server
- * answers: rejects with the same line a start would refuse the file with.
+ * The aside check's process: `PRAGMA integrity_check` over a read-only connection, its rows as one JSON line; then,
+ * the file sound, a passive checkpoint, which copies the log the server wrote meanwhile into the file (the check's
+ * read held every checkpoint back) without the server's thread doing it. Both run on a thread of the process, whose
+ * main thread ends the process at once when the server's end of its stdin closes (a server killed, not stopped).
  */
-export function checkAside(file: string): Promise<void> {
-  const worker = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-     process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
-     const db = new (require('node:sqlite').DatabaseSync)(workerData, { readOnly: true });
-     parentPort.postMessage(db.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check));
-     db.close();`,
-    { eval: true, workerData: file },
-  );
-  worker.unref();
-  return new Promise<void>((resolvePromise, reject) => {
-    worker.once('message', (rows: string[]) => {
+const ASIDE = `
+  process.emitWarning = () => {}; // Node 22's "SQLite is experimental": the server already relies on it
+  const { Worker } = require('node:worker_threads');
+  process.stdin.on('end', () => process.kill(process.pid, 'SIGKILL')).resume();
+  const check = new Worker(\`
+    process.emitWarning = () => {};
+    const { parentPort, workerData: file } = require('node:worker_threads');
+    const { DatabaseSync } = require('node:sqlite');
+    const checking = new DatabaseSync(file, { readOnly: true });
+    const rows = checking.prepare('PRAGMA integrity_check').all().map((row) => row.integrity_check);
+    checking.close();
+    parentPort.postMessage(rows);
+    if (rows[0] === 'ok') new DatabaseSync(file).exec('PRAGMA wal_checkpoint(PASSIVE)');\`, { eval: true, workerData: process.argv[1] });
+  check.on('message', (rows) => process.stdout.write(JSON.stringify(rows) + '\\n'));
+  check.on('error', (error) => (process.stderr.write('Error: ' + error.message + '\\n'), process.exit(1)));
+  check.on('exit', () => process.exit(0));`;
+
+/**
+ * `PRAGMA integrity_check` of a large file in a process of its own while the server answers: rejects with the same
+ * line a start would refuse the file with. A process, not a thread: a stop ends it at once, where a thread would wait
+ * for its check to finish (a minute at 1,000,000 payments); it ends itself when the server dies.
+ */
+export function checkAside(file: string): CheckAside {
+  const child = spawn(process.execPath, ['-e', ASIDE, file], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child.unref();
+  let output = '';
+  let errors = '';
+  child.once('error', (error) => (errors += `Error: its check could not run (${error.message})\n`));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (errors += chunk));
+  // Its pipes are sockets: unreferenced, they keep the server's process alive no more than the child does.
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as Socket).unref();
+  let gone = false;
+  const exited = new Promise<void>((resolvePromise) => {
+    const end = () => ((gone = true), resolvePromise());
+    child.once('close', end).once('error', end);
+  });
+  let stopping = false;
+  const done = new Promise<void>((resolvePromise, reject) => {
+    child.once('close', () => {
+      if (stopping) return;
+      const rows = output === '' ? null : (JSON.parse(output.split('\n')[0]!) as string[]);
+      if (rows === null) return reject(damaged(file, /^\w*Error: (.*)$/m.exec(errors)?.[1] ?? 'its check could not run'));
       const problems = firstProblems(rows);
       if (problems === null) resolvePromise();
       else reject(damaged(file, problems));
     });
-    worker.once('error', (error) => reject(damaged(file, error.message)));
   });
+  return {
+    done,
+    stop() {
+      stopping = true;
+      if (gone || child.exitCode !== null || child.signalCode !== null) return exited;
+      // Held by the process again until it is gone: what awaits `stop` is all that keeps a stopping server running.
+      child.ref();
+      for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as Socket).ref();
+      child.kill('SIGKILL');
+      return exited;
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { DEFAULT_KEY } from '../api.js';
 import { Field, SelectField } from '../fields.js';
 import { ErrorNote, Facts, useAction, useApp, useLoad, When } from '../ui.js';
 import { ApiFaults } from './api-faults.js';
+import { TriggerMenu } from './trigger-form.js';
 
 type Hub = ReturnType<typeof hubView>;
 type Clock = { now: string; offsetSeconds: number };
@@ -28,7 +29,7 @@ export function KeyForm({ current, onKey }: { current: string | null; onKey: (ke
   );
 }
 
-/** `/ui/account`: the key, the hubs, the clock, the API fault rules, and the incident file (export and import). */
+/** `/ui/account`: the key, the clock, the trigger menu, the hubs, the API fault rules, and the incident file (export and import). */
 export function AccountPage({ onKey }: { onKey: (key: string) => void }) {
   const { api } = useApp();
   return (
@@ -38,6 +39,7 @@ export function AccountPage({ onKey }: { onKey: (key: string) => void }) {
         <KeyForm current={api.key} onKey={onKey} />
         <ClockCard />
       </div>
+      <TriggerMenu />
       <Hubs />
       <ApiFaults />
       <IncidentFile />
