@@ -5,6 +5,7 @@ import {
   listQuery,
   parse,
   API_FAULT_METHODS,
+  API_PATH_PATTERN,
   apiFaultRuleRecord,
   apiFaultSchema,
   type ApiFault,
@@ -32,8 +33,6 @@ const API_FAULT_ERRORS = {
 const MAX_API_FAULT_RULES = 100;
 const DEFAULT_SEED = 1;
 
-/** `/api/v1` and segments; `{name}` or `*` stands for one segment (a rule's path, and the request journal's filter). */
-export const API_PATH_PATTERN = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
 
 /** `POST /sandbox/v1/api-faults`: exactly one of `times` and `probability`; `seed` only with `probability`. */
 export const apiFaultRuleSchema = z

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { API_PATH_PATTERN } from '../api-faults/api-faults.js';
-import { API_FAULT_TYPES } from './api-fault-rule.js';
+import { API_FAULT_TYPES, API_PATH_PATTERN } from './api-fault-rule.js';
 import { pageQuery } from './schemas.js';
 import { isoTime, uuid } from './view-fields.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiFaultRuleSchema } from '../api-faults/index.js';
 import { errorStatus, type ErrorCode } from '../conventions/index.js';
-import { requestExpectation } from './expect-request.js';
+import { expectRequestStep, shorthand } from './keyed-steps.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -113,11 +113,6 @@ const eventExpectation = z.strictObject({
   body: json.optional(),
 });
 
-/** The steps written by their one key, without `do` (`{"apiFault": {...}}`, `{"expectRequest": {...}}`): `do` is that key. */
-const SHORTHANDS = ['apiFault', 'trigger', 'expectRequest'];
-const shorthand = (s: unknown) =>
-  s && typeof s === 'object' && !('do' in s) ? { do: SHORTHANDS.find((key) => key in s), ...s } : s;
-
 const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),
   z.strictObject({ do: z.literal('getVaPayment'), ...action, id: target }),
@@ -148,8 +143,7 @@ const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
   /** `{"trigger": {"event", ...}}`: makes one event as `POST /sandbox/v1/triggers` does (`do` may be left out). */
   z.strictObject({ do: z.literal('trigger').default('trigger'), ...action, trigger: requestBody(triggerSchema) }),
-  /** `{"expectRequest": {...}}`: the account sent such requests to `/api/v1` (`do` may be left out). */
-  z.strictObject({ do: z.literal('expectRequest').default('expectRequest'), description: z.string().optional(), expectRequest: requestExpectation }),
+  expectRequestStep,
   z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
   z.strictObject({
     do: z.literal('expectClient'),
@@ -181,7 +175,6 @@ const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
     })
     .refine((s) => (s.vaPaymentId === undefined) !== (s.clientId === undefined), 'give vaPaymentId or clientId, not both'),
 ]));
-
 
 export type ScenarioStep = z.output<typeof step>;
 export const isExpectation = (s: ScenarioStep): boolean => s.do.startsWith('expect');

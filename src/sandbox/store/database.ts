@@ -184,7 +184,6 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
       }
     },
     ended(stored) {
-      journal.ended(stored);
       const keys = [...touched];
       touched.clear();
       if (stored) return retired.sweep();
@@ -194,21 +193,18 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
       }
     },
   });
-  /** The key's account row, made with a new head if it has none; its id. */
-  function ensure(key: string): number {
-    sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
-    return ids.of(key)!;
-  }
   /** Runs a write of an account in the group's transaction with the account's id (its row made at its first write). */
   function write<T>(key: string | null, run: (account: number) => T): T {
     return groups.write(() => {
       if (key === null) return run(0);
-      if (touched.has(key)) return run(ids.of(key)!);
-      touched.add(key);
-      return run(ensure(key));
+      if (!touched.has(key)) {
+        touched.add(key);
+        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
+      }
+      return run(ids.of(key)!);
     });
   }
-  const journal = journalRows(sql, groups.write, ids, ensure, keep);
+  const journal = journalRows(sql, groups.write, keep);
   const retired = sweeper(sql, write);
 
   return {
@@ -228,7 +224,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: groups.save,
     committed: groups.committed,
-    journal: journal.store,
+    journal,
     attach(next) {
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
@@ -244,7 +240,6 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
     async close() {
       retired.close();
       if (!db.isOpen) return;
-      journal.flushQuietly();
       await groups.save().catch(() => {});
       db.close();
       await aside?.stop();

@@ -4,10 +4,8 @@
  * so a key that only read is not yet an account when its request lets it go, and leaves memory at once. Each account
  * written is then held to its bound, one statement per account.
  */
-import type { Sql } from './records.js';
-
-/** The table, for the sweep of a retired account's rows (a reset, an import). */
-export const JOURNAL_TABLE = 'requests';
+import { NEW_HEAD } from './accounts.js';
+import { checksum, JOURNAL_TABLE, type Sql } from './records.js';
 
 /** `start --journal`'s default: the newest requests kept per account. */
 export const DEFAULT_JOURNAL = 10_000;
@@ -47,20 +45,21 @@ export interface JournalStore {
   prune(key: string, before: number): void;
 }
 
-interface Ids {
-  of(key: string): number | null;
-  forget(key: string): void;
-}
-
 const COLUMNS = 'id, at, method, path, status, data, request_body AS requestBody, response_body AS responseBody';
 
 /**
- * The journal over a store's connection: `write` runs in the open group, `ensure` makes the key's account row (without
- * waking it: a request that only read has nothing due), `keep` is the bound. `committing` and `ended` are the group's ends.
+ * The journal over a store's connection: `write` runs in the open group; `keep` is the bound. An account's id is read
+ * by its key each time, not cached: a group rolled back may take the row it made with it.
  */
-export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, ensure: (key: string) => number, keep: number) {
-  /** The accounts journaled in the open group, by key: a group rolled back may have made their rows. */
-  const journaled = new Map<string, number>();
+export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: number): JournalStore {
+  const insert = () =>
+    sql(`INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const idOf = (key: string) => (sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined)?.id ?? null;
+  /** The key's account row, made with a new head if it has none (a key that only read has none); its id. */
+  const ensure = (key: string): number => {
+    sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
+    return idOf(key)!;
+  };
   /** The requests of this turn, not written yet. */
   let pending: [string, JournalRow][] = [];
   function flush(): void {
@@ -72,7 +71,6 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
       for (const [key, row] of rows) {
         const account = ensure(key);
         insert().run(row.id, row.at, row.method, row.path, row.status, row.data, row.requestBody, row.responseBody, account);
-        journaled.set(key, account);
         written.add(account);
       }
       // Each account keeps its newest `keep`: the oldest past it go, in one statement.
@@ -82,8 +80,6 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
       }
     });
   }
-  const insert = () =>
-    sql(`INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   /** A group that cannot be stored (a full disk) refuses its writes, these too: the store's log said why. */
   const flushQuietly = () => {
     try {
@@ -92,7 +88,7 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
       // lost with the group, as the requests that were refused
     }
   };
-  const store: JournalStore = {
+  return {
     record(key, row) {
       if (keep === 0) return;
       if (pending.length === 0) setImmediate(flushQuietly);
@@ -100,33 +96,23 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, ids: Ids, e
     },
     page(key, filter, skip, limit) {
       flush();
-      const account = ids.of(key);
+      const account = idOf(key);
       return account === null ? { rows: [], total: 0 } : pageOf(sql, account, filter, skip, limit);
     },
     get(key, id) {
       flush();
-      const account = ids.of(key);
+      const account = idOf(key);
       return account === null ? undefined : (sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? AND id = ?`).get(account, id) as JournalRow | undefined);
     },
     clear(key) {
       flush();
-      const account = ids.of(key);
+      const account = idOf(key);
       return account === null ? 0 : write(() => Number(sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ?`).run(account).changes));
     },
     prune(key, before) {
       flush();
-      const account = ids.of(key);
+      const account = idOf(key);
       if (account !== null) write(() => sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ? AND at < ?`).run(account, before));
-    },
-  };
-  return {
-    store,
-    /** Writes what this turn journaled now (before the store closes). */
-    flushQuietly,
-    /** A group rolled back may have made an account's row: its id is read again. */
-    ended(stored: boolean): void {
-      if (!stored) for (const key of journaled.keys()) ids.forget(key);
-      journaled.clear();
     },
   };
 }
