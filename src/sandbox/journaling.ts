@@ -10,6 +10,7 @@ import type { Env } from './routes/kit.js';
  */
 export function journaling(journal: JournalStore) {
   return async (c: Context<Env>, next: () => Promise<void>) => {
+    if (!journal.on) return next();
     const account = c.get('account');
     const at = account.nowMs();
     const started = performance.now();

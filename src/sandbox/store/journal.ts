@@ -34,6 +34,8 @@ export interface JournalFilter {
 }
 
 export interface JournalStore {
+  /** Whether it keeps anything (`--journal 0` keeps none): a request then costs it nothing at all. */
+  readonly on: boolean;
   /** Keeps a request: written at the end of the turn (its account's row made if it has none); nothing with a bound of 0. */
   record(key: string, row: JournalRow): void;
   /** A page, newest first, and how many match. */
@@ -89,6 +91,7 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: numbe
     }
   };
   return {
+    on: keep > 0,
     record(key, row) {
       if (keep === 0) return;
       if (pending.length === 0) setImmediate(flushQuietly);
