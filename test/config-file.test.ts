@@ -10,7 +10,7 @@ const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'docs', 'va-sandbox.example.json'), 'utf8'));
 const validate = new Ajv2020({ strict: false, allErrors: true }).compile(SHIPPED);
 /** The contract's list (part 8): every start option by its long name in camelCase (`bufferBudget`: its "Memory" bullet). */
-const KEYS = ['port', 'host', 'allowedHosts', 'data', 'memory', 'fsync', 'apiKeys', 'rateLimit', 'hubs', 'retryDelays', 'callbackTimeout', 'keep', 'bufferBudget', 'strictTaxId', 'quiet', 'log'];
+const KEYS = ['port', 'host', 'allowedHosts', 'data', 'memory', 'fsync', 'apiKeys', 'rateLimit', 'hubs', 'retryDelays', 'callbackTimeout', 'keep', 'journal', 'bufferBudget', 'strictTaxId', 'quiet', 'log'];
 
 const dir = useTmp();
 let n = 0;

@@ -169,6 +169,11 @@ describe('every answer matches the OpenAPI document', () => {
     expect((await call('GET', `/api/v1/clients/${rule.id}`)).status).toBe(503);
     await call('DELETE', `/sandbox/v1/api-faults/${rule.id}`);
     await call('DELETE', '/sandbox/v1/api-faults');
+    // The request journal
+    const [journaled] = await data('GET', '/sandbox/v1/requests?method=GET&path=/api/v1/clients/{id}');
+    await call('GET', `/sandbox/v1/requests/${journaled.id}`);
+    await call('GET', '/sandbox/v1/requests?status=abc');
+    await call('DELETE', '/sandbox/v1/requests');
 
     // Export, import (with held deliveries to release), scenario, reset
     const exported = await data('GET', '/sandbox/v1/export');

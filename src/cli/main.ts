@@ -15,6 +15,7 @@ import { ledgerCommand } from './commands/ledger.js';
 import { listenCommand } from './commands/listen.js';
 import { paymentsCommand } from './commands/payments.js';
 import { receiverCommand } from './commands/receiver.js';
+import { requestsCommand } from './commands/requests.js';
 import { resetCommand } from './commands/reset.js';
 import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
@@ -55,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
     .addCommand(ledgerCommand())
     .addCommand(eventsCommand())
     .addCommand(deliveriesCommand())
+    .addCommand(requestsCommand())
     .addCommand(listenCommand())
     .addCommand(faultsCommand())
     .addCommand(clockCommand())

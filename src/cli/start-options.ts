@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { notAFile } from '../sandbox/file-kind.js';
 import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
+import { DEFAULT_JOURNAL } from '../sandbox/store/journal.js';
 import { port, positiveInt, size, wholeNumber } from './options.js';
 
 const delays = (value: string): number[] => {
@@ -99,6 +100,14 @@ const START_OPTIONS: StartOption[] = [
     env: 'KEEP',
     json: integer(1),
     parse: positiveInt,
+  },
+  {
+    flags: '--journal <n>',
+    description: 'the newest /api/v1 requests kept per API key in the request journal (0 keeps none)',
+    env: 'JOURNAL',
+    json: integer(0),
+    parse: wholeNumber,
+    default: DEFAULT_JOURNAL,
   },
   {
     flags: '--buffer-budget <size>',

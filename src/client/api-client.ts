@@ -3,6 +3,7 @@ import type { AccountExport } from '../core/account-export/account-export.js';
 import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults/api-faults.js';
 import type { faultsSchema } from '../core/callbacks/delivery-settings.js';
 import type { Scenario } from '../core/scenarios/scenario.js';
+import type { JournalItem } from '../core/records/request-journal.js';
 import type { Faults } from '../core/records/state.js';
 import type { Page, Pagination } from '../core/store/index.js';
 import type { triggerSchema, TriggerView } from '../core/records/index.js';
@@ -188,6 +189,13 @@ const settingCalls = (http: Requests) => ({
   faults: {
     get: () => http.get<Faults>('/sandbox/v1/faults'),
     set: (body: FaultsBody) => http.put<Faults>('/sandbox/v1/faults', body),
+  },
+  /** The request journal: the account's `/api/v1` requests as sent and answered, newest first. */
+  requests: {
+    list: (query?: Query) => http.list<JournalItem>('/sandbox/v1/requests', query),
+    all: (query?: Query) => http.all<JournalItem>('/sandbox/v1/requests', query),
+    get: (id: string) => http.get<JournalItem>(`/sandbox/v1/requests/${at(id)}`),
+    clear: () => http.delete<{ deleted: number }>('/sandbox/v1/requests'),
   },
   apiFaults: {
     list: (query?: Query) => http.list<ApiFaultRuleView>('/sandbox/v1/api-faults', query),

@@ -3,7 +3,7 @@ import { apiFaultError, iso, type Strike } from '../core/index.js';
 import { header, param, type Env, type Fail, type RouteKit } from './routes/kit.js';
 import type { Runtime } from './runtime.js';
 import { BUDGET_RETRY_AFTER, type BufferBudget } from './budget.js';
-import { requestKey, type LogEntry } from './server-log.js';
+import { bearerKey, requestKey, withoutKey, type LogEntry } from './server-log.js';
 
 /** Contract part 7: an account's API fault rules, added, listed and removed like its other sandbox settings. */
 export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {
@@ -23,6 +23,7 @@ export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry
     const account = c.get('account');
     const strike = account.apiFaults.strike(c.req.method, c.req.path);
     if (!strike) return next();
+    c.set('apiFault', { ruleId: strike.ruleId, type: strike.fault.type });
     // The rule's count and generator are stored before it acts: after a restart the sequence goes on from here.
     await runtime.commit();
     // The log's time is real time, as its other lines'.
@@ -89,7 +90,7 @@ const faultEntry = (c: Context<Env>, strike: Strike, time: string): LogEntry => 
   ruleId: strike.ruleId,
   fault: strike.fault.type,
   method: c.req.method,
-  path: c.req.path,
+  path: withoutKey(c.req.path, bearerKey(header(c, 'authorization'))),
   key: requestKey(header(c, 'authorization')),
 });
 

@@ -6,17 +6,19 @@ import { apiFaultRoutes, apiFaults } from './api-faults.js';
 import type { BufferBudget } from './budget.js';
 import { hostGuard } from './host-guard.js';
 import { idempotency } from './idempotency.js';
+import { journaling } from './journaling.js';
 import { openApiDocument } from './openapi.js';
 import { rateLimiter, type RateLimiter } from './rate-limit.js';
 import { ClientGone, MIB, readIncoming, requestBodies } from './request-body.js';
 import { accountExportRoutes } from './routes/account-export.js';
 import { clientRoutes } from './routes/clients.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { requestRoutes } from './routes/requests.js';
 import { header, routeKit, type Env, type Fail } from './routes/kit.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
 import type { Runtime } from './runtime.js';
-import type { LogEntry } from './server-log.js';
+import { bearerKey, withoutKey, type LogEntry } from './server-log.js';
 import { webUiRoutes } from './web-ui.js';
 
 export interface AppOptions {
@@ -88,6 +90,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   for (const prefix of ['/api/v1/*', '/sandbox/v1/*']) {
     // The limit is the production API's (`/api/v1`); the sandbox's own controls are not limited.
     app.use(prefix, accountOfKey(runtime, options.apiKeys, prefix === '/api/v1/*' ? limiter : null, fail));
+    if (prefix === '/api/v1/*') app.use(prefix, journaling(runtime.store.journal));
     app.use(prefix, bodies);
     if (prefix === '/api/v1/*') app.use(prefix, apiFaults(runtime, fail, options.onLog, options.budget));
     app.use(prefix, idempotency(runtime));
@@ -100,6 +103,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   deliveryRoutes(routes);
   accountExportRoutes(routes);
   apiFaultRoutes(routes);
+  requestRoutes(routes);
   webUiRoutes(app);
 
   return app;
@@ -109,18 +113,20 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
 /** Every error a route or middleware throws, as the contract's envelope (or, for a client gone, no envelope at all). */
 function errorHandler(runtime: Runtime, fail: Fail) {
   return (error: Error, c: Context<Env>) => {
+    // The log never holds the API key, even where the path names it.
+    const request = `${c.req.method} ${withoutKey(c.req.path, bearerKey(header(c, 'authorization')))}`;
     // The rest of a too-large body is never read, so that connection cannot carry another request.
     if (error instanceof SandboxError) {
       // One the sandbox raised on purpose (a damaged record, named): the log says it too, in its one line.
-      if (error.code === 'INTERNAL_ERROR') runtime.log(`${c.req.method} ${c.req.path}: ${error.message}`);
+      if (error.code === 'INTERNAL_ERROR') runtime.log(`${request}: ${error.message}`);
       return fail(c, error, error.code === 'PAYLOAD_TOO_LARGE' ? { Connection: 'close' } : {});
     }
     if (error instanceof ClientGone) {
       // Nobody is left to answer: said as what it is, not as the sandbox's error.
-      runtime.log(`${c.req.method} ${c.req.path}: the client hung up before the request's body ended; nothing was done`);
+      runtime.log(`${request}: the client hung up before the request's body ended; nothing was done`);
       return c.body(null, 400);
     }
-    runtime.log(`internal error on ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    runtime.log(`internal error on ${request}: ${error.stack ?? error.message}`);
     return fail(c, new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it'));
   };
 }
@@ -149,7 +155,7 @@ function publicRoutes(app: Hono<Env>, runtime: Runtime, budget: BufferBudget | u
  */
 function accountOfKey(runtime: Runtime, apiKeys: string[] | undefined, limiter: RateLimiter | null, fail: Fail) {
   return async (c: Context<Env>, next: () => Promise<void>) => {
-    const key = /^Bearer\s+(\S+)\s*$/i.exec(header(c, 'authorization') ?? '')?.[1];
+    const key = bearerKey(header(c, 'authorization'));
     if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
     if (apiKeys?.length && !apiKeys.includes(key)) {
       // Only the key's end is shown: enough to tell which one was sent, never the secret.

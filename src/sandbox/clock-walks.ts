@@ -1,4 +1,5 @@
 import type { Account } from '../core/index.js';
+import type { JournalStore } from './store/journal.js';
 import type { Deliverer } from './delivery.js';
 import { giveWay } from './give-way.js';
 import type { ProgressBoard } from './progress.js';
@@ -11,12 +12,14 @@ export interface ClockWalkOptions {
   progress: ProgressBoard;
   /** `--keep` in ms of sandbox clock: what ended longer ago is removed after a move. */
   keepMs: number | undefined;
+  /** The request journal: its requests older than `keepMs` go too. */
+  journal: JournalStore;
   /** Stores what the move did and sets the timer for what falls due next. */
   commit: () => Promise<void>;
 }
 
 /** The runtime's clock moves (`POST /sandbox/v1/clock/advance` and `/set`), one account's after the other. */
-export function clockWalks({ deliverer, progress, keepMs, commit }: ClockWalkOptions) {
+export function clockWalks({ deliverer, progress, keepMs, journal, commit }: ClockWalkOptions) {
   /** Each account's clock move under way: moves of one account run one after the other. */
   const walks = new Map<string, Promise<unknown>>();
 
@@ -59,7 +62,7 @@ export function clockWalks({ deliverer, progress, keepMs, commit }: ClockWalkOpt
       return move.finish();
     }).finally(() => work.end());
     // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
-    if (keepMs !== undefined) account.prune(keepMs);
+    if (keepMs !== undefined) retain(account, keepMs, journal);
     await commit();
     return clock;
   }
@@ -67,4 +70,13 @@ export function clockWalks({ deliverer, progress, keepMs, commit }: ClockWalkOpt
   /** Whether a clock move of the account is under way: it then stays in memory. */
   const walking = (key: string): boolean => walks.has(key);
   return { moveClock, walking };
+}
+
+/**
+ * Retention of one account (`--keep`): what ended longer ago, and its journal's requests older than that; whether any
+ * of the account's records went.
+ */
+export function retain(account: Account, keepMs: number, journal: JournalStore): boolean {
+  journal.prune(account.key, account.nowMs() - keepMs);
+  return account.prune(keepMs);
 }

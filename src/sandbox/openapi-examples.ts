@@ -1,5 +1,6 @@
 import { emptyAccountState } from '../core/account/account.js';
 import type { ApiFaultRuleView } from '../core/api-faults/api-faults.js';
+import type { JournalItem } from '../core/records/request-journal.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks/callbacks.js';
 import { SCENARIO_VERSION, type Scenario } from '../core/scenarios/scenario.js';
@@ -200,6 +201,22 @@ export const EXAMPLES: Record<string, unknown> = {
     createdAt: AT,
   } satisfies ApiFaultRuleView,
   ApiFaultsCleared: { deleted: 1 },
+  JournalRequest: {
+    id: '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d',
+    at: AT,
+    method: 'POST',
+    path: '/api/v1/va-payments',
+    query: {},
+    requestHeaders: { 'Content-Type': 'application/json', 'Idempotency-Key': 'order-1042' },
+    requestBody: { paymentHubId: 123, currency: 'ARS', lockMode: 'amount', amount: 5000, externalReference: 'order-1042' },
+    status: 201,
+    responseBody: { success: true, data: examplePayment, timestamp: AT },
+    durationMs: 3.2,
+    idempotencyKey: 'order-1042',
+    replayed: false,
+    apiFault: null,
+  } satisfies JournalItem,
+  RequestsCleared: { deleted: 12 },
   Reset: { reset: true },
   ImportResult: { imported: true, clock, counts: { vaPayments: 1, clients: 1, transfers: 1, events: 3, deliveries: 3, entries: 1, invoices: 1 } },
   Health: { status: 'ok', version: '0.1.0', keepDays: null },

@@ -3,6 +3,7 @@ import { accountExportSchema, importQuery } from '../core/account-export/account
 import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/callbacks/delivery-settings.js';
 import { scenarioSchema } from '../core/scenarios/scenario.js';
+import { journalItemSchema, listRequestsQuery, requestsClearedSchema } from '../core/records/request-journal.js';
 import {
   allocationSchema,
   clientCvuSchema,
@@ -137,5 +138,8 @@ export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/sandbox/v1/api-faults', id: 'listApiFaults', summary: "The account's API fault rules, in the order they apply (the order added), with their hits", tag: SANDBOX, query: listQuery, list: true, data: apiFaultRuleViewSchema },
   { method: 'delete', path: '/sandbox/v1/api-faults', id: 'clearApiFaults', summary: 'Remove every API fault rule of the account', tag: SANDBOX, data: apiFaultsClearedSchema },
   { method: 'delete', path: '/sandbox/v1/api-faults/{id}', id: 'deleteApiFault', summary: 'Remove one API fault rule (the answer is the rule as it was)', tag: SANDBOX, data: apiFaultRuleViewSchema },
+  { method: 'get', path: '/sandbox/v1/requests', id: 'listRequests', summary: "The request journal: the account's `/api/v1` requests as sent and answered, newest first (`path`: `{id}` or `*` stands for one segment)", tag: SANDBOX, query: listRequestsQuery, list: true, data: journalItemSchema },
+  { method: 'get', path: '/sandbox/v1/requests/{id}', id: 'getRequest', summary: 'One request of the journal', tag: SANDBOX, data: journalItemSchema },
+  { method: 'delete', path: '/sandbox/v1/requests', id: 'clearRequests', summary: "Remove every request of the account's journal", tag: SANDBOX, data: requestsClearedSchema },
   { method: 'get', path: '/sandbox/v1/stream', id: 'stream', summary: 'Server-sent events: `event`, `transfer` and `delivery` messages of the account, live (and `forwarding` and `apiFaults` when those change)', tag: DELIVERIES, produces: 'text/event-stream' },
 ];

@@ -6,6 +6,7 @@ import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../core
 import { callbackHeaders } from '../core/callbacks/deliveries.js';
 import { errorStatus, type ErrorCode } from '../core/conventions/errors.js';
 import { scenarioSchema } from '../core/scenarios/scenario.js';
+import { journalItemSchema, requestsClearedSchema } from '../core/records/request-journal.js';
 import { EVENT_TYPES } from '../core/records/state.js';
 import {
   balanceViewSchema,
@@ -67,6 +68,8 @@ const NAMED = new Map<z.ZodType, string>([
   [releasedSchema, 'Released'],
   [apiFaultRuleViewSchema, 'ApiFaultRule'],
   [apiFaultsClearedSchema, 'ApiFaultsCleared'],
+  [journalItemSchema, 'JournalRequest'],
+  [requestsClearedSchema, 'RequestsCleared'],
   [resetSchema, 'Reset'],
   [importResultSchema, 'ImportResult'],
   [accountExportSchema, 'AccountExport'],

@@ -1,10 +1,11 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type AccountCache, type IdSource, type Sandbox, type WallClock } from '../core/index.js';
 import { DAY_MS } from '../core/clock/retention.js';
-import { clockWalks } from './clock-walks.js';
+import { clockWalks, retain } from './clock-walks.js';
 import { createDeliverer, type Transport } from './delivery.js';
 import { progressBoard, SERVER, type ProgressBoard, type Work } from './progress.js';
 import type { Store } from './store/database.js';
+import type { JournalStore } from './store/journal.js';
 
 export interface RuntimeOptions {
   store: Store;
@@ -93,14 +94,14 @@ export async function createRuntime(options: RuntimeOptions) {
     log,
     now: () => clock.now(),
   });
-  const walks = clockWalks({ deliverer, progress, keepMs, commit });
+  const walks = clockWalks({ deliverer, progress, keepMs, journal: store.journal, commit });
 
   await catchUp({ store, clock, log, progress, tick: due.tick });
   // Accounts unused for a while leave memory (the store keeps them), whether or not other keys come.
   const forgetting = setInterval(() => sandbox.forgetIdle(), (options.accountCache ?? ACCOUNT_CACHE).idleMs).unref();
   /** Retention while running: the accounts in use are pruned once an hour of real time, saying how far it got. */
   const sweep = (): void => {
-    if (keepMs !== undefined && prune(sandbox, keepMs, progress)) void commit().catch(() => {});
+    if (keepMs !== undefined && prune(sandbox, keepMs, progress, store.journal)) void commit().catch(() => {});
   };
   const pruning = keepMs === undefined ? null : setInterval(sweep, PRUNE_EVERY_MS).unref();
 
@@ -226,13 +227,13 @@ async function catchUp({ store, clock, log, progress, tick }: { store: Store; cl
 }
 
 /** Prunes every account in memory with `--keep`, saying how far it got; true when anything was removed. */
-function prune(sandbox: Sandbox, keepMs: number, progress: ProgressBoard): boolean {
+function prune(sandbox: Sandbox, keepMs: number, progress: ProgressBoard, journal: JournalStore): boolean {
   const accounts = sandbox.accounts();
   const work = progress.start(SERVER, 'retention sweep', accounts.length, 'accounts');
   let pruned = false;
   try {
     for (const [i, account] of accounts.entries()) {
-      if (account.prune(keepMs)) pruned = true;
+      if (retain(account, keepMs, journal)) pruned = true;
       work.report(i + 1);
     }
   } finally {

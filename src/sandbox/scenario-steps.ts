@@ -23,6 +23,7 @@ import {
 } from '../client/api-client.js';
 import type { Receiver } from './receiver.js';
 import { apiFaultTarget, faultFailures, withIdempotencyKey } from './scenario-faults.js';
+import { expectRequest, requestTarget } from './scenario-requests.js';
 
 /** The steps of a scenario file, each run over the sandbox's HTTP API: its label, its request, its expectations. */
 
@@ -59,6 +60,8 @@ function targetOf(step: ScenarioStep): string {
       return apiFaultTarget(step);
     case 'trigger':
       return String(step.trigger.event);
+    case 'expectRequest':
+      return requestTarget(step);
     default:
       return 'id' in step ? String(step.id) : 'clientId' in step ? step.clientId : '';
   }
@@ -96,6 +99,8 @@ export async function runStep(step: ScenarioStep, client: SandboxClient, scope: 
       return expectCallbacks(s.url, s.callbacks, client, ctx);
     case 'expectEvents':
       return expectEvents(s, client);
+    case 'expectRequest':
+      return expectRequest(s.expectRequest, client);
     default:
       return act(s, client, scope);
   }

@@ -22,11 +22,20 @@ export type LogEntry =
 /** An API key as the log shows it: its last 4 characters only, never the secret. */
 const maskedKey = (key: string): string => `…${key.slice(-4)}`;
 
+/** The Bearer key of a request's Authorization header, as sent; undefined without one. */
+export const bearerKey = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+
 /** The Bearer key of a request's Authorization header, masked; null without one. */
 export function requestKey(authorization: string | undefined): string | null {
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  const key = bearerKey(authorization);
   return key === undefined ? null : maskedKey(key);
 }
+
+/** What stands where a request held its API key, in the log and the request journal. */
+const BLANKED_KEY = '[API key]';
+
+/** A text with the API key blanked wherever it held it (a path or a query that names it, a body that echoes it). */
+export const withoutKey = (text: string, key: string | undefined): string => (key && text.includes(key) ? text.split(key).join(BLANKED_KEY) : text);
 
 /** The log entry of a callback attempt the core reported, or null for any other live event. */
 export function callbackEntry(live: LiveEvent, time: string): LogEntry | null {

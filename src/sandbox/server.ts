@@ -12,7 +12,7 @@ import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
 import { progressBoard, type ProgressView } from './progress.js';
 import { createRuntime, type Runtime } from './runtime.js';
-import { callbackEntry, requestKey, type LogEntry } from './server-log.js';
+import { bearerKey, callbackEntry, requestKey, withoutKey, type LogEntry } from './server-log.js';
 
 export interface ServerOptions extends AppOptions {
   port?: number;
@@ -31,6 +31,8 @@ export interface ServerOptions extends AppOptions {
   hubIds?: number[];
   /** `--keep`: days of sandbox clock after which ended payments, their events, deliveries and transfers are removed. */
   keepDays?: number;
+  /** `--journal`: the newest `/api/v1` requests kept per account (10,000 when absent; 0 keeps none). */
+  journal?: number;
   clock?: WallClock;
   ids?: IdSource;
   log?: (line: string) => void;
@@ -76,7 +78,7 @@ export async function startServer(options: ServerOptions = {}) {
   const data = options.data ?? DEFAULT_DATA;
   const made = options.memory ? null : filesMadeFor(data);
   const progress = progressBoard(options.onServerWork);
-  const store = options.memory ? memoryStore() : fileStore(data, { fsync: options.fsync, log: options.log, progress });
+  const store = options.memory ? memoryStore(options.journal) : fileStore(data, { fsync: options.fsync, log: options.log, progress, journal: options.journal });
   const runtime = await createRuntime({
     store,
     progress,
@@ -154,8 +156,9 @@ function logged(app: ReturnType<typeof createApp>, runtime: Runtime, onLog: NonN
     const started = performance.now();
     const response = await app.fetch(request, env, ...rest);
     // The Node server passes the incoming message: its raw headers are read, not a Headers object built for one.
-    const key = requestKey(rawHeader((env as Env['Bindings'])!.incoming!.rawHeaders, 'authorization'));
-    onLog({ type: 'request', time: now(), method: request.method, path: pathOfUrl(request.url), status: response.status, ms: Math.round(performance.now() - started), key });
+    const authorization = rawHeader((env as Env['Bindings'])!.incoming!.rawHeaders, 'authorization');
+    const path = withoutKey(pathOfUrl(request.url), bearerKey(authorization));
+    onLog({ type: 'request', time: now(), method: request.method, path, status: response.status, ms: Math.round(performance.now() - started), key: requestKey(authorization) });
     return response;
   };
 }

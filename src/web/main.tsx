@@ -11,6 +11,7 @@ import { DeliveriesPage } from './pages/deliveries.js';
 import { DeliveryPage } from './pages/delivery.js';
 import { PaymentPage } from './pages/payment.js';
 import { PaymentsPage } from './pages/payments.js';
+import { RequestsPage } from './pages/requests.js';
 import { Link, useLocation, type Location } from './router.js';
 import { AppContext } from './ui.js';
 
@@ -18,6 +19,7 @@ const NAV: [string, string][] = [
   ['/payments', 'VA payments'],
   ['/clients', 'Clients'],
   ['/deliveries', 'Deliveries'],
+  ['/requests', 'Requests'],
   ['/create', 'Create'],
   ['/account', 'Account'],
 ];
@@ -123,6 +125,7 @@ function Page({ where, onKey }: { where: Location; onKey: (key: string) => void 
     if (section === undefined || section === 'payments') return id ? <PaymentPage id={id} /> : <PaymentsPage where={where} />;
     if (section === 'clients') return id ? <ClientPage id={id} where={where} /> : <ClientsPage where={where} />;
     if (section === 'deliveries') return id ? <DeliveryPage id={id} /> : <DeliveriesPage where={where} />;
+    if (section === 'requests') return <RequestsPage where={where} />;
     if (section === 'create') return <CreatePage />;
     if (section === 'account') return <AccountPage onKey={onKey} />;
     return (

@@ -62,6 +62,7 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
         keepDays: opts.keep,
+        journal: opts.journal,
         bufferBudget: opts.bufferBudget,
         log: (line) => process.stderr.write(`${line}\n`),
         ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),

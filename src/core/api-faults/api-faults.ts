@@ -5,13 +5,14 @@ import {
   listQuery,
   parse,
   API_FAULT_METHODS,
+  API_PATH_PATTERN,
   apiFaultRuleRecord,
   apiFaultSchema,
   type ApiFault,
   type ApiFaultRule,
 } from '../records/index.js';
 
-export type { ApiFault, ApiFaultRule } from '../records/index.js';
+export type { ApiFault, ApiFaultRule, ApiFaultType } from '../records/index.js';
 
 /**
  * API faults (contract part 7): rules that make an account's own `/api/v1` requests misbehave as production does
@@ -32,14 +33,12 @@ const API_FAULT_ERRORS = {
 const MAX_API_FAULT_RULES = 100;
 const DEFAULT_SEED = 1;
 
-/** `/api/v1` and segments; `{name}` or `*` stands for one segment. */
-const PATH = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
 
 /** `POST /sandbox/v1/api-faults`: exactly one of `times` and `probability`; `seed` only with `probability`. */
 export const apiFaultRuleSchema = z
   .strictObject({
     method: z.enum(API_FAULT_METHODS).default('*'),
-    path: z.string().max(512).regex(PATH, 'must be a path under /api/v1, where {id} or * stands for one segment'),
+    path: z.string().max(512).regex(API_PATH_PATTERN, 'must be a path under /api/v1, where {id} or * stands for one segment'),
     fault: apiFaultSchema,
     times: z.number().int().min(1).max(10_000).nullable().default(null).describe('The next N matching requests; then the rule is spent'),
     probability: z.number().min(0).max(1).nullable().default(null).describe("Each matching request, drawn from the rule's own generator"),
@@ -71,7 +70,7 @@ export interface Strike {
 }
 
 /** Whether a rule's path pattern names a request path: segment by segment, `{name}` and `*` standing for any one. */
-function pathMatches(pattern: string, path: string): boolean {
+export function pathMatches(pattern: string, path: string): boolean {
   const want = pattern.replace(/\/$/, '').split('/');
   const got = path.replace(/\/$/, '').split('/');
   return want.length === got.length && want.every((segment, i) => segment === '*' || /^\{\w*\}$/.test(segment) || segment === got[i]);

@@ -3,8 +3,10 @@ import { z } from 'zod';
 /** An API fault rule (contract part 7) as an account keeps it, in its head beside the tables. */
 
 export const API_FAULT_METHODS = ['*', 'GET', 'POST', 'PATCH', 'DELETE'] as const;
-const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
+export const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
 export type ApiFaultType = (typeof API_FAULT_TYPES)[number];
+/** `/api/v1` and segments; `{name}` or `*` stands for one segment (a rule's path, and the request journal's filter). */
+export const API_PATH_PATTERN = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
 const DEFAULT_HANG_MS = 30_000;
 
 const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504), z.literal(429)]);

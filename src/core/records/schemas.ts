@@ -144,7 +144,7 @@ const queryInt = (min: number, max: number, fallback: number) =>
     .optional()
     .transform((value) => value ?? fallback);
 
-const pageQuery = {
+export const pageQuery = {
   page: queryInt(1, 1_000_000_000, 1),
   limit: queryInt(1, 100, 20),
 };

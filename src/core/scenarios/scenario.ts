@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiFaultRuleSchema } from '../api-faults/index.js';
 import { errorStatus, type ErrorCode } from '../conventions/index.js';
+import { expectRequestStep, shorthand } from './keyed-steps.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -112,11 +113,6 @@ const eventExpectation = z.strictObject({
   body: json.optional(),
 });
 
-/** The steps written by their one key, without `do` (`{"apiFault": {...}}`): `do` is that key. */
-const SHORTHANDS = ['apiFault', 'trigger'];
-const shorthand = (s: unknown) =>
-  s && typeof s === 'object' && !('do' in s) ? { do: SHORTHANDS.find((key) => key in s), ...s } : s;
-
 const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),
   z.strictObject({ do: z.literal('getVaPayment'), ...action, id: target }),
@@ -147,6 +143,7 @@ const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
   z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
   /** `{"trigger": {"event", ...}}`: makes one event as `POST /sandbox/v1/triggers` does (`do` may be left out). */
   z.strictObject({ do: z.literal('trigger').default('trigger'), ...action, trigger: requestBody(triggerSchema) }),
+  expectRequestStep,
   z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
   z.strictObject({
     do: z.literal('expectClient'),

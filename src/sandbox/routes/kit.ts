@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { parse, SandboxError, type Account, type Page } from '../../core/index.js';
+import { parse, SandboxError, type Account, type ApiFaultType, type Page } from '../../core/index.js';
 import type { Runtime } from '../runtime.js';
 
 /** `Bindings`: what the Node server passes beside the Request (absent in-process, under msw). */
-export type Env = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined; Variables: { account: Account; body: string } };
+export type Env = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined; Variables: { account: Account; body: string; apiFault: { ruleId: string; type: ApiFaultType } } };
 
 type Ok = (c: Context<Env>, data: unknown, status?: 200 | 201, extra?: Record<string, unknown>) => Response;
 /** Answers with the contract's error envelope (app.ts's), with extra headers. */

@@ -6,7 +6,7 @@ import type { DatabaseSync as Database } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, type AccountState } from '../../core/index.js';
 import type { AccountHead } from '../../core/store/repository.js';
 import { SLICE_MS } from '../give-way.js';
-import { checksum, putRecord, recordsInOrder, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { checksum, JOURNAL_TABLE, putRecord, recordsInOrder, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 export type Write = <T>(key: string | null, run: (account: number) => T) => T;
 
@@ -58,7 +58,7 @@ export function sweeper(sql: Sql, write: Write) {
       if (closed) return;
       write(null, () => {
         let slice = SWEEP_SLICE;
-        for (const name of Object.values(TABLE_NAMES)) {
+        for (const name of [...Object.values(TABLE_NAMES), JOURNAL_TABLE]) {
           if (slice > 0) slice -= Number(sql(`DELETE FROM ${name} WHERE seq IN (SELECT seq FROM ${name} WHERE account = ? LIMIT ?)`).run(retired.account, slice).changes);
         }
         if (slice > 0) {

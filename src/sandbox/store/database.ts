@@ -41,6 +41,7 @@ import { repository, storedRows } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
 import { migrate, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
+import { DEFAULT_JOURNAL, journalRows, type JournalStore } from './journal.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -92,6 +93,8 @@ export interface Store extends Storage {
    * when an account next has work, written beside it at each commit.
    */
   attach(owner: { undo: (key: string) => void; wake: (key: string) => Wake }): void;
+  /** The request journal (contract part 9): its writes join the open group; read it through `committed`. */
+  readonly journal: JournalStore;
   close(): Promise<void>;
 }
 
@@ -101,6 +104,8 @@ export interface StoreOptions {
   log?: (line: string) => void;
   /** Where a migration at start says how far it got. */
   progress?: ProgressBoard;
+  /** `--journal`: the newest requests kept per account (`DEFAULT_JOURNAL` when absent; 0 keeps none). */
+  journal?: number;
 }
 
 export class StoreLockedError extends Error {}
@@ -129,7 +134,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
-    return sqliteStore(db, file, lock, check === 'integrity_check' ? null : checkAside(file), log);
+    return sqliteStore(db, file, lock, check === 'integrity_check' ? null : checkAside(file), options.journal ?? DEFAULT_JOURNAL, log);
   } catch (error) {
     lock.release();
     throw error;
@@ -137,8 +142,8 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 }
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
-export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false, null), null, null, null);
+export function memoryStore(journal = DEFAULT_JOURNAL): Store {
+  return sqliteStore(open(':memory:', false, null), null, null, null, journal);
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
@@ -183,7 +188,7 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
   }
 }
 
-function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside: CheckAside | null, log: (line: string) => void = () => {}): Store {
+function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside: CheckAside | null, keep: number, log: (line: string) => void = () => {}): Store {
   const checked = aside?.done ?? Promise.resolve();
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const sql = statementCache(db);
@@ -220,6 +225,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
       return run(ids.of(key)!);
     });
   }
+  const journal = journalRows(sql, groups.write, keep);
   const retired = sweeper(sql, write);
 
   return {
@@ -239,6 +245,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: groups.save,
     committed: groups.committed,
+    journal,
     attach(next) {
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.

@@ -19,6 +19,9 @@ export function statementCache(db: DatabaseSync): Sql {
   return (text) => statements.get(text) ?? statements.set(text, db.prepare(text)).get(text)!;
 }
 
+/** The request journal's table (`store/journal.ts`): not a table of records, but an account's rows all the same. */
+export const JOURNAL_TABLE = 'requests';
+
 /** Each table of records, by the core's name for it. */
 export const TABLE_NAMES: Record<TableName, string> = {
   hubs: 'hubs',

@@ -144,13 +144,16 @@ function firstProblems(rows: string[]): string | null {
 
 /**
  * The schema version the tables of a file are laid out in (0: no tables; 1: accounts keyed by their API key; 2: by an
- * id of their own; 3: with a checksum of each row), to hold its header's `user_version` to: a damaged header byte must not make a start apply a step
- * again over tables that have had it (or drop them as an older layout).
+ * id of their own; 3: with a checksum of each row; 4: with the request journal), to hold its header's `user_version` to: a
+ * damaged header byte must not make a start apply a step again over tables that have had it (or drop them as an older
+ * layout).
  */
 function layoutVersion(db: Database): number {
   const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number }).n;
   if (tables === 0) return 0;
   const columns = (db.prepare("SELECT name FROM pragma_table_info('accounts')").all() as { name: string }[]).map((row) => row.name);
+  const journal = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'requests'").get() !== undefined;
+  if (journal) return 4;
   return columns.includes('crc') ? 3 : columns.includes('id') ? 2 : 1;
 }
 
