@@ -248,11 +248,25 @@ export class DeliveryLog {
     return null;
   }
 
-  /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */
-  recordAttempt(deliveryId: string, attempt: Omit<Attempt, 'n'>) {
-    const delivery = this.delivery(deliveryId);
-    const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
-    return this.update(recordAttempt(this.ctx.deps.policy, delivery, full, this.ctx.now()), full);
+  /**
+   * Records the outcome of one attempt of a delivery as it was when the attempt started (held by the deliverer, not
+   * read back); the policy decides delivered, retrying or failed. Stored as the attempt's row and the delivery's
+   * status (`appendAttempt`); should the stored delivery be another by then (an import replaced it, a retention drop
+   * removed it), the outcome is recorded on what is stored, as read now.
+   */
+  recordAttempt(delivery: Delivery, attempt: Omit<Attempt, 'n'>): Delivery {
+    const next = this.attempted(delivery, attempt);
+    if (this.ctx.records.appendAttempt(delivery, next)) {
+      this.notify(next, next.attempts.at(-1)!);
+      return next;
+    }
+    const stored = this.attempted(this.delivery(delivery.id), attempt);
+    return this.update(stored, stored.attempts.at(-1)!);
+  }
+
+  /** A delivery with one more attempt, as the policy has it. */
+  private attempted(delivery: Delivery, attempt: Omit<Attempt, 'n'>): Delivery {
+    return recordAttempt(this.ctx.deps.policy, delivery, { ...attempt, n: delivery.attempts.length + 1 }, this.ctx.now());
   }
 
   /** Stores a stored delivery's next state and tells live views. */

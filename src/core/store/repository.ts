@@ -1,6 +1,6 @@
 import { ms } from '../clock/clock.js';
 import { taxIdKey } from '../clients/clients.js';
-import { invoiceSequence, type AccountState, type SandboxEvent, type TableName } from '../records/state.js';
+import { invoiceSequence, type AccountState, type Delivery, type SandboxEvent, type TableName } from '../records/state.js';
 import { isActive } from '../va-payments/va-payment.js';
 
 /** A record of a table, as the core reads and writes it. */
@@ -58,6 +58,12 @@ export interface Repository {
    * is read again (a restart, a rolled-back write, a replace): a number past it is still a new one.
    */
   highest(table: TableName, column: string, range: Range): Key;
+  /**
+   * Stores a delivery's next attempts (`next`: `before` with attempts added and its status, next attempt and update
+   * time moved on) without writing the rest of it again; `before` is the delivery as it was read. False, and nothing
+   * written, when the stored delivery is no longer `before` (replaced, dropped, or attempted since).
+   */
+  appendAttempt(before: Delivery, next: Delivery): boolean;
 }
 
 /** An account's fields other than its records: its clock offset, forwarding and faults (see `AccountState`). */

@@ -23,7 +23,7 @@ import { migratePreviousRelease, previousDataFile } from '../previous-release/mi
 import { checksum, headOf, readAccount, statementCache } from './records.js';
 import { repository } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
-import { migrate, MIGRATIONS, withFunctions } from './schema.js';
+import { migrate, NEWEST, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
 
 /**
@@ -143,8 +143,8 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
     db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
     const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version > MIGRATIONS.length) {
-      throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length}): upgrade va-sandbox, or start with another --data`);
+    if (version > NEWEST) {
+      throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${NEWEST}): upgrade va-sandbox, or start with another --data`);
     }
     if (check !== null && version > 0) {
       const problems = problemsOf(db, check);

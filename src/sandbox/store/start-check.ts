@@ -53,14 +53,18 @@ export function firstProblems(rows: string[]): string | null {
 
 /**
  * The schema version the tables of a file are laid out in (0: no tables; 1: accounts keyed by their API key; 2: by an
- * id of their own; 3: with a checksum of each row), to hold its header's `user_version` to: a damaged header byte must not make a start apply a step
+ * id of their own; 3: with a checksum of each row; 5: a delivery's state beside its JSON), to hold its header's `user_version` to: a damaged header byte must not make a start apply a step
  * again over tables that have had it (or drop them as an older layout).
  */
 export function layoutVersion(db: Database): number {
   const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number }).n;
   if (tables === 0) return 0;
-  const columns = (db.prepare("SELECT name FROM pragma_table_info('accounts')").all() as { name: string }[]).map((row) => row.name);
-  return columns.includes('crc') ? 3 : columns.includes('id') ? 2 : 1;
+  const columnsOf = (table: string) => (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((row) => row.name);
+  const columns = columnsOf('accounts');
+  if (!columns.includes('crc')) return columns.includes('id') ? 2 : 1;
+  // Each later migration's mark, newest first: one numbered between them adds its own here, and a mark counts only
+  // beside those of the numbers below it.
+  return columnsOf('deliveries').includes('state') ? 5 : 3;
 }
 
 /**
