@@ -248,25 +248,15 @@ export class DeliveryLog {
     return null;
   }
 
-  /**
-   * Records the outcome of one attempt of a delivery as it was when the attempt started (held by the deliverer, not
-   * read back); the policy decides delivered, retrying or failed. Stored as the attempt's row and the delivery's
-   * status (`appendAttempt`); should the stored delivery be another by then (an import replaced it, a retention drop
-   * removed it), the outcome is recorded on what is stored, as read now.
-   */
+  /** Records an attempt on the delivery it started with (not read back), or on the stored one if it changed since. */
   recordAttempt(delivery: Delivery, attempt: Omit<Attempt, 'n'>): Delivery {
-    const next = this.attempted(delivery, attempt);
-    if (this.ctx.records.appendAttempt(delivery, next)) {
-      this.notify(next, next.attempts.at(-1)!);
-      return next;
+    let next = recordAttempt(this.ctx.deps.policy, delivery, attempt, this.ctx.now());
+    if (!this.ctx.records.appendAttempt(delivery, next)) {
+      next = recordAttempt(this.ctx.deps.policy, this.delivery(delivery.id), attempt, this.ctx.now());
+      this.ctx.put('deliveries', next.id, next);
     }
-    const stored = this.attempted(this.delivery(delivery.id), attempt);
-    return this.update(stored, stored.attempts.at(-1)!);
-  }
-
-  /** A delivery with one more attempt, as the policy has it. */
-  private attempted(delivery: Delivery, attempt: Omit<Attempt, 'n'>): Delivery {
-    return recordAttempt(this.ctx.deps.policy, delivery, { ...attempt, n: delivery.attempts.length + 1 }, this.ctx.now());
+    this.notify(next, next.attempts.at(-1)!);
+    return next;
   }
 
   /** Stores a stored delivery's next state and tells live views. */

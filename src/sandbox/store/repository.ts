@@ -114,6 +114,15 @@ function raise(tops: Tops, table: TableName, key: string, record: unknown): void
   }
 }
 
+/** What a record written does to what is kept: an order it is in is empty no more (`known`), a highest value may rise. */
+function written(known: Set<string>, tops: Tops, table: TableName, key: string, record: unknown): void {
+  for (const order of known) {
+    const [of, column] = order.split('.') as [TableName, string];
+    if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
+  }
+  raise(tops, table, key, record);
+}
+
 /** A highest value: asked of the database (`ask`) the first time, then as the writes raised it. */
 function highestOf(tops: Tops, name: string, range: Range, ask: () => Key): Key {
   let top = tops.get(name);
@@ -165,15 +174,6 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
   }
 
-  /** What a record written does to what is kept: an order it is in is empty no more, a highest value may rise. */
-  function written(table: TableName, key: string, record: unknown): void {
-    for (const order of empty()) {
-      const [of, column] = order.split('.') as [TableName, string];
-      if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
-    }
-    raise(tops, table, key, record);
-  }
-
   return {
     get: <T extends TableName>(table: T, key: string) => {
       const row = sql(`SELECT ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(id(), key) as StoredRow | undefined;
@@ -182,12 +182,12 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     put: (table, key, record) =>
       write((at) => {
         putRecord(sql, at, table, key, record);
-        written(table, key, record);
+        written(empty(), tops, table, key, record);
       }),
     appendAttempt: (before, next) =>
       write((at) => {
         const stored = putAttempt(sql, at, before, next);
-        if (stored) written('deliveries', next.id, next);
+        if (stored) written(empty(), tops, 'deliveries', next.id, next);
         return stored;
       }),
     drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
