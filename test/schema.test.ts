@@ -9,7 +9,7 @@ import type { Where } from '../src/core/store/repository.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, exportAccount } from '../src/core/account-export/account-export.js';
 import { exportText } from '../src/core/account-export/export-text.js';
 import { fileStore } from '../src/sandbox/store/database.js';
-import { migration, MIGRATIONS, withFunctions } from '../src/sandbox/store/schema.js';
+import { migration, MIGRATIONS, NEWEST, withFunctions } from '../src/sandbox/store/schema.js';
 import { useTmp } from './helpers.js';
 
 const V2 = resolve(import.meta.dirname, 'data', 'v2');
@@ -97,7 +97,7 @@ describe('the migrations', () => {
       await store.close();
     }
     const db = new DatabaseSync(file, { readOnly: true });
-    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: MIGRATIONS.length });
+    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: NEWEST });
   });
 
   it("a changed byte in a delivery's attempt or an account's head is refused by its crc, naming the file, table and record", async () => {

@@ -177,8 +177,9 @@ export class Deliverer {
         again = await this.sendOnce(account, url, headers, body);
       }
       if (this.closed) return;
-      account.deliveries.recordAttempt(delivery.id, { ...sent, forwardedTo });
-      if (again) account.deliveries.recordAttempt(delivery.id, { ...again, forwardedTo, fault: 'duplicate' });
+      // Recorded on the delivery as it was started (no read back), the duplicate on the one that attempt left.
+      const recorded = account.deliveries.recordAttempt(delivery, { ...sent, forwardedTo });
+      if (again) account.deliveries.recordAttempt(recorded, { ...again, forwardedTo, fault: 'duplicate' });
     } catch (error) {
       this.options.log(`delivery ${delivery.id} could not be recorded: ${(error as Error).message}`);
     } finally {

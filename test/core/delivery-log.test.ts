@@ -14,7 +14,7 @@ const due = (m: Modules, inFlight: string[] = []) => [...m.log.dueDeliveries(new
 function answer(m: Modules, deliveryId: string, status: number, more: Partial<Attempt> = {}) {
   const failed = status < 200 || status >= 300;
   const attempt = { startedAt: m.ctx.now(), durationMs: 3, responseStatus: status, responseBody: 'ok', error: failed ? ('http_status' as const) : null, errorMessage: failed ? `HTTP ${status}` : null };
-  return m.log.recordAttempt(deliveryId, { ...attempt, ...more });
+  return m.log.recordAttempt(m.ctx.get('deliveries', deliveryId)!, { ...attempt, ...more });
 }
 
 describe('the retry schedule: 5 s, then 25 s of sandbox clock, 3 attempts at most', () => {

@@ -15,7 +15,7 @@ function attempted(m: Modules): Map<string, string> {
     for (const { delivery, url } of m.log.dueDeliveries(new Set())) {
       made = true;
       to.set(delivery.eventId, url);
-      m.log.recordAttempt(delivery.id, { startedAt: m.ctx.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
+      m.log.recordAttempt(delivery, { startedAt: m.ctx.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
     }
   }
   return to;

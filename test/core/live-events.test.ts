@@ -13,8 +13,8 @@ describe('live events (Sandbox.on)', () => {
     const account = sandbox.account('sk_live');
 
     const payment = account.vaPayments.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
-    const [delivery] = account.deliveries.listDeliveries({}).data;
-    account.deliveries.recordAttempt(delivery!.id, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
+    const [due] = account.deliveries.dueDeliveries(new Set());
+    account.deliveries.recordAttempt(due!.delivery, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
 
     expect(all.map((live) => live.type)).toEqual(['event', 'delivery']);
     const [raised] = all as Extract<LiveEvent, { type: 'event' }>[];

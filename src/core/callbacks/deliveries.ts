@@ -41,7 +41,8 @@ function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, failedAt:
  * Spec 3.3: pending -> delivered on 2xx; otherwise retrying, and failed once attempts are exhausted. A fault's extra
  * send (`duplicate`) is logged with the others and changes nothing else.
  */
-export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, attempt: Attempt, now: string): Delivery {
+export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, outcome: Omit<Attempt, 'n'>, now: string): Delivery {
+  const attempt: Attempt = { ...outcome, n: delivery.attempts.length + 1 };
   const attempts = [...delivery.attempts, attempt];
   if (attempt.fault) return { ...delivery, attempts, updatedAt: now };
   if (attempt.error === null) {

@@ -247,11 +247,15 @@ export class DeliveryLog {
     return null;
   }
 
-  /** Records the outcome of one attempt; the policy decides delivered, retrying or failed. */
-  recordAttempt(deliveryId: string, attempt: Omit<Attempt, 'n'>) {
-    const delivery = this.delivery(deliveryId);
-    const full: Attempt = { ...attempt, n: delivery.attempts.length + 1 };
-    return this.update(recordAttempt(this.ctx.deps.policy, delivery, full, this.ctx.now()), full);
+  /** Records an attempt on the delivery it started with (not read back), or on the stored one if it changed since. */
+  recordAttempt(delivery: Delivery, attempt: Omit<Attempt, 'n'>): Delivery {
+    let next = recordAttempt(this.ctx.deps.policy, delivery, attempt, this.ctx.now());
+    if (!this.ctx.records.appendAttempt(delivery, next)) {
+      next = recordAttempt(this.ctx.deps.policy, this.delivery(delivery.id), attempt, this.ctx.now());
+      this.ctx.put('deliveries', next.id, next);
+    }
+    this.notify(next, next.attempts.at(-1)!);
+    return next;
   }
 
   /** Stores a stored delivery's next state and tells live views. */

@@ -1,4 +1,4 @@
-import type { Key, Row, AccountState, TableName } from '../records/index.js';
+import type { AccountState, Delivery, Key, Row, TableName } from '../records/index.js';
 
 export type { Key, Row } from '../records/index.js';
 
@@ -51,6 +51,12 @@ export interface Repository {
    * is read again (a restart, a rolled-back write, a replace): a number past it is still a new one.
    */
   highest(table: TableName, column: string, range: Range): Key;
+  /**
+   * Stores a delivery's next attempts (`next`: `before` with attempts added and its status, next attempt and update
+   * time moved on) without writing the rest of it again; `before` is the delivery as it was read. False, and nothing
+   * written, when the stored delivery is no longer `before` (replaced, dropped, or attempted since).
+   */
+  appendAttempt(before: Delivery, next: Delivery): boolean;
 }
 
 /** An account's fields other than its records: its clock offset, forwarding and faults (see `AccountState`). */

@@ -36,7 +36,8 @@ class CheckRefused extends Error {}
  */
 function checkedTables(db: DatabaseSync): typeof RECORD_TABLES {
   const withCrc = db.prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = 'crc'");
-  return RECORD_TABLES.filter(({ table }) => withCrc.get(table) !== undefined);
+  const withState = db.prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = 'state'");
+  return RECORD_TABLES.filter(({ table }) => withCrc.get(table) !== undefined).map((checked) => ({ ...checked, state: checked.state === true && withState.get(checked.table) !== undefined }));
 }
 
 /** Rows a pass of the CRC reads per statement: node:sqlite keeps a function's arguments until its statement ends. */
@@ -47,7 +48,7 @@ const CHUNK = 5_000;
  * at a time (about 7 s and 200 MiB for 1,000,000 payments, where one statement held 1 GB); a table without rowids row
  * by row in JavaScript (twice as slow, but its memory stays flat).
  */
-function mismatches(db: DatabaseSync, { table, id, text }: (typeof RECORD_TABLES)[number]): { rows: number; ids: string[] } {
+function mismatches(db: DatabaseSync, { table, id, text, state }: (typeof RECORD_TABLES)[number]): { rows: number; ids: string[] } {
   const ids: string[] = [];
   let rows = 0;
   if (db.prepare("SELECT 1 FROM sqlite_schema WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'").get(table) !== undefined) {
@@ -57,10 +58,13 @@ function mismatches(db: DatabaseSync, { table, id, text }: (typeof RECORD_TABLES
     }
     return { rows, ids };
   }
+  // A delivery's state is checked with its row: the CRC-32 of nothing is 0, so a state lost (NULL) is found too.
+  const read = state ? `${text}, crc, state, state_crc` : `${text}, crc`;
+  const mismatch = `crc IS NOT crc32(${text})${state ? " OR coalesce(state_crc, 0) IS NOT crc32(coalesce(state, ''))" : ''}`;
   const chunk = db.prepare(
-    `SELECT count(*) AS n, count(*) FILTER (WHERE crc IS NOT crc32(${text})) AS bad, max(rowid) AS last FROM (SELECT rowid, ${text}, crc FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK})`,
+    `SELECT count(*) AS n, count(*) FILTER (WHERE ${mismatch}) AS bad, max(rowid) AS last FROM (SELECT rowid, ${read} FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${CHUNK})`,
   );
-  const bad = db.prepare(`SELECT ${id} AS id FROM ${table} WHERE rowid > ? AND rowid <= ? AND crc IS NOT crc32(${text})`);
+  const bad = db.prepare(`SELECT ${id} AS id FROM ${table} WHERE rowid > ? AND rowid <= ? AND (${mismatch})`);
   for (let after = 0; ; ) {
     const found = chunk.get(after) as { n: number; bad: number; last: number | null };
     if (found.n === 0) return { rows, ids };

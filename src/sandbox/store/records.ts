@@ -38,11 +38,12 @@ export const TABLE_NAMES: Record<TableName, string> = {
 
 /**
  * The tables of records and the column each keeps its stored text in, for `va-sandbox check`: every record table has
- * `data` and `crc`, accounts `head` and `crc`, where `crc` = `zlib.crc32` of the text (`checksum`).
+ * `data` and `crc`, accounts `head` and `crc`, where `crc` = `zlib.crc32` of the text (`checksum`); deliveries also
+ * `state` and `state_crc` (`state: true`), both NULL while a delivery has no state apart (see `putAttempt`).
  */
-export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' | 'head' }[] = [
+export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' | 'head'; state?: boolean }[] = [
   { table: 'accounts', id: 'key', text: 'head' },
-  ...Object.values(TABLE_NAMES).map((table) => ({ table, id: 'id', text: 'data' as const })),
+  ...Object.values(TABLE_NAMES).map((table) => ({ table, id: 'id', text: 'data' as const, state: table === 'deliveries' })),
   { table: 'delivery_attempts', id: 'delivery', text: 'data' },
 ];
 
@@ -87,11 +88,27 @@ export function headOf(file: string, key: string, stored: { head: string; crc: n
   return head as AccountHead;
 }
 
-/** A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`). `file` names the database. */
-export function recordOf<T>(file: string, table: TableName, id: string, row: { data: string; crc: number }): T {
+/** A record's row as read (`rowColumns`): its JSON and checksum, and a delivery's state over them (`putAttempt`). */
+export interface StoredRow {
+  data: string;
+  crc: number;
+  state?: string | null;
+  state_crc?: number | null;
+}
+
+/** The columns a table's record is read from (`StoredRow`). */
+export const rowColumns = (table: TableName): string => (table === 'deliveries' ? 'data, crc, state, state_crc' : 'data, crc');
+
+/**
+ * A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`), and a delivery's state
+ * over it, each refused unless it is what was written (`crc`, `state_crc`). `file` names the database.
+ */
+export function recordOf<T>(file: string, table: TableName, id: string, row: StoredRow): T {
   const field = ID_FIELDS[table];
   const record = objectOf(file, TABLE_NAMES[table], id, row);
-  return (field === undefined ? record : { [field]: id, ...record }) as T;
+  // A state lost to damage (its text NULL, its checksum not) is found too: the CRC-32 of nothing is 0.
+  const state = row.state == null && row.state_crc == null ? {} : objectOf(file, TABLE_NAMES[table], `${id} (state)`, { data: row.state ?? '', crc: row.state_crc ?? 0 });
+  return (field === undefined ? { ...record, ...state } : { [field]: id, ...record, ...state }) as T;
 }
 
 /** A row's JSON object, refused (`UnreadableRecord`) unless it is what was written (`crc`) and an object. */
@@ -107,9 +124,12 @@ function objectOf(file: string, table: string, id: string, row: { data: string; 
   return record;
 }
 
-/** Columns the store keeps for itself beside a table's `COLUMNS`: how many of a delivery's attempts are stored. */
+/**
+ * Columns the store keeps for itself beside a table's `COLUMNS`: how many of a delivery's attempts are stored, and its
+ * state (none: a delivery written whole holds all of it in its JSON).
+ */
 const STORE_COLUMNS: Partial<Record<TableName, Record<string, (record: never) => Key>>> = {
-  deliveries: { attempts: (delivery: Delivery) => delivery.attempts.length },
+  deliveries: { attempts: (delivery: Delivery) => delivery.attempts.length, state: () => null, state_crc: () => null },
 };
 
 /** Each table's write, made once: its columns (`COLUMNS`, then the store's own) and its statement's text. */
@@ -166,7 +186,7 @@ function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the d
   const state = { ...head } as AccountState;
   for (const table of TABLES) {
     const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
-    for (const row of sql(`SELECT id, data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<{ id: string; data: string; crc: number }>) {
+    for (const row of sql(`SELECT id, ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<StoredRow & { id: string }>) {
       const id = row.id;
       try {
         records[id] = withAttempts(sql, file, table, account, recordOf(file, table, id, row));
@@ -190,11 +210,14 @@ function putAttempts(sql: Sql, account: number, id: string, delivery: Delivery):
   const stored = (sql('SELECT attempts FROM deliveries WHERE account = ? AND id = ?').get(account, id) as { attempts: number } | undefined)?.attempts ?? 0;
   // Attempts are only ever added; fewer than stored is a record replaced whole (never today), kept exact all the same.
   if (delivery.attempts.length < stored) sql('DELETE FROM delivery_attempts WHERE account = ? AND delivery = ? AND n >= ?').run(account, id, delivery.attempts.length);
-  for (let n = stored; n < delivery.attempts.length; n++) {
-    const data = JSON.stringify(delivery.attempts[n]);
-    sql('INSERT INTO delivery_attempts (account, delivery, n, data, crc) VALUES (?, ?, ?, ?, ?)').run(account, id, n, data, checksum(data));
-  }
+  for (let n = stored; n < delivery.attempts.length; n++) insertAttempt(sql, account, id, n, delivery.attempts[n]);
   return { ...delivery, attempts: [] };
+}
+
+/** Stores a delivery's attempt (its `n`th, from 0) as a row of its own. */
+function insertAttempt(sql: Sql, account: number, delivery: string, n: number, attempt: unknown): void {
+  const data = JSON.stringify(attempt);
+  sql('INSERT INTO delivery_attempts (account, delivery, n, data, crc) VALUES (?, ?, ?, ?, ?)').run(account, delivery, n, data, checksum(data));
 }
 
 /** A record as read, a delivery with its attempts put back (each checked against its `crc`). */
@@ -203,4 +226,21 @@ export function withAttempts<T>(sql: Sql, file: string, table: TableName, accoun
   const delivery = record as Delivery;
   const rows = sql('SELECT n, data, crc FROM delivery_attempts WHERE account = ? AND delivery = ? ORDER BY n').all(account, delivery.id) as { n: number; data: string; crc: number }[];
   return { ...delivery, attempts: rows.map((row) => objectOf(file, 'delivery_attempts', `${delivery.id} #${row.n + 1}`, row)) } as T;
+}
+
+/**
+ * Stores a delivery's next attempts from the delivery as read (`before`), as `Repository.appendAttempt` says: a row
+ * each, and one update of its state (`state`, with its own checksum) and of the columns that follow it; its JSON and
+ * its other columns, with their indexes, are left as they are. Only while the stored delivery is still `before` (as
+ * many attempts stored, the same status): false, and nothing written, otherwise.
+ */
+export function putAttempt(sql: Sql, account: number, before: Delivery, next: Delivery): boolean {
+  const state = JSON.stringify({ status: next.status, nextAttemptAt: next.nextAttemptAt, updatedAt: next.updatedAt });
+  const columns = COLUMNS.deliveries;
+  const changed = sql(
+    'UPDATE deliveries SET state = ?, state_crc = ?, status = ?, pending_at = ?, retry_at = ?, attempts = ? WHERE account = ? AND id = ? AND attempts = ? AND status = ?',
+  ).run(state, checksum(state), next.status, columns.pending_at!(next), columns.retry_at!(next), next.attempts.length, account, next.id, before.attempts.length, before.status);
+  if (changed.changes !== 1) return false;
+  for (let n = before.attempts.length; n < next.attempts.length; n++) insertAttempt(sql, account, next.id, n, next.attempts[n]);
+  return true;
 }

@@ -5,7 +5,17 @@
 import type { TableName } from '../../core/index.js';
 import { COLUMNS } from '../../core/records/index.js';
 import { COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
-import { putRecord, recordOf, TABLE_NAMES, UnreadableRecord, withAttempts, type Sql } from './records.js';
+import {
+  putAttempt,
+  putRecord,
+  recordOf,
+  rowColumns,
+  TABLE_NAMES,
+  UnreadableRecord,
+  withAttempts,
+  type Sql,
+  type StoredRow,
+} from './records.js';
 
 /** How many rows a lookup reads at a time. */
 const BATCH = 256;
@@ -58,7 +68,7 @@ function* ordered(sql: Sql, account: number, table: TableName, query: Query): Ge
   const direction = query.descending ? 'DESC' : 'ASC';
   const where = { ...(query.by === undefined ? {} : { [query.by]: {} }), ...query.where };
   const [conditionsText, values] = conditions(account, table, where);
-  const select = `SELECT ${order.join(', ')}, id, data, crc FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
+  const select = `SELECT ${order.join(', ')}, id, ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
   const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
   let left = query.limit ?? Infinity;
   let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Rows[];
@@ -113,6 +123,15 @@ function raise(tops: Tops, table: TableName, key: string, record: unknown): void
     const value = column === 'id' ? key : COLUMNS[table][column]!(record as never);
     if (value !== null && value >= top.range.from! && value <= top.range.to! && (top.value === null || value > top.value)) top.value = value;
   }
+}
+
+/** What a record written does to what is kept: an order it is in is empty no more (`known`), a highest value may rise. */
+function written(known: Set<string>, tops: Tops, table: TableName, key: string, record: unknown): void {
+  for (const order of known) {
+    const [of, column] = order.split('.') as [TableName, string];
+    if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
+  }
+  raise(tops, table, key, record);
 }
 
 /** A highest value: asked of the database (`ask`) the first time, then as the writes raised it. */
@@ -180,7 +199,7 @@ const countOf = (sql: Sql, account: number, list: string): number =>
  * The account's whole orders (`table.column`) known to find nothing (see `scan`) are kept with it, true by its writes,
  * and forgotten when the store's `epoch` moves on (a rollback, a replace).
  */
-export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, epoch: () => number): Repository {
+export function repository(sql: Sql, file: string, account: () => number | null, write: <T>(run: (account: number) => T) => T, epoch: () => number): Repository {
   const id = () => account() ?? 0;
   const known = new Set<string>();
   /** The highest values asked (`highest`), kept by `put`. */
@@ -202,7 +221,7 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     if (row.done && whole !== null) empty().add(whole);
     for (; !row.done && left > 0; row = rows.next(), left--) {
       const key = row.value.id as string;
-      yield [key, withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row.value as { data: string; crc: number }))];
+      yield [key, withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row.value as unknown as StoredRow))];
     }
   }
 
@@ -213,17 +232,19 @@ export function repository(sql: Sql, file: string, account: () => number | null,
 
   return {
     get: <T extends TableName>(table: T, key: string) => {
-      const row = sql(`SELECT data, crc FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(id(), key) as { data: string; crc: number } | undefined;
+      const row = sql(`SELECT ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(id(), key) as StoredRow | undefined;
       return row && withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row));
     },
     put: (table, key, record) =>
       write((at) => {
         putRecord(sql, at, table, key, record);
-        for (const order of empty()) {
-          const [of, column] = order.split('.') as [TableName, string];
-          if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
-        }
-        raise(tops, table, key, record);
+        written(empty(), tops, table, key, record);
+      }),
+    appendAttempt: (before, next) =>
+      write((at) => {
+        const stored = putAttempt(sql, at, before, next);
+        if (stored) written(empty(), tops, 'deliveries', next.id, next);
+        return stored;
       }),
     drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
     highest(table, column, range) {

@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync, readSync, statfsSync, statSync } from 
 import { dirname } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
-import { MIGRATIONS } from './schema.js';
+import { NEWEST } from './schema.js';
 
 /** A file that cannot be used as it is: the start is refused with this one line; `why`, what `check` says of it. */
 export class StoreDamagedError extends Error {
@@ -56,8 +56,8 @@ export const schemaVersion = (db: Database): number =>
 
 /** A file of a schema version newer than this release knows (checked first: this release knows nothing else of it). */
 export function newerRelease(file: string, version: number): StoreDamagedError | null {
-  if (version <= MIGRATIONS.length) return null;
-  const why = `written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length})`;
+  if (version <= NEWEST) return null;
+  const why = `written by a newer va-sandbox (schema ${version}, this one knows up to ${NEWEST})`;
   return new StoreDamagedError(`${file} was ${why}: upgrade va-sandbox, or start with another --data`, why);
 }
 
@@ -92,7 +92,7 @@ export function migrationRefusal(db: Database, file: string, error: unknown): un
     // A connection that cannot even read its header: the file says its version to the next start.
   }
   const room = `needs about ${sizeOf(need)} free beside it, ${sizeOf(free)} are`;
-  const why = `the disk is full: migrating it to schema ${MIGRATIONS.length} ${room}`;
+  const why = `the disk is full: migrating it to schema ${NEWEST} ${room}`;
   const state = `the file is sound${at}: a step is kept whole or not at all`;
   return new StoreDamagedError(`${file} cannot be migrated (${why}): free some room and start again (${state})`, why);
 }
@@ -144,17 +144,20 @@ function firstProblems(rows: string[]): string | null {
 
 /**
  * The schema version the tables of a file are laid out in (0: no tables; 1: accounts keyed by their API key; 2: by an
- * id of their own; 3: with a checksum of each row; 4: with the request journal), to hold its header's `user_version` to: a
- * damaged header byte must not make a start apply a step again over tables that have had it (or drop them as an older
- * layout).
+ * id of their own; 3: with a checksum of each row; 4: with the request journal; 5: a delivery's state beside its
+ * JSON), to hold its header's `user_version` to: a damaged header byte must not make a start apply a step again over
+ * tables that have had it (or drop them as an older layout).
  */
 function layoutVersion(db: Database): number {
   const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number }).n;
   if (tables === 0) return 0;
-  const columns = (db.prepare("SELECT name FROM pragma_table_info('accounts')").all() as { name: string }[]).map((row) => row.name);
-  const journal = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'requests'").get() !== undefined;
-  if (journal) return 4;
-  return columns.includes('crc') ? 3 : columns.includes('id') ? 2 : 1;
+  const columnsOf = (table: string) => (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((row) => row.name);
+  const columns = columnsOf('accounts');
+  if (!columns.includes('crc')) return columns.includes('id') ? 2 : 1;
+  // Each later migration's mark, newest first: a mark counts only beside those of the numbers below it, so a file
+  // with a later mark and without an earlier one is refused rather than migrated over.
+  if (db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'requests'").get() === undefined) return 3;
+  return columnsOf('deliveries').includes('state') ? 5 : 4;
 }
 
 /**
