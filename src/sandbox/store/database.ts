@@ -150,8 +150,8 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
       const problems = problemsOf(db, check);
       if (problems !== null) throw damaged(file, problems);
     }
-    const layout = layoutVersion(db);
-    if (layout !== version) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+    const layout = layoutVersion(db, version);
+    if (layout !== version) throw damaged(file, `its header says schema ${version}, its tables are ${layout === null ? 'of no schema' : `schema ${layout}`}`);
     const readOnly = file === ':memory:' ? null : writable(db);
     if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
     migrate(db, version);

@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
+import { migration, MIGRATIONS, withFunctions } from './schema.js';
 
 /** A database file that cannot be used as it is: the start is refused with this one line. */
 export class StoreDamagedError extends Error {}
@@ -51,15 +52,46 @@ export function firstProblems(rows: string[]): string | null {
 }
 
 /**
- * The schema version the tables of a file are laid out in (0: no tables; 1: accounts keyed by their API key; 2: by an
- * id of their own; 3: with a checksum of each row), to hold its header's `user_version` to: a damaged header byte must not make a start apply a step
- * again over tables that have had it (or drop them as an older layout).
+ * The schema version the tables of a file are laid out in, to hold its header's `user_version` to: a damaged header
+ * byte must not make a start apply a step again over tables that have had it (or drop them as an older layout). Each
+ * version's layout comes from the migrations themselves, applied to an empty database once (`MIGRATION_LAYOUTS`): no
+ * line here per migration. A migration that adds no table or column leaves the layout of the one before it, so the
+ * header's version is taken when its layout matches; else the newest version that matches, or null for none.
  */
-export function layoutVersion(db: Database): number {
-  const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number }).n;
-  if (tables === 0) return 0;
-  const columns = (db.prepare("SELECT name FROM pragma_table_info('accounts')").all() as { name: string }[]).map((row) => row.name);
-  return columns.includes('crc') ? 3 : columns.includes('id') ? 2 : 1;
+export function layoutVersion(db: Database, version: number): number | null {
+  layouts ??= migrationLayouts(() => new (db.constructor as new (file: string) => Database)(':memory:'));
+  const layout = layoutOf(db);
+  if (layouts[version] === layout) return version;
+  const found = layouts.lastIndexOf(layout);
+  return found < 0 ? null : found;
+}
+
+let layouts: string[] | undefined;
+
+/** The layout after each number of migrations, from 0 (no tables) to all of them. */
+function migrationLayouts(empty: () => Database): string[] {
+  const scratch = withFunctions(empty());
+  try {
+    const result = [layoutOf(scratch)];
+    for (const name of MIGRATIONS) {
+      scratch.exec(migration(name));
+      result.push(layoutOf(scratch));
+    }
+    return result;
+  } finally {
+    scratch.close();
+  }
+}
+
+/** Not SQLite's own tables (`sqlite_sequence`, `sqlite_stat1`). */
+const OWN = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
+
+/** A file's tables and their columns, in order (its indexes and triggers are not its layout). */
+function layoutOf(db: Database): string {
+  const names = (rows: unknown[]) => (rows as { name: string }[]).map((row) => row.name);
+  const tables = names(db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND ${OWN} ORDER BY name`).all());
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid');
+  return tables.map((table) => `${table}(${names(columns.all(table)).join(',')})`).join(' ');
 }
 
 /**
