@@ -15,7 +15,8 @@ const V2 = resolve(import.meta.dirname, 'data', 'v2');
 const EXPORTS = readdirSync(V2).filter((name) => name.startsWith('export-'));
 const PREVIOUS = resolve(import.meta.dirname, 'data', 'previous-release', 'current-clean', 'state.json');
 
-const exportOf = (name: string) => JSON.parse(readFileSync(resolve(V2, name), 'utf8')) as { account: Record<TableName, Record<string, object>> };
+type Export = { account: Record<TableName, Record<string, object>> };
+const exportOf = (name: string) => JSON.parse(readFileSync(resolve(V2, name), 'utf8')) as Export;
 
 /** The fields of a record schema a frozen file's records of that kind do not all hold. */
 function fieldsMissing(schema: z.ZodObject, records: object[]): string[] {

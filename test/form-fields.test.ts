@@ -4,7 +4,7 @@ import { createClientSchema, createVaPaymentSchema } from '../src/core/records/s
 import { bodyOf, formFields } from '../src/web/form-fields.js';
 import { labelOf } from '../src/web/labels.js';
 
-/** The web inspector's create forms and facts come from the declarations: a field added there shows with no line in src/web. */
+/** The web inspector's create forms come from the request schemas: a field added there shows with no line in src/web. */
 describe('forms and facts from the declarations', () => {
   it('a create form has a control for each field of its request schema, of its kind, in its order', () => {
     const fields = formFields(createVaPaymentSchema);

@@ -75,7 +75,10 @@ export function block(pairs: [label: string, value: Cell][]): string {
  * label, so a field added to the view shows with no line here. `as` formats some (undefined leaves one out); an
  * object or a list with no format is left out (a table or a line of its own shows it).
  */
-export function viewBlock<T extends object>(view: T, as: { [K in keyof T]?: (value: T[K]) => Cell | undefined }): string {
+export function viewBlock<T extends object>(
+  view: T,
+  as: { [K in keyof T]?: (value: T[K]) => Cell | undefined },
+): string {
   const formats = as as Record<string, ((value: unknown) => Cell | undefined) | undefined>;
   return block(
     Object.entries(view).flatMap(([name, value]): [string, Cell][] => {

@@ -8,7 +8,10 @@ import { filled, jsonObjectOr, numberOr } from './pages/form-values.js';
  */
 type Kind = 'text' | 'number' | 'choice' | 'json' | 'list';
 
-/** What a form says of a field beyond its schema (`SchemaFields`, schema-form.tsx): another label, a hint, the words of its choices. */
+/**
+ * What a form says of a field beyond its schema (`SchemaFields`, schema-form.tsx): another label, a hint, the words
+ * of its choices.
+ */
 export interface Control {
   label?: string;
   hint?: string;

@@ -1,7 +1,7 @@
 /** The contract's initialisms, as a label writes them. */
 const INITIALISMS: Record<string, string> = { id: 'ID', cvu: 'CVU', url: 'URL', ttl: 'TTL' };
 
-/** A field's label from its name in the view: `externalReference` → `External reference`, `callbackUrl` → `Callback URL`. */
+/** A field's label from its name: `externalReference` → `External reference`, `callbackUrl` → `Callback URL`. */
 export function labelOf(name: string): string {
   const text = name
     .replace(/([A-Z])/g, ' $1')

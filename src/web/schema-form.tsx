@@ -2,10 +2,16 @@ import { Field, SelectField, TextAreaField } from './fields.js';
 import type { Control, FormField } from './form-fields.js';
 import { labelOf } from './labels.js';
 
-type Bind = (name: string) => { name: string; value: string | undefined; error: string | undefined; onChange: (event: { target: { value: string } }) => void };
+type Bind = (name: string) => {
+  name: string;
+  value: string | undefined;
+  error: string | undefined;
+  onChange: (event: { target: { value: string } }) => void;
+};
 
 /** The controls of a form's fields, in the schema's order. */
-export function SchemaFields({ fields, bind, controls }: { fields: FormField[]; bind: Bind; controls: Record<string, Control> }) {
+export function SchemaFields(props: { fields: FormField[]; bind: Bind; controls: Record<string, Control> }) {
+  const { fields, bind, controls } = props;
   return fields.map(({ name, kind, choices }) => {
     const control = controls[name] ?? {};
     const label = control.label ?? labelOf(name);

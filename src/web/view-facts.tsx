@@ -6,6 +6,7 @@ import { Facts } from './ui.js';
  * view's order: a field added to a view shows here with no line in the page. An object or a list is left out.
  */
 export function OtherFacts<T extends object>({ view, shown }: { view: T; shown: readonly (keyof T & string)[] }) {
-  const plain = Object.entries(view).filter(([name, value]) => !(shown as readonly string[]).includes(name) && (value === null || typeof value !== 'object'));
+  const isShown = (name: string) => (shown as readonly string[]).includes(name);
+  const plain = Object.entries(view).filter(([name, value]) => !isShown(name) && (value === null || typeof value !== 'object'));
   return <Facts items={plain.map(([name, value]) => [labelOf(name), value === null ? null : String(value)])} />;
 }

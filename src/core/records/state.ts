@@ -115,7 +115,9 @@ export const RECORD_OF = {
 const DEFAULTS = Object.fromEntries(
   TABLES.map((table) => [
     table,
-    Object.entries(RECORD_OF[table].shape).flatMap(([name, field]) => (field instanceof z.ZodDefault ? [[name, field.parse(undefined)] as const] : [])),
+    Object.entries(RECORD_OF[table].shape).flatMap(([name, field]) =>
+      field instanceof z.ZodDefault ? [[name, field.parse(undefined)] as const] : [],
+    ),
   ]),
 ) as Record<TableName, (readonly [string, unknown])[]>;
 

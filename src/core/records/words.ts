@@ -52,7 +52,10 @@ export const API_FAULT_KINDS = {
 export type ApiFaultType = keyof typeof API_FAULT_KINDS;
 export const API_FAULT_TYPES = Object.keys(API_FAULT_KINDS) as [ApiFaultType, ...ApiFaultType[]];
 
-/** The kinds in a phrase: `an error status, a delay, … or a lost answer` (`named`), `error statuses, delays, …` (`many`). */
+/**
+ * The kinds in a phrase: `an error status, a delay, … or a lost answer` (`named`);
+ * `error statuses, delays, …` (`many`).
+ */
 export function apiFaultKinds(words: 'named' | 'many'): string {
   const all = Object.values(API_FAULT_KINDS).map((kind) => kind[words]);
   return words === 'many' ? all.join(', ') : `${all.slice(0, -1).join(', ')} or ${all.at(-1)}`;

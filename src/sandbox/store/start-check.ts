@@ -89,7 +89,9 @@ const OWN = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
 /** A file's tables and their columns, in order (its indexes and triggers are not its layout). */
 function layoutOf(db: Database): string {
   const names = (rows: unknown[]) => (rows as { name: string }[]).map((row) => row.name);
-  const tables = names(db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND ${OWN} ORDER BY name`).all());
+  const tables = names(
+    db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND ${OWN} ORDER BY name`).all(),
+  );
   const columns = db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid');
   return tables.map((table) => `${table}(${names(columns.all(table)).join(',')})`).join(' ');
 }

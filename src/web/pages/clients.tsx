@@ -161,7 +161,17 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
 }
 
 /** The fields the page shows in its header and CVU card; `OtherFacts` shows the rest. */
-const SHOWN = ['name', 'cvuStatus', 'cvu', 'alias', 'taxId', 'paymentHubId', 'hubName', 'cashinCallbackUrl', 'externalReference'] as const satisfies readonly (keyof ClientView)[];
+const SHOWN = [
+  'name',
+  'cvuStatus',
+  'cvu',
+  'alias',
+  'taxId',
+  'paymentHubId',
+  'hubName',
+  'cashinCallbackUrl',
+  'externalReference',
+] as const satisfies readonly (keyof ClientView)[];
 
 /** A client's CVU, with the buttons that request, activate or disable it. */
 function CvuCard({ client: c, onDone }: { client: ClientView; onDone: () => void }) {

@@ -88,8 +88,26 @@ export function PaymentPage({ id }: { id: string }) {
 
 /** The fields the page shows in its header, cards, cash-ins and timeline; `OtherFacts` shows the rest. */
 const SHOWN = [
-  'id', 'status', 'amount', 'lockMode', 'totalReceived', 'receivedAmount', 'remainingAmount', 'createdAt', 'expiresAt', 'completedAt',
-  'cancelledAt', 'expiredAt', 'cvu', 'alias', 'callbackUrl', 'successUrl', 'failureUrl', 'clientId', 'clientName', 'clientTaxId',
+  'id',
+  'status',
+  'amount',
+  'lockMode',
+  'totalReceived',
+  'receivedAmount',
+  'remainingAmount',
+  'createdAt',
+  'expiresAt',
+  'completedAt',
+  'cancelledAt',
+  'expiredAt',
+  'cvu',
+  'alias',
+  'callbackUrl',
+  'successUrl',
+  'failureUrl',
+  'clientId',
+  'clientName',
+  'clientTaxId',
   'externalReference',
 ] as const satisfies readonly (keyof VaPaymentView)[];
 
