@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDatabase } from '../src/sandbox/store/check.js';
 import { fileStore } from '../src/sandbox/store/database.js';
+import { NEWEST } from '../src/sandbox/store/schema.js';
 import { StoreDamagedError } from '../src/sandbox/store/start-check.js';
 import { HEADER, pageFlips, written } from './damage.js';
 import { runCli, useTmp } from './helpers.js';
@@ -58,7 +59,7 @@ describe('va-sandbox check finds what a start refuses', () => {
     await written(base);
     const cases: [number, number, RegExp][] = [
       [18, 0x80, /its header's write version \(byte 18\) is 130, which SQLite takes read-only/],
-      [60, 0x02, /written by a newer va-sandbox \(schema 33554435, this one knows up to 3\)/],
+      [60, 0x02, new RegExp(`written by a newer va-sandbox \\(schema ${0x02000000 + NEWEST}, this one knows up to ${NEWEST}\\)`)],
       [63, 0x02, /its header says schema 1, its tables are schema 3/],
     ];
     for (const [at, mask, words] of cases) {

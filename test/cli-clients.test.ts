@@ -43,7 +43,7 @@ describe('clients create, get, list, update', () => {
       cvu: client.cvu,
       alias: client.alias,
       cashinCallbackUrl: 'https://shop.test/c',
-      hub: '1 (Sandbox Hub 1)',
+      paymentHubId: '1 (Sandbox Hub 1)',
     });
   });
 

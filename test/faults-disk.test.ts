@@ -1,3 +1,4 @@
+import { NEWEST } from '../src/sandbox/store/schema.js';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -239,7 +240,7 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     console.log(`migration on a full disk: ${lines[0]}`);
     expect(start.code, start.stderr).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^va-sandbox: ${disk.data} cannot be migrated \\(the disk is full: migrating it to schema 3 needs about 415 KiB free beside it, 1\\d\\d KiB are\\): free some room and start again \\(the file is sound at schema 2`));
+    expect(lines[0]).toMatch(new RegExp(`^va-sandbox: ${disk.data} cannot be migrated \\(the disk is full: migrating it to schema ${NEWEST} needs about 415 KiB free beside it, 1\\d\\d KiB are\\): free some room and start again \\(the file is sound at schema 2`));
     expect(lines[0]).not.toMatch(/backup|damaged/);
     // With the room it said it needs, and no more, the next start migrates the file and serves it.
     disk.fill(415 * 1024);

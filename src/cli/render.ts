@@ -70,6 +70,25 @@ export function block(pairs: [label: string, value: Cell][]): string {
   return shown.map(([label, value]) => `${paint('dim', label.padEnd(size))}  ${String(value)}`).join('\n');
 }
 
+/**
+ * A record's view as a block: each of its fields in the answer's order (the view's declaration), a field's name its
+ * label, so a field added to the view shows with no line here. `as` formats some (undefined leaves one out); an
+ * object or a list with no format is left out (a table or a line of its own shows it).
+ */
+export function viewBlock<T extends object>(
+  view: T,
+  as: { [K in keyof T]?: (value: T[K]) => Cell | undefined },
+): string {
+  const formats = as as Record<string, ((value: unknown) => Cell | undefined) | undefined>;
+  return block(
+    Object.entries(view).flatMap(([name, value]): [string, Cell][] => {
+      const format = formats[name];
+      if (format) return [[name, format(value)]];
+      return typeof value === 'object' && value !== null ? [] : [[name, value as Cell]];
+    }),
+  );
+}
+
 export interface Pagination {
   page: number;
   limit: number;

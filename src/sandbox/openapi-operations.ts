@@ -44,6 +44,7 @@ import {
   vaPaymentObjectSchema,
 } from '../core/records/views.js';
 import { triggerSchema, triggerViewSchema } from '../core/records/index.js';
+import { apiFaultKinds } from '../core/records/words.js';
 import { progressViewSchema } from './progress.js';
 
 
@@ -134,7 +135,7 @@ export const OPERATIONS: Operation[] = [
   { method: 'delete', path: '/sandbox/v1/forwarding', id: 'deleteForwarding', summary: 'Stop forwarding: callbacks go to their configured URLs again', tag: DELIVERIES, data: forwardingViewSchema },
   { method: 'get', path: '/sandbox/v1/faults', id: 'getFaults', summary: "The account's delivery faults", tag: DELIVERIES, data: faultsSchema },
   { method: 'put', path: '/sandbox/v1/faults', id: 'setFaults', summary: 'Delivery faults: `duplicate` (each 2xx attempt sent once more), `delayMs` (each attempt waits first), `shuffle` (payments and clients not held to raise order); a field left out is off', tag: DELIVERIES, body: faultsSchema, data: faultsSchema },
-  { method: 'post', path: '/sandbox/v1/api-faults', id: 'addApiFault', summary: "Add an API fault rule: the account's matching `/api/v1` requests get an error status, a delay, a reset, a hang or a lost answer, the next `times` or with a seeded `probability`; the first rule that matches applies", tag: SANDBOX, body: apiFaultRuleSchema, status: 201, errors: [409], data: apiFaultRuleViewSchema },
+  { method: 'post', path: '/sandbox/v1/api-faults', id: 'addApiFault', summary: `Add an API fault rule: the account's matching \`/api/v1\` requests get ${apiFaultKinds('named')}, the next \`times\` or with a seeded \`probability\`; the first rule that matches applies`, tag: SANDBOX, body: apiFaultRuleSchema, status: 201, errors: [409], data: apiFaultRuleViewSchema },
   { method: 'get', path: '/sandbox/v1/api-faults', id: 'listApiFaults', summary: "The account's API fault rules, in the order they apply (the order added), with their hits", tag: SANDBOX, query: listQuery, list: true, data: apiFaultRuleViewSchema },
   { method: 'delete', path: '/sandbox/v1/api-faults', id: 'clearApiFaults', summary: 'Remove every API fault rule of the account', tag: SANDBOX, data: apiFaultsClearedSchema },
   { method: 'delete', path: '/sandbox/v1/api-faults/{id}', id: 'deleteApiFault', summary: 'Remove one API fault rule (the answer is the rule as it was)', tag: SANDBOX, data: apiFaultRuleViewSchema },

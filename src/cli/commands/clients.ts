@@ -4,7 +4,7 @@ import type { balanceView, clientView, entryView } from '../../core/records/view
 import { apiAction, example, hubOf, hubOption, idempotencyOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { collect, keyValue, url } from '../options.js';
-import { ars, block, page, pairs, status, type Pagination } from '../render.js';
+import { ars, block, page, pairs, status, viewBlock, type Pagination } from '../render.js';
 
 type ClientView = ReturnType<typeof clientView>;
 type EntryView = ReturnType<typeof entryView>;
@@ -166,22 +166,12 @@ function cvuCommand(): Command {
 }
 
 function clientBlock(c: ClientView): string {
-  return block([
-    ['id', c.id],
-    ['name', c.name],
-    ['taxId', c.taxId],
-    ['cvuStatus', status(c.cvuStatus)],
-    ['cvu', c.cvu],
-    ['alias', c.alias],
-    ['cashinCallbackUrl', c.cashinCallbackUrl],
-    ['emails', c.emails.join(', ')],
-    ['phones', c.phones.join(', ')],
-    ['aliasPrefixHint', c.aliasPrefixHint],
-    ['aliasSuffixHint', c.aliasSuffixHint],
-    ['externalReference', c.externalReference],
-    ['metadata', pairs(c.metadata)],
-    ['hub', `${c.paymentHubId} (${c.hubName})`],
-    ['createdAt', c.createdAt],
-    ['updatedAt', c.updatedAt],
-  ]);
+  return viewBlock(c, {
+    cvuStatus: status,
+    emails: (emails) => emails.join(', '),
+    phones: (phones) => phones.join(', '),
+    metadata: pairs,
+    paymentHubId: (hub) => `${hub} (${c.hubName})`,
+    hubName: () => undefined,
+  });
 }

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { faultText, ruleWhen } from '../../client/api-fault-words.js';
 import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
+import { apiFaultKinds, type ApiFaultType } from '../../core/records/words.js';
 import { apiAction, example, globalOptions, listAction, pageOptions, pathTo } from '../context.js';
 import { milliseconds, positiveInt } from '../options.js';
 import { block, table } from '../render.js';
@@ -36,17 +37,24 @@ const number = (value: string): number => {
   return Number(value);
 };
 
+/** Each fault kind's flag, and the fault it asks for when given (a kind without one is a type error). */
+const FAULT_FLAGS: { [K in ApiFaultType]: [flag: string, fault: (o: AddOptions) => object | false] } = {
+  error: ['--status S', (o) => o.status !== undefined && { type: 'error', status: o.status }],
+  delay: ['--delay MS', (o) => o.delay !== undefined && { type: 'delay', ms: o.delay }],
+  reset: ['--reset', (o) => o.reset === true && { type: 'reset' }],
+  hang: ['--hang [MS]', (o) => o.hang !== undefined && { type: 'hang', ...(o.hang === true ? {} : { ms: o.hang }) }],
+  lost_answer: ['--lost-answer', (o) => o.lostAnswer === true && { type: 'lost_answer' }],
+};
+const FLAGS = Object.values(FAULT_FLAGS).map(([flag]) => flag);
+const ONE_OF = `${FLAGS.slice(0, -1).join(', ')} or ${FLAGS.at(-1)}`;
+
 /** The rule a command's flags ask for: exactly one fault flag; `--times 1` when neither `--times` nor `--probability` is given. */
 function ruleOf(command: Command) {
   const o = command.opts<AddOptions>();
-  const faults = [
-    o.status !== undefined && { type: 'error', status: o.status },
-    o.delay !== undefined && { type: 'delay', ms: o.delay },
-    o.reset && { type: 'reset' },
-    o.hang !== undefined && { type: 'hang', ...(o.hang === true ? {} : { ms: o.hang }) },
-    o.lostAnswer && { type: 'lost_answer' },
-  ].filter(Boolean);
-  if (faults.length !== 1) command.error('give one fault: --status S, --delay MS, --reset, --hang [MS] or --lost-answer');
+  const faults = Object.values(FAULT_FLAGS)
+    .map(([, fault]) => fault(o))
+    .filter(Boolean);
+  if (faults.length !== 1) command.error(`give one fault: ${ONE_OF}`);
   if (o.times !== undefined && o.probability !== undefined) command.error('give --times or --probability, not both');
   if (o.seed !== undefined && o.probability === undefined) command.error('--seed goes with --probability');
   const when = o.probability === undefined ? { times: o.times ?? 1 } : { probability: o.probability, ...(o.seed === undefined ? {} : { seed: o.seed }) };
@@ -56,7 +64,7 @@ function ruleOf(command: Command) {
 /** `faults api add|list|clear`: API fault rules of the account (contract part 7). */
 export function faultsApiCommand(): Command {
   const add = new Command('add')
-    .description('Add a rule: matching /api/v1 requests get an error status, a delay, a reset, a hang or a lost answer')
+    .description(`Add a rule: matching /api/v1 requests get ${apiFaultKinds('named')}`)
     .requiredOption('--path <path>', 'a path under /api/v1; {id} or * stands for one segment, e.g. /api/v1/va-payments/{id}/cancel')
     .option('--method <method>', 'POST, GET, PATCH, DELETE or * (default *)')
     .option('--status <status>', 'answer 500, 502, 503, 504 or 429 in the error envelope; nothing is carried out', positiveInt)
@@ -96,7 +104,7 @@ export function faultsApiCommand(): Command {
       ),
     );
   const command = new Command('api')
-    .description("Faults of the account's own /api/v1 requests: error statuses, delays, resets, hangs, lost answers")
+    .description(`Faults of the account's own /api/v1 requests: ${apiFaultKinds('many')}`)
     .addCommand(
       example(
         globalOptions(add),

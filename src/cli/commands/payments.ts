@@ -4,7 +4,7 @@ import type { VaPaymentView } from '../../core/records/views.js';
 import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, idempotencyOf, idempotencyOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { duration, keyValue, money, url } from '../options.js';
-import { ars, block, count, page, pairs, paint, status, table } from '../render.js';
+import { ars, count, page, pairs, paint, status, table, viewBlock } from '../render.js';
 
 const PATH = '/api/v1/va-payments';
 
@@ -109,33 +109,16 @@ function paymentBlock(p: VaPaymentView): string {
     .filter((name) => delivery[name] > 0)
     .map((name) => `${delivery[name]} ${status(name)}`)
     .join(', ');
-  const lines = block([
-    ['id', p.id],
-    ['status', status(p.status)],
-    ['lockMode', p.lockMode],
-    ['amount', p.amount === null ? 'open (any amount)' : ars(p.amount)],
-    ['cvu', p.cvu],
-    ['alias', p.alias],
-    ['holder', `${p.paymentInstructions.holderName}, ${p.paymentInstructions.bankName}`],
-    ['ttlSeconds', p.ttlSeconds],
-    ['expiresAt', p.expiresAt],
-    ['clientId', p.clientId],
-    ['clientTaxId', p.clientTaxId],
-    ['clientName', p.clientName],
-    ['callbackUrl', p.callbackUrl],
-    ['successUrl', p.successUrl],
-    ['failureUrl', p.failureUrl],
-    ['externalReference', p.externalReference],
-    ['metadata', pairs(p.metadata)],
-    ['totalReceived', ars(p.totalReceived)],
-    ['receivedAmount', ars(p.receivedAmount)],
-    ['remainingAmount', ars(p.remainingAmount)],
-    ['callbackDelivery', delivery.events === 0 ? null : `${count(delivery.events, ['event', 'events'])}${deliveries ? `: ${deliveries}` : ''}; last ${delivery.lastEventType}`],
-    ['createdAt', p.createdAt],
-    ['completedAt', p.completedAt],
-    ['cancelledAt', p.cancelledAt],
-    ['expiredAt', p.expiredAt],
-  ]);
+  const lines = viewBlock(p, {
+    status,
+    amount: (amount) => (amount === null ? 'open (any amount)' : ars(amount)),
+    paymentInstructions: (instructions) => `${instructions.holderName}, ${instructions.bankName}`,
+    metadata: pairs,
+    totalReceived: ars,
+    receivedAmount: ars,
+    remainingAmount: ars,
+    callbackDelivery: () => (delivery.events === 0 ? null : `${count(delivery.events, ['event', 'events'])}${deliveries ? `: ${deliveries}` : ''}; last ${delivery.lastEventType}`),
+  });
   if (p.cashIns.length === 0) return lines;
   const cashIns = table(p.cashIns, [
     ['operationId', (c) => c.operationId],

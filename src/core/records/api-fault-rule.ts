@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { API_FAULT_KINDS } from './words.js';
+export { API_FAULT_TYPES, type ApiFaultType } from './words.js';
 
 /** An API fault rule (contract part 7) as an account keeps it, in its head beside the tables. */
 
 export const API_FAULT_METHODS = ['*', 'GET', 'POST', 'PATCH', 'DELETE'] as const;
-export const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
-export type ApiFaultType = (typeof API_FAULT_TYPES)[number];
 /** `/api/v1` and segments; `{name}` or `*` stands for one segment (a rule's path, and the request journal's filter). */
 export const API_PATH_PATTERN = /^\/api\/v1(\/[^/?#\s]+)*\/?$/;
 const DEFAULT_HANG_MS = 30_000;
@@ -12,13 +12,13 @@ const DEFAULT_HANG_MS = 30_000;
 const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504), z.literal(429)]);
 
 export const apiFaultSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('error'), status }).describe('Answer with this status in the error envelope; nothing is carried out'),
-  z.strictObject({ type: z.literal('delay'), ms: z.number().int().min(1).max(60_000) }).describe('Carry the request out; answer that many real ms later'),
-  z.strictObject({ type: z.literal('reset') }).describe('Close the connection with no answer; nothing is carried out'),
+  z.strictObject({ type: z.literal('error'), status }).describe(API_FAULT_KINDS.error.does),
+  z.strictObject({ type: z.literal('delay'), ms: z.number().int().min(1).max(60_000) }).describe(API_FAULT_KINDS.delay.does),
+  z.strictObject({ type: z.literal('reset') }).describe(API_FAULT_KINDS.reset.does),
   z
     .strictObject({ type: z.literal('hang'), ms: z.number().int().min(1).max(120_000).default(DEFAULT_HANG_MS) })
-    .describe('No answer for that long (or until the client closes), then close; nothing is carried out'),
-  z.strictObject({ type: z.literal('lost_answer') }).describe('Carry the request out and commit it, then close the connection with no answer'),
+    .describe(API_FAULT_KINDS.hang.does),
+  z.strictObject({ type: z.literal('lost_answer') }).describe(API_FAULT_KINDS.lost_answer.does),
 ]);
 export type ApiFault = z.output<typeof apiFaultSchema>;
 

@@ -38,7 +38,7 @@ const url = httpUrl.nullable();
  * An event and where it is routed, with what its body is made from (`event-body.ts`): a VA event's from its payment,
  * a client's cash-in's the body itself.
  */
-const eventRecord = z.strictObject({
+export const eventRecord = z.strictObject({
   id,
   eventType,
   vaPaymentId: id.nullable(),

@@ -53,8 +53,12 @@ const everyProblem = { when: (payload: { value: unknown }) => typeof payload.val
 
 const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
 const text = (max: number) => z.string().max(max);
-/** A record's field as a request gives it (`records/`): absent or null where the record holds null. */
-const given = <T extends z.ZodType>(field: z.ZodNullable<T>) => optional(field.unwrap());
+/**
+ * A record's field as a request gives it (`records/`): absent or null where the record holds null. A field added
+ * since a release is declared with its default (`.default(null)`, see `RECORD_OF`): the request takes it the same.
+ */
+const given = <T extends z.ZodType>(field: z.ZodNullable<T> | z.ZodDefault<z.ZodNullable<T>>) =>
+  optional((field instanceof z.ZodDefault ? field.unwrap() : field).unwrap() as T);
 const payment = vaPaymentRecord.shape;
 const client = clientRecord.shape;
 

@@ -1,11 +1,12 @@
+import { z } from 'zod';
 import type { ApiFaultRule } from './api-fault-rule.js';
-import type { Client, Entry } from './client.js';
-import type { Delivery, EventType, SandboxEvent } from './event.js';
-import type { Hub, PoolCvu } from './hub.js';
-import type { IdempotencyRecord } from './idempotency.js';
-import type { Invoice, LegacyInvoice, PaymentStatus } from './invoice.js';
-import type { Transfer } from './transfer.js';
-import type { VaPayment } from './va-payment.js';
+import { clientRecord, entryRecord, type Client, type Entry } from './client.js';
+import { deliveryRecord, eventRecord, type Delivery, type EventType, type SandboxEvent } from './event.js';
+import { hubRecord, poolCvuRecord, type Hub, type PoolCvu } from './hub.js';
+import { idempotencyRecord, type IdempotencyRecord } from './idempotency.js';
+import { invoiceRecord, type Invoice, type LegacyInvoice, type PaymentStatus } from './invoice.js';
+import { transferRecord, type Transfer } from './transfer.js';
+import { vaPaymentRecord, type VaPayment } from './va-payment.js';
 
 /** Each kind of record is declared once, as a zod schema, in `records/`: its type is inferred from it. */
 export * from './hub.js';
@@ -87,8 +88,46 @@ export function normalizeAccount(account: AccountState): AccountState {
   }
   for (const table of TABLES) account[table] ??= {};
   upgradeInvoices(account);
+  for (const table of TABLES) withDefaults(table, Object.values(account[table]));
   markStoredDropped(account);
   return account;
+}
+
+/**
+ * Each table's record schema. A field added to a record after a release is declared with its default
+ * (`.default(null)`), which a record stored or exported before it is given: `withDefaults` here, zod on import.
+ * test/field-defaults.test.ts holds the rule against the frozen files of the previous releases.
+ */
+export const RECORD_OF = {
+  hubs: hubRecord,
+  pool: poolCvuRecord,
+  vaPayments: vaPaymentRecord,
+  transfers: transferRecord,
+  events: eventRecord,
+  deliveries: deliveryRecord,
+  idempotency: idempotencyRecord,
+  clients: clientRecord,
+  entries: entryRecord,
+  invoices: invoiceRecord,
+} satisfies Record<TableName, z.ZodObject>;
+
+/** Each table's fields declared with a default, and that default. */
+const DEFAULTS = Object.fromEntries(
+  TABLES.map((table) => [
+    table,
+    Object.entries(RECORD_OF[table].shape).flatMap(([name, field]) =>
+      field instanceof z.ZodDefault ? [[name, field.parse(undefined)] as const] : [],
+    ),
+  ]),
+) as Record<TableName, (readonly [string, unknown])[]>;
+
+/** Records stored before some of their fields were declared, given those fields' defaults (a field held is kept). */
+function withDefaults(table: TableName, records: object[]): void {
+  const defaults = DEFAULTS[table];
+  if (defaults.length === 0) return;
+  for (const record of records as Record<string, unknown>[]) {
+    for (const [name, value] of defaults) if (record[name] === undefined) record[name] = value;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync, readSync, statfsSync, statSync } from 
 import { dirname } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
-import { NEWEST } from './schema.js';
+import { migration, MIGRATIONS, NEWEST, numberOf, withFunctions } from './schema.js';
 
 /** A file that cannot be used as it is: the start is refused with this one line; `why`, what `check` says of it. */
 export class StoreDamagedError extends Error {
@@ -45,8 +45,10 @@ export function headerRefusal(db: Database, file: string): StoreDamagedError | n
   if (writeVersion > 2) {
     return damaged(file, `its header's write version (byte 18) is ${writeVersion}, which SQLite takes read-only`);
   }
-  const layout = layoutVersion(db);
-  if (layout !== version) return damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+  const layout = layoutVersion(db, version);
+  if (layout !== version) {
+    return damaged(file, `its header says schema ${version}, its tables are ${layout === null ? 'of no schema' : `schema ${layout}`}`);
+  }
   return null;
 }
 
@@ -143,21 +145,48 @@ function firstProblems(rows: string[]): string | null {
 }
 
 /**
- * The schema version the tables of a file are laid out in (0: no tables; 1: accounts keyed by their API key; 2: by an
- * id of their own; 3: with a checksum of each row; 4: with the request journal; 5: a delivery's state beside its
- * JSON), to hold its header's `user_version` to: a damaged header byte must not make a start apply a step again over
- * tables that have had it (or drop them as an older layout).
+ * The schema version the tables of a file are laid out in, to hold its header's `user_version` to: a damaged header
+ * byte must not make a start apply a step again over tables that have had it (or drop them as an older layout). Each
+ * version's layout comes from the migrations themselves, applied to an empty database once (`MIGRATION_LAYOUTS`): no
+ * line here per migration. A migration that adds no table or column leaves the layout of the one before it, so the
+ * header's version is taken when its layout matches; else the newest version that matches, or null for none.
  */
-function layoutVersion(db: Database): number {
-  const tables = (db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get() as { n: number }).n;
-  if (tables === 0) return 0;
-  const columnsOf = (table: string) => (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((row) => row.name);
-  const columns = columnsOf('accounts');
-  if (!columns.includes('crc')) return columns.includes('id') ? 2 : 1;
-  // Each later migration's mark, newest first: a mark counts only beside those of the numbers below it, so a file
-  // with a later mark and without an earlier one is refused rather than migrated over.
-  if (db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'requests'").get() === undefined) return 3;
-  return columnsOf('deliveries').includes('state') ? 5 : 4;
+export function layoutVersion(db: Database, version: number): number | null {
+  layouts ??= migrationLayouts(() => new (db.constructor as new (file: string) => Database)(':memory:'));
+  const layout = layoutOf(db);
+  if (layouts.get(version) === layout) return version;
+  const found = [...layouts].filter(([, each]) => each === layout).map(([number]) => number);
+  return found.length === 0 ? null : Math.max(...found);
+}
+
+let layouts: Map<number, string> | undefined;
+
+/** The layout after each migration, by its number, and 0 (no tables). */
+function migrationLayouts(empty: () => Database): Map<number, string> {
+  const scratch = withFunctions(empty());
+  try {
+    const result = new Map([[0, layoutOf(scratch)]]);
+    for (const name of MIGRATIONS) {
+      scratch.exec(migration(name));
+      result.set(numberOf(name), layoutOf(scratch));
+    }
+    return result;
+  } finally {
+    scratch.close();
+  }
+}
+
+/** Not SQLite's own tables (`sqlite_sequence`, `sqlite_stat1`). */
+const OWN = "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'";
+
+/** A file's tables and their columns, in order (its indexes and triggers are not its layout). */
+function layoutOf(db: Database): string {
+  const names = (rows: unknown[]) => (rows as { name: string }[]).map((row) => row.name);
+  const tables = names(
+    db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND ${OWN} ORDER BY name`).all(),
+  );
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid');
+  return tables.map((table) => `${table}(${names(columns.all(table)).join(',')})`).join(' ');
 }
 
 /**

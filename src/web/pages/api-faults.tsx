@@ -1,5 +1,6 @@
 import { faultText, ruleWhen } from '../../client/api-fault-words.js';
 import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
+import { apiFaultKinds } from '../../core/records/words.js';
 import { DataTable, ErrorNote, useAction, useApp, useLiveRefresh, useLoad } from '../ui.js';
 
 /** The account's API fault rules (contract part 7): what each does, how often, its hits; a button clears them. */
@@ -21,8 +22,7 @@ export function ApiFaults() {
     <section className="card" aria-labelledby="api-faults-title">
       <h2 id="api-faults-title">API faults</h2>
       <p className="muted">
-        Rules that make this account's own /api/v1 requests fail as production does in an incident: an error status, a delay, a reset, a hang, or a
-        lost answer. Add them with <code>va-sandbox faults api add</code> or <code>POST /sandbox/v1/api-faults</code>; the first rule that matches applies.
+        Rules that make this account's own /api/v1 requests fail as production does in an incident: {apiFaultKinds('named')}. Add them with <code>va-sandbox faults api add</code> or <code>POST /sandbox/v1/api-faults</code>; the first rule that matches applies.
       </p>
       <ErrorNote error={rules.error ?? clear.error ?? remove.error} />
       {items.length > 0 ? (

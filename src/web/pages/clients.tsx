@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { OtherFacts } from '../view-facts.js';
 import type { balanceView, clientView, entryView, invoiceView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, setQuery, type Location } from '../router.js';
@@ -118,6 +119,10 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
           <div className="columns">
             <CvuCard client={c} onDone={refresh} />
             <BalanceCard balance={balance} />
+            <section className="card" aria-labelledby="other-fields">
+              <h2 id="other-fields">Other fields</h2>
+              <OtherFacts view={c} shown={SHOWN} />
+            </section>
           </div>
           {c.cvu && c.alias ? <TransferForm key={c.id} addresses={[c.cvu, c.alias]} total={1000} onDone={refresh} /> : null}
           <section aria-labelledby="ledger">
@@ -154,6 +159,19 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
     </main>
   );
 }
+
+/** The fields the page shows in its header and CVU card; `OtherFacts` shows the rest. */
+const SHOWN = [
+  'name',
+  'cvuStatus',
+  'cvu',
+  'alias',
+  'taxId',
+  'paymentHubId',
+  'hubName',
+  'cashinCallbackUrl',
+  'externalReference',
+] as const satisfies readonly (keyof ClientView)[];
 
 /** A client's CVU, with the buttons that request, activate or disable it. */
 function CvuCard({ client: c, onDone }: { client: ClientView; onDone: () => void }) {

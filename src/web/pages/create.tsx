@@ -3,9 +3,10 @@ import type { z } from 'zod';
 import { createClientSchema, createVaPaymentSchema } from '../../core/records/schemas.js';
 import { SandboxApiError, fieldErrors } from '../api.js';
 import { navigate } from '../router.js';
-import { Field, SelectField, TextAreaField } from '../fields.js';
+import { bodyOf, formFields, type Control, type FormField } from '../form-fields.js';
+import { SchemaFields } from '../schema-form.js';
 import { ErrorNote, useAction, useApp } from '../ui.js';
-import { filled, issuesOf, jsonObjectOr, numberOr } from './form-values.js';
+import { issuesOf } from './form-values.js';
 
 /**
  * A form's state and submit: the values are checked with the API's own zod schema first, and the API's answer
@@ -40,17 +41,41 @@ function useCreateForm<V extends Record<string, string>, S extends z.ZodType>(in
   return { bind, onSubmit, action, errors };
 }
 
-const list = (text: string) => (text.trim() === '' ? undefined : text.split(',').map((item) => item.trim()));
+const PAYMENT_FIELDS = formFields(createVaPaymentSchema);
+const CLIENT_FIELDS = formFields(createClientSchema);
+
+/** What the VA payment form says beyond its request schema. */
+const PAYMENT_CONTROLS: Record<string, Control> = {
+  paymentHubId: { label: 'Payment hub ID' },
+  lockMode: {
+    choices: {
+      time: 'time: a CVU of its own, any amount',
+      amount: 'amount: the hub CVU, exact amount',
+      amount_and_time: 'amount_and_time: own CVU, exact amount',
+    },
+  },
+  amount: { label: 'Amount (ARS)', hint: 'empty for an open amount (lock mode time)', inputMode: 'decimal' },
+  ttlSeconds: { label: 'TTL (seconds)' },
+  callbackUrl: { hint: 'receives all seven events' },
+};
+
+/** What the client form says beyond its request schema. */
+const CLIENT_CONTROLS: Record<string, Control> = {
+  paymentHubId: { label: 'Payment hub ID' },
+  taxId: { hint: 'digits with optional hyphens' },
+  cashinCallbackUrl: { label: 'Cash-in callback URL' },
+};
+
+/** The first values of a form: each field's default (`currency` the one the API supports), the hub 1. */
+const initialOf = (fields: FormField[], given: Record<string, string>) =>
+  Object.fromEntries(fields.map(({ name, initial }) => [name, given[name] ?? initial])) as Record<string, string>;
 
 function VaPaymentForm() {
   const { api } = useApp();
   const form = useCreateForm(
-    {
-      paymentHubId: '1', currency: 'ARS', lockMode: 'time', amount: '', ttlSeconds: '1800', callbackUrl: '', successUrl: '', failureUrl: '',
-      clientId: '', clientTaxId: '', clientName: '', externalReference: '', metadata: '',
-    },
+    initialOf(PAYMENT_FIELDS, { paymentHubId: '1', currency: 'ARS', lockMode: 'time' }),
     createVaPaymentSchema,
-    (v) => filled({ ...v, paymentHubId: numberOr(v.paymentHubId), amount: numberOr(v.amount), ttlSeconds: numberOr(v.ttlSeconds), metadata: jsonObjectOr(v.metadata) }),
+    (values) => bodyOf(PAYMENT_FIELDS, values),
     async (body) => {
       const payment = await api.vaPayments.create(body);
       navigate(`/payments/${payment.id}`);
@@ -59,27 +84,7 @@ function VaPaymentForm() {
   return (
     <form className="card form-grid" aria-labelledby="new-payment" onSubmit={form.onSubmit} noValidate>
       <h2 id="new-payment">New VA payment</h2>
-      <Field label="Payment hub ID" inputMode="numeric" {...form.bind('paymentHubId')} />
-      <Field label="Currency" {...form.bind('currency')} />
-      <SelectField
-        label="Lock mode"
-        {...form.bind('lockMode')}
-        options={[
-          ['time', 'time: a CVU of its own, any amount'],
-          ['amount', 'amount: the hub CVU, exact amount'],
-          ['amount_and_time', 'amount_and_time: own CVU, exact amount'],
-        ]}
-      />
-      <Field label="Amount (ARS)" inputMode="decimal" hint="empty for an open amount (lock mode time)" {...form.bind('amount')} />
-      <Field label="TTL (seconds)" inputMode="numeric" {...form.bind('ttlSeconds')} />
-      <Field label="Callback URL" type="url" hint="receives all seven events" {...form.bind('callbackUrl')} />
-      <Field label="Success URL" type="url" {...form.bind('successUrl')} />
-      <Field label="Failure URL" type="url" {...form.bind('failureUrl')} />
-      <Field label="Client ID" {...form.bind('clientId')} />
-      <Field label="Client tax ID" {...form.bind('clientTaxId')} />
-      <Field label="Client name" {...form.bind('clientName')} />
-      <Field label="External reference" {...form.bind('externalReference')} />
-      <TextAreaField label="Metadata (JSON object)" {...form.bind('metadata')} />
+      <SchemaFields fields={PAYMENT_FIELDS} bind={form.bind} controls={PAYMENT_CONTROLS} />
       <FormFoot action={form.action} errors={form.errors} label="Create VA payment" />
     </form>
   );
@@ -88,12 +93,9 @@ function VaPaymentForm() {
 function ClientForm() {
   const { api } = useApp();
   const form = useCreateForm(
-    {
-      paymentHubId: '1', name: '', taxId: '', cashinCallbackUrl: '', emails: '', phones: '', aliasPrefixHint: '', aliasSuffixHint: '',
-      externalReference: '', metadata: '',
-    },
+    initialOf(CLIENT_FIELDS, { paymentHubId: '1' }),
     createClientSchema,
-    (v) => filled({ ...v, paymentHubId: numberOr(v.paymentHubId), emails: list(v.emails), phones: list(v.phones), metadata: jsonObjectOr(v.metadata) }),
+    (values) => bodyOf(CLIENT_FIELDS, values),
     async (body) => {
       const client = await api.clients.create(body);
       navigate(`/clients/${client.id}`);
@@ -102,16 +104,7 @@ function ClientForm() {
   return (
     <form className="card form-grid" aria-labelledby="new-client" onSubmit={form.onSubmit} noValidate>
       <h2 id="new-client">New client</h2>
-      <Field label="Payment hub ID" inputMode="numeric" {...form.bind('paymentHubId')} />
-      <Field label="Name" {...form.bind('name')} />
-      <Field label="Tax ID" hint="digits with optional hyphens" {...form.bind('taxId')} />
-      <Field label="Cash-in callback URL" type="url" {...form.bind('cashinCallbackUrl')} />
-      <Field label="Emails" hint="comma-separated" {...form.bind('emails')} />
-      <Field label="Phones" hint="comma-separated" {...form.bind('phones')} />
-      <Field label="Alias prefix hint" {...form.bind('aliasPrefixHint')} />
-      <Field label="Alias suffix hint" {...form.bind('aliasSuffixHint')} />
-      <Field label="External reference" {...form.bind('externalReference')} />
-      <TextAreaField label="Metadata (JSON object)" {...form.bind('metadata')} />
+      <SchemaFields fields={CLIENT_FIELDS} bind={form.bind} controls={CLIENT_CONTROLS} />
       <FormFoot action={form.action} errors={form.errors} label="Create client" />
     </form>
   );

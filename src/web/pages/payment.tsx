@@ -5,6 +5,7 @@ import { Link, shareLink } from '../router.js';
 import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
 import { DeliveryCard, RedeliverForm } from './delivery.js';
 import { TransferForm } from './transfer-form.js';
+import { OtherFacts } from '../view-facts.js';
 
 export type EventView = ReturnType<typeof eventView>;
 const ACTIVE = ['waiting', 'underpaid'];
@@ -85,6 +86,31 @@ export function PaymentPage({ id }: { id: string }) {
   );
 }
 
+/** The fields the page shows in its header, cards, cash-ins and timeline; `OtherFacts` shows the rest. */
+const SHOWN = [
+  'id',
+  'status',
+  'amount',
+  'lockMode',
+  'totalReceived',
+  'receivedAmount',
+  'remainingAmount',
+  'createdAt',
+  'expiresAt',
+  'completedAt',
+  'cancelledAt',
+  'expiredAt',
+  'cvu',
+  'alias',
+  'callbackUrl',
+  'successUrl',
+  'failureUrl',
+  'clientId',
+  'clientName',
+  'clientTaxId',
+  'externalReference',
+] as const satisfies readonly (keyof VaPaymentView)[];
+
 /** What a VA payment asks and has received, and the instructions to pay it. */
 function PaymentFacts({ payment: p }: { payment: VaPaymentView }) {
   return (
@@ -118,6 +144,10 @@ function PaymentFacts({ payment: p }: { payment: VaPaymentView }) {
             ['Reference', p.externalReference],
           ]}
         />
+      </section>
+      <section className="card" aria-labelledby="other-fields">
+        <h2 id="other-fields">Other fields</h2>
+        <OtherFacts view={p} shown={SHOWN} />
       </section>
     </div>
   );
