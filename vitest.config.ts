@@ -1,5 +1,5 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * The files that take longest (docs/benchmarks.md, "The suite's time"), started first: with a few files at a time the
@@ -18,6 +18,18 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Files that hold the server to wall-clock bounds (answers within so many ms, a backlog within its pace): they run
+ * after the others, one at a time, as the whole suite once did, so the files beside them cannot slow them.
+ */
+const TIMED = [
+  'test/callbacks-pace.test.ts',
+  'test/hardening-fairness.test.ts',
+  'test/hardening-pipelining.test.ts',
+  'test/hardening-slow-clients.test.ts',
+  'test/time-order.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -30,7 +42,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'va-sandbox', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], env: { VA_SANDBOX_MSW_MAJOR: '3' } },
+        test: {
+          name: 'va-sandbox',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [...configDefaults.exclude, ...TIMED],
+          env: { VA_SANDBOX_MSW_MAJOR: '3' },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'timed', include: TIMED, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
       {
         // The msw entry supports msw 2 and 3 (the peer range): its test runs a second time with `msw` resolved to the
