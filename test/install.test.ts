@@ -1,5 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,22 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 /** npm in `cwd`, from the local cache when it can (CI runs right after `npm ci` filled it). */
 const npm = (cwd: string, ...args: string[]) =>
   run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: 'true' } });
+
+/**
+ * The repository's files (tracked, and new ones not ignored) copied into a temp folder, its node_modules linked in:
+ * packed and installed from there, whose `prepare` build rewrites the copy's dist, not the dist the CLI tests running
+ * beside this file use.
+ */
+function copyOfRoot(): string {
+  const dir = useTmp();
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  for (const file of files.split('\n').filter(Boolean)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(dir, file));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
 
 /** A new ESM project, as `npm init` plus `"type": "module"` makes it. */
 function consumer(): string {
@@ -88,7 +104,7 @@ describe('installed outside this repository', () => {
     'from a packed tarball: npx va-sandbox works, and the README snippets pass under vitest in a new ESM project',
     async () => {
       const packed = useTmp();
-      await timed('pack', () => npm(ROOT, 'pack', '--pack-destination', packed));
+      await timed('pack', () => npm(copyOfRoot(), 'pack', '--pack-destination', packed));
       const tarball = join(packed, readdirSync(packed).find((name) => name.endsWith('.tgz'))!);
       const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
       // What a user needs and nothing else: the built code, the executable, the scenario fixtures, the two JSON Schemas.
@@ -121,7 +137,7 @@ describe('installed outside this repository', () => {
     'from a local folder and from a git URL (prepare builds it): npx va-sandbox works',
     async () => {
       const fromFolder = consumer();
-      await timed('install folder', () => npm(fromFolder, 'install', ROOT));
+      await timed('install folder', () => npm(fromFolder, 'install', copyOfRoot()));
       await startsThere(fromFolder);
       // A git URL is cloned at its commit and built by `prepare`: the committed code, as a team would install it.
       const fromGit = consumer();
