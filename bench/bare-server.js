@@ -31,9 +31,10 @@ const REST = {
 
 /**
  * Listens on `port`; each POST's answer is built, handed to `keep(data, send)` (the view, and the function that sends
- * the answer), which sends it when it has stored it. The bare server keeps nothing.
+ * the answer), which sends it when it has stored it. The bare server keeps nothing. `valid(body)`, when given, checks
+ * the parsed body first: false answers 422.
  */
-export function answerServer(port, keep = (_data, send) => send()) {
+export function answerServer(port, keep = (_data, send) => send(), valid = () => true) {
   createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -45,6 +46,7 @@ export function answerServer(port, keep = (_data, send) => send()) {
       } catch {
         return void res.writeHead(400).end();
       }
+      if (!valid(body)) return void res.writeHead(422).end();
       const now = new Date();
       const at = now.toISOString();
       const expiresAt = new Date(now.getTime() + 1_800_000).toISOString();

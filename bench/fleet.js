@@ -19,7 +19,7 @@ async function fleet(instances, dir) {
   const proxyPort = await freePort();
   // The doc's backend with one `server` line per instance.
   const servers = ports.map((port, i) => `  server s${i} 127.0.0.1:${port}`).join('\n');
-  const config = CONFIG.replace('bind 127.0.0.1:4580', `bind 127.0.0.1:${proxyPort}`).replace(/(  server \w+ 127\.0\.0\.1:\d+\n?)+/, `${servers}\n`);
+  const config = CONFIG.replace('bind 127.0.0.1:4580', `bind 127.0.0.1:${proxyPort}`).replace(/( {2}server \w+ 127\.0\.0\.1:\d+\n?)+/, `${servers}\n`);
   writeFileSync(join(dir, 'fleet.cfg'), config);
   const proxy = startChild(['-db', '-f', join(dir, 'fleet.cfg')], { command: 'haproxy' });
   const started = performance.now();

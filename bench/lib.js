@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark: child processes, a bounded load loop, percentiles, /proc readings, the table.
 // Plain ESM JavaScript, run by `npm run bench` after the build; nothing here is part of the package.
-import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +15,18 @@ export const SEED_ARGS = [join(ROOT, 'bench', 'seed.js')];
 
 /** Progress goes to stderr, so stdout holds only the table. */
 export const log = (line) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Runs a bench script's `main`: a failure is logged and exits 1; `cleanup` (stopping what it started) runs either way. */
+export async function runBench(main, cleanup) {
+  try {
+    await main();
+  } catch (error) {
+    log(`failed: ${error.stack ?? error}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
 
 /** A free loopback port (bound then released). */
 export async function freePort() {
@@ -62,6 +74,58 @@ export async function waitReady(url, child, startedAt, timeoutMs = 120_000) {
     await sleep(5);
   }
 }
+
+/** The version of an installed dependency, or '?'. */
+export function dependencyVersion(name) {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * One of the bench's own servers (bench/bare-server.js, bench/floor-server.js, ...) on a free port, with its other
+ * arguments; `track` is given the child at once, so a failed start is still stopped.
+ */
+export async function startScript(track, script, ...args) {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = track(startChild([join(ROOT, 'bench', script), String(port), ...args]));
+  const origin = `http://127.0.0.1:${port}`;
+  return { child, origin, readyMs: await waitReady(`${origin}/`, child, t0) };
+}
+
+export const WIREMOCK_JAR = join(ROOT, 'node_modules', 'wiremock', 'build', `wiremock-standalone-${dependencyVersion('wiremock')}.jar`);
+
+/** Why WireMock cannot run here, or null. */
+export function wiremockMissing() {
+  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (java.error) return 'no `java` on PATH (Debian: apt-get install default-jre-headless)';
+  return existsSync(WIREMOCK_JAR) ? null : `no ${WIREMOCK_JAR} (npm ci installs it)`;
+}
+
+/** WireMock's standalone JAR answering the stub in bench/wiremock (copied into `work`), no request journal or logging. */
+export async function startWireMock(track, work) {
+  const port = await freePort();
+  const root = join(work, 'wiremock');
+  cpSync(join(ROOT, 'bench', 'wiremock'), root, { recursive: true });
+  const args = ['-jar', WIREMOCK_JAR, '--port', String(port), '--bind-address', '127.0.0.1', '--root-dir', root, '--no-request-journal', '--disable-request-logging', '--disable-banner'];
+  const t0 = performance.now();
+  const child = track(startChild(args, { command: 'java' }));
+  const origin = `http://127.0.0.1:${port}`;
+  return { child, origin, readyMs: await waitReady(`${origin}/__admin/health`, child, t0) };
+}
+
+/** CPU time (user + system) a live process has used so far, in ms, from /proc (Linux). */
+export function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
+  // utime and stime are the 14th and 15th fields of the line, the 12th and 13th after the command's name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** The kernel's clock ticks a second (`getconf CLK_TCK`), which /proc counts CPU time in. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** Runs a command to its end; resolves with its wall time (ms), exit code (or the signal that ended it) and output. */
 export function runTimed(args, options = {}) {

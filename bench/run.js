@@ -5,9 +5,8 @@
 // as many, or BENCH_LARGE); BENCH_ONLY=<part> runs one part alone (see PARTS).
 // va-sandbox keeps its state in one SQLite database (`--data DIR/state.db`); its size on disk is the database and its
 // WAL (`state.db-wal`), the lock file and `-shm` aside.
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BIN,
   JSON_SERVER_BIN,
-  ROOT,
   dataSize,
+  dependencyVersion,
   fmt,
   freePort,
   load,
@@ -24,13 +23,17 @@ import {
   median,
   percentile,
   rssOf,
+  runBench,
   runTimed,
   SEED_ARGS,
   sizeCell,
   startChild,
+  startScript,
+  startWireMock,
   table,
   waitReady,
   watchRss,
+  wiremockMissing,
 } from './lib.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
@@ -288,7 +291,7 @@ async function startReceivers(count) {
             if (!arrivals.has(key)) {
               arrivals.set(key, at);
               total++;
-              if (waiter && waiter.check()) waiter.done();
+              if (waiter?.check()) waiter.done();
             }
           } catch {
             // Not a callback of ours: ignore.
@@ -658,8 +661,6 @@ const lastLine = (text) => text.trim().split('\n').filter((line) => /error/i.tes
 
 // --- 7. ceilings: a bare node:http server and WireMock's stub server -----------------------------------------
 
-const WIREMOCK_JAR = join(ROOT, 'node_modules', 'wiremock', 'build', `wiremock-standalone-${dependencyVersion('wiremock')}.jar`);
-
 /**
  * Creates at 32 conn on four servers, each a child process started here, the same bounds and warm-up for each:
  * va-sandbox on a new database, bench/bare-server.js (node:http: read, parse, answer ~1 KB), bench/floor-server.js
@@ -685,8 +686,7 @@ async function ceilingRuns() {
   const ours = await measure('va-sandbox', launch('ours', join(work, 'ceiling')));
   const bare = await measure('bare node:http', launchScript('bare-server.js'));
   const floor = await measure('SQLite floor', launchScript('floor-server.js', join(work, 'floor.db')));
-  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
-  const missing = java.error ? 'no `java` on PATH (Debian: apt-get install default-jre-headless)' : !existsSync(WIREMOCK_JAR) ? `no ${WIREMOCK_JAR} (npm ci installs it)` : null;
+  const missing = wiremockMissing();
   const wiremock = missing ? null : await measure('WireMock', launchWireMock());
   if (missing) log(`WireMock rows skipped: ${missing}`);
 
@@ -703,24 +703,9 @@ async function ceilingRuns() {
 }
 
 /** One of the bench's own servers (bench/bare-server.js, bench/floor-server.js) on a free port, with its other arguments. */
-async function launchScript(script, ...args) {
-  const port = await freePort();
-  const t0 = performance.now();
-  const child = track(startChild([join(ROOT, 'bench', script), String(port), ...args]));
-  const origin = `http://127.0.0.1:${port}`;
-  return { child, origin, readyMs: await waitReady(`${origin}/`, child, t0) };
-}
+const launchScript = (script, ...args) => startScript(track, script, ...args);
 
-async function launchWireMock() {
-  const port = await freePort();
-  const root = join(work, 'wiremock');
-  cpSync(join(ROOT, 'bench', 'wiremock'), root, { recursive: true });
-  const args = ['-jar', WIREMOCK_JAR, '--port', String(port), '--bind-address', '127.0.0.1', '--root-dir', root, '--no-request-journal', '--disable-request-logging', '--disable-banner'];
-  const t0 = performance.now();
-  const child = track(startChild(args, { command: 'java' }));
-  const origin = `http://127.0.0.1:${port}`;
-  return { child, origin, readyMs: await waitReady(`${origin}/__admin/health`, child, t0) };
-}
+const launchWireMock = () => startWireMock(track, work);
 
 // --- 8. a large account --------------------------------------------------------------------------------------------
 
@@ -842,22 +827,9 @@ function print(minutes) {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-function dependencyVersion(name) {
-  try {
-    return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
-  } catch {
-    return '?';
-  }
-}
-
 // Last, once every declaration above is initialized.
-try {
-  await main();
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`);
-  process.exitCode = 1;
-} finally {
+await runBench(main, async () => {
   for (const child of running) await child.stop();
   for (const receiver of receivers) receiver.server.closeAllConnections(), receiver.server.close();
   rmSync(work, { recursive: true, force: true });
-}
+});

@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'va-sandbox-store-creates-'));
 const file = join(dir, 'state.db');
 await fileStore(file).close();
 const db = new DatabaseSync(file);
-const drop = (type, names) => names.forEach((name) => db.exec(`DROP ${type} ${name}`));
+const drop = (type, names) => names.forEach((name) => void db.exec(`DROP ${type} ${name}`));
 if (mode === 'no-count-triggers') drop('TRIGGER', db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '%_counted_%'").all().map((row) => row.name));
 if (mode === 'fewer-indexes') drop('INDEX', ['va_payments_by_account', 'va_payments_by_status', 'va_payments_by_external_reference', 'events_by_account', 'events_by_source', 'events_by_dropped']);
 db.close();

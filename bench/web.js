@@ -61,7 +61,7 @@ try {
   const row = (figure, ms, target) => [figure, `${fmt.ms(ms)} ms`, target ? `< ${TARGET_MS} ms` : '', target ? (ms < TARGET_MS ? 'PASS' : 'FAIL') : ''];
   process.stdout.write(
     `\n${table(
-      ['web inspector, ' + fmt.int(total) + ' payments', 'ours', 'target', 'result'],
+      [`web inspector, ${fmt.int(total)} payments`, 'ours', 'target', 'result'],
       [
         row('payments page, first page shown (first open, new tab)', first, true),
         row(`payments page, first page shown (median of ${RUNS - 1} more)`, warm, true),

@@ -14,8 +14,8 @@ export {
   type StepResult,
 } from './sandbox/scenario-runner.js';
 export { junitReport } from './sandbox/junit.js';
-export { scenarioSchema, SCENARIO_VERSION, type Scenario, type ScenarioStep } from './core/scenarios/scenario.js';
-export { accountExportSchema, type AccountExport } from './core/account-export/account-export.js';
+export { scenarioSchema, SCENARIO_VERSION, type Scenario, type ScenarioStep } from './core/scenarios/index.js';
+export { accountExportSchema, type AccountExport } from './core/account-export/index.js';
 export {
   clientCashinCallbackSchema,
   vaCallbackSchema,

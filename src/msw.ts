@@ -12,6 +12,7 @@ export interface Callback {
   url: string;
   headers: Record<string, string>;
   /** The event's JSON body. */
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads each event type's body its own way
   body: any;
   eventId: string;
   eventType: string;
@@ -25,6 +26,7 @@ export interface SandboxHandlersOptions extends AppOptions {
    * attempt, which is retried); a throw is a network error. Without it, callbacks go over real HTTP, which msw
    * does not intercept.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing answers 200
   onCallback?: (callback: Callback) => number | void | Promise<number | void>;
   /** Milliseconds an attempt may take (`onCallback` settling, or the HTTP exchange) before it is a timeout; default 10,000. */
   callbackTimeoutMs?: number;

@@ -132,7 +132,7 @@ describe('request bodies', () => {
   });
 
   it('wrong types, huge numbers and deep nesting never give a 5xx', async () => {
-    const deep = '{"metadata":' + '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000) + '}';
+    const deep = `{"metadata":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`;
     for (const body of [
       '{"amount": "ten"}',
       '{"amount": 1e400}',

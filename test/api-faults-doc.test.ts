@@ -7,7 +7,7 @@ import { api, eventually, ROOT, runCli, useReceiver, useServer } from './helpers
 
 /** docs/api-faults.md's recipes, run as written: its JavaScript against a real server and receiver, its scenario by the runner. */
 const page = readFileSync(join(ROOT, 'docs', 'api-faults.md'), 'utf8');
-const blocks = (lang: string) => [...page.matchAll(new RegExp('```' + lang + '\\n([^]*?)```', 'g'))].map((m) => m[1]!);
+const blocks = (lang: string) => [...page.matchAll(new RegExp(`\`\`\`${lang}\\n([^]*?)\`\`\``, 'g'))].map((m) => m[1]!);
 
 describe('docs/api-faults.md', () => {
   it('the idempotent-retry recipe: a lost-answer create, the same request again, one payment and one created callback', async () => {

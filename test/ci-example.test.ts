@@ -25,7 +25,10 @@ function runSteps(text: string): string[] {
   lines.forEach((line, i) => {
     const match = /^(\s*)(?:- )?run: (.*)$/.exec(line);
     if (!match) return;
-    if (match[2] !== '|') return void steps.push(match[2]!);
+    if (match[2] !== '|') {
+      steps.push(match[2]!);
+      return;
+    }
     const indent = /^\s*/.exec(lines[i + 1]!)![0];
     const block = [];
     for (let j = i + 1; j < lines.length && (lines[j]!.startsWith(indent) || lines[j] === ''); j++) block.push(lines[j]!.slice(indent.length));

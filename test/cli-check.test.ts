@@ -80,7 +80,7 @@ describe('va-sandbox check', () => {
     expect((await runCli(['check', '--data', data])).stdout).toBe(`ok: ${recordsIn(data)} records in ${data}\n`);
   });
 
-  it('a damaged b-tree page: quick_check’s problems, each on a line naming the file, exit 1', { timeout: 30_000 }, async () => {
+  it('a damaged b-tree page: integrity_check’s problems (a start’s own check of a file this small), each on a line naming the file, exit 1', { timeout: 30_000 }, async () => {
     const data = join(useTmp(), 'state.db');
     await written(data);
     const db = new DatabaseSync(data, { readOnly: true });
@@ -93,8 +93,8 @@ describe('va-sandbox check', () => {
     expect(check.code).toBe(1);
     const lines = check.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line).toMatch(new RegExp(`^${data}: (quick_check: |va_payments )`));
-    expect(lines[0]).toMatch(/quick_check: /);
+    for (const line of lines) expect(line).toMatch(new RegExp(`^${data}: (integrity_check: |va_payments )`));
+    expect(lines[0]).toMatch(/integrity_check: /);
     expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(\\d+ found damaged, \\d+ records read\\)[^\\n]*\\n$`));
   });
 
@@ -135,12 +135,13 @@ describe('va-sandbox check', () => {
     expect(await runCli(['check', '--data', data])).toEqual({ code: 0, stdout: `ok: 0 records in ${data} (schema version 2: its records keep no CRC-32 until a start migrates it)\n`, stderr: '' });
   });
 
-  it('a missing file, or one that is no database: one line naming it, exit 1', async () => {
+  it('a missing file: one line naming it, exit 1; one that is no database: what a start says of it, exit 1', async () => {
     const dir = useTmp();
     const missing = await runCli(['check', '--data', join(dir, 'none.db')]);
     expect(missing).toEqual({ code: 1, stdout: '', stderr: `va-sandbox: no database at ${join(dir, 'none.db')} (give the one a server uses with --data, or VA_SANDBOX_DATA)\n` });
     writeFileSync(join(dir, 'notes.txt'), 'not a database, but long enough to have a header of its own '.repeat(20));
     const text = await runCli(['check', '--data', join(dir, 'notes.txt')]);
-    expect(text).toEqual({ code: 1, stdout: '', stderr: `va-sandbox: ${join(dir, 'notes.txt')} cannot be checked: file is not a database\n` });
+    expect(text).toMatchObject({ code: 1, stdout: `${join(dir, 'notes.txt')}: file is not a database\n` });
+    expect(text.stderr).toMatch(/^va-sandbox: .*notes\.txt is damaged \(1 found damaged, 0 records read\): restore it/);
   });
 });

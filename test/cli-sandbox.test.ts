@@ -170,8 +170,8 @@ describe('start and the two --api-key options', () => {
   it('every start option has a VA_SANDBOX_* variable, listed in start --help; a flag wins over it; a switch set to 0 or false is off', async () => {
     // Each option's entry (its first line starts with two spaces and the flag), with its wrapped lines joined.
     const entries = (await runCli(['start', '--help'])).stdout
-      .split(/\n(?=  -)/)
-      .filter((entry) => /^  (-\w, )?--/.test(entry) && !entry.includes('--help'))
+      .split(/\n(?= {2}-)/)
+      .filter((entry) => /^ {2}(-\w, )?--/.test(entry) && !entry.includes('--help'))
       .map((entry) => entry.replace(/\s+/g, ' '));
     expect(entries).toHaveLength(16);
     for (const entry of entries) expect(entry).toMatch(/env: VA_SANDBOX_[A-Z_]+\)$/);

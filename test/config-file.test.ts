@@ -1,15 +1,16 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema, startOptions } from '../src/cli/start-options.js';
+import { CONFIG_MAX_BYTES, configJsonSchema, startOptions } from '../src/cli/start-options.js';
 import { freePort, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
 
 const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'));
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'docs', 'va-sandbox.example.json'), 'utf8'));
 const validate = new Ajv2020({ strict: false, allErrors: true }).compile(SHIPPED);
-/** The contract's list (part 8): every start option by its long name in camelCase. */
-const KEYS = ['port', 'host', 'allowedHosts', 'data', 'memory', 'fsync', 'apiKeys', 'rateLimit', 'hubs', 'retryDelays', 'callbackTimeout', 'keep', 'strictTaxId', 'quiet', 'log'];
+/** The contract's list (part 8): every start option by its long name in camelCase (`bufferBudget`: its "Memory" bullet). */
+const KEYS = ['port', 'host', 'allowedHosts', 'data', 'memory', 'fsync', 'apiKeys', 'rateLimit', 'hubs', 'retryDelays', 'callbackTimeout', 'keep', 'bufferBudget', 'strictTaxId', 'quiet', 'log'];
 
 const dir = useTmp();
 let n = 0;
@@ -36,6 +37,8 @@ describe('config.schema.json', () => {
     expect(validate({ prot: 4580 })).toBe(false);
     expect(validate({ port: 'x' })).toBe(false);
     expect(validate({ log: 'xml' })).toBe(false);
+    expect([validate({ bufferBudget: '64MiB' }), validate({ bufferBudget: 1_048_576 })]).toEqual([true, true]);
+    expect([validate({ bufferBudget: '64 MB' }), validate({ bufferBudget: 0 })]).toEqual([false, false]);
   });
 });
 
@@ -54,14 +57,16 @@ describe('start --config FILE', () => {
   });
 
   it('is named by VA_SANDBOX_CONFIG too; the file wins over the defaults, which fill what it leaves out', async () => {
-    const file = configFile({ rateLimit: 3, memory: true });
+    const file = configFile({ rateLimit: 3, memory: true, bufferBudget: '64MiB' });
     const sandbox = await spawnServer([], { VA_SANDBOX_CONFIG: file });
     expect(sandbox.stdout()).toContain('data:    (memory only)');
     const list = await get(sandbox.url, '/api/v1/va-payments', 'sk_any');
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(((await (await fetch(`${sandbox.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit).toBe(64 * 1024 * 1024);
     const plain = await spawnServer(['--memory']);
     expect((await get(plain.url, '/api/v1/va-payments', 'sk_any')).headers.get('x-ratelimit-limit')).toBe('6000');
+    expect(((await (await fetch(`${plain.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit).toBe(256 * 1024 * 1024);
   });
 
   it('`va-sandbox --api-key K start` is a flag too: it wins over the file\'s apiKeys', async () => {
@@ -81,6 +86,8 @@ describe('start --config FILE', () => {
     [{ apiKeys: 'sk_one' }, /^va-sandbox: config \S+: apiKeys must be a list of strings/],
     [{ memory: 'yes' }, /^va-sandbox: config \S+: memory must be true or false/],
     [{ log: 'xml' }, /^va-sandbox: config \S+: log must be one of "text", "json"/],
+    [{ bufferBudget: '64 MB' }, /^va-sandbox: config \S+: bufferBudget must be a size of 1 byte or more/],
+    [{ bufferBudget: true }, /^va-sandbox: config \S+: bufferBudget must be a number of bytes or a size/],
     [[4580], /^va-sandbox: config \S+: must be a JSON object of start options/],
     ['{"port": 45', /^va-sandbox: config \S+: not JSON: /],
   ])('refuses %j with one line naming it, exit 2', async (doc, message) => {
@@ -88,6 +95,27 @@ describe('start --config FILE', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.code).toBe(2);
+  });
+
+  it('reads only a regular file of at most 1 MiB: /dev/zero, /dev/null, a FIFO, a directory or a larger file is one line, exit 2, at once', { timeout: 30_000 }, async () => {
+    const fifo = join(dir, 'config.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const large = configFile(`{"port": 0${' '.repeat(CONFIG_MAX_BYTES)}}`);
+    const cases: [string, RegExp][] = [
+      ['/dev/zero', /: not a regular file \(a device\)/],
+      ['/dev/null', /: not a regular file \(a device\)/],
+      [fifo, /: not a regular file \(a FIFO\)/],
+      [dir, /: not a regular file \(a directory\)/],
+      [large, new RegExp(`: ${CONFIG_MAX_BYTES + 11} bytes, over the ${CONFIG_MAX_BYTES} a config file may hold`)],
+    ];
+    for (const [file, problem] of cases) {
+      const started = performance.now();
+      const run = await runCli(['start', '--memory', '--port', '0', '--config', file]);
+      expect(run.code, `${file}: ${JSON.stringify(run)}`).toBe(2);
+      expect(run.stderr.trim().split('\n'), file).toHaveLength(1);
+      expect(run.stderr.trim(), file).toMatch(new RegExp(`^va-sandbox: config ${file}${problem.source}`));
+      expect(performance.now() - started, file).toBeLessThan(10_000);
+    }
   });
 
   it('refuses a file it cannot read, exit 2', async () => {

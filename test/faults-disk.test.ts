@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCvu } from '../src/core/hubs/cvu.js';
 import { seededIds } from '../src/core/conventions/ids.js';
-import { api, spawnServer, type Api, type Spawned } from './helpers.js';
+import { api, ROOT, runCli, spawnServer, type Api, type Spawned } from './helpers.js';
 
 /**
  * A full disk, with the real server (the built CLI, `va-sandbox start --data`) as a child process, on a real tmpfs of a
@@ -229,5 +229,22 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     expect(await poolSize()).toBe(before + 10_001);
     expect(await listed(client)).toEqual(exportedPayments);
     await stop(server, 'SIGKILL');
+  });
+  it('a full disk during the schema migration says the disk is full and how much the migration needs, not to restore a backup; with room, the next start migrates it', { timeout: 60_000 }, async () => {
+    const disk = smallDisk(4 * MiB);
+    copyFileSync(join(ROOT, 'test/data/v2/state.db'), disk.data);
+    disk.fill(200 * 1024);
+    const start = await runCli(['start', '--port', '0', '--data', disk.data, '--quiet']);
+    const lines = start.stderr.trim().split('\n');
+    console.log(`migration on a full disk: ${lines[0]}`);
+    expect(start.code, start.stderr).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^va-sandbox: ${disk.data} cannot be migrated \\(the disk is full: migrating it to schema 3 needs about 415 KiB free beside it, 1\\d\\d KiB are\\): free some room and start again \\(the file is sound at schema 2`));
+    expect(lines[0]).not.toMatch(/backup|damaged/);
+    // With the room it said it needs, and no more, the next start migrates the file and serves it.
+    disk.fill(415 * 1024);
+    const server = await spawnServer(['--data', disk.data]);
+    expect((await api(server.url, 'sk_alpha').get('/api/v1/va-payments')).status).toBe(200);
+    expect(await stop(server, 'SIGTERM')).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, stored, useReceiver, useStream, useTmp, type CliProcess } from './helpers.js';
+import { send } from './raw-http.js';
 
 /**
  * docs/scale-out.md's fleet as written: three `va-sandbox start` processes, each with its own database, behind HAProxy
@@ -15,7 +16,7 @@ const NAMES = ['a', 'b', 'c'] as const;
 
 const dir = useTmp();
 const children: ChildProcess[] = [];
-afterAll(() => children.forEach((child) => child.kill('SIGKILL')));
+afterAll(() => children.forEach((child) => void child.kill('SIGKILL')));
 
 async function startInstance(name: string, port: number): Promise<CliProcess> {
   const cli = spawnCli(['start', '--port', String(port), '--data', join(dir, `${name}.db`), '--quiet']);
@@ -126,4 +127,51 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     await startInstance('b', ports[1]!);
     expect((await api(proxy, down).list('/api/v1/va-payments')).data.map((p: { id: string }) => p.id)).toEqual([payments.get(down)]);
   }, 180_000);
+  it('sends every spelling of a key the server takes as one to the same instance: 10 keys × 6 spellings', async () => {
+    const names = ['spelling-a', 'spelling-b', 'spelling-c'];
+    const ports = await Promise.all(names.map(() => freePort()));
+    await Promise.all(names.map((name, i) => startInstance(name, ports[i]!)));
+    const proxy = await startProxy(ports);
+    const keys = Array.from({ length: 10 }, (_, i) => `sk_spelling_${i}`);
+    const spellings = (key: string) => [`Bearer ${key}`, `bearer ${key}`, `Bearer  ${key}`, `Bearer ${key} `, `Bearer\t${key}`, `BEARER ${key}`];
+    await each(keys, 10, async (key) => {
+      for (const authorization of spellings(key)) {
+        const answer = await send(proxy, 'POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 }, { authorization });
+        expect('status' in answer && answer.status, `${JSON.stringify(authorization)}: ${JSON.stringify(answer)}`).toBe(201);
+      }
+    });
+    for (const key of keys) {
+      const holders = names.filter((name) => stored(join(dir, `${name}.db`), key) !== undefined);
+      expect(holders, key).toHaveLength(1);
+      expect(Object.keys(stored(join(dir, `${holders[0]}.db`), key).vaPayments), key).toHaveLength(spellings(key).length);
+    }
+  }, 60_000);
+  it('an instance killed mid-request: what its clients in flight see, and a retry with the same Idempotency-Key makes nothing twice', async () => {
+    const names = ['dying-a', 'dying-b', 'dying-c'];
+    const ports = await Promise.all(names.map(() => freePort()));
+    const instances = await Promise.all(names.map((name, i) => startInstance(name, ports[i]!)));
+    const proxy = await startProxy(ports);
+    const key = 'sk_dying';
+    const client = api(proxy, key);
+    // Each create is carried out and stored at once; its answer leaves 5 s later, long after the kill.
+    await client.data('POST', '/sandbox/v1/api-faults', { method: 'POST', path: '/api/v1/va-payments', fault: { type: 'delay', ms: 5000 }, times: 11 });
+    const owner = names.findIndex((name) => stored(join(dir, `${name}.db`), key) !== undefined);
+    const body = { ...PAYMENT, amount: 10 };
+    const headers = (i: number) => ({ authorization: `Bearer ${key}`, 'idempotency-key': `order-${i}` });
+    const throughProxy = Array.from({ length: 10 }, (_, i) => send(proxy, 'POST', '/api/v1/va-payments', body, headers(i)));
+    // And one sent to the instance itself, as a client of a single sandbox would.
+    const direct = send(`http://127.0.0.1:${ports[owner]}`, 'POST', '/api/v1/va-payments', body, headers(10));
+    await eventually(() => Object.keys(stored(join(dir, `${names[owner]}.db`), key)?.vaPayments ?? {}).length === 11, 10_000, 'the creates stored');
+    instances[owner]!.child.kill('SIGKILL');
+    const outcomes = await Promise.all(throughProxy);
+    console.log(`killed mid-request: ${JSON.stringify(outcomes.map((o) => ('error' in o ? o.error : `${o.status} ${o.body?.error?.code}`)))}`);
+    for (const outcome of outcomes) expect('error' in outcome ? outcome.error : [outcome.status, outcome.body.error.code]).toEqual([502, 'BAD_GATEWAY']);
+    expect(await direct).toMatchObject({ error: 'ECONNRESET' });
+    // Each was stored before the kill: the retry with its Idempotency-Key replays it, and makes nothing twice.
+    await startInstance(names[owner]!, ports[owner]!);
+    const retried = await Promise.all(Array.from({ length: 11 }, (_, i) => client.post('/api/v1/va-payments', body, { 'idempotency-key': `order-${i}` })));
+    console.log(`retried: ${JSON.stringify(retried.map((r) => `${r.status} ${r.headers.get('idempotent-replayed')}`))}`);
+    expect(retried.map((r) => [r.status, r.headers.get('idempotent-replayed')])).toEqual(Array(11).fill([201, 'true']));
+    expect((await client.list('/api/v1/va-payments?limit=100')).pagination.total).toBe(11);
+  }, 60_000);
 });

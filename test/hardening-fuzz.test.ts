@@ -219,7 +219,7 @@ const EDGE_STRINGS = [
   '', ' ', 'ARS', 'USD', 'ars', 'time', 'amount', 'amount_and_time', 'active', 'disabled', 'inline', 'delayed', 'fail', 'issued', 'paid',
   'cancelled', '20-12345678-6', '20123456786', '--', '2026-02-30', '2026-01-01', 'SANDBOX', 'a@b.c', 'not-an-email', '\u0000', '\u202e',
   '\ud800', '\udfff', '💩', 'é', 'null', '__proto__', '0000000000000000000000', '1'.repeat(22), 'x'.repeat(256), 'x'.repeat(70_000),
-  'javascript:alert(1)', 'ftp://127.0.0.1/', 'http://', 'http://127.0.0.1:1/' + 'a'.repeat(3000), ...DEAD_URLS,
+  'javascript:alert(1)', 'ftp://127.0.0.1/', 'http://', `http://127.0.0.1:1/${'a'.repeat(3000)}`, ...DEAD_URLS,
 ];
 
 function randomString(r: Rng): string {
@@ -329,7 +329,7 @@ function randomTarget(r: Rng, known: Known, route: Route | null, method: string)
   return path;
 }
 
-function randomHeaders(r: Rng, known: Known, key: string, hasBody: boolean): [string, string | Buffer][] {
+function randomHeaders(r: Rng, key: string, hasBody: boolean): [string, string | Buffer][] {
   const headers: [string, string | Buffer][] = [];
   if (r.chance(0.97)) {
     const auth = r.weighted<() => string | Buffer>([
@@ -401,7 +401,7 @@ function generate(index: number, all: Known): RawRequest {
   const method = route && r.chance(0.75) ? r.pick(route.methods) : r.weighted(METHODS);
   const target = randomTarget(r, known, route, method);
   const body = method === 'GET' || method === 'HEAD' ? (r.chance(0.05) ? randomBody(r, known, route) : null) : randomBody(r, known, route);
-  return { method, target, headers: randomHeaders(r, known, key, body !== null), body, chunked: body !== null && r.chance(0.1) };
+  return { method, target, headers: randomHeaders(r, key, body !== null), body, chunked: body !== null && r.chance(0.1) };
 }
 
 // --- checks ------------------------------------------------------------------------------------------

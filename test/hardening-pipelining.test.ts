@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CONNECTION_LIMITS } from '../src/sandbox/backpressure.js';
 import type { LogEntry } from '../src/sandbox/server-log.js';
 import { eventually, spawnServer, useServer } from './helpers.js';
+import { nonReader, rssMiB } from './raw-http.js';
 
 /**
  * Clients that pipeline requests and read no answer (issue 38, finding 1): before, 20 connections of 500
@@ -14,21 +14,7 @@ import { eventually, spawnServer, useServer } from './helpers.js';
 const pipelined = (port: number, count: number) => `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(count);
 
 /** A connection that sends `count` pipelined requests and never reads. */
-function flood(port: number, count: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('error', reject);
-    socket.once('connect', () => {
-      socket.off('error', reject);
-      socket.on('error', () => {}); // the server closing it
-      socket.write(pipelined(port, count));
-      resolve(socket);
-    });
-  });
-}
-
-/** The resident memory of a process, in MiB (Linux). */
-const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const flood = (port: number, count: number): Promise<Socket> => nonReader(port, pipelined(port, count));
 
 describe('a connection that does not read its answers', () => {
   it('20 connections pipelining 500 GET /openapi.json and reading nothing leave the server memory bounded and another client answered', async () => {

@@ -72,7 +72,7 @@ describe('hostile callback receivers while the API keeps answering', () => {
     });
     const huge = await hostile((_req, res, self) => void streamGiB(res, self));
     const rude = await hostile((req) => req.socket.resetAndDestroy());
-    const loop = await hostile((req, res, self) => res.writeHead(307, { location: self.url }).end('again'));
+    const loop = await hostile((_req, res, self) => res.writeHead(307, { location: self.url }).end('again'));
     const receivers = { silent, huge, rude, loop };
 
     const payments: Record<string, string> = {};

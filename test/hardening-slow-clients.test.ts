@@ -57,7 +57,7 @@ describe.concurrent('slow clients are timed out', () => {
     ).flat();
     expect(clients).toHaveLength(300);
     // One more byte of headers every 100 ms to the trickling ones: they keep sending, never finish.
-    const trickle = 'OST /health HTTP/1.1\r\nX-Slow: ' + 'x'.repeat(10_000);
+    const trickle = `OST /health HTTP/1.1\r\nX-Slow: ${'x'.repeat(10_000)}`;
     let sent = 0;
     const ticker = setInterval(() => {
       const byte = trickle[sent++]!;

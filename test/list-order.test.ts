@@ -71,3 +71,30 @@ describe('an order known empty (the next free pool CVU) is forgotten when its gr
     await store.close();
   });
 });
+
+describe('Repository.highest: the highest value of a range, asked once and then kept with the writes (pool numbers)', () => {
+  it('reads the database once, raises it by the writes, and forgets it when a group is rolled back', async () => {
+    const store = memoryStore();
+    const records = store.records('sk_highest');
+    const range = { from: 'POOL.000000000000', to: 'POOL.999999999999' };
+    const pool = (n: number) => ({ cvu: `000000000000000000${1000 + n}`, alias: `POOL.${String(n).padStart(12, '0')}`, vaPaymentId: null, releasedAt: null });
+    expect(records.highest('pool', 'alias', range)).toBeNull();
+    records.put('pool', pool(4).cvu, pool(4));
+    records.put('pool', pool(2).cvu, pool(2));
+    records.put('pool', 'x', { ...pool(9), alias: 'UNO.DOS.TRES' }); // out of the range
+    expect(records.highest('pool', 'alias', range)).toBe(pool(4).alias);
+    await store.save();
+    // Asked again, it is answered from memory: a row written by another repository of the same account is not seen...
+    const other = store.records('sk_highest');
+    other.put('pool', pool(7).cvu, pool(7));
+    await store.save();
+    expect(records.highest('pool', 'alias', range)).toBe(pool(4).alias);
+    expect(other.highest('pool', 'alias', range)).toBe(pool(7).alias);
+    // ...until a rolled-back group makes every account's be read again.
+    expect(() => records.put('pool', 'broken', {} as never)).toThrow();
+    await expect(store.save()).rejects.toThrow();
+    expect(records.highest('pool', 'alias', range)).toBe(pool(7).alias);
+    expect(records.highest('pool', 'id', { from: pool(0).cvu, to: pool(5).cvu })).toBe(pool(4).cvu);
+    await store.close();
+  });
+});

@@ -12,7 +12,7 @@ export const doc = openApiDocument('0.0.0') as any;
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 ajv.addSchema(doc, 'openapi');
 
-export const pointer = (...segments: string[]) => segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+const pointer = (...segments: string[]) => segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 // Literal paths first: `/sandbox/v1/deliveries/release` before `/sandbox/v1/deliveries/{id}`.
 const templates = Object.keys(doc.paths)
   .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))

@@ -1,4 +1,24 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+
+/** The resident memory of a process, in MiB (Linux). */
+export const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** A connection that sends `text` and reads nothing (the socket is paused); the server closing it is no error. */
+export function nonReader(port: number, text: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      socket.on('error', () => {});
+      socket.pause();
+      socket.write(text);
+      resolve(socket);
+    });
+  });
+}
 
 /** What a plain HTTP client sees: an answer, or the error its connection ended with (no answer at all). */
 type Outcome = { status: number; headers: Record<string, string | string[] | undefined>; body: any; ms: number } | { error: string; ms: number };

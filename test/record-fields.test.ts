@@ -4,7 +4,7 @@
  * creation (issue 40, points 1 and 2).
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { createClientSchema, createVaPaymentSchema, invoiceFields } from '../src/core/records/schemas.js';
 import {
   CHANGING,

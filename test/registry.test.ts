@@ -91,4 +91,45 @@ describe('published to a registry', () => {
     await exited;
     expect(output).toContain('va-sandbox stopped; it kept nothing (--memory)');
   }, 120_000);
+
+  it("the README's newcomer path: one install line, `npx va-sandbox start`, `npx va-sandbox trigger succeeded`", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /^## In your project[^\n]*\n\n```sh\n([^]*?)```/m.exec(readme)?.[1] ?? '';
+    const [install, start, trigger] = block.trim().split('\n');
+    expect([install, start, trigger?.split(' --callback-url ')[0]]).toEqual([
+      'npm install --save-dev va-sandbox',
+      'npx va-sandbox start',
+      'npx va-sandbox trigger succeeded',
+    ]);
+    const dir = useTmp();
+    const config = join(useTmp(), 'npmrc');
+    writeFileSync(config, `registry=${registry.url}\n`);
+    const env = npmEnv(config, useTmp());
+    await run('npm', ['init', '-y'], { cwd: dir, env });
+    await run('npm', install!.split(' ').slice(1), { cwd: dir, env });
+    // As written, on a free port (the default 4580 may be taken on a shared machine), with the callback at a receiver.
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = spawn('npx', [...start!.split(' ').slice(1), '--memory', '--port', String(port)], {
+      cwd: dir,
+      env,
+      detached: true,
+    });
+    const exited = new Promise((done) => server.once('exit', done));
+    try {
+      for (let i = 0; !(await fetch(`${url}/health`).then((r) => r.ok, () => false)); i++) {
+        if (i > 1200) throw new Error('npx va-sandbox start did not answer');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const receiver = await useReceiver();
+      const args = [...trigger!.split(' ').slice(1, -1), `${receiver.url}/webhooks`, '--url', url];
+      const triggered = await run('npx', args, { cwd: dir, env });
+      const callbacks = await receiver.waitFor(3);
+      expect(callbacks.map((callback) => callback.body.eventType)).toEqual(['created', 'cash_in_received', 'succeeded']);
+      expect(triggered.stdout).toContain('succeeded');
+    } finally {
+      process.kill(-server.pid!, 'SIGINT');
+    }
+    await exited;
+  }, 120_000);
 });

@@ -100,7 +100,7 @@ describe('va-sandbox ui in a real terminal', () => {
     const url = `http://127.0.0.1:${port}`;
     const cwd = useTmp();
     const terminal = useTerminal(100, 30, ['env', 'NO_COLOR=1', process.execPath, BIN, 'ui', '--url', url], cwd);
-    const screen = await terminal.waitFor(/\(embedded\)  live[^]*no sandbox answered, so one runs here: data \.va-sandbox\/state\.db, q stops it/);
+    const screen = await terminal.waitFor(/\(embedded\) {2}live[^]*no sandbox answered, so one runs here: data \.va-sandbox\/state\.db, q stops it/);
     expect(screen.replace(/\n$/, '').split('\n')).toHaveLength(30);
     expect((await fetch(`${url}/health`)).ok).toBe(true);
     await terminal.keys('c');

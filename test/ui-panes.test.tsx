@@ -46,7 +46,7 @@ describe('VA payments pane', () => {
     // 1800 s of ttl, 61 s gone by the sandbox clock.
     expect(first).toMatch(/^> waiting +ARS 1500\.00 +ARS 0\.00 +ARS 1500\.00 +28m59s +SANDBOX\.HUB\.COBROS/);
     // An ended payment has no countdown; the open amount reads "open", the net credited amount is received.
-    expect(second).toMatch(/^  completed +open +ARS 670\.00 +ARS 0\.00 +- /);
+    expect(second).toMatch(/^ {2}completed +open +ARS 670\.00 +ARS 0\.00 +- /);
   });
 
   it('renders only the window it is given, and says which items of how many', () => {

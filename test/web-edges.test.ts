@@ -35,7 +35,7 @@ describe.skipIf(!hasBrowser)('web inspector: short ids in the search, and where 
     return page;
   }
   const afterChecks: (() => void)[] = [];
-  afterAll(() => afterChecks.forEach((check) => check()));
+  afterAll(() => afterChecks.forEach((check) => void check()));
 
   it('the payments search takes the 8 characters the list prints; one that names two payments says so', async () => {
     const client = api(origin, 'sk_web_edges_search');

@@ -76,11 +76,11 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     (await sandbox().post('/sandbox/v1/deliveries/00000000-0000-4000-8000-000000000000/redeliver', { url: 'http://127.0.0.1:9/' })).status === 404;
 
   it('serves the page at /ui/ (/ redirects there) with every asset from the sandbox itself', async () => {
-    const root = await fetch(origin + '/', { redirect: 'manual' });
+    const root = await fetch(`${origin}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/ui/');
     for (const path of ['/ui/deliveries/anything', '/ui/clients/anything']) expect((await fetch(origin + path)).headers.get('content-type')).toMatch(/^text\/html/);
-    const deep = await fetch(origin + '/ui/payments/anything');
+    const deep = await fetch(`${origin}/ui/payments/anything`);
     expect(deep.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await deep.text();
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => !url.startsWith('data:'));
@@ -91,7 +91,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
     }
-    expect((await fetch(origin + '/ui/assets/%2e%2e/%2e%2e/package.json')).status).toBe(404);
+    expect((await fetch(`${origin}/ui/assets/%2e%2e/%2e%2e/package.json`)).status).toBe(404);
   });
 
   it('uses the default key in a fresh browser (no key form first); the header switches keys in one click', async () => {
@@ -517,7 +517,7 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
           .filter((control) => !(control.labels?.length > 0 || control.getAttribute('aria-label') || (control.tagName === 'BUTTON' && control.textContent.trim())))
           .map((control) => control.outerHTML.slice(0, 80)),
       })`);
-      expect({ path, overflow: overflow > 0 ? overflow : 0, unlabelled }).toEqual({ path, overflow: 0, unlabelled: [] });
+      expect({ path, overflow: Math.max(overflow, 0), unlabelled }).toEqual({ path, overflow: 0, unlabelled: [] });
     }
   });
 

@@ -3,7 +3,7 @@ import { sandboxClient, type Init } from '../client/api-client.js';
 
 /** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its database), by the package's one client. */
 
-export type { CallOptions, Envelope, Query } from '../client/api-client.js';
+export type { CallOptions, Query } from '../client/api-client.js';
 
 /** An answer: its status and its body as it streams in (a server-sent event stream never ends by itself). */
 export interface HttpResponse {

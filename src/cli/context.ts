@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, type InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';
@@ -6,9 +6,9 @@ import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
 import { idsStartingWith, isShortId, shortIdProblem } from '../client/short-id.js';
 
-export const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
+const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
-export const DEFAULT_HUB = 1;
+const DEFAULT_HUB = 1;
 
 const GLOBAL = 'Global options:';
 

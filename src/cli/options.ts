@@ -45,6 +45,16 @@ export const money = (value: string): number => {
   return Number(value);
 };
 
+const UNIT_BYTES: Record<string, number> = { b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** A size in bytes, plain ("268435456"), or "512KiB", "256MiB", "1GiB". */
+export const size = (value: string): number => {
+  const match = /^(\d+)(B|KiB|MiB|GiB)?$/i.exec(value.trim());
+  const bytes = match ? Number(match[1]) * UNIT_BYTES[(match[2] ?? 'b').toLowerCase()]! : 0;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) invalid('must be a size of 1 byte or more: bytes, or with a unit, e.g. 256MiB, 512KiB, 1GiB');
+  return bytes;
+};
+
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 /** Seconds, plain ("90") or with units ("90s", "15m", "2h", "1h30m", "1d"). */

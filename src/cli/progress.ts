@@ -29,7 +29,7 @@ export function progressText({ what, done, total, unit, elapsedMs }: ProgressVie
  * One line on `stream`, redrawn in place (carriage return, erase the line) and cut to the terminal's width so it never
  * wraps; `clear()` erases it, so what the command prints next starts on a clean line.
  */
-export function progressLine(stream: NodeJS.WriteStream = process.stderr) {
+function progressLine(stream: NodeJS.WriteStream = process.stderr) {
   let shown = false;
   return {
     show(view: ProgressView): void {

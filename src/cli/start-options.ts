@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
-import { port, positiveInt, wholeNumber } from './options.js';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { notAFile } from '../sandbox/file-kind.js';
+import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
+import { port, positiveInt, size, wholeNumber } from './options.js';
 
 const delays = (value: string): number[] => {
   const list = value.split(',').map(Number);
@@ -36,6 +37,8 @@ interface StartOption {
 
 const integer = (minimum: number, maximum?: number): JsonSchema => ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }) });
 const SWITCH: JsonSchema = { type: 'boolean' };
+/** A size: a number of bytes, or text with a unit (`size`). */
+const SIZE: JsonSchema = { type: ['integer', 'string'], minimum: 1, pattern: '^[0-9]+(B|KiB|MiB|GiB)?$' };
 
 /**
  * Every option of `start`, declared once: its flag, its `VA_SANDBOX_*` variable (a compose file, a CI job or a dev
@@ -79,6 +82,14 @@ const START_OPTIONS: StartOption[] = [
     json: integer(1),
     parse: positiveInt,
   },
+  {
+    flags: '--buffer-budget <size>',
+    description: 'bytes the server may hold for slow clients, all connections together (unread answers, bodies held by API faults), e.g. 512MiB; past it, requests that would add to it get 503 (default 256MiB)',
+    env: 'BUFFER_BUDGET',
+    json: SIZE,
+    parse: size,
+    default: DEFAULT_BUFFER_BUDGET,
+  },
   { flags: '--strict-tax-id', description: 'check the CUIT check digit of client taxIds (off: the real examples fail it)', env: 'STRICT_TAX_ID', json: SWITCH },
   { flags: '--quiet', description: 'no log line per request and per callback attempt', env: 'QUIET', json: SWITCH },
   {
@@ -119,6 +130,43 @@ export function configJsonSchema(): JsonSchema {
   };
 }
 
+/** The most a config file may hold: a few hundred bytes in practice; a larger one is not a config file. */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A config file's text, read only from a regular file of at most `CONFIG_MAX_BYTES`: opened without waiting (a FIFO
+ * would block the open until a writer came) and looked at before a byte is read (a device such as /dev/zero never
+ * ends). Throws the problem in words.
+ */
+function readConfig(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new Error(`cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    const what = notAFile(stat);
+    if (what !== null) throw new Error(`not a regular file (${what})`);
+    if (stat.size > CONFIG_MAX_BYTES) {
+      throw new Error(`${stat.size} bytes, over the ${CONFIG_MAX_BYTES} a config file may hold`);
+    }
+    // One byte past the cap: a file that grew since its size was read is refused too.
+    const bytes = Buffer.alloc(CONFIG_MAX_BYTES + 1);
+    let length = 0;
+    let read = -1;
+    while (read !== 0 && length < bytes.length) {
+      read = readSync(fd, bytes, length, bytes.length - length, null);
+      length += read;
+    }
+    if (length > CONFIG_MAX_BYTES) throw new Error(`over the ${CONFIG_MAX_BYTES} bytes a config file may hold`);
+    return bytes.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Applies a `--config` file to the options neither a flag nor a variable gave (their value is the default, or none).
  * An unreadable file, an unknown key or a value of the wrong kind is a usage error (exit 2) naming it.
@@ -127,9 +175,9 @@ export function applyConfig(cmd: Command, file: string): void {
   const fail = (problem: string): never => cmd.error(`config ${file}: ${problem}`);
   let text = '';
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfig(file);
   } catch (error) {
-    fail(`cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    fail((error as Error).message);
   }
   let doc: unknown;
   try {
@@ -158,6 +206,10 @@ export function applyConfig(cmd: Command, file: string): void {
 
 /** A config value as its flag would give it: checked for its JSON kind, then by the flag's own parser. */
 function configValue(spec: StartOption, value: unknown): unknown {
+  if (spec.json === SIZE) {
+    if (!Number.isInteger(value) && typeof value !== 'string') throw new Error('must be a number of bytes or a size such as "256MiB"');
+    return spec.parse!(String(value));
+  }
   const kind = spec.json.type ?? 'string';
   if (kind === 'boolean') {
     if (typeof value !== 'boolean') throw new Error('must be true or false');

@@ -4,8 +4,8 @@ import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults/ap
 import type { faultsSchema } from '../core/callbacks/delivery-settings.js';
 import type { Scenario } from '../core/scenarios/scenario.js';
 import type { Faults } from '../core/records/state.js';
-import type { Page, Pagination } from '../core/conventions/pagination.js';
-import type { triggerSchema, TriggerView } from '../core/records/trigger.js';
+import type { Page, Pagination } from '../core/store/index.js';
+import type { triggerSchema, TriggerView } from '../core/records/index.js';
 import { at, requests, type Answer, type Query, type Requests, type SandboxClientOptions } from './http.js';
 import type {
   clientCvuSchema,
@@ -62,7 +62,7 @@ export type * from '../core/records/views.js';
 export type { AccountExport, ApiFaultRuleView, Faults, Scenario, TriggerView };
 
 export type { Page, Pagination };
-export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Envelope, type Init, type Query, type SandboxClientOptions } from './http.js';
+export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Init, type Query, type SandboxClientOptions } from './http.js';
 
 export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
   const http = requests(baseUrl, apiKey, options);

@@ -21,7 +21,3 @@ export function faultText(fault: ApiFault): string {
 /** How often a rule applies: `next 2` (`spent` once done), or `p=0.3 seed 1`. */
 export const ruleWhen = (rule: Pick<ApiFaultRuleView, 'times' | 'probability' | 'seed' | 'spent'>): string =>
   rule.probability === null ? (rule.spent ? 'spent' : `next ${rule.times}`) : `p=${rule.probability} seed ${rule.seed}`;
-
-/** One line: `POST /api/v1/va-payments: error 503, next 1 (hits 0)`. */
-export const ruleLine = (rule: ApiFaultRuleView): string =>
-  `${rule.method} ${rule.path}: ${faultText(rule.fault)}, ${ruleWhen(rule)} (hits ${rule.hits})`;

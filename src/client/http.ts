@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../core/conventions/errors.js';
-import type { Page, Pagination } from '../core/conventions/pagination.js';
+import type { Page, Pagination } from '../core/store/index.js';
 
 /**
  * The requests under the typed client (`api-client.ts`): the key and headers on each, the JSON envelope unwrapped,
@@ -138,6 +138,7 @@ export type Requests = ReturnType<typeof requests<Answer>>;
 export const at = (id: string | number) => encodeURIComponent(id);
 
 /** The JSON of an answer, or null when it is not JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: each caller reads the envelope as the type its path answers
 async function envelopeOf(answer: Answer): Promise<any> {
   try {
     return JSON.parse(await answer.text());

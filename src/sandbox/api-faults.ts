@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { apiFaultError, iso, type Strike } from '../core/index.js';
 import { header, param, type Env, type Fail, type RouteKit } from './routes/kit.js';
 import type { Runtime } from './runtime.js';
+import { BUDGET_RETRY_AFTER, type BufferBudget } from './budget.js';
 import { requestKey, type LogEntry } from './server-log.js';
 
 /** Contract part 7: an account's API fault rules, added, listed and removed like its other sandbox settings. */
@@ -17,7 +18,7 @@ export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {
  * hang answers before anything is carried out; a lost answer lets the request (and its Idempotency-Key's answer) be
  * committed first, then closes the connection; a delay holds the answer.
  */
-export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry) => void) {
+export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry) => void, budget?: BufferBudget) {
   return async (c: Context<Env>, next: () => Promise<void>) => {
     const account = c.get('account');
     const strike = account.apiFaults.strike(c.req.method, c.req.path);
@@ -27,24 +28,59 @@ export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry
     // The log's time is real time, as its other lines'.
     onLog?.(faultEntry(c, strike, iso(runtime.sandbox.clock.now())));
     const { fault } = strike;
+    // What a delay or a hang holds counts in the buffer budget: past it (but for the request's own body, counted when
+    // it was let in), they are refused rather than held.
+    const busy = (fault.type === 'delay' || fault.type === 'hang') && budget?.over(Number(header(c, 'content-length')) || 0);
+    if (busy) return fail(c, budget!.refusal(), { 'Retry-After': BUDGET_RETRY_AFTER });
     switch (fault.type) {
       case 'error':
         return fail(c, apiFaultError(strike.ruleId, fault), fault.status === 429 ? { 'Retry-After': '1' } : {});
       case 'delay':
         await next();
-        await new Promise((resolve) => setTimeout(resolve, fault.ms));
-        return;
+        return delayed(c, fault.ms, budget);
       case 'reset':
         return noAnswer(c, true);
       case 'hang':
-        await clientGoneOr(c, fault.ms);
-        return noAnswer(c, false);
+        return hang(c, fault.ms, fail, budget);
       case 'lost_answer':
         await next();
         // After the route (and the Idempotency-Key's answer) is committed: its answer is replaced by none.
         return noAnswer(c, false);
     }
   };
+}
+
+/** Holds the route's answer for `ms`, its bytes counted in the budget meanwhile. */
+async function delayed(c: Context<Env>, ms: number, budget: BufferBudget | undefined): Promise<void> {
+  if (!budget || !c.res.body) return void (await new Promise((resolve) => setTimeout(resolve, ms)));
+  const answer = c.res;
+  const body = await answer.arrayBuffer();
+  const release = budget.hold(body.byteLength);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  } finally {
+    release();
+  }
+  c.res = new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+/**
+ * Holds the connection with no answer for `ms`, then closes it. Past `HELD_CONNECTIONS` connections held at once the
+ * request is answered at once, 503 with Retry-After, and its connection closed, so the server keeps no descriptor for it.
+ */
+async function hang(c: Context<Env>, ms: number, fail: Fail, budget: BufferBudget | undefined): Promise<Response | void> {
+  const socket = c.env?.incoming?.socket;
+  const release = socket && budget ? budget.holdConnection(socket) : () => {};
+  if (!release) {
+    const why = `API fault rules hold ${budget!.heldLimit} hanging connections, the most this server holds at once`;
+    return fail(c, budget!.refusal(why), { 'Retry-After': BUDGET_RETRY_AFTER, Connection: 'close' });
+  }
+  try {
+    await clientGoneOr(c, ms);
+  } finally {
+    release();
+  }
+  return noAnswer(c, false);
 }
 
 const faultEntry = (c: Context<Env>, strike: Strike, time: string): LogEntry => ({

@@ -3,6 +3,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import { iso, SandboxError, type Account } from '../core/index.js';
 import { scenarioJsonSchema } from '../core/scenarios/scenario.js';
 import { apiFaultRoutes, apiFaults } from './api-faults.js';
+import type { BufferBudget } from './budget.js';
 import { hostGuard } from './host-guard.js';
 import { idempotency } from './idempotency.js';
 import { openApiDocument } from './openapi.js';
@@ -30,10 +31,12 @@ export interface AppOptions {
   allowedHosts?: string[];
   /** The server log: the app tells it of each request an API fault rule faults. */
   onLog?: (entry: LogEntry) => void;
+  /** What the Node server holds for its clients (`BufferBudget`); none in process. */
+  budget?: BufferBudget;
 }
 
 /** The real API's limit is per minute; the sandbox's default is generous but on, so clients see its headers. */
-export const DEFAULT_RATE_LIMIT = 6000;
+const DEFAULT_RATE_LIMIT = 6000;
 
 /** The contract's error body: the one shape every failure takes, in the app or before a request reaches it. */
 export const errorEnvelope = (error: SandboxError, path: string, timestamp: string) => ({
@@ -70,7 +73,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
         }),
     }),
   );
-  publicRoutes(app, runtime);
+  publicRoutes(app, runtime, options.budget);
 
   // Hono's router runs a prefix's middleware twice for a path spelled as its pattern ("/sandbox/v1/*"): its body
   // was read by the first run, so the second waited forever. No route has a `*` segment: such a path is a 404.
@@ -86,7 +89,7 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     // The limit is the production API's (`/api/v1`); the sandbox's own controls are not limited.
     app.use(prefix, accountOfKey(runtime, options.apiKeys, prefix === '/api/v1/*' ? limiter : null, fail));
     app.use(prefix, bodies);
-    if (prefix === '/api/v1/*') app.use(prefix, apiFaults(runtime, fail, options.onLog));
+    if (prefix === '/api/v1/*') app.use(prefix, apiFaults(runtime, fail, options.onLog, options.budget));
     app.use(prefix, idempotency(runtime));
   }
 
@@ -102,7 +105,6 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   return app;
 }
 
-export type App = ReturnType<typeof createApp>;
 
 /** Every error a route or middleware throws, as the contract's envelope (or, for a client gone, no envelope at all). */
 function errorHandler(runtime: Runtime, fail: Fail) {
@@ -124,7 +126,7 @@ function errorHandler(runtime: Runtime, fail: Fail) {
 }
 
 /** What needs no key: the health check, the OpenAPI document and the scenario file schema. */
-function publicRoutes(app: Hono<Env>, runtime: Runtime): void {
+function publicRoutes(app: Hono<Env>, runtime: Runtime, budget: BufferBudget | undefined): void {
   // A body sent to a public route is ignored but read: left unread, closing the connection resets it and can cut a
   // long answer (the OpenAPI document) short.
   for (const path of ['/health', '/openapi.json', '/scenario.schema.json']) {
@@ -133,7 +135,9 @@ function publicRoutes(app: Hono<Env>, runtime: Runtime): void {
       await next();
     });
   }
-  app.get('/health', (c) => c.json({ status: 'ok', version: runtime.version, keepDays: runtime.keepDays }));
+  app.get('/health', (c) =>
+    c.json({ status: 'ok', version: runtime.version, keepDays: runtime.keepDays, ...(budget ? { bufferBudget: budget.view() } : {}) }),
+  );
   app.get('/openapi.json', (c) => c.json(openApiDocument(runtime.version)));
   let scenarioSchema: Record<string, unknown> | undefined;
   app.get('/scenario.schema.json', (c) => c.json((scenarioSchema ??= scenarioJsonSchema())));

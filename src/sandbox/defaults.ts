@@ -2,3 +2,5 @@
 export const DEFAULT_PORT = 4580;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_DATA = '.va-sandbox/state.db';
+/** `start --buffer-budget`: bytes the server may hold for its clients, all connections together (256 MiB). */
+export const DEFAULT_BUFFER_BUDGET = 256 * 1024 * 1024;

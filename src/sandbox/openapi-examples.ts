@@ -3,7 +3,7 @@ import type { ApiFaultRuleView } from '../core/api-faults/api-faults.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../core/account-export/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../core/callbacks/callbacks.js';
 import { SCENARIO_VERSION, type Scenario } from '../core/scenarios/scenario.js';
-import type { TriggerView } from '../core/records/trigger.js';
+import type { TriggerView } from '../core/records/index.js';
 import type { BalanceView, ClientView, ClockView, DeliveryDetail, DeliveryView, EntryView, EventView, HubView, InvoiceView, TransferView } from '../core/records/views.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { accountExportSchema, importQuery } from '../core/account-export/account-export.js';
 import { apiFaultRuleSchema, apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../core/api-faults/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../core/callbacks/delivery-settings.js';
@@ -42,7 +42,7 @@ import {
   transferViewSchema,
   vaPaymentObjectSchema,
 } from '../core/records/views.js';
-import { triggerSchema, triggerViewSchema } from '../core/records/trigger.js';
+import { triggerSchema, triggerViewSchema } from '../core/records/index.js';
 import { progressViewSchema } from './progress.js';
 
 

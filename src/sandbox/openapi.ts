@@ -29,7 +29,7 @@ import {
 } from '../core/records/views.js';
 import { EXAMPLES } from './openapi-examples.js';
 import { progressViewSchema } from './progress.js';
-import { triggerViewSchema } from '../core/records/trigger.js';
+import { triggerViewSchema } from '../core/records/index.js';
 
 import { OPERATIONS, TAGS, type Operation } from './openapi-operations.js';
 

@@ -11,6 +11,7 @@ export interface ReceivedCallback {
   /** Names as sent, in order, for showing a request as it arrived. */
   rawHeaders: [string, string][];
   /** The JSON body, or the raw text when it is not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads each event type's body its own way
   body: any;
   raw: string;
   status: number;

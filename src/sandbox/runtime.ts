@@ -28,8 +28,8 @@ export interface RuntimeOptions {
   accountCache?: AccountCache;
 }
 
-export const systemClock: WallClock = { now: () => Date.now() };
-export const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => randomInt(max) };
+const systemClock: WallClock = { now: () => Date.now() };
+const systemIds: IdSource = { uuid: () => randomUUID(), int: (max) => randomInt(max) };
 
 /** How often the accounts in use are pruned with `--keep`, in ms of real time. */
 const PRUNE_EVERY_MS = 3600_000;

@@ -47,7 +47,7 @@ export async function loadScenarioFile(file: string): Promise<Extract<LoadedScen
   return { file, scenario: result.data };
 }
 
-export type StepStatus = 'passed' | 'failed' | 'skipped';
+type StepStatus = 'passed' | 'failed' | 'skipped';
 
 export interface StepResult {
   index: number;

@@ -20,7 +20,7 @@ export type LogEntry =
     };
 
 /** An API key as the log shows it: its last 4 characters only, never the secret. */
-export const maskedKey = (key: string): string => `…${key.slice(-4)}`;
+const maskedKey = (key: string): string => `…${key.slice(-4)}`;
 
 /** The Bearer key of a request's Authorization header, masked; null without one. */
 export function requestKey(authorization: string | undefined): string | null {

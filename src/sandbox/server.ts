@@ -1,11 +1,12 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { AccountCache, IdSource, WallClock } from '../core/index.js';
 import { iso, SandboxError } from '../core/index.js';
 import { createApp, errorEnvelope, type AppOptions } from './app.js';
 import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
-import { DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
+import { BUDGET_RETRY_AFTER, BufferBudget, hasBody } from './budget.js';
+import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { fileStore, memoryStore, startRefusal } from './store/database.js';
 import { filesMadeFor } from './store/made-files.js';
 import { rawHeader, type Env } from './routes/kit.js';
@@ -50,6 +51,8 @@ export interface ServerOptions extends AppOptions {
   accountCache?: AccountCache;
   /** What one connection may make the server hold; `CONNECTION_LIMITS` for what is not given. */
   connections?: Partial<ConnectionLimits>;
+  /** `--buffer-budget`: bytes the whole process may hold for clients (`BufferBudget`); `DEFAULT_BUFFER_BUDGET` when absent. */
+  bufferBudget?: number;
 }
 
 /**
@@ -92,14 +95,15 @@ export async function startServer(options: ServerOptions = {}) {
     throw store.path === null ? error : startRefusal(store.path, error);
   });
   const host = options.host ?? DEFAULT_HOST;
+  const budget = new BufferBudget(options.bufferBudget ?? DEFAULT_BUFFER_BUDGET);
   // The address it binds is a name its callers use too; loopback ones are always allowed.
-  const app = createApp(runtime, { ...options, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
+  const app = createApp(runtime, { ...options, budget, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
   const now = () => iso(runtime.sandbox.clock.now());
   const fetch = options.onLog ? logged(app, runtime, options.onLog, now) : app.fetch;
   const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts }, {
     ...CONNECTION_LIMITS,
     ...options.connections,
-  });
+  }, budget);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -168,6 +172,7 @@ function httpServer(
   log: (line: string) => void,
   timeouts: ServerTimeouts,
   limits: ConnectionLimits,
+  budget: BufferBudget,
 ) {
   let current: IncomingMessage | null = null;
   const listener = getRequestListener(fetch, {
@@ -192,12 +197,15 @@ function httpServer(
       connectionsCheckingInterval: timeouts.checkEveryMs,
     },
     connectionGate((req, res) => {
+      const refused = budget.admit(req, res);
+      if (refused) return Promise.resolve(refuse(req, res, refused, now()));
       current = req;
       const answered = listener(req, res);
       current = null;
       return answered;
     }, limits),
   );
+  server.on('connection', (socket: Socket) => budget.watch(socket));
   server.keepAliveTimeout = timeouts.keepAliveMs;
   // A client that sends its request and then closes its side (half-close) still gets the answer: Node's default
   // ends the connection at once, dropping a response that waits for its commit. (Long-standing, if
@@ -221,6 +229,17 @@ function httpServer(
     );
   });
   return server;
+}
+
+/**
+ * A request the buffer budget refuses, answered before the app reads anything of it: its body, unread, closes the
+ * connection after the answer.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, error: SandboxError, timestamp: string): void {
+  const body = JSON.stringify(errorEnvelope(error, pathOf(req.url), timestamp));
+  const headers = { 'content-type': 'application/json', 'retry-after': BUDGET_RETRY_AFTER };
+  res.writeHead(error.status, hasBody(req) ? { ...headers, connection: 'close' } : headers);
+  res.end(body);
 }
 
 const malformed = (reason: string) =>

@@ -7,7 +7,7 @@ import type { Runtime } from './runtime.js';
 /** Often enough that proxies and load balancers keep an idle stream open. */
 const HEARTBEAT_MS = 15_000;
 /** What one subscriber may have waiting to be sent; past it, it is told `lagged` and closed. */
-export const STREAM_BUFFER_BYTES = 512 * 1024;
+const STREAM_BUFFER_BYTES = 512 * 1024;
 /** How long a lagged subscriber has to read what it was sent before its connection is cut. */
 const LAGGED_GRACE_MS = 5_000;
 

@@ -10,7 +10,7 @@ import {
   type ClientView,
   type VaPaymentView,
 } from '../core/index.js';
-import { triggerSchema, type TriggerEvent, type TriggerInput, type TriggerView } from '../core/records/trigger.js';
+import { triggerSchema, type TriggerEvent, type TriggerInput, type TriggerView } from '../core/records/index.js';
 import type { Runtime } from './runtime.js';
 
 /**
@@ -32,7 +32,7 @@ type Step =
 const create: Step = { do: 'create' };
 
 /** Only a `time` lock credits a total other than the amount: so underpaid and overpaid pay half and one and a half. */
-export const TRIGGERS: Record<TriggerEvent, readonly Step[]> = {
+const TRIGGERS: Record<TriggerEvent, readonly Step[]> = {
   created: [create],
   cash_in_received: [create, { do: 'pay', share: 1 }],
   succeeded: [create, { do: 'pay', share: 1 }],

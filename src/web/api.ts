@@ -5,7 +5,7 @@ import { sandboxClient, SandboxApiError, type Pagination, type Query } from '../
 export const DEFAULT_KEY = 'sk_sandbox';
 const KEY_STORAGE = 'va-sandbox.apiKey';
 
-export const storedKey = (): string | null => localStorage.getItem(KEY_STORAGE);
+const storedKey = (): string | null => localStorage.getItem(KEY_STORAGE);
 export const storeKey = (key: string): void => localStorage.setItem(KEY_STORAGE, key);
 
 /**

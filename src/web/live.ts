@@ -3,7 +3,7 @@ import type { LiveEvent } from '../core/account/account.js';
 import type { Api } from './api.js';
 
 /** One message of `GET /sandbox/v1/stream` (the account's live events, without the account). */
-export type LiveMessage = DistributiveOmit<LiveEvent, 'account'>;
+type LiveMessage = DistributiveOmit<LiveEvent, 'account'>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export type LiveState = 'connecting' | 'connected' | 'reconnecting';

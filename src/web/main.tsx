@@ -29,7 +29,7 @@ function App() {
   /** The key the sandbox answered 401 to: ask for another one, as on a sandbox started with --api-key. */
   const [refused, setRefused] = useState<string | null>(null);
   const where = useLocation();
-  const useKey = (next: string) => {
+  const chooseKey = (next: string) => {
     storeKey(next);
     setRefused(null);
     setKey(next);
@@ -43,12 +43,12 @@ function App() {
           <p className="error-note" role="alert">
             This sandbox refuses the key <span className="mono">{key}</span>: it was started with --api-key. Give one of its keys.
           </p>
-          <KeyForm current={null} onKey={useKey} />
+          <KeyForm current={null} onKey={chooseKey} />
         </main>
       </>
     );
   }
-  return <Connected key={key} apiKey={key} where={where} onKey={useKey} onRefused={() => setRefused(key)} />;
+  return <Connected key={key} apiKey={key} where={where} onKey={chooseKey} onRefused={() => setRefused(key)} />;
 }
 
 /** Everything that needs the key: one API client and one live stream for the page's whole life. */

@@ -1,7 +1,7 @@
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 /** Every page lives under /ui/, so any of them is a link to share; the server answers index.html for each. */
-export const BASE = '/ui';
+const BASE = '/ui';
 
 export interface Location {
   path: string;

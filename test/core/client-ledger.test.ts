@@ -33,7 +33,7 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     expect(ana).toMatchObject({ cvuStatus: 'active', alias: 'ANA.PEREZ.SANDBOX', hubName: 'Sandbox Hub 1' });
     expect(twin.alias).not.toBe(ana.alias);
     expect([ana.cvu, twin.cvu].every((cvu) => /^\d{22}$/.test(cvu!) && m.hubs.isTaken(cvu!))).toBe(true);
-    expect([m.hubs.clientAt(ana.alias!.toLowerCase())?.id, m.hubs.clientAt(twin.cvu!)?.id]).toEqual([ana.id, twin.id]);
+    expect([m.hubs.holdersAt(ana.alias!.toLowerCase()), m.hubs.holdersAt(twin.cvu!)]).toMatchObject([[{ kind: 'client', client: { id: ana.id } }], [{ kind: 'client', client: { id: twin.id } }]]);
   });
 
   it('delayed: provisioning with no CVU, active 5 clock seconds after the create and not a millisecond before', () => {
@@ -48,7 +48,7 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     m.due.runDue();
     const ready = m.ledger.getClient(client.id);
     expect(ready).toMatchObject({ cvuStatus: 'active', updatedAt: m.ctx.now() });
-    expect(m.hubs.clientAt(ready.cvu!)?.id).toBe(client.id);
+    expect(m.hubs.holdersAt(ready.cvu!)).toMatchObject([{ kind: 'client', client: { id: client.id } }]);
   });
 
   it('fail: provisioning_failed, for good, until the sandbox switch activates it; a delayed CVU switched on early is not made twice', () => {

@@ -1,4 +1,4 @@
-import { AccountContext, type LiveEvent } from '../../src/core/account/account-context.js';
+import { AccountContext, type LiveEvent } from '../../src/core/store/index.js';
 import { ClientLedger } from '../../src/core/clients/client-ledger.js';
 import { DeliveryLog } from '../../src/core/callbacks/delivery-log.js';
 import { DueWork } from '../../src/core/clock/due-work.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DueWork } from '../../src/core/clock/due-work.js';
 import { moduleContext } from './context.js';
-import { iso } from '../../src/core/clock/clock.js';
-import { IDEMPOTENCY_TTL_MS } from '../../src/core/store/repository.js';
+import { iso } from '../../src/core/conventions/index.js';
+import { IDEMPOTENCY_TTL_MS } from '../../src/core/records/index.js';
 import type { Client, VaPayment } from '../../src/core/records/state.js';
 
 /** Records that fall due at `at` (ms from the start): a waiting payment's expiry, a delayed CVU, an idempotency key. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DueWork } from '../../src/core/clock/due-work.js';
-import { Idempotency } from '../../src/core/conventions/idempotency.js';
+import { Idempotency } from '../../src/core/store/index.js';
 import { moduleContext } from './context.js';
 
 describe('idempotency', () => {

@@ -73,13 +73,6 @@ describe('alias', () => {
     }
   });
 
-  it('without three words: two words and four digits at once, asking only whether that one is taken', () => {
-    const asked: string[] = [];
-    const alias = generateAlias(seededIds(3), (a) => (asked.push(a), false), undefined, false);
-    expect(alias).toMatch(/^[A-Z]+\.[A-Z]+\.\d{4}$/);
-    expect(asked).toEqual([alias]);
-  });
-
   it('from a base: upper case, cut to 20, and made unique with a numeric ending', () => {
     const ids = seededIds(1);
     expect(generateAlias(ids, () => false, 'acme.store.sandbox')).toBe('ACME.STORE.SANDBOX');

@@ -139,3 +139,21 @@ describe('under, exact and over: G is the sum of credited gross totals', () => {
     expect(made.map((t) => t.netAmount)).toEqual([2.5, 1.5, 0.5]);
   });
 });
+
+describe('finding a transfer’s target (issue 47)', () => {
+  it('looks over every holder at once: a CVU held twice (as a client’s alias and a hub’s CVU) is returned naming both, never credited to whichever a lookup order finds first', () => {
+    const m = accountModules();
+    const locked = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 10 });
+    const hub = m.hubs.hubFor(1);
+    const client = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
+    // What a file let in before the import held CVUs and aliases as one namespace.
+    m.ctx.put('clients', client.id, { ...m.ctx.get('clients', client.id)!, alias: hub.collectionCvu });
+    expect(m.transfers.createTransfer({ to: hub.collectionCvu, total: 10 })).toMatchObject({
+      outcome: 'returned',
+      reason: `${hub.collectionCvu} has more than one holder (hub 1, client ${client.id})`,
+      target: null,
+    });
+    expect(m.payments.getVaPayment(locked.id)).toMatchObject({ status: 'waiting', totalReceived: 0 });
+    expect(m.ledger.clientBalance(client.id)).toMatchObject({ totalCashIn: 0 });
+  });
+});

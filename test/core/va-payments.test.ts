@@ -21,7 +21,7 @@ describe('lock modes', () => {
     const both = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount_and_time', amount: 10 });
     expect([amount.cvu, amount.alias]).toEqual([hub.collectionCvu, hub.collectionAlias]);
     expect(new Set([hub.collectionCvu, time.cvu, both.cvu]).size).toBe(3);
-    expect([m.hubs.poolCvuAt(time.alias.toLowerCase())?.cvu, m.hubs.poolCvuAt(both.cvu)?.cvu]).toEqual([time.cvu, both.cvu]);
+    expect([m.hubs.holdersAt(time.alias.toLowerCase())[0]?.cvu, m.hubs.holdersAt(both.cvu)[0]?.cvu]).toEqual([time.cvu, both.cvu]);
     expect([time.amount, time.paymentInstructions.amount, time.remainingAmount]).toEqual([null, null, 0]);
   });
 

@@ -9,9 +9,16 @@ import { example, globalOptions, outputOf } from '../context.js';
  */
 export function checkCommand(): Command {
   const command = new Command('check')
-    .description("Check a state database read-only (safe beside a running server): its structure (quick_check) and every record's CRC-32")
+    .description(
+      'Check a state database read-only (safe beside a running server): ' +
+        "what a start refuses, its structure and every record's CRC-32",
+    )
     .addOption(new Option('--data <path>', 'state database').env('VA_SANDBOX_DATA').default(DEFAULT_DATA))
-    .option('--full', 'PRAGMA integrity_check rather than quick_check: also reads every index against its table (slower)')
+    .option(
+      '--full',
+      'PRAGMA integrity_check past 16 MiB too, rather than quick_check: ' +
+        'also reads every index against its table (slower)',
+    )
     .action(async (opts: { data: string; full?: boolean }, cmd: Command) => {
       // Loaded here: the other commands never pay for node:sqlite.
       const { checkDatabase, damagedLine } = await import('../../sandbox/store/check.js');

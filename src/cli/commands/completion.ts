@@ -46,6 +46,6 @@ async function completer(command: Command) {
   const own = completion.commands.get('completion');
   if (own) own.description = command.name() === 'completion' ? command.description() : completionCommand().description();
   const shell = own?.arguments.get('shell');
-  if (shell) shell.handler = (complete) => SHELLS.forEach((name) => complete(name, ''));
+  if (shell) shell.handler = (complete) => SHELLS.forEach((name) => void complete(name, ''));
   return completion;
 }

@@ -11,7 +11,7 @@ import { followUntilInterrupted } from '../follow.js';
 
 type DeliveryView = ReturnType<typeof deliveryView>;
 export type DeliveryDetail = ReturnType<Account['deliveries']['getDelivery']>;
-export type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
+type LiveDelivery = Omit<Extract<LiveEvent, { type: 'delivery' }>, 'account'>;
 type DeliveriesPage = { data: DeliveryView[]; pagination: Pagination };
 
 const PATH = '/sandbox/v1/deliveries';
@@ -64,7 +64,7 @@ const deliveriesPage = ({ data, pagination }: DeliveriesPage) =>
   ]);
 
 /** The VA payment or client a delivery's event is about. */
-export const whose = (d: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>): string =>
+const whose = (d: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>): string =>
   d.vaPaymentId ? `payment ${d.vaPaymentId}` : d.clientId ? `client ${d.clientId}` : '';
 
 /** Where the delivery's last attempt went (`=> URL` when forwarded or redelivered elsewhere), else its URL or why it has none. */

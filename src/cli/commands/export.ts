@@ -34,8 +34,8 @@ export function exportCommand(): Command {
 const sizeIn = (bytes: number): [number, string] => (bytes < 10 * 1024 * 1024 ? [1024, 'KB received'] : [1024 * 1024, 'MB received']);
 
 /**
- * The export, read as it arrives, so its progress is how much of the answer came (the sandbox builds it in one go
- * first: until it starts sending, the line says only how long it has waited).
+ * The export, read as it arrives, so its progress is how much of the answer came, when its size is known (a server
+ * streams it as it reads it, with no Content-Length: the line then says how long it has run).
  */
 function downloadExport(client: Client) {
   const started = performance.now();

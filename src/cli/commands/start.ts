@@ -49,6 +49,7 @@ export function startCommand(): Command {
         strictTaxId: opts.strictTaxId,
         hubIds: opts.hubs,
         keepDays: opts.keep,
+        bufferBudget: opts.bufferBudget,
         log: (line) => process.stderr.write(`${line}\n`),
         ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
         version,

@@ -1,5 +1,5 @@
 import { Argument, Command } from 'commander';
-import { TRIGGER_EVENTS, type TriggerView } from '../../core/records/trigger.js';
+import { TRIGGER_EVENTS, type TriggerView } from '../../core/records/index.js';
 import type { EventView } from '../../core/records/views.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions, hubOf, hubOption } from '../context.js';

@@ -7,7 +7,7 @@ import type { Client } from '../client.js';
 import { pad, paint } from '../render.js';
 import { useKeys } from './keys.js';
 
-export interface Field {
+interface Field {
   /** The request body's field it fills, by its contract name, which is also its label. */
   name: string;
   hint?: string;
@@ -41,7 +41,7 @@ export interface FormSpec {
 const text = (value: string): string | undefined => value.trim() || undefined;
 
 /** Errors from `path: problem` details: the API's VALIDATION_ERROR, and zod's through the API's own `issuesToDetails`. */
-export function errorsOf(details: string[], fields: Field[]): Errors {
+function errorsOf(details: string[], fields: Field[]): Errors {
   const errors: Errors = {};
   for (const detail of details) {
     const at = detail.indexOf(': ');
@@ -53,7 +53,7 @@ export function errorsOf(details: string[], fields: Field[]): Errors {
 }
 
 /** The request body of what was typed, or the errors the schema (or a field's own parsing) finds in it. */
-export function validate(spec: FormSpec, values: Values): { body: Record<string, unknown> } | { errors: Errors } {
+function validate(spec: FormSpec, values: Values): { body: Record<string, unknown> } | { errors: Errors } {
   const body: Record<string, unknown> = {};
   const unparsed: Errors = {};
   for (const field of spec.fields) {

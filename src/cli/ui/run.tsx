@@ -5,7 +5,7 @@ import { connect, dataPathOf } from './connect.js';
 import { Dashboard } from './dashboard.js';
 
 /** The options of `va-sandbox ui`: where the sandbox is (the global --url and --api-key) and this CLI's version. */
-export const uiOptionsSchema = z.strictObject({
+const uiOptionsSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }),
   apiKey: z.string().min(1, 'must not be empty'),
   hubId: z.number().int().min(1).default(1),

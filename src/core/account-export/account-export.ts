@@ -1,14 +1,17 @@
 import { z } from 'zod';
-import { COUNTED_TABLES, type Account } from '../account/account.js';
-import { iso, MAX_CLOCK_MS, ms } from '../clock/clock.js';
-import { SandboxError } from '../conventions/errors.js';
-import { crossRecordChecks, type Known } from './export-checks.js';
+import { COUNTED_TABLES, type Account } from '../account/index.js';
+import { iso, ms, SandboxError } from '../conventions/index.js';
+import { MAX_CLOCK_MS } from '../clock/index.js';
+import { crossRecordChecks, type Known, type Problem, recordProblems } from './export-checks.js';
 import { exportedAccount, time } from './export-records.js';
-import { issuesToDetails } from '../records/schemas.js';
-import { keyedByCaller, type AccountState, type Delivery } from '../records/state.js';
-import { droppedDelivery, hold, isOpen } from '../callbacks/deliveries.js';
-import { compacted, sent, type ExportedEvent } from '../callbacks/event-body.js';
-import { isDropped } from '../store/repository.js';
+import { exportText } from './export-text.js';
+import {
+  issuesToDetails,
+  keyedByCaller,
+  type AccountState,
+  type Delivery,
+} from '../records/index.js';
+import { droppedDelivery, hold, isOpen, compacted } from '../callbacks/index.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
@@ -42,13 +45,18 @@ export const accountExportSchema = z.preprocess(
     // Zod runs it only when no record is of the wrong shape (the checks across records read their fields).
     .superRefine((doc, ctx) => {
       const known: Known = (table, key) => Object.hasOwn(doc.account[table], key);
-      for (const check of crossRecordChecks) {
-        for (const problem of check(doc.account, known)) ctx.addIssue({ code: 'custom', path: ['account', ...problem.path], message: problem.message });
+      const perRecord = Object.entries(doc.account).flatMap(([table, records]) =>
+        Object.entries(records).flatMap(([key, record]) => recordProblems(table as TableOfFile, key, record)),
+      );
+      for (const problem of [perRecord, ...crossRecordChecks.map((check) => check(doc.account, known))].flat()) {
+        ctx.addIssue({ ...custom(problem) });
       }
     }),
 );
 
 export type AccountExport = z.output<typeof accountExportSchema>;
+/** A table of an export's account. */
+type TableOfFile = keyof AccountExport['account'];
 
 /** Gives way to other work when it is time (the server's: after some ms of work at a stretch); undefined: go on now. */
 export type Pause = () => Promise<void> | undefined;
@@ -75,7 +83,7 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
   const doc = envelope.safeParse(body);
   // A file whose envelope is wrong is parsed whole, for every problem it has at once.
   if (!doc.success) throw invalid(accountExportSchema.safeParse(body).error?.issues ?? doc.error.issues);
-  const issues: z.core.$ZodIssue[] = [];
+  const issues = new Problems();
   const account: Record<string, Record<string, unknown>> = {};
   /** `table/key` of each record that failed its own schema. */
   const failed = new Set<string>();
@@ -86,10 +94,12 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
       const checked = ((table as z.ZodRecord).valueType as z.ZodType).safeParse(record);
       // One that fails is left out of the checks across records below, which read its fields: they name every other
       // problem at once, as a whole parse does, and see it as in the file.
-      if (checked.success) records[id] = checked.data;
-      else {
+      if (checked.success) {
+        records[id] = checked.data;
+        for (const problem of recordProblems(name as TableOfFile, id, checked.data)) issues.add(custom(problem));
+      } else {
         failed.add(`${name}/${id}`);
-        issues.push(...checked.error.issues.map((issue) => ({ ...issue, path: ['account', name, id, ...issue.path] })));
+        for (const issue of checked.error.issues) issues.add({ ...issue, path: ['account', name, id, ...issue.path] });
       }
       await pause();
     }
@@ -98,45 +108,49 @@ async function checkExport(body: unknown, pause: Pause): Promise<AccountExport> 
   const known: Known = (table, key) => Object.hasOwn(checked.account[table], key) || failed.has(`${table}/${key}`);
   for (const check of crossRecordChecks) {
     for (const problem of check(checked.account, known)) {
-      issues.push({ code: 'custom', path: ['account', ...problem.path], message: problem.message, input: undefined } as z.core.$ZodIssue);
+      issues.add(custom(problem));
     }
     await pause();
   }
-  if (issues.length > 0) throw invalid(issues);
+  if (issues.listed.length > 0) throw invalid(issues.listed, issues.unlisted);
   return checked;
 }
 
-const invalid = (issues: z.core.$ZodIssue[]): SandboxError => {
-  const details = issuesToDetails(new z.ZodError(issues));
-  return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${details.slice(0, 5).join('; ')}`, details);
-};
+/** A problem of the checks beyond each record's schema, as a zod issue under the file's `account`. */
+const custom = (problem: Problem): z.core.$ZodIssueCustom => ({
+  code: 'custom',
+  path: ['account', ...problem.path],
+  message: problem.message,
+  input: undefined,
+});
 
-/** The account as one JSON document; the records of a damaged database that could not be read are left out and named in `unreadable`. */
-export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
-  // Forwarding and faults (of callbacks and of the API) are this sandbox's settings for the session, not part of the incident.
-  const { clockOffsetMs: _offset, forwarding: _forwarding, faults: _faults, apiFaults: _apiFaults, heldSince: _held, ...records } = account.read(unreadable);
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: account.now(), account: { ...records, ...exportedEvents(records, unreadable) } };
+/** How many problems of a file a 400 lists: a file may have any number, and the first ones say what is wrong. */
+export const LISTED_PROBLEMS = 100;
+
+/** A file's problems: the first `LISTED_PROBLEMS` kept, the rest only counted. */
+class Problems {
+  readonly listed: z.core.$ZodIssue[] = [];
+  unlisted = 0;
+  add(issue: z.core.$ZodIssue): void {
+    if (this.listed.length < LISTED_PROBLEMS) this.listed.push(issue);
+    else this.unlisted++;
+  }
 }
 
-/**
- * The events and deliveries as an export holds them: every event with its body as sent, and every delivery, dropped
- * events' first ones included, in the order they were made.
- */
-function exportedEvents({ events, deliveries, vaPayments }: Pick<AccountState, 'events' | 'deliveries' | 'vaPayments'>, unreadable: string[]) {
-  const withBodies: Record<string, ExportedEvent> = {};
-  for (const event of Object.values(events)) {
-    // Its body is its payment's, and that payment is not there (left out of a damaged database's read, or the event's
-    // own link to it damaged): left out too, and named.
-    if (!event.body && !vaPayments[event.vaPaymentId!]) {
-      unreadable.push(`events ${event.id}`);
-      continue;
-    }
-    const { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt } = sent(event, (paymentId) => vaPayments[paymentId]);
-    withBodies[id] = { id, eventType, vaPaymentId, clientId, body, url, droppedReason, createdAt };
-  }
-  const dropped = Object.values(events).filter(isDropped).map(droppedDelivery);
-  const all = [...dropped, ...Object.values(deliveries)].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-  return { events: withBodies, deliveries: Object.fromEntries(all.map((delivery) => [delivery.id, delivery])) };
+/** The 400 of a file: its first problems, one detail each, and how many more it has. */
+const invalid = (issues: z.core.$ZodIssue[], unlisted = 0): SandboxError => {
+  const all = issuesToDetails(new z.ZodError(issues));
+  const total = all.length + unlisted;
+  const listed = all.slice(0, LISTED_PROBLEMS);
+  const more = `account: ${total - listed.length} more problems not listed`;
+  const details = total > listed.length ? [...listed, more] : listed;
+  const shown = all.slice(0, 5).join('; ') + (total > 5 ? `; and ${total - 5} more` : '');
+  return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${shown}`, details);
+};
+
+/** The account as one JSON document (`exportText`, parsed); the records of a damaged database that could not be read are left out and named in `unreadable`. */
+export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
+  return JSON.parse([...exportText(account, EXPORT_FORMAT, EXPORT_VERSION, unreadable)].join('')) as AccountExport;
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
-import { taxIdKey } from '../clients/clients.js';
-import { isOpen } from '../callbacks/deliveries.js';
+import { taxIdKey, ACTIVE_STATUSES, type Entry, type VaPayment } from '../records/index.js';
+import { isOpen } from '../callbacks/index.js';
 import type { exportedAccount } from './export-records.js';
-import { formatCents } from '../conventions/money.js';
-import { ACTIVE_STATUSES, type Entry, type VaPayment } from '../records/state.js';
+import { formatCents, ms } from '../conventions/index.js';
 
 /**
  * The checks of an account export across its records (`account-export.ts`), each a list of problems by path. They run
@@ -12,7 +11,7 @@ import { ACTIVE_STATUSES, type Entry, type VaPayment } from '../records/state.js
  */
 
 type Records = z.output<typeof exportedAccount>;
-type Problem = { path: (string | number)[]; message: string };
+export type Problem = { path: (string | number)[]; message: string };
 /** Whether the file holds a record of `table` under `key`, whether or not it passed its own schema. */
 export type Known = (table: keyof Records, key: string) => boolean;
 
@@ -20,6 +19,57 @@ export type Known = (table: keyof Records, key: string) => boolean;
 const own = <T>(table: Record<string, T>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
 export const crossRecordChecks = [integrityProblems, moneyProblems, uniquenessProblems, ownershipProblems] as const;
+
+/** A string that is not well-formed UTF-16 (a lone surrogate), which no store or JSON writer keeps as given. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** Whether a JSON value holds a lone surrogate in a key or a string, walked without recursion. */
+function holdsLoneSurrogate(value: unknown): boolean {
+  const stack = [value];
+  for (let node = stack.pop(); stack.length > 0 || node !== undefined; node = stack.pop()) {
+    if (typeof node === 'string' && LONE_SURROGATE.test(node)) return true;
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (LONE_SURROGATE.test(key)) return true;
+      stack.push(child);
+    }
+  }
+  return false;
+}
+
+/** The paths under `path` of every key and string of a JSON value holding a lone surrogate. */
+function loneSurrogates(value: unknown, path: (string | number)[]): (string | number)[][] {
+  if (!holdsLoneSurrogate(value)) return [];
+  const found: (string | number)[][] = [];
+  const stack: [unknown, (string | number)[]][] = [[value, path]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, at] = item;
+    if (typeof node === 'string' && LONE_SURROGATE.test(node)) found.push(at);
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (LONE_SURROGATE.test(key)) found.push([...at, key]);
+      else stack.push([child, [...at, Array.isArray(node) ? Number(key) : key]]);
+    }
+  }
+  return found;
+}
+
+/**
+ * A record's own bounds that its schema does not say, checked as each record is read: no lone surrogate in a key
+ * or a string (it would be stored as another text than the file's), and a VA payment that expires after it was made.
+ */
+export function recordProblems(table: keyof Records, key: string, record: unknown): Problem[] {
+  // The record under its key, so a key of the table (an Idempotency-Key's) is looked at too.
+  const message = 'must be well-formed Unicode: it holds a lone surrogate';
+  const problems = loneSurrogates({ [key]: record }, [table]).map((path) => ({ path, message }));
+  if (table === 'vaPayments') {
+    const { expiresAt, createdAt } = record as VaPayment;
+    if (ms(expiresAt) <= ms(createdAt)) {
+      problems.push({ path: [table, key, 'expiresAt'], message: `must be after createdAt (${createdAt})` });
+    }
+  }
+  return problems;
+}
 
 /**
  * What the account's code relies on without checking again: every record under its own id, and every
@@ -168,20 +218,22 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
 
 
 /**
- * Contract parts 1 and 2.3: each CVU and alias of the account has one holder (a pool entry, lent to an active
- * own-CVU payment or free; a hub's collection account; a client), and every pointer agrees both ways: a lent pool
- * entry names the active payment that names its CVU, and an active amount-locked payment is on its hub's collection
- * account. A file that breaks one would lend a CVU in use to a new payment, or credit a transfer to another holder.
+ * Contract parts 1 and 2.3: each CVU and alias of the account has one holder (a pool entry, lent to an active own-CVU
+ * payment or free; a hub's collection account; a client), a CVU and an alias being one namespace (a transfer's `to` is
+ * either), and every pointer agrees both ways: a lent pool entry names the active payment that names its CVU, and an
+ * active amount-locked payment is on its hub's collection account. A file that breaks one would lend a CVU in use to a
+ * new payment, or credit a transfer to another holder.
  */
 function ownershipProblems(account: Records, known: Known): Problem[] {
   const problems: Problem[] = [];
-  const holders = new Map<string, string>();
-  /** `value` (a CVU, or an alias compared in upper case) is held by `holder`, the record at `path`, unless another holds it. */
+  /** Who holds each CVU and alias, in upper case: one namespace, as a transfer's `to` may be either. */
+  const holders = new Map<string, { holder: string; kind: 'CVU' | 'alias' }>();
+  /** `value` is held as a `kind` by `holder`, the record at `path`, unless another holds it as either kind. */
   const claim = (path: (string | number)[], kind: 'CVU' | 'alias', value: string, holder: string) => {
-    const key = kind === 'CVU' ? `cvu:${value}` : `alias:${value.toUpperCase()}`;
+    const key = value.toUpperCase();
     const other = holders.get(key);
-    if (other === undefined) holders.set(key, holder);
-    else problems.push({ path, message: `${value} is already the ${kind} of ${other}` });
+    if (other === undefined) holders.set(key, { holder, kind });
+    else problems.push({ path, message: `${value} is already the ${other.kind} of ${other.holder}` });
   };
   for (const [key, entry] of Object.entries(account.pool)) {
     if (entry.cvu !== key) problems.push({ path: ['pool', key, 'cvu'], message: `must equal its key ${key}` });

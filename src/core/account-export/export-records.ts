@@ -10,13 +10,13 @@ import {
   poolCvuRecord,
   transferRecord,
   vaPaymentRecord,
-} from '../records/state.js';
+} from '../records/index.js';
 
 /**
  * The records of an account export (`account-export.ts`): each table's records as stored, held to their kind's one
  * schema (`records/`), so a field declared there is exported and imported with no line here; an event with its body.
  */
-export { time } from '../records/fields.js';
+export { time } from '../records/index.js';
 
 const table = <T extends z.ZodType>(record: T) => z.record(z.string(), record);
 

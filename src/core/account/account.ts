@@ -1,20 +1,15 @@
-import { AccountContext, type AccountDeps } from './account-context.js';
-import { ApiFaults } from '../api-faults/api-faults.js';
-import { ClientLedger } from '../clients/client-ledger.js';
-import { DeliveryLog } from '../callbacks/delivery-log.js';
-import { DueWork } from '../clock/due-work.js';
-import { Events } from '../callbacks/events.js';
-import { Hubs } from '../hubs/hubs.js';
-import { Idempotency } from '../conventions/idempotency.js';
-import type { AccountHead } from '../store/repository.js';
-import { accountHead, keyedByCaller, normalizeAccount, type AccountState } from '../records/state.js';
-import { prune } from '../clock/retention.js';
-import { Transfers } from '../transfers/transfers.js';
-import { VaPayments } from '../va-payments/va-payments.js';
+import { AccountContext, type AccountDeps, Idempotency, type AccountHead, type Where } from '../store/index.js';
+import { ApiFaults } from '../api-faults/index.js';
+import { ClientLedger } from '../clients/index.js';
+import { DeliveryLog, Events } from '../callbacks/index.js';
+import { DueWork, prune } from '../clock/index.js';
+import { Hubs } from '../hubs/index.js';
+import { accountHead, keyedByCaller, normalizeAccount, type AccountState, type Row, type TableName } from '../records/index.js';
+import { Transfers } from '../transfers/index.js';
+import { VaPayments } from '../va-payments/index.js';
 
-export type { AccountDeps, ApiFaultsNews, DeliveredEvent, LiveEvent } from './account-context.js';
-export type { DueDelivery } from '../callbacks/delivery-log.js';
-export type { ClockMove } from '../clock/due-work.js';
+export type { AccountDeps, LiveEvent } from '../store/index.js';
+export type { DueDelivery } from '../callbacks/index.js';
 
 /** The kinds of records an import counts. */
 export const COUNTED_TABLES = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
@@ -89,6 +84,11 @@ export class Account {
   /** The whole account as the store keeps it (an export, a recording); `unreadable`: see `Storage.read`. */
   read(unreadable?: string[]): AccountState {
     return this.ctx.deps.storage.read(this.key, unreadable) ?? { ...emptyAccountState(), ...this.ctx.head };
+  }
+
+  /** One table's records as the store keeps them, a batch at a time (an export streams them); see `Storage.rows`. */
+  rows<T extends TableName>(table: T, where?: Where, unreadable?: string[]): Generator<[string, Row<T>]> {
+    return this.ctx.deps.storage.rows(this.key, table, where, unreadable);
   }
 
   /** How many records of each kind the account holds, as an import answers them. */

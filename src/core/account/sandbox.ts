@@ -1,9 +1,8 @@
 import { Account, emptyAccountState, type LiveEvent } from './account.js';
-import type { WallClock } from '../clock/clock.js';
-import { defaultDeliveryPolicy, type DeliveryPolicy } from '../callbacks/deliveries.js';
-import type { IdSource } from '../conventions/ids.js';
-import type { Storage } from '../store/repository.js';
-import { accountHead } from '../records/state.js';
+import type { WallClock, IdSource } from '../conventions/index.js';
+import { defaultDeliveryPolicy } from '../callbacks/index.js';
+import type { DeliveryPolicy, Storage } from '../store/index.js';
+import { accountHead } from '../records/index.js';
 
 export interface SandboxOptions {
   /** Where accounts are kept (the server's SQLite store): an account is read from it when first used. */

@@ -1,12 +1,17 @@
 import { z } from 'zod';
-import type { AccountContext, ApiFaultsNews } from '../account/account-context.js';
-import { notFound, SandboxError, type ErrorCode } from '../conventions/errors.js';
-import { mulberry32Step } from '../conventions/ids.js';
-import { paginate } from '../conventions/pagination.js';
-import { listQuery, parse } from '../records/schemas.js';
-import { API_FAULT_METHODS, apiFaultRuleRecord, apiFaultSchema, type ApiFault, type ApiFaultRule } from '../records/api-fault-rule.js';
+import { type AccountContext, type ApiFaultsNews, paginate } from '../store/index.js';
+import { notFound, SandboxError, type ErrorCode, mulberry32Step } from '../conventions/index.js';
+import {
+  listQuery,
+  parse,
+  API_FAULT_METHODS,
+  apiFaultRuleRecord,
+  apiFaultSchema,
+  type ApiFault,
+  type ApiFaultRule,
+} from '../records/index.js';
 
-export { API_FAULT_METHODS, API_FAULT_TYPES, apiFaultSchema, DEFAULT_HANG_MS, type ApiFault, type ApiFaultRule, type ApiFaultType } from '../records/api-fault-rule.js';
+export type { ApiFault, ApiFaultRule } from '../records/index.js';
 
 /**
  * API faults (contract part 7): rules that make an account's own `/api/v1` requests misbehave as production does
@@ -15,7 +20,7 @@ export { API_FAULT_METHODS, API_FAULT_TYPES, apiFaultSchema, DEFAULT_HANG_MS, ty
  */
 
 /** The error statuses a rule may answer, each with the contract's code. */
-export const API_FAULT_ERRORS = {
+const API_FAULT_ERRORS = {
   500: 'INTERNAL_ERROR',
   502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
@@ -24,7 +29,7 @@ export const API_FAULT_ERRORS = {
 } as const satisfies Record<number, ErrorCode>;
 
 /** More rules than anyone reads; the account's head stays small. */
-export const MAX_API_FAULT_RULES = 100;
+const MAX_API_FAULT_RULES = 100;
 const DEFAULT_SEED = 1;
 
 /** `/api/v1` and segments; `{name}` or `*` stands for one segment. */
@@ -57,7 +62,7 @@ export type ApiFaultRuleView = z.output<typeof apiFaultRuleViewSchema>;
 
 export const apiFaultsClearedSchema = z.strictObject({ deleted: z.number().int().describe('How many rules were removed') });
 
-export const apiFaultRuleView = ({ draw: _draw, ...rule }: ApiFaultRule): ApiFaultRuleView => rule;
+const apiFaultRuleView = ({ draw: _draw, ...rule }: ApiFaultRule): ApiFaultRuleView => rule;
 
 /** A request a rule faults: the rule's id and what to do. */
 export interface Strike {
@@ -66,7 +71,7 @@ export interface Strike {
 }
 
 /** Whether a rule's path pattern names a request path: segment by segment, `{name}` and `*` standing for any one. */
-export function pathMatches(pattern: string, path: string): boolean {
+function pathMatches(pattern: string, path: string): boolean {
   const want = pattern.replace(/\/$/, '').split('/');
   const got = path.replace(/\/$/, '').split('/');
   return want.length === got.length && want.every((segment, i) => segment === '*' || /^\{\w*\}$/.test(segment) || segment === got[i]);

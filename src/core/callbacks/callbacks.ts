@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { VA_PAYMENT_STATUSES, type EventType, type VaEventType } from '../records/state.js';
-import { vaPaymentObjectSchema, vaPaymentView } from '../records/va-payment.js';
-import { createVaPayment } from '../va-payments/va-payment.js';
-import { ars, isoTime, uuid } from '../records/view-fields.js';
+import {
+  VA_PAYMENT_STATUSES,
+  type EventType,
+  type VaEventType,
+  vaPaymentObjectSchema,
+  vaPaymentView,
+  ars,
+  isoTime,
+  uuid,
+} from '../records/index.js';
+import { createVaPayment } from '../va-payments/index.js';
 
-export { ars, isoTime, uuid, vaPaymentObjectSchema };
+export { vaPaymentObjectSchema };
 
 /**
  * The callback bodies the sandbox sends (spec 6.1 and 6.2, contract part 4), as zod schemas: the OpenAPI document's
@@ -14,7 +21,7 @@ export { ars, isoTime, uuid, vaPaymentObjectSchema };
  */
 
 /** The payload of the events a transfer raises (spec 6.1): `receivedAmount` and `remainingAmount` are the payment's totals after it. */
-export const transferPayloadSchema = z.strictObject({
+const transferPayloadSchema = z.strictObject({
   vaPaymentId: uuid,
   operationId: z.string(),
   incomingAmount: ars.describe('net amount received after taxes; equals totalWithoutTaxes'),

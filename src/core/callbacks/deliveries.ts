@@ -1,11 +1,7 @@
-import { iso, ms } from '../clock/clock.js';
-import type { Attempt, Delivery, SandboxEvent } from '../records/state.js';
+import { iso, ms } from '../conventions/index.js';
+import type { DeliveryPolicy } from '../store/index.js';
+import type { Attempt, Delivery, SandboxEvent } from '../records/index.js';
 
-/** The delivery policy is data: attempts at most, and the delays (sandbox seconds) before each retry. */
-export interface DeliveryPolicy {
-  maxAttempts: number;
-  retryDelays: number[];
-}
 
 export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 3, retryDelays: [5, 25] };
 
@@ -35,7 +31,7 @@ export function newDelivery(event: SandboxEvent, id: string, now: string, redeli
 export const droppedDelivery = (event: SandboxEvent): Delivery => newDelivery(event, event.id, event.createdAt);
 
 /** When the attempt after `failedAttempts` failures is due, or null when they are exhausted. */
-export function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, failedAt: string): string | null {
+function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, failedAt: string): string | null {
   if (failedAttempts >= policy.maxAttempts) return null;
   const delay = policy.retryDelays[failedAttempts - 1] ?? policy.retryDelays.at(-1) ?? 0;
   return iso(ms(failedAt) + delay * 1000);
@@ -58,7 +54,7 @@ export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, attemp
 export const isOpen = (delivery: Delivery): boolean => delivery.status === 'pending' || delivery.status === 'retrying';
 
 /** Why a held delivery waits (contract part 5): an imported file's URLs are never called unless the user says so. */
-export const HELD_REASON = 'came with an imported file: sent only when released';
+const HELD_REASON = 'came with an imported file: sent only when released';
 
 /** An open delivery of an imported file, kept as it was but never attempted (`held`) until `release`. */
 export const hold = (delivery: Delivery): Delivery => ({ ...delivery, status: 'held', reason: HELD_REASON, nextAttemptAt: null });

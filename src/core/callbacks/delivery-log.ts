@@ -1,15 +1,9 @@
-import type { AccountContext } from '../account/account-context.js';
-import { ms } from '../clock/clock.js';
+import { type AccountContext, pageFrom } from '../store/index.js';
+import { ms, isDamaged, notFound, SandboxError, unlessDamaged, UUID_PATTERN } from '../conventions/index.js';
 import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
 import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
-import { isDamaged, notFound, SandboxError, unlessDamaged } from '../conventions/errors.js';
-import { UUID_PATTERN } from '../conventions/ids.js';
-import { NO_EVENTS, sent, type SentEvent } from './event-body.js';
-import { pageFrom } from '../conventions/pagination.js';
-import { isDropped } from '../store/repository.js';
-import { listDeliveriesQuery, parse } from '../records/schemas.js';
-import { EVENT_TYPES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent } from '../records/state.js';
-import { deliveryView, type CallbackDeliverySummary } from '../records/views.js';
+import { NO_EVENTS, isDropped, listDeliveriesQuery, parse, EVENT_TYPES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent, deliveryView, type CallbackDeliverySummary } from '../records/index.js';
+import { sent, type SentEvent } from './event-body.js';
 
 /** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
 export interface DueDelivery {

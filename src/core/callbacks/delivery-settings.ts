@@ -1,7 +1,14 @@
 import { z } from 'zod';
-import { httpUrl } from '../records/schemas.js';
-import { EVENT_TYPES, type AccountState, type Delivery, type EventType, type Faults, type Forwarding } from '../records/state.js';
-import type { ForwardingView } from '../records/views.js';
+import {
+  httpUrl,
+  EVENT_TYPES,
+  type AccountState,
+  type Delivery,
+  type EventType,
+  type Faults,
+  type Forwarding,
+  type ForwardingView,
+} from '../records/index.js';
 
 /**
  * `PUT /sandbox/v1/forwarding`: every callback attempt of the account goes to `url` until it is deleted; with
@@ -26,7 +33,7 @@ export const faultsSchema = z.strictObject({
 /** `POST /sandbox/v1/deliveries/{id}/redeliver`: optionally, another URL for this one delivery. */
 export const redeliverSchema = z.strictObject({ url: httpUrl.optional() });
 
-export const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false };
+const NO_FAULTS: Faults = { duplicate: false, delayMs: 0, shuffle: false };
 
 export const forwardingView = (forwarding: Forwarding | null | undefined): ForwardingView => ({
   url: forwarding?.url ?? null,

@@ -1,9 +1,17 @@
-import { fromCents } from '../conventions/money.js';
-import type { CallbackDeliverySummary, SandboxEvent, SentEvent, VaPayment } from '../records/state.js';
-import { asCreated, remainingAmount, statusAfter } from '../va-payments/va-payment.js';
-import { vaPaymentView } from '../records/va-payment.js';
+import { fromCents } from '../conventions/index.js';
+import {
+  type CallbackDeliverySummary,
+  type SandboxEvent,
+  type SentEvent,
+  type VaPayment,
+  remainingAmount,
+  vaPaymentView,
+  counting,
+  NO_EVENTS,
+} from '../records/index.js';
+import { asCreated, statusAfter } from '../va-payments/index.js';
 
-export type { ExportedEvent, SentEvent } from '../records/state.js';
+export type { SentEvent } from '../records/index.js';
 
 /**
  * What an event keeps of its body, and the body rendered when it is sent, listed, exported or streamed. A VA event's
@@ -14,16 +22,6 @@ export type { ExportedEvent, SentEvent } from '../records/state.js';
  * (`callbackDelivery`); a transfer's events carry the amounts of the cash-in they credited (`cashIn`, the payment's
  * cash-ins never change) and the payment's totals just after it.
  */
-
-export const NO_EVENTS: CallbackDeliverySummary = {
-  events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,
-};
-
-/** A summary that counts one more event, just raised: its delivery pending, or none when it is dropped. */
-export function counting(summary: CallbackDeliverySummary, event: Pick<SandboxEvent, 'eventType' | 'url'>): CallbackDeliverySummary {
-  const status = event.url === null ? 'dropped' : 'pending';
-  return { ...summary, events: summary.events + 1, [status]: summary[status] + 1, lastEventType: event.eventType };
-}
 
 /** A VA payment by its id (the account's records, or a file's). */
 export type PaymentOf = (id: string) => VaPayment | undefined;

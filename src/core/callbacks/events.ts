@@ -1,13 +1,9 @@
-import type { AccountContext } from '../account/account-context.js';
+import { type AccountContext, pageOf, type Where } from '../store/index.js';
 import { newDelivery } from './deliveries.js';
 import type { DeliveryLog } from './delivery-log.js';
-import { counting, sent } from './event-body.js';
-import { pageOf } from '../conventions/pagination.js';
-import type { Where } from '../store/repository.js';
-import { listEventsQuery, parse } from '../records/schemas.js';
-import type { SandboxEvent, VaPayment } from '../records/state.js';
-import * as va from '../va-payments/va-payment.js';
-import { eventView } from '../records/views.js';
+import { counting, listEventsQuery, parse, type SandboxEvent, type VaPayment, eventView } from '../records/index.js';
+import { sent } from './event-body.js';
+import * as va from '../va-payments/index.js';
 
 /**
  * Events: what the service raises for a VA payment or a client, each with what its body is made from

@@ -1,13 +1,9 @@
-import type { AccountContext } from '../account/account-context.js';
-import { iso, ms } from '../clock/clock.js';
+import { type AccountContext, pageOf } from '../store/index.js';
+import { iso, ms, notFound, SandboxError, UUID_PATTERN } from '../conventions/index.js';
 import * as clients from './clients.js';
-import { generateAlias } from '../hubs/cvu.js';
-import { notFound, SandboxError } from '../conventions/errors.js';
-import type { Hubs } from '../hubs/hubs.js';
-import { UUID_PATTERN } from '../conventions/ids.js';
+import { generateAlias, type Hubs } from '../hubs/index.js';
 import * as invoices from './invoices.js';
 import * as ledger from './ledger.js';
-import { pageOf } from '../conventions/pagination.js';
 import {
   allocationSchema,
   clientCvuSchema,
@@ -21,9 +17,16 @@ import {
   parse,
   updateClientSchema,
   updateInvoiceSchema,
-} from '../records/schemas.js';
-import { invoiceNumber, invoiceSequence, type Client, type Entry, type Invoice } from '../records/state.js';
-import { balanceView, clientView, entryView, invoiceView } from '../records/views.js';
+  invoiceNumber,
+  invoiceSequence,
+  type Client,
+  type Entry,
+  type Invoice,
+  balanceView,
+  clientView,
+  entryView,
+  invoiceView,
+} from '../records/index.js';
 
 /**
  * Clients with a dedicated CVU, their ledger of entries, their invoices and balance. The rules themselves are in

@@ -1,19 +1,17 @@
-import { iso } from '../clock/clock.js';
-import { SandboxError } from '../conventions/errors.js';
-import { fromCents } from '../conventions/money.js';
-import type { CreateClientInput, UpdateClientInput } from '../records/schemas.js';
-import type { Client, CvuStatus, Hub, SandboxEvent, Transfer } from '../records/state.js';
+import { iso, SandboxError, fromCents } from '../conventions/index.js';
+import {
+  type CreateClientInput,
+  type UpdateClientInput,
+  type Client,
+  type CvuStatus,
+  type Hub,
+  type SandboxEvent,
+  type Transfer,
+  taxIdDigits,
+} from '../records/index.js';
+export { taxIdDigits, taxIdKey } from '../records/index.js';
 
-/** Clients (contract part 3) as pure rules: records in, records out. The account stores them and keeps the CVUs unique. */
-
-/** A `delayed` hub's CVU becomes active this long (sandbox clock) after the client is created. */
-export const PROVISIONING_DELAY_MS = 5000;
-
-/** A tax id is kept as given and compared by its digits: "20-12345678-3" is "20123456783". */
-export const taxIdDigits = (taxId: string): string => taxId.replace(/\D/g, '');
-
-/** What tax ids are compared by: their digits when they have any, else the text as given. */
-export const taxIdKey = (taxId: string): string => taxIdDigits(taxId) || taxId;
+const PROVISIONING_DELAY_MS = 5000;
 
 const CUIT_WEIGHTS = [5, 4, 3, 2, 7, 6, 5, 4, 3, 2];
 

@@ -1,8 +1,13 @@
 import { patched } from './clients.js';
-import { SandboxError } from '../conventions/errors.js';
-import { formatCents, type Cents } from '../conventions/money.js';
-import type { CreateInvoiceInput, UpdateInvoiceInput } from '../records/schemas.js';
-import type { Client, Entry, Invoice, PaymentStatus } from '../records/state.js';
+import { SandboxError, formatCents, type Cents } from '../conventions/index.js';
+import type {
+  CreateInvoiceInput,
+  UpdateInvoiceInput,
+  Client,
+  Entry,
+  Invoice,
+  PaymentStatus,
+} from '../records/index.js';
 
 /** A client's invoices (contract part 3) as pure rules: created, updated, and paid by allocations of the client's cash. */
 

@@ -1,7 +1,5 @@
-import { SandboxError } from '../conventions/errors.js';
-import { formatCents, type Cents } from '../conventions/money.js';
-import type { DebitInput, LedgerEntryInput } from '../records/schemas.js';
-import type { Entry, Invoice } from '../records/state.js';
+import { SandboxError, formatCents, type Cents } from '../conventions/index.js';
+import type { DebitInput, LedgerEntryInput, Balance, Entry, Invoice } from '../records/index.js';
 
 /** A client's ledger (contract part 3) as pure rules: the entries of money in and out, and the balance over them. */
 
@@ -67,15 +65,6 @@ export function reversalEntry(id: string, original: Entry, input: Extract<Ledger
     sourceType: 'other',
     createdAt: now,
   };
-}
-
-export interface Balance {
-  totalCashIn: Cents;
-  totalCashOut: Cents;
-  totalInvoiced: Cents;
-  balance: Cents;
-  /** What allocations applied to invoices: cash in less cash out less this is what is left to allocate. */
-  allocated: Cents;
 }
 
 /**

@@ -1,9 +1,4 @@
-import { SandboxError } from '../conventions/errors.js';
-
-/** The source of real time, injected so tests can pin and move it. */
-export interface WallClock {
-  now(): number;
-}
+import { SandboxError, iso, type WallClock } from '../conventions/index.js';
 
 /** A clock that only moves when told: for tests and deterministic runs. */
 export class FakeClock implements WallClock {
@@ -15,23 +10,6 @@ export class FakeClock implements WallClock {
     this.ms += ms;
   }
 }
-
-/** The last two instants `iso` wrote, newest first: a write's times are one or two instants (now, an expiry). */
-let lastMs = Number.NaN;
-let lastText = '';
-let beforeMs = Number.NaN;
-let beforeText = '';
-
-export const iso = (ms: number): string => {
-  if (ms === lastMs) return lastText;
-  if (ms === beforeMs) return beforeText;
-  const text = new Date(ms).toISOString();
-  beforeMs = lastMs;
-  beforeText = lastText;
-  lastMs = ms;
-  lastText = text;
-  return text;
-};
 
 /**
  * The latest a sandbox clock may read: times are ISO 8601 with 4-digit years, and a year is left for what falls due
@@ -45,4 +23,3 @@ export function checkClockMove(toMs: number, field: string): void {
     throw new SandboxError('VALIDATION_ERROR', `The sandbox clock cannot pass ${iso(MAX_CLOCK_MS)}`, [`${field}: would move the clock past ${iso(MAX_CLOCK_MS)}`]);
   }
 }
-export const ms = (isoText: string): number => Date.parse(isoText);

@@ -1,8 +1,7 @@
-import type { AccountContext } from '../account/account-context.js';
-import { checkClockMove, iso, ms } from './clock.js';
-import { SandboxError } from '../conventions/errors.js';
-import { COLUMNS } from '../store/repository.js';
-import { clockAdvanceSchema, clockSetSchema, MAX_CLOCK_MOVE_SECONDS, parse } from '../records/schemas.js';
+import type { AccountContext } from '../store/index.js';
+import { checkClockMove } from './clock.js';
+import { iso, ms, SandboxError } from '../conventions/index.js';
+import { COLUMNS, clockAdvanceSchema, clockSetSchema, MAX_CLOCK_MOVE_SECONDS, parse } from '../records/index.js';
 
 /** A clock move as `DueWork.move` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
 export interface ClockMove {

@@ -1,6 +1,6 @@
-import { ms } from './clock.js';
-import type { Repository } from '../store/repository.js';
-import { isActive } from '../va-payments/va-payment.js';
+import { ms } from '../conventions/index.js';
+import type { Repository } from '../store/index.js';
+import { isActive } from '../records/index.js';
 
 /** A day of sandbox clock, in ms. */
 export const DAY_MS = 24 * 3600 * 1000;

@@ -1,31 +1,38 @@
-import type { IdSource } from '../conventions/ids.js';
-
-const BLOCK1_WEIGHTS = [7, 1, 3, 9, 7, 1, 3];
-const BLOCK2_WEIGHTS = [3, 9, 7, 1, 3, 9, 7, 1, 3, 9, 7, 1, 3];
-
-/** BCRA check digit: 10 minus the weighted sum mod 10, and 0 for 10. */
-function checkDigit(digits: string, weights: number[]): number {
-  const sum = weights.reduce((acc, weight, i) => acc + weight * Number(digits[i]), 0);
-  return (10 - (sum % 10)) % 10;
-}
+import { type IdSource, withCheckDigits } from '../conventions/index.js';
 
 /** The sandbox's PSP block: "000" marks a CVU (not a bank CBU), 4580 is the sandbox's PSP number. */
 const PSP_PREFIX = '0004580';
 
-export function isValidCvu(cvu: string): boolean {
-  if (!/^\d{22}$/.test(cvu)) return false;
-  return (
-    checkDigit(cvu.slice(0, 7), BLOCK1_WEIGHTS) === Number(cvu[7]) &&
-    checkDigit(cvu.slice(8, 21), BLOCK2_WEIGHTS) === Number(cvu[21])
-  );
-}
+/** A CVU of the sandbox's PSP with this account number (13 digits). */
+const cvuOf = (account: string): string => withCheckDigits(PSP_PREFIX, account);
 
 export function generateCvu(ids: IdSource): string {
-  const account = Array.from({ length: 13 }, () => ids.int(10)).join('');
-  return `${PSP_PREFIX}${checkDigit(PSP_PREFIX, BLOCK1_WEIGHTS)}${account}${checkDigit(account, BLOCK2_WEIGHTS)}`;
+  return cvuOf(Array.from({ length: 13 }, () => ids.int(10)).join(''));
 }
 
-export const ALIAS_PATTERN = /^[A-Za-z0-9.-]{6,20}$/;
+/**
+ * The pool's CVUs and aliases are numbered: pool CVU n has the account number `9` and n in 12 digits, its alias
+ * `POOL.` and the same 12 digits, so lending a new one asks nothing of the database. No other CVU or alias is made
+ * there (`Hubs.isTaken` says the whole space is taken); one an older release made there stays below the next number.
+ */
+const POOL_DIGITS = 12;
+const POOL_CVU_HEAD = cvuOf('9'.padEnd(13, '0')).slice(0, 9);
+const POOL_ALIAS_HEAD = 'POOL.';
+
+export const poolCvu = (n: number): string => cvuOf(`9${String(n).padStart(POOL_DIGITS, '0')}`);
+export const poolAlias = (n: number): string => `${POOL_ALIAS_HEAD}${String(n).padStart(POOL_DIGITS, '0')}`;
+
+/** Every pool CVU, and every pool alias, as ranges (each in its index's order). */
+export const POOL_CVUS = { from: poolCvu(0), to: `${POOL_CVU_HEAD}${'9'.repeat(POOL_DIGITS + 1)}` };
+export const POOL_ALIASES = { from: poolAlias(0), to: poolAlias(10 ** POOL_DIGITS - 1) };
+
+/** The number of the pool's space a CVU or alias (upper case) is in, or null when it is in none. */
+export function poolNumber(cvuOrAlias: string): number | null {
+  if (/^\d{22}$/.test(cvuOrAlias)) return cvuOrAlias.startsWith(POOL_CVU_HEAD) ? Number(cvuOrAlias.slice(9, 21)) : null;
+  const digits = cvuOrAlias.startsWith(POOL_ALIAS_HEAD) ? cvuOrAlias.slice(POOL_ALIAS_HEAD.length) : '';
+  return /^\d{12}$/.test(digits) ? Number(digits) : null;
+}
+
 
 const WORDS = [
   'SOL', 'RIO', 'PAMPA', 'MATE', 'TANGO', 'ANDES', 'LAGO', 'CERRO', 'PUNA', 'DELTA', 'ROBLE', 'CEIBO',
@@ -33,16 +40,11 @@ const WORDS = [
   'TALA', 'YERBA', 'LIMON', 'NOGAL', 'OMBU', 'QUENA', 'BOMBO', 'CHACRA', 'ESTEPA', 'GLACIAR', 'COLINA', 'VALLE',
 ];
 
-/** How many aliases of three words there are. */
-export const THREE_WORDS = WORDS.length ** 3;
-
 /**
  * A unique alias of three words (`SOL.RIO.PAMPA`), 6 to 20 characters; `taken` compares case-insensitively.
- * With `base`, the alias is that base, cut to 20 and made unique with a numeric ending. Without `threeWords` (the
- * caller knows most are lent), it is two words and four digits at once: each three-word try that is taken costs a
- * look-up of a lent alias (at 300,000 pool CVUs, three such reads of a stored index per create were a third of its CPU).
+ * With `base`, the alias is that base, cut to 20 and made unique with a numeric ending.
  */
-export function generateAlias(ids: IdSource, taken: (alias: string) => boolean, base?: string, threeWords = true): string {
+export function generateAlias(ids: IdSource, taken: (alias: string) => boolean, base?: string): string {
   if (base !== undefined) {
     const clean = base.toUpperCase().replace(/[^A-Z0-9.-]/g, '').slice(0, 20).padEnd(6, 'X');
     if (!taken(clean)) return clean;
@@ -56,8 +58,7 @@ export function generateAlias(ids: IdSource, taken: (alias: string) => boolean, 
   for (let attempt = 0; ; attempt++) {
     // Three words while they are plentiful (46,656 of them: once most are lent, a few tries, not many); then two
     // words and four digits, which never run out.
-    const candidate =
-      threeWords && attempt < 3 ? `${pick()}.${pick()}.${pick()}` : `${pick()}.${pick()}.${String(ids.int(10_000)).padStart(4, '0')}`;
+    const candidate = attempt < 3 ? `${pick()}.${pick()}.${pick()}` : `${pick()}.${pick()}.${String(ids.int(10_000)).padStart(4, '0')}`;
     if (candidate.length <= 20 && !taken(candidate)) return candidate;
   }
 }

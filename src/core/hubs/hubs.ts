@@ -1,10 +1,23 @@
-import type { AccountContext } from '../account/account-context.js';
-import { generateAlias, generateCvu, THREE_WORDS } from './cvu.js';
-import { notFound } from '../conventions/errors.js';
-import { paginate } from '../conventions/pagination.js';
-import { hubIdSchema, hubPatchSchema, listQuery, parse } from '../records/schemas.js';
-import type { Client, Hub, PoolCvu, VaPayment } from '../records/state.js';
-import { hubView } from '../records/views.js';
+import { type AccountContext, paginate } from '../store/index.js';
+import { generateCvu, poolAlias, POOL_ALIASES, poolCvu, POOL_CVUS, poolNumber } from './cvu.js';
+import { notFound } from '../conventions/index.js';
+import {
+  hubIdSchema,
+  hubPatchSchema,
+  listQuery,
+  parse,
+  type Client,
+  type Hub,
+  type PoolCvu,
+  type VaPayment,
+  hubView,
+} from '../records/index.js';
+
+/** What holds a CVU or alias in an account: a hub's collection account, a pool entry or a client. */
+export type Holder =
+  | { cvu: string; kind: 'collection'; hubId: number }
+  | { cvu: string; kind: 'pool'; entry: PoolCvu }
+  | { cvu: string; kind: 'client'; client: Client };
 
 /**
  * Payment hubs (contract part 1) and the pool of CVUs lent to time-locked VA payments: every CVU and alias of the
@@ -54,18 +67,32 @@ export class Hubs {
     return hub;
   }
 
-  /** Lends the pool CVU released longest ago, or opens a new one. */
+  /** Lends the pool CVU released longest ago, or opens the next one by number. */
   reservePoolCvu(vaPaymentId: string): { cvu: string; alias: string } {
     let free = this.ctx.records.find('pool', { by: 'free' });
     if (!free) {
-      const cvu = this.uniqueCvu();
-      // Three-word aliases while under half of them are lent to the pool.
-      const threeWords = this.ctx.records.count('pool') < THREE_WORDS / 2;
-      const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.isTaken(candidate), undefined, threeWords);
-      free = { cvu, alias, vaPaymentId: null, releasedAt: null };
+      const n = this.nextPoolNumber();
+      free = { cvu: poolCvu(n), alias: poolAlias(n), vaPaymentId: null, releasedAt: null };
     }
     this.ctx.put('pool', free.cvu, { ...free, vaPaymentId, releasedAt: null });
     return { cvu: free.cvu, alias: free.alias };
+  }
+
+  /**
+   * One past the highest number of the pool's space that any CVU or alias of the account holds: its pool's, or one
+   * an older release or an import put there. The store keeps each highest one with its writes (`highest`): no lookup per create.
+   */
+  private nextPoolNumber(): number {
+    const { records } = this.ctx;
+    const highest = [
+      records.highest('pool', 'id', POOL_CVUS),
+      records.highest('pool', 'alias', POOL_ALIASES),
+      records.highest('clients', 'cvu', POOL_CVUS),
+      records.highest('clients', 'alias', POOL_ALIASES),
+      records.highest('hubs', 'cvu', POOL_CVUS),
+      records.highest('hubs', 'alias', POOL_ALIASES),
+    ];
+    return highest.reduce<number>((next, value) => Math.max(next, value === null ? 0 : poolNumber(String(value))! + 1), 0);
   }
 
   /** Takes back the pool CVU a time-locked payment that ended held, to lend again after those released before it. */
@@ -82,27 +109,33 @@ export class Hubs {
     }
   }
 
-  /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one. */
+  /** Whether a CVU or alias (case-insensitive) is taken in this account, for picking a new one: the pool's are. */
   isTaken(cvuOrAlias: string): boolean {
     const alias = cvuOrAlias.toUpperCase();
+    if (poolNumber(alias) !== null) return true;
     const cvu = { cvu: cvuOrAlias };
     return this.ctx.records.has([['pool', { id: cvuOrAlias }], ['pool', { alias }], ['clients', { alias }], ['clients', cvu], ['hubs', { alias }], ['hubs', cvu]]);
   }
 
-  /** The client whose CVU or alias (case-insensitive) this is. */
-  clientAt(cvuOrAlias: string): Client | undefined {
+  /**
+   * Every holder of a CVU or alias (case-insensitive), found by one lookup over them all (pool entries, hubs'
+   * collection accounts, clients): never more than one in an account the API made or an import let in, and when a
+   * database holds more, the caller sees them all rather than the first a fixed order would find.
+   */
+  holdersAt(to: string): Holder[] {
     const { records } = this.ctx;
-    return records.find('clients', { where: { cvu: cvuOrAlias } }) ?? records.find('clients', { where: { alias: cvuOrAlias.toUpperCase() } });
-  }
-
-  /** The hub whose collection CVU a CVU or alias (case-insensitive) is. */
-  collectionOf(to: string): Hub | undefined {
-    const { records } = this.ctx;
-    return records.find('hubs', { where: { cvu: to } }) ?? records.find('hubs', { where: { alias: to.toUpperCase() } });
-  }
-
-  /** The pool CVU a CVU or alias (case-insensitive) names. */
-  poolCvuAt(to: string): PoolCvu | undefined {
-    return this.ctx.get('pool', to) ?? this.ctx.records.find('pool', { where: { alias: to.toUpperCase() } });
+    const upper = to.toUpperCase();
+    const holders = new Map<string, Holder>();
+    for (const entry of [this.ctx.get('pool', to), records.find('pool', { where: { alias: upper } })]) {
+      if (entry) holders.set(`pool ${entry.cvu}`, { cvu: entry.cvu, kind: 'pool', entry });
+    }
+    const [byCvu, byAlias] = [{ where: { cvu: to } }, { where: { alias: upper } }];
+    for (const hub of [records.find('hubs', byCvu), records.find('hubs', byAlias)]) {
+      if (hub) holders.set(`hub ${hub.id}`, { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id });
+    }
+    for (const client of [records.find('clients', byCvu), records.find('clients', byAlias)]) {
+      if (client) holders.set(`client ${client.id}`, { cvu: client.cvu!, kind: 'client', client });
+    }
+    return [...holders.values()];
   }
 }

@@ -3,9 +3,9 @@ import { z } from 'zod';
 /** An API fault rule (contract part 7) as an account keeps it, in its head beside the tables. */
 
 export const API_FAULT_METHODS = ['*', 'GET', 'POST', 'PATCH', 'DELETE'] as const;
-export const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
+const API_FAULT_TYPES = ['error', 'delay', 'reset', 'hang', 'lost_answer'] as const;
 export type ApiFaultType = (typeof API_FAULT_TYPES)[number];
-export const DEFAULT_HANG_MS = 30_000;
+const DEFAULT_HANG_MS = 30_000;
 
 const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504), z.literal(429)]);
 

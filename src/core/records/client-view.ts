@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fromCents } from '../conventions/money.js';
+import { fromCents } from '../conventions/index.js';
 import { CVU_STATUSES, ENTRY_TYPES, LEGACY_SOURCE_TYPES, SOURCE_TYPES, type Client, type Entry, type SourceType } from './client.js';
 import type { Hub } from './hub.js';
 import { INVOICE_TYPES, PAYMENT_STATUSES, type Invoice } from './invoice.js';

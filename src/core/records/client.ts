@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
+import { alias, cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
 import { CVU_STATUSES, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
-export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES, type EntryType } from './words.js';
+export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
 
 /** A client with its dedicated CVU, and the lines of its ledger (contract part 3), as stored. */
 
@@ -22,7 +22,7 @@ export const clientRecord = z.strictObject({
   metadata,
   /** Null until the CVU is provisioned. */
   cvu: cvu.nullable(),
-  alias: text().nullable(),
+  alias: alias.nullable(),
   cvuStatus,
   /** When a `provisioning` (delayed) CVU becomes active; null in every other status. */
   cvuReadyAt: time.nullable(),
@@ -55,3 +55,9 @@ export const entryRecord = z.strictObject({
   createdAt: time,
 });
 export type Entry = z.infer<typeof entryRecord>;
+
+/** A tax id is kept as given and compared by its digits: "20-12345678-3" is "20123456783". */
+export const taxIdDigits = (taxId: string): string => taxId.replace(/\D/g, '');
+
+/** What tax ids are compared by: their digits when they have any, else the text as given. */
+export const taxIdKey = (taxId: string): string => taxIdDigits(taxId) || taxId;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bodyDepth, httpUrl, id, json, text, time } from './fields.js';
 import { EVENT_TYPES, DELIVERY_STATUSES, ATTEMPT_ERRORS } from './words.js';
-export { VA_EVENT_TYPES, type VaEventType, EVENT_TYPES, type EventType, DELIVERY_STATUSES, type DeliveryStatus, ATTEMPT_ERRORS, type AttemptError } from './words.js';
+export { type VaEventType, EVENT_TYPES, type EventType, DELIVERY_STATUSES, ATTEMPT_ERRORS, type AttemptError } from './words.js';
 
 /** An event the service raises and its deliveries (contract part 4), as stored. */
 
@@ -21,13 +21,24 @@ export const callbackDeliverySummary = z.strictObject({
 });
 export type CallbackDeliverySummary = z.infer<typeof callbackDeliverySummary>;
 
+/** The summary of a payment that raised no event yet. */
+export const NO_EVENTS: CallbackDeliverySummary = {
+  events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,
+};
+
+/** A summary that counts one more event, just raised: its delivery pending, or none when it is dropped. */
+export function counting(summary: CallbackDeliverySummary, event: Pick<SandboxEvent, 'eventType' | 'url'>): CallbackDeliverySummary {
+  const status = event.url === null ? 'dropped' : 'pending';
+  return { ...summary, events: summary.events + 1, [status]: summary[status] + 1, lastEventType: event.eventType };
+}
+
 const url = httpUrl.nullable();
 
 /**
  * An event and where it is routed, with what its body is made from (`event-body.ts`): a VA event's from its payment,
  * a client's cash-in's the body itself.
  */
-export const eventRecord = z.strictObject({
+const eventRecord = z.strictObject({
   id,
   eventType,
   vaPaymentId: id.nullable(),
@@ -55,7 +66,6 @@ export type SentEvent = SandboxEvent & { body: Record<string, unknown> };
 
 /** An event as an export holds it: with its body, as every release's files did. */
 export const exportedEventRecord = eventRecord.omit({ callbackDelivery: true, cashIn: true, deliveryStored: true }).extend({ body: bodyDepth(json) });
-export type ExportedEvent = z.infer<typeof exportedEventRecord>;
 
 /**
  * Spec 3.3's statuses, and `held`: a delivery that came with an imported file, never attempted until the user releases
@@ -65,7 +75,7 @@ const deliveryStatus = z.enum(DELIVERY_STATUSES);
 
 const attemptError = z.enum(ATTEMPT_ERRORS);
 
-export const attemptRecord = z.strictObject({
+const attemptRecord = z.strictObject({
   n: z.number().int().min(1),
   startedAt: time,
   durationMs: z.number().min(0),

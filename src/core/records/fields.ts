@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { isValidCvu } from '../hubs/cvu.js';
-import { UUID_PATTERN } from '../conventions/ids.js';
-import { MAX_CENTS } from '../conventions/money.js';
+import { isValidCvu, MAX_CENTS, RECORD_ALIAS_PATTERN, UUID_PATTERN } from '../conventions/index.js';
 
 /**
  * The field types records are declared with (one schema per kind of record in this folder). The request schemas take
@@ -18,6 +16,8 @@ export const nonNegative = cents.min(0, 'must be 0 or more');
 export const text = (max?: number) => (max === undefined ? z.string() : z.string().max(max));
 /** A CVU as the sandbox makes them: 22 digits with their check digits (a key such as `constructor` is not one). */
 export const cvu = z.string().refine(isValidCvu, 'must be a CVU: 22 digits with valid check digits');
+/** An alias of a record (a hub's, a pool CVU's, a client's, a VA payment's): ASCII, so it has one upper case. */
+export const alias = z.string().regex(RECORD_ALIAS_PATTERN, 'must be 6 to 34 ASCII letters, digits, dots or hyphens');
 export const json = z.record(z.string(), z.unknown());
 /** A payment hub's id: any positive integer (contract part 1). */
 export const hubId = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -46,13 +46,13 @@ function jsonSize(value: unknown): number {
 }
 
 /** How deep JSON may nest where it is free-form (metadata: the object itself is level 1) [sandbox]. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /**
  * Whether a value parsed from JSON nests at most `limit` levels. Measured without recursion: JSON.parse takes any
  * depth, and a value nested thousands deep would overflow the stack of every recursive walk after it (stringify).
  */
-export function nestsAtMost(value: unknown, limit: number): boolean {
+function nestsAtMost(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   for (let item = stack.pop(); item; item = stack.pop()) {
     const [node, level] = item;

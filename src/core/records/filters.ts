@@ -3,7 +3,7 @@
  * schema (`listOf`, schemas.ts, so the OpenAPI parameters too) and the store's `where` (`whereOf`, pagination.ts).
  */
 import { z } from 'zod';
-import { ms } from '../clock/clock.js';
+import { ms } from '../conventions/index.js';
 
 export const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date');
 

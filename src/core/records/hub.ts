@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { cvu, hubId, id, text, time } from './fields.js';
+import { alias, cvu, hubId, id, text, time } from './fields.js';
 import { CVU_PROVISIONINGS } from './words.js';
-export { CVU_PROVISIONINGS, type CvuProvisioning } from './words.js';
+export { CVU_PROVISIONINGS } from './words.js';
 
 /** A payment hub (contract part 1) and a CVU of its pool, as stored. */
 
@@ -15,14 +15,14 @@ export const hubRecord = z.strictObject({
   cvuProvisioning,
   /** The shared CVU that amount-locked payments collect on. */
   collectionCvu: cvu,
-  collectionAlias: text(),
+  collectionAlias: alias,
 });
 export type Hub = z.infer<typeof hubRecord>;
 
 /** A CVU of the hub's pool, lent to one time-locked payment at a time. */
 export const poolCvuRecord = z.strictObject({
   cvu,
-  alias: text(),
+  alias,
   vaPaymentId: id.nullable(),
   releasedAt: time.nullable(),
 });

@@ -1,11 +1,14 @@
 /**
- * The records of the contract: each one's shape (state), its request schemas (schemas) and its API view (views).
+ * The records of the contract: each one's shape (state), its request schemas (schemas), its API view (views), and
+ * the columns it is looked up and listed by (columns).
  */
 export * from './api-fault-rule.js';
 export * from './client-view.js';
 export * from './client.js';
+export * from './columns.js';
 export * from './event.js';
 export * from './fields.js';
+export * from './filters.js';
 export * from './hub.js';
 export * from './idempotency.js';
 export * from './invoice.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { id, nonNegative, positive, text, time } from './fields.js';
 import { INVOICE_TYPES, PAYMENT_STATUSES } from './words.js';
-export { INVOICE_TYPES, type InvoiceType, PAYMENT_STATUSES, type PaymentStatus } from './words.js';
+export { INVOICE_TYPES, PAYMENT_STATUSES, type PaymentStatus } from './words.js';
 
 /** An invoice assigned to a client (contract part 3), as stored: what the client owes, and how much allocations covered. */
 
@@ -40,7 +40,7 @@ export const invoiceRecord = z.strictObject({
 export type Invoice = z.infer<typeof invoiceRecord>;
 
 /** An invoice as the release before 0.2 stored it; `normalizeAccount` reads it as an `Invoice`. */
-export const legacyInvoiceRecord = z.strictObject({
+const legacyInvoiceRecord = z.strictObject({
   id,
   clientId: id,
   total_amount: positive,

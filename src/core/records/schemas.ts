@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { SandboxError } from '../conventions/errors.js';
-import { money } from '../conventions/money.js';
-import { iso, ms } from '../clock/clock.js';
+import { SandboxError, money, iso, ms } from '../conventions/index.js';
 import { hubId as paymentHubId, taxId } from './fields.js';
 import { hubRecord } from './hub.js';
 import { clientRecord, ENTRY_TYPES } from './client.js';
@@ -10,7 +8,7 @@ import { INVOICE_TYPES } from './invoice.js';
 import { csvOf, isoDate } from './filters.js';
 import { LOCK_MODES, VA_PAYMENT_FILTERS, vaPaymentRecord } from './va-payment.js';
 
-export { httpUrl, metadata, MAX_JSON_DEPTH, nestsAtMost, taxId } from './fields.js';
+export { httpUrl } from './fields.js';
 
 /** Turns zod issues into the contract's `details`: one "path: problem" per bad field. */
 export function issuesToDetails(error: z.ZodError): string[] {
@@ -101,7 +99,6 @@ export const transferSchema = z
       ctx.addIssue({ code: 'custom', path: ['taxes'], message: 'must be less than total' });
     }
   }, everyProblem);
-export type TransferInput = z.output<typeof transferSchema>;
 
 /** The farthest a clock move may go: 10 years (contract part 5). */
 export const MAX_CLOCK_MOVE_SECONDS = 10 * 365 * 24 * 3600;
@@ -119,7 +116,6 @@ export const hubPatchSchema = z.strictObject({
   dedicated_client_cvus_enabled: z.boolean().optional(),
   cvuProvisioning: hubRecord.shape.cvuProvisioning.optional(),
 });
-export type HubPatch = z.output<typeof hubPatchSchema>;
 
 /** A hub id in a path: digits only, so `/hubs/1e3` or `/hubs/-1` is not a hub. */
 export const hubIdSchema = z
@@ -137,7 +133,7 @@ const queryInt = (min: number, max: number, fallback: number) =>
     .optional()
     .transform((value) => value ?? fallback);
 
-export const pageQuery = {
+const pageQuery = {
   page: queryInt(1, 1_000_000_000, 1),
   limit: queryInt(1, 100, 20),
 };
@@ -147,7 +143,6 @@ const listOf = <F extends Record<string, { schema: z.ZodType }>>(filters: F) =>
   z.object({ ...pageQuery, ...(Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, f.schema])) as { [K in keyof F]: F[K]['schema'] }) });
 
 export const listVaPaymentsQuery = listOf(VA_PAYMENT_FILTERS);
-export type ListVaPaymentsQuery = z.output<typeof listVaPaymentsQuery>;
 
 export const listQuery = z.object(pageQuery);
 export type ListQuery = z.output<typeof listQuery>;
@@ -164,7 +159,6 @@ export const listDeliveriesQuery = z.object({
   status: csvOf(DELIVERY_STATUSES),
   eventType: csvOf(EVENT_TYPES),
 });
-export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
 
 export const createClientSchema = z.strictObject({
   paymentHubId,

@@ -145,7 +145,7 @@ function upgradeInvoices(account: AccountState): void {
 }
 
 /** The point of sale the sandbox numbers invoices under. */
-export const POINT_OF_SALE = '0001';
+const POINT_OF_SALE = '0001';
 
 export const invoiceNumber = (sequence: number): string => `${POINT_OF_SALE}-${String(sequence).padStart(8, '0')}`;
 

@@ -3,8 +3,7 @@ import { id, nonNegative, positive, taxId, text, time } from './fields.js';
 
 /** A transfer the sandbox received (contract part 2.4), credited or returned, as stored. */
 
-export const TRANSFER_OUTCOMES = ['credited', 'returned'] as const;
-export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
+const TRANSFER_OUTCOMES = ['credited', 'returned'] as const;
 
 export const transferRecord = z.strictObject({
   id,

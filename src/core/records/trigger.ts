@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { money } from '../conventions/money.js';
+import { money } from '../conventions/index.js';
 import { hubId, httpUrl } from './fields.js';
 import { uuid } from './view-fields.js';
 import { EVENT_TYPES } from './words.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { fromCents, MAX_CENTS, type Cents } from '../conventions/money.js';
+import { fromCents, MAX_CENTS, type Cents } from '../conventions/index.js';
 import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
 import { csvItems, filter, timeFilter } from './filters.js';
-import { cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
+import { alias, cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
 import { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
 export { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
@@ -15,10 +15,12 @@ export { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
 const vaPaymentStatus = z.enum(VA_PAYMENT_STATUSES);
 export const ACTIVE_STATUSES: VaPaymentStatus[] = ['waiting', 'underpaid'];
 
-export const LOCK_MODES = ['time', 'amount', 'amount_and_time'] as const;
-export type LockMode = (typeof LOCK_MODES)[number];
+/** Whether a payment still waits for money (its CVU or amount locked). */
+export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
 
-export const cashInRecord = z.strictObject({
+export const LOCK_MODES = ['time', 'amount', 'amount_and_time'] as const;
+
+const cashInRecord = z.strictObject({
   operationId: text(),
   transferId: id,
   total: positive,
@@ -40,7 +42,7 @@ export const vaPaymentRecord = z.strictObject({
   ttlSeconds: z.number().int().min(1).max(28800),
   expiresAt: time,
   cvu,
-  alias: text(),
+  alias,
   clientId: id.nullable(),
   clientTaxId: taxId.nullable(),
   clientName: text(255).nullable(),
@@ -63,7 +65,7 @@ export type VaPayment = z.infer<typeof vaPaymentRecord>;
 
 /**
  * The VA payments list's filters (`GET /api/v1/va-payments`), one line each: the query parameter, the lookup column
- * it asks (`COLUMNS`, store/repository.ts) and its schema; the list query and its OpenAPI parameters come from them.
+ * it asks (`COLUMNS`, columns.ts) and its schema; the list query and its OpenAPI parameters come from them.
  */
 export const VA_PAYMENT_FILTERS = {
   status: filter('status', csvItems(VA_PAYMENT_STATUSES)),

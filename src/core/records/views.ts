@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
-import { fromCents } from '../conventions/money.js';
-import type { Balance } from '../clients/ledger.js';
+import { fromCents, type Cents } from '../conventions/index.js';
 import {
   ATTEMPT_ERRORS,
   CVU_PROVISIONINGS,
@@ -143,6 +142,15 @@ export const eventViewSchema = z.strictObject({
   deliveries: z.array(deliveryViewSchema),
 });
 export type EventView = z.output<typeof eventViewSchema>;
+export interface Balance {
+  totalCashIn: Cents;
+  totalCashOut: Cents;
+  totalInvoiced: Cents;
+  balance: Cents;
+  /** What allocations applied to invoices: cash in less cash out less this is what is left to allocate. */
+  allocated: Cents;
+}
+
 /** Shown but what its body is rendered from (the body shows it). */
 export const eventShown: ShowsEvery<SandboxEvent, EventView, 'callbackDelivery' | 'cashIn' | 'deliveryStored'> = true;
 
@@ -232,4 +240,17 @@ export type ImportResult = z.output<typeof importResultSchema>;
 
 export const releasedSchema = z.strictObject({ released: z.number().int().describe('How many held deliveries were sent') });
 export const resetSchema = z.strictObject({ reset: z.literal(true) });
-export const healthSchema = z.strictObject({ status: z.literal('ok'), version: z.string(), keepDays: z.number().nullable().describe('`start --keep`, or null') });
+export const healthSchema = z.strictObject({
+  status: z.literal('ok'),
+  version: z.string(),
+  keepDays: z.number().nullable().describe('`start --keep`, or null'),
+  bufferBudget: z
+    .strictObject({
+      used: z.number().int().describe('Bytes held for clients now: unread answers and request bodies under way'),
+      limit: z.number().int().describe('`start --buffer-budget`, in bytes'),
+      heldConnections: z.number().int().describe('Connections `hang` API fault rules hold now'),
+      heldConnectionsLimit: z.number().int().describe('How many they may hold at once'),
+    })
+    .optional()
+    .describe('What the server holds for clients and its bound (absent in process)'),
+});

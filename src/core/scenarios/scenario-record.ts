@@ -1,10 +1,18 @@
-import type { Account } from '../account/account.js';
-import { push } from '../account/account-context.js';
-import { ms } from '../clock/clock.js';
-import { fromCents } from '../conventions/money.js';
+import type { Account } from '../account/index.js';
+import { push } from '../store/index.js';
+import { ms, fromCents } from '../conventions/index.js';
 import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
-import { createClientSchema, createVaPaymentSchema, invoiceFields } from '../records/schemas.js';
-import type { Client, Delivery, Invoice, SandboxEvent, Transfer, VaPayment } from '../records/state.js';
+import {
+  createClientSchema,
+  createVaPaymentSchema,
+  invoiceFields,
+  type Client,
+  type Delivery,
+  type Invoice,
+  type SandboxEvent,
+  type Transfer,
+  type VaPayment,
+} from '../records/index.js';
 
 /**
  * An account's story as a scenario file (`GET /sandbox/v1/scenario`, `va-sandbox scenario record`): its hubs, then

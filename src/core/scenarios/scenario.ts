@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiFaultRuleSchema } from '../api-faults/api-faults.js';
-import { errorStatus, type ErrorCode } from '../conventions/errors.js';
+import { apiFaultRuleSchema } from '../api-faults/index.js';
+import { errorStatus, type ErrorCode } from '../conventions/index.js';
 import {
   clientCvuSchema,
   clockAdvanceSchema,
@@ -13,9 +13,12 @@ import {
   hubPatchSchema,
   transferSchema,
   updateClientSchema,
-} from '../records/schemas.js';
-import { CVU_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, VA_PAYMENT_STATUSES } from '../records/state.js';
-import { triggerSchema } from '../records/trigger.js';
+  CVU_STATUSES,
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  triggerSchema,
+  VA_PAYMENT_STATUSES,
+} from '../records/index.js';
 
 /**
  * Scenario files (`fixtures/*.json`): named steps that drive the sandbox, `${step.path}` references to earlier
@@ -33,7 +36,7 @@ const REFERENCE = /\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}/g;
 const WHOLE_REFERENCE = /^\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}$/;
 
 /** The names every reference inside a JSON value points at. */
-export function referencedNames(value: unknown): string[] {
+function referencedNames(value: unknown): string[] {
   if (typeof value === 'string') return [...value.matchAll(REFERENCE)].map((match) => match[1]!);
   if (Array.isArray(value)) return value.flatMap(referencedNames);
   if (value !== null && typeof value === 'object') return Object.values(value).flatMap(referencedNames);
@@ -177,7 +180,6 @@ const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
 ]));
 
 export type ScenarioStep = z.output<typeof step>;
-export type StepKind = ScenarioStep['do'];
 export const isExpectation = (s: ScenarioStep): boolean => s.do.startsWith('expect');
 
 export const scenarioSchema = z

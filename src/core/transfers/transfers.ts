@@ -1,23 +1,20 @@
-import type { AccountContext } from '../account/account-context.js';
-import type { ClientLedger } from '../clients/client-ledger.js';
-import * as clients from '../clients/clients.js';
-import { notFound } from '../conventions/errors.js';
-import type { Events } from '../callbacks/events.js';
-import type { Hubs } from '../hubs/hubs.js';
-import { cashInEntry } from '../clients/ledger.js';
-import { fromCents } from '../conventions/money.js';
-import { pageOf } from '../conventions/pagination.js';
-import { listQuery, parse, transferSchema } from '../records/schemas.js';
-import type { CashIn, Client, PoolCvu, Transfer } from '../records/state.js';
-import * as va from '../va-payments/va-payment.js';
-import type { VaPayments } from '../va-payments/va-payments.js';
-import { transferView } from '../records/views.js';
-
-/** What a CVU or alias belongs to in an account. */
-type Target =
-  | { cvu: string; kind: 'collection'; hubId: number }
-  | { cvu: string; kind: 'pool'; entry: PoolCvu }
-  | { cvu: string; kind: 'client'; client: Client };
+import { type AccountContext, pageOf } from '../store/index.js';
+import { type ClientLedger, cashInEntry } from '../clients/index.js';
+import * as clients from '../clients/index.js';
+import { notFound, fromCents } from '../conventions/index.js';
+import type { Events } from '../callbacks/index.js';
+import type { Holder, Hubs } from '../hubs/index.js';
+import {
+  listQuery,
+  parse,
+  transferSchema,
+  type CashIn,
+  type Client,
+  type Transfer,
+  transferView,
+} from '../records/index.js';
+import * as va from '../va-payments/index.js';
+import type { VaPayments } from '../va-payments/index.js';
 
 /**
  * Simulated bank transfers and their matching: to a hub's collection CVU (the amount-locked payment waiting for that
@@ -35,8 +32,9 @@ export class Transfers {
 
   createTransfer(body: unknown) {
     const input = parse(transferSchema, body);
-    const target = this.accountFor(input.to);
-    if (target === null) throw notFound('Account (CVU or alias)', input.to);
+    const holders = this.hubs.holdersAt(input.to);
+    const target = holders[0];
+    if (target === undefined) throw notFound('Account (CVU or alias)', input.to);
     const now = this.ctx.now();
     const transfer: Transfer = {
       id: this.ctx.uuid(),
@@ -52,6 +50,10 @@ export class Transfers {
       eventIds: [],
       createdAt: now,
     };
+    if (holders.length > 1) {
+      transfer.reason = `${input.to} has more than one holder (${holders.map(holderName).join(', ')})`;
+      return this.record(transfer);
+    }
     if (target.kind === 'client') return this.record(this.creditClientCvu(target.client, transfer));
     const payment = target.kind === 'collection' ? this.payments.lockedBy(target.hubId, input.total) : this.payments.holding(target.entry);
     if (!payment) {
@@ -87,19 +89,6 @@ export class Transfers {
     return pageOf(this.ctx.records, 'transfers', {}, parse(listQuery, query, 'query'), transferView);
   }
 
-  /** What a CVU or alias (case-insensitive) belongs to in this account, or null. */
-  private accountFor(to: string): Target | null {
-    // A pool CVU first, read by its key: the usual target, and a CVU is never both a pool's and another's (`Hubs.isTaken`).
-    const lent = this.ctx.get('pool', to);
-    if (lent) return { cvu: lent.cvu, kind: 'pool', entry: lent };
-    const client = this.hubs.clientAt(to);
-    if (client !== undefined) return { cvu: client.cvu!, kind: 'client', client };
-    const hub = this.hubs.collectionOf(to);
-    if (hub) return { cvu: hub.collectionCvu, kind: 'collection', hubId: hub.id };
-    const entry = this.hubs.poolCvuAt(to);
-    return entry ? { cvu: entry.cvu, kind: 'pool', entry } : null;
-  }
-
   private record(transfer: Transfer) {
     this.ctx.put('transfers', transfer.id, transfer);
     const view = transferView(transfer);
@@ -121,4 +110,10 @@ export class Transfers {
     transfer.eventIds = [event.id];
     return transfer;
   }
+}
+
+/** A holder of a CVU or alias in words, for a transfer's reason. */
+function holderName(holder: Holder): string {
+  if (holder.kind === 'client') return `client ${holder.client.id}`;
+  return holder.kind === 'pool' ? `pool entry ${holder.entry.cvu}` : `hub ${holder.hubId}`;
 }

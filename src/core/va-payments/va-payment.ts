@@ -1,7 +1,14 @@
-import { SandboxError } from '../conventions/errors.js';
-import type { Cents } from '../conventions/money.js';
-import { createVaPaymentSchema, type CreateVaPaymentInput } from '../records/schemas.js';
-import { ACTIVE_STATUSES, atCreation, type CashIn, type Changing, type VaEventType, type VaPayment } from '../records/state.js';
+import { SandboxError, type Cents } from '../conventions/index.js';
+import {
+  createVaPaymentSchema,
+  type CreateVaPaymentInput,
+  atCreation,
+  type CashIn,
+  type Changing,
+  type VaEventType,
+  type VaPayment,
+  isActive,
+} from '../records/index.js';
 
 /** The VA payment lifecycle (contract 2.3) as pure transitions: each returns the next payment and its events. */
 
@@ -15,10 +22,7 @@ export interface Transition {
   payment: VaPayment;
   events: VaEventDraft[];
 }
-
-export const isActive = (payment: VaPayment): boolean => ACTIVE_STATUSES.includes(payment.status);
-
-export { remainingAmount } from '../records/va-payment.js';
+export { isActive } from '../records/index.js';
 
 /** Only `amount` and `amount_and_time` locks look at the transfer's amount: its gross total must match. */
 export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>

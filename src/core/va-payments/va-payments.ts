@@ -1,19 +1,30 @@
-import type { AccountContext } from '../account/account-context.js';
-import { iso, ms } from '../clock/clock.js';
-import type { DeliveryLog } from '../callbacks/delivery-log.js';
-import { notFound, SandboxError } from '../conventions/errors.js';
-import type { Events } from '../callbacks/events.js';
-import type { Hubs } from '../hubs/hubs.js';
-import { UUID_PATTERN } from '../conventions/ids.js';
-import { fromCents, type Cents } from '../conventions/money.js';
-import { pageOf, whereOf } from '../conventions/pagination.js';
-import { amountLock } from '../store/repository.js';
-import { createVaPaymentSchema, listVaPaymentsQuery, parse } from '../records/schemas.js';
-import { VA_PAYMENT_FILTERS } from '../records/va-payment.js';
-import type { PoolCvu, SandboxEvent, VaPayment } from '../records/state.js';
+import { type AccountContext, pageOf, whereOf } from '../store/index.js';
+import { iso, ms, notFound, SandboxError, UUID_PATTERN, fromCents, type Cents } from '../conventions/index.js';
+import type { Hubs } from '../hubs/index.js';
+import {
+  amountLock,
+  createVaPaymentSchema,
+  listVaPaymentsQuery,
+  parse,
+  VA_PAYMENT_FILTERS,
+  type PoolCvu,
+  type SandboxEvent,
+  type VaPayment,
+  vaPaymentView,
+  counting,
+  NO_EVENTS,
+  type CallbackDeliverySummary,
+} from '../records/index.js';
 import * as va from './va-payment.js';
-import { vaPaymentView } from '../records/views.js';
-import { counting, NO_EVENTS } from '../callbacks/event-body.js';
+
+/** What the payments take of the callbacks part, which stands above them: raising a payment's events, and their summary. */
+interface PaymentEvents {
+  raiseVaEvent(payment: VaPayment, draft: va.VaEventDraft): SandboxEvent;
+  of(source: string): SandboxEvent[];
+}
+interface PaymentDeliveries {
+  summary(events: readonly SandboxEvent[]): CallbackDeliverySummary;
+}
 
 /**
  * VA payments: their records, found by the columns `COLUMNS` declares (the active one on a CVU or amount, the list
@@ -24,8 +35,8 @@ export class VaPayments {
   constructor(
     private readonly ctx: AccountContext,
     private readonly hubs: Hubs,
-    private readonly events: Events,
-    private readonly log: DeliveryLog,
+    private readonly events: PaymentEvents,
+    private readonly log: PaymentDeliveries,
   ) {}
 
   createVaPayment(body: unknown) {

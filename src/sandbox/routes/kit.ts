@@ -73,7 +73,7 @@ export type RouteKit = ReturnType<typeof routeKit>;
 const noBody = z.strictObject({});
 
 /** The request's JSON body: 415 unless it is JSON, 400 INVALID_JSON when it does not parse. */
-export function jsonBody(c: Context<Env>, required: boolean): unknown {
+function jsonBody(c: Context<Env>, required: boolean): unknown {
   const text = c.get('body');
   if (text.trim() === '') {
     if (required) throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);

@@ -1,13 +1,23 @@
 /**
  * `va-sandbox check`: a database file read through, read-only (safe beside a running server, whose writes go on):
- * `PRAGMA quick_check` for its structure, then every record row's CRC-32 against its stored bytes, which no structural
- * check can see (one letter changed inside a record's JSON).
+ * what a start refuses (`start-check.ts`), in its words, then every record row's CRC-32 against its stored bytes, which
+ * no structural check can see (one letter changed inside a record's JSON).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
+import { notAFile } from '../file-kind.js';
 import { RECORD_TABLES } from './records.js';
-import { damaged as damagedFile } from './start-check.js';
+import {
+  damaged as damagedFile,
+  headerRefusal,
+  INTEGRITY_AT_START_BYTES,
+  newerRelease,
+  notADatabase,
+  schemaVersion,
+  startRefusal,
+  StoreDamagedError,
+} from './start-check.js';
 
 /** What a check found: how many records it read, and one line per damaged thing (none: the file is sound). */
 export interface CheckResult {
@@ -18,7 +28,7 @@ export interface CheckResult {
 }
 
 /** The file is not there, or is no SQLite database: nothing could be checked. */
-export class CheckRefused extends Error {}
+class CheckRefused extends Error {}
 
 /**
  * The record tables (`RECORD_TABLES`) that keep a `crc` column in this file: a file of an older schema version, not yet
@@ -61,42 +71,59 @@ function mismatches(db: DatabaseSync, { table, id, text }: (typeof RECORD_TABLES
 }
 
 /**
- * Checks `file` read-only: refused (`CheckRefused`) when it is missing or not a database. `full`: `PRAGMA
- * integrity_check` rather than `quick_check`, which also reads every index against its table (what a start checks).
+ * Checks `file` read-only: refused (`CheckRefused`) when it is missing or no database file (a directory, a device, an
+ * empty file). What a start would refuse (`start-check.ts`) is found in the words the start uses: a newer release's
+ * schema, the header's write version and schema version, SQLite's own refusal, and the structure with the start's own
+ * pragma (`integrity_check` up to `INTEGRITY_AT_START_BYTES`, else `quick_check`; `full`: `integrity_check` always).
  */
 export function checkDatabase(file: string, full = false): CheckResult {
   if (!existsSync(file)) throw new CheckRefused(`no database at ${file} (give the one a server uses with --data, or VA_SANDBOX_DATA)`);
-  let db: DatabaseSync;
-  const pragma = full ? 'integrity_check' : 'quick_check';
-  let structure: string[];
+  const stat = statSync(file);
+  const size = stat.size;
+  const what = notAFile(stat) ?? (size === 0 ? 'an empty file' : null);
+  if (what !== null) throw new CheckRefused(notADatabase(file, what).message);
+  const pragma = full || size <= INTEGRITY_AT_START_BYTES ? 'integrity_check' : 'quick_check';
+  let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file, { readOnly: true });
     // One snapshot for the whole check: the count and the rows checked agree while a server writes beside it.
     db.exec('BEGIN');
-    structure = (db.prepare(`PRAGMA ${pragma}`).all() as Record<string, string>[]).map((row) => row[pragma]!);
+    const newer = newerRelease(file, schemaVersion(db));
+    if (newer !== null) return { records: 0, damaged: [`${file}: ${newer.why}`] };
+    const structure = (db.prepare(`PRAGMA ${pragma}`).all() as Record<string, string>[]).map((row) => row[pragma]!);
+    const line = (problem: string) => `${file}: ${pragma}: ${problem.replace(/\s*\n\s*/g, ' ')}`;
+    const damaged = structure[0] === 'ok' ? [] : structure.map(line);
+    const header = headerRefusal(db, file);
+    if (header !== null) damaged.push(`${file}: ${header.why}`);
+    return recordsChecked(db, file, damaged);
   } catch (error) {
+    const refusal = startRefusal(file, error);
+    if (refusal instanceof StoreDamagedError) return { records: 0, damaged: [`${file}: ${refusal.why}`] };
     throw new CheckRefused(`${file} cannot be checked: ${(error as Error).message}`);
-  }
-  try {
-    const damaged = structure[0] === 'ok' ? [] : structure.map((problem) => `${file}: ${pragma}: ${problem.replace(/\s*\n\s*/g, ' ')}`);
-    db.function('crc32', { deterministic: true }, (text) => crc32(text as string));
-    let records = 0;
-    const tables = checkedTables(db);
-    for (const checked of tables) {
-      try {
-        const found = mismatches(db, checked);
-        records += found.rows;
-        for (const id of found.ids) damaged.push(`${file}: ${checked.table} record ${id}: its CRC-32 does not match its stored bytes`);
-      } catch (error) {
-        damaged.push(`${file}: ${checked.table} cannot be read: ${(error as Error).message}`);
-      }
-    }
-    if (tables.length > 0) return { records, damaged };
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    return { records, damaged, note: `schema version ${version}: its records keep no CRC-32 until a start migrates it` };
   } finally {
-    db.close();
+    db?.close();
   }
+}
+
+/** Every record row's CRC-32 checked, after the structure's `damaged` lines; a file of an older schema says so. */
+function recordsChecked(db: DatabaseSync, file: string, damaged: string[]): CheckResult {
+  db.function('crc32', { deterministic: true }, (text) => crc32(text as string));
+  let records = 0;
+  const tables = checkedTables(db);
+  for (const checked of tables) {
+    try {
+      const found = mismatches(db, checked);
+      records += found.rows;
+      for (const id of found.ids) {
+        damaged.push(`${file}: ${checked.table} record ${id}: its CRC-32 does not match its stored bytes`);
+      }
+    } catch (error) {
+      damaged.push(`${file}: ${checked.table} cannot be read: ${(error as Error).message}`);
+    }
+  }
+  if (tables.length > 0) return { records, damaged };
+  const note = `schema version ${schemaVersion(db)}: its records keep no CRC-32 until a start migrates it`;
+  return { records, damaged, note };
 }
 
 /** The one line a check that found damage ends with: how much, and what to do. */

@@ -16,14 +16,30 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
+import { notAFile } from '../file-kind.js';
 import { takeLock, type Lock } from './lock.js';
-import { CHECK_AT_START_BYTES, checkAside, damaged, INTEGRITY_AT_START_BYTES, layoutVersion, problemsOf, startRefusal, StoreDamagedError, writable } from './start-check.js';
+import {
+  CHECK_AT_START_BYTES,
+  checkAside,
+  type CheckAside,
+  damaged,
+  headerRefusal,
+  INTEGRITY_AT_START_BYTES,
+  migrationRefusal,
+  newerRelease,
+  notADatabase,
+  problemsOf,
+  schemaVersion,
+  startRefusal,
+  StoreDamagedError,
+  writable,
+} from './start-check.js';
 import type { ProgressBoard } from '../progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
-import { repository } from './repository.js';
+import { repository, storedRows } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
-import { migrate, MIGRATIONS, withFunctions } from './schema.js';
+import { migrate, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
 
 /**
@@ -44,7 +60,7 @@ const DatabaseSync = ((): typeof Database => {
 })();
 
 /** When an account next has work: its due work (an expiry, a delayed CVU), by real time, and whether it has deliveries to send. */
-export interface Wake {
+interface Wake {
   dueAt: number | null;
   sending: boolean;
 }
@@ -89,15 +105,17 @@ export interface StoreOptions {
 
 export class StoreLockedError extends Error {}
 
-export { startRefusal, StoreDamagedError };
+export { startRefusal };
 
 /**
  * The database at `path` (a file), made if new; a data set of the previous release there or beside it is copied in
  * first (when `path` names the previous release's data file itself, the database is `<name>.db` beside it).
  */
 export function fileStore(path: string, options: StoreOptions = {}): Store {
+  const what = existsSync(path) ? notAFile(statSync(path)) : null;
+  if (what !== null) throw notADatabase(path, what);
   const previous = previousDataFile(resolve(path));
-  const file = previous === resolve(path) ? previous.replace(/\.json$/, '') + '.db' : resolve(path);
+  const file = previous === resolve(path) ? `${previous.replace(/\.json$/, '')}.db` : resolve(path);
   const log = options.log ?? (() => {});
   mkdirSync(dirname(file), { recursive: true });
   const lock = takeLock(`${file}.lock`, file, (message) => new StoreLockedError(message), log);
@@ -111,7 +129,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
     if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
-    return sqliteStore(db, file, lock, check === 'integrity_check' ? Promise.resolve() : checkAside(file), log);
+    return sqliteStore(db, file, lock, check === 'integrity_check' ? null : checkAside(file), log);
   } catch (error) {
     lock.release();
     throw error;
@@ -120,7 +138,7 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
 
 /** A database in memory (`--memory`, `startSandbox()`, the msw handlers): the same store, kept nowhere. */
 export function memoryStore(): Store {
-  return sqliteStore(open(':memory:', false, null), null, null, Promise.resolve());
+  return sqliteStore(open(':memory:', false, null), null, null, null);
 }
 
 const WAL_LIMIT = 64 * 1024 * 1024;
@@ -142,19 +160,22 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
     // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
     db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version > MIGRATIONS.length) {
-      throw new StoreDamagedError(`${file} was written by a newer va-sandbox (schema ${version}, this one knows up to ${MIGRATIONS.length}): upgrade va-sandbox, or start with another --data`);
-    }
+    const version = schemaVersion(db);
+    const newer = newerRelease(file, version);
+    if (newer !== null) throw newer;
     if (check !== null && version > 0) {
       const problems = problemsOf(db, check);
       if (problems !== null) throw damaged(file, problems);
     }
-    const layout = layoutVersion(db);
-    if (layout !== version) throw damaged(file, `its header says schema ${version}, its tables are schema ${layout}`);
+    const header = headerRefusal(db, file);
+    if (header !== null) throw header;
     const readOnly = file === ':memory:' ? null : writable(db);
     if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
-    migrate(db, version);
+    try {
+      migrate(db, version);
+    } catch (error) {
+      throw migrationRefusal(db, file, error);
+    }
     return db;
   } catch (error) {
     db?.close();
@@ -162,7 +183,8 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
   }
 }
 
-function sqliteStore(db: Database, path: string | null, lock: Lock | null, checked: Promise<void>, log: (line: string) => void = () => {}): Store {
+function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside: CheckAside | null, log: (line: string) => void = () => {}): Store {
+  const checked = aside?.done ?? Promise.resolve();
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const sql = statementCache(db);
   const file = path ?? 'memory';
@@ -210,6 +232,7 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
     writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
     records: (key) => repository(sql, file, () => ids.of(key), (run) => write(key, run), ids.epoch),
     read: (key, unreadable) => readAccount(sql, key, file, unreadable),
+    rows: (key, table, where, unreadable) => storedRows(sql, file, () => ids.of(key), table, where, unreadable),
     replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
     waking: (now) =>
       (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
@@ -220,15 +243,20 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, check
       owner = next;
       // What a replace left before a stop: a staged account it did not finish, rows of retired ids.
       const staged = sql(`SELECT id FROM accounts WHERE instr(key, ?) > 0`).all(STAGED) as { id: number }[];
-      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => retired.retire(id)));
+      if (staged.length > 0) write(null, () => staged.forEach(({ id }) => void retired.retire(id)));
       else retired.sweep();
     },
-    /** Commits what is left and lets the file go; a second close does nothing. */
+    /**
+     * Commits what is left and lets the file go; a second close does nothing. A check still running beside the server
+     * is ended after the file is closed: its read then keeps the close from copying the log the check held back into
+     * the file (the next start reads it as a crash's), so a stop never waits on work the size of the run.
+     */
     async close() {
       retired.close();
       if (!db.isOpen) return;
       await groups.save().catch(() => {});
       db.close();
+      await aside?.stop();
       lock?.release();
     },
   };

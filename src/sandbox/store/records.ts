@@ -7,7 +7,8 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
 import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
-import { COLUMNS, ID_FIELDS, type AccountHead, type Key } from '../../core/store/repository.js';
+import { COLUMNS } from '../../core/records/index.js';
+import { ID_FIELDS, type AccountHead, type Key } from '../../core/store/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;
@@ -91,7 +92,7 @@ export function recordOf<T>(file: string, table: TableName, id: string, row: { d
 }
 
 /** A row's JSON object, refused (`UnreadableRecord`) unless it is what was written (`crc`) and an object. */
-export function objectOf(file: string, table: string, id: string, row: { data: string; crc: number }): object {
+function objectOf(file: string, table: string, id: string, row: { data: string; crc: number }): object {
   const text = checked(file, table, id, row.data, row.crc);
   let record: unknown;
   try {
@@ -182,7 +183,7 @@ function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the d
  * (`deliveries.attempts`), so an attempt never rewrites the delivery's history. A read puts them back.
  */
 /** Stores the attempts of a delivery that are not stored yet; the delivery as its row keeps it. */
-export function putAttempts(sql: Sql, account: number, id: string, delivery: Delivery): Delivery {
+function putAttempts(sql: Sql, account: number, id: string, delivery: Delivery): Delivery {
   const stored = (sql('SELECT attempts FROM deliveries WHERE account = ? AND id = ?').get(account, id) as { attempts: number } | undefined)?.attempts ?? 0;
   // Attempts are only ever added; fewer than stored is a record replaced whole (never today), kept exact all the same.
   if (delivery.attempts.length < stored) sql('DELETE FROM delivery_attempts WHERE account = ? AND delivery = ? AND n >= ?').run(account, id, delivery.attempts.length);

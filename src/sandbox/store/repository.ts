@@ -3,8 +3,9 @@
  * column's index `(account, column)`, read in the order made (`seq`).
  */
 import type { TableName } from '../../core/index.js';
-import { COLUMNS, COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
-import { putRecord, recordOf, TABLE_NAMES, withAttempts, type Sql } from './records.js';
+import { COLUMNS } from '../../core/records/index.js';
+import { COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
+import { putRecord, recordOf, TABLE_NAMES, UnreadableRecord, withAttempts, type Sql } from './records.js';
 
 /** How many rows a lookup reads at a time. */
 const BATCH = 256;
@@ -101,6 +102,74 @@ function* merged(parts: Iterator<Rows>[], order: string[], sign: 1 | -1): Genera
   }
 }
 
+/** The highest values a repository was asked (`highest`), by `table.column`, each with its range. */
+type Tops = Map<string, { range: Range; value: Key }>;
+
+/** Raises each highest value of `table` that a record written there passes. */
+function raise(tops: Tops, table: TableName, key: string, record: unknown): void {
+  for (const [name, top] of tops) {
+    const [of, column] = name.split('.') as [TableName, string];
+    if (of !== table) continue;
+    const value = column === 'id' ? key : COLUMNS[table][column]!(record as never);
+    if (value !== null && value >= top.range.from! && value <= top.range.to! && (top.value === null || value > top.value)) top.value = value;
+  }
+}
+
+/** A highest value: asked of the database (`ask`) the first time, then as the writes raised it. */
+function highestOf(tops: Tops, name: string, range: Range, ask: () => Key): Key {
+  let top = tops.get(name);
+  if (top === undefined || top.range.from !== range.from || top.range.to !== range.to) {
+    top = { range, value: ask() };
+    tops.set(name, top);
+  }
+  return top.value;
+}
+
+type Stored = { seq: number; id: string; data: string; crc: number };
+
+/** Whether an id is an array index (0 to 2³²−2, written as such): a JS object lists those first, by value. */
+const isIndex = (id: string): boolean => /^(0|[1-9]\d{0,9})$/.test(id) && Number(id) <= 4294967294;
+
+/**
+ * `Storage.rows`: an account's rows of one table, the index ids first (by value), then the rest in the order made, a
+ * batch at a time, each batch after the last one read (no statement stays open between them). `account` is read again
+ * at each batch: an account replaced whole meanwhile fails the read rather than mixing two.
+ */
+export function* storedRows<T extends TableName>(sql: Sql, file: string, account: () => number | null, table: T, where: Where = {}, unreadable?: string[]): Generator<[string, Row<T>]> {
+  const id = account();
+  if (id === null) return;
+  const [text, values] = conditions(id, table, where);
+  const from = `SELECT seq, id, data, crc FROM ${TABLE_NAMES[table]} WHERE ${text}`;
+  const batch = function* (after: string, order: string, last: (row: Stored) => number, keep: (row: Stored) => boolean) {
+    for (let at = -1; ; ) {
+      if (account() !== id) throw new Error(`the account was replaced while its ${TABLE_NAMES[table]} were read`);
+      const rows = sql(`${from} AND ${after} > ? ORDER BY ${order} LIMIT ${BATCH}`).all(...values, at) as Stored[];
+      yield* rows.filter(keep);
+      if (rows.length < BATCH) return;
+      at = last(rows.at(-1)!);
+    }
+  };
+  const indices = batch(`length(id) <= 10 AND id NOT GLOB '*[^0-9]*' AND CAST(id AS INTEGER)`, 'CAST(id AS INTEGER)', (row) => Number(row.id), (row) => isIndex(row.id));
+  const rest = batch('seq', 'seq', (row) => row.seq, (row) => !isIndex(row.id));
+  for (const rows of [indices, rest]) {
+    for (const row of rows) {
+      const record = readable<Row<T>>(() => withAttempts(sql, file, table, id, recordOf<Row<T>>(file, table, row.id, row)), unreadable, `${TABLE_NAMES[table]} ${row.id}`);
+      if (record !== undefined) yield [row.id, record];
+    }
+  }
+}
+
+/** A record read, or undefined when it cannot be and `unreadable` is given: then it is named there. */
+function readable<T>(read: () => T, unreadable: string[] | undefined, name: string): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof UnreadableRecord) || !unreadable) throw error;
+    unreadable.push(name);
+    return undefined;
+  }
+}
+
 /** How many records a table (`va_payments`), or one counted column's value (`va_payments.status=waiting`), holds. */
 const countOf = (sql: Sql, account: number, list: string): number =>
   (sql('SELECT n FROM counts WHERE account = ? AND list = ?').get(account, list) as { n: number } | undefined)?.n ?? 0;
@@ -114,12 +183,14 @@ const countOf = (sql: Sql, account: number, list: string): number =>
 export function repository(sql: Sql, file: string, account: () => number | null, write: (run: (account: number) => void) => void, epoch: () => number): Repository {
   const id = () => account() ?? 0;
   const known = new Set<string>();
+  /** The highest values asked (`highest`), kept by `put`. */
+  const tops: Tops = new Map();
   let seen = epoch();
-  const empty = () => {
-    if (seen !== epoch()) known.clear();
+  const forgetting = () => {
+    if (seen !== epoch()) known.clear(), tops.clear();
     seen = epoch();
-    return known;
   };
+  const empty = () => (forgetting(), known);
 
   function* scan<T extends TableName>(table: T, query: Query): Generator<[string, Row<T>]> {
     // A column's whole order known empty (no free pool CVU, no delivery pending) is not asked again until a write fills it.
@@ -152,8 +223,13 @@ export function repository(sql: Sql, file: string, account: () => number | null,
           const [of, column] = order.split('.') as [TableName, string];
           if (of === table && COLUMNS[table][column]!(record as never) !== null) known.delete(order);
         }
+        raise(tops, table, key, record);
       }),
     drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
+    highest(table, column, range) {
+      forgetting();
+      return highestOf(tops, `${table}.${column}`, range, () => extreme(table, 'max', column, { [column]: range }));
+    },
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
     has(lookups) {
       const asked = lookups.map(([table, where]) => conditions(id(), table, where));

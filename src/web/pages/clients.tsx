@@ -88,7 +88,7 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
   const ledger = useLoad((signal) => api.list<Entry>(`/api/v1/clients/${id}/transactions`, { page: ledgerPage }, signal), [id, ledgerPage]);
   const invoices = useLoad((signal) => api.list<Invoice>(`/api/v1/clients/${id}/invoices`, { limit: 100 }, signal), [id]);
   const events = useLoad((signal) => api.list<EventView>('/sandbox/v1/events', { clientId: id, limit: 20 }, signal), [id]);
-  const refresh = () => [client, balance, ledger, invoices, events].forEach((load) => load.reload());
+  const refresh = () => [client, balance, ledger, invoices, events].forEach((load) => void load.reload());
   useLiveRefresh(
     (message) =>
       (message.type === 'transfer' && message.transfer.target?.id === id) ||

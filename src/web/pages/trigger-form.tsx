@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { TriggerBody, TriggerView } from '../../client/api-client.js';
-import { TRIGGER_EVENTS, triggerSchema } from '../../core/records/trigger.js';
+import { TRIGGER_EVENTS, triggerSchema } from '../../core/records/index.js';
 import { fieldErrors } from '../api.js';
 import { Field, SelectField } from '../fields.js';
 import { Link } from '../router.js';

@@ -1,18 +1,22 @@
-import { iso, type WallClock } from '../clock/clock.js';
-import type { DeliveryPolicy } from '../callbacks/deliveries.js';
-import type { IdSource } from '../conventions/ids.js';
-import type { AccountHead, Repository, Row, Storage } from '../store/repository.js';
-import type { Attempt, SandboxEvent, TableName } from '../records/state.js';
-import type { deliveryView, eventView, transferView } from '../records/views.js';
-import type { forwardingView } from '../callbacks/delivery-settings.js';
-import type { ApiFaultType } from '../records/api-fault-rule.js';
+import { type IdSource, iso, type WallClock } from '../conventions/index.js';
+import type {
+  ApiFaultType,
+  Attempt,
+  SandboxEvent,
+  TableName,
+  deliveryView,
+  eventView,
+  ForwardingView,
+  transferView,
+} from '../records/index.js';
+import type { AccountHead, Repository, Row, Storage } from './repository.js';
 
 /** What happens in an account, for live views (the server's stream, the dashboard). Core never prints. */
 export type LiveEvent =
   | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
   | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
   | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
-  | { type: 'forwarding'; account: string; forwarding: ReturnType<typeof forwardingView> }
+  | { type: 'forwarding'; account: string; forwarding: ForwardingView }
   | { type: 'apiFaults'; account: string; apiFaults: ApiFaultsNews };
 
 /**
@@ -28,7 +32,13 @@ export interface ApiFaultsNews {
 }
 
 /** What a live delivery message says of its event: whose it is and the body sent. */
-export type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
+type DeliveredEvent = Pick<SandboxEvent, 'vaPaymentId' | 'clientId' | 'body'>;
+
+/** The delivery policy is data: attempts at most, and the delays (sandbox seconds) before each retry. */
+export interface DeliveryPolicy {
+  maxAttempts: number;
+  retryDelays: number[];
+}
 
 export interface AccountDeps {
   clock: WallClock;

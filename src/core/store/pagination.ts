@@ -1,7 +1,5 @@
-import type { Repository, Row, Where } from '../store/repository.js';
-import type { Filter } from '../records/filters.js';
-import type { ListQuery } from '../records/schemas.js';
-import type { TableName } from '../records/state.js';
+import type { Repository, Row, Where } from './repository.js';
+import type { Filter, ListQuery, TableName } from '../records/index.js';
 
 export interface Pagination {
   page: number;

@@ -1,6 +1,6 @@
-import type { AccountContext } from '../account/account-context.js';
-import { ms } from '../clock/clock.js';
-import { IDEMPOTENCY_TTL_MS } from '../store/repository.js';
+import { ms } from '../conventions/index.js';
+import { IDEMPOTENCY_TTL_MS } from '../records/index.js';
+import type { AccountContext } from './account-context.js';
 
 /** Idempotency-Keys: the answer each one got, replayed for its repeats until it is forgotten. */
 export class Idempotency {
