@@ -5,7 +5,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * The files that take longest (docs/benchmarks.md, "The suite's time"), started first: with a few files at a time the
  * longest file bounds the run, and a fresh clone has no timings of its own (vitest then starts the largest files).
  */
-const LONGEST = ['test/faults-damage.test.ts'];
+const LONGEST = [
+  'test/install.test.ts',
+  'test/progress.test.ts',
+  'test/cli-clients.test.ts',
+  'test/ui-dashboard.test.tsx',
+  'test/web-inspector.test.ts',
+  'test/accounts-memory.test.ts',
+  'test/faults-damage.test.ts',
+];
 
 /** Vitest's order (the last run's timings, else file size), the files in LONGEST ahead of it. */
 class LongestFirst extends BaseSequencer {
@@ -25,6 +33,7 @@ class LongestFirst extends BaseSequencer {
 const TIMED = [
   'test/callbacks-pace.test.ts',
   'test/hardening-fairness.test.ts',
+  'test/hardening-import.test.ts',
   'test/hardening-pipelining.test.ts',
   'test/hardening-slow-clients.test.ts',
   'test/time-order.test.ts',
