@@ -43,8 +43,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Most files wait on servers, child processes, callbacks and timers, not the CPU: four at a time on a 2-core
-    // machine (vitest's default there is one, cores - 1).
+    // Files wait part of their time (servers and CLI processes starting, callbacks, timers): four at a time keeps
+    // both cores of a 2-core machine busy (vitest's default there is one worker, cores - 1).
     maxWorkers: 4,
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/summary-reporter.ts'],
