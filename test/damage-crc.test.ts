@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/server.js';
 import { DatabaseSync } from 'node:sqlite';
-import { api, eventually, freePort, PAYMENT, runCli, spawnServer, useReceiver, useTmp } from './helpers.js';
+import { api, eventually, PAYMENT, retryingDelivery, runCli, spawnServer, useReceiver, useTmp } from './helpers.js';
 
 /**
  * One letter changed inside a stored record, the row's JSON still sound (what `PRAGMA quick_check` cannot see): its
@@ -95,14 +95,7 @@ describe('a record whose bytes changed (its CRC-32)', () => {
 
   it('a delivery row changed while it waits for a retry: the account still takes writes, the server stays up', { timeout: 60_000 }, async () => {
     const data = join(useTmp(), 'state.db');
-    const server = await startServer({ port: 0, host: '127.0.0.1', data, retryDelays: [2, 2, 2] });
-    const client = api(server.url, KEY);
-    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, callbackUrl: `http://127.0.0.1:${await freePort()}/hook` });
-    const [delivery] = await eventually(async () => {
-      const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
-      return items.length === 1 && items;
-    }, 10_000, 'the first attempt');
-    await server.close();
+    const { delivery } = await retryingDelivery(data, KEY, { amount: 5 }, { retryDelays: [2, 2, 2] });
     const db = new DatabaseSync(data);
     db.prepare(`UPDATE deliveries SET data = replace(data, '"url":"http', '"url":"hTtp') WHERE id = ?`).run(delivery.id);
     db.close();

@@ -2,9 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../src/sandbox/server.js';
 import { HEADER, KEY, pageFlips, written, type Flip } from './damage.js';
-import { api, eventually, freePort, PAYMENT, spawnCli, useTmp } from './helpers.js';
+import { api, eventually, freePort, PAYMENT, retryingDelivery, spawnCli, useTmp } from './helpers.js';
 
 /**
  * A damaged database at start: whatever byte of its header or of a page is flipped, the built CLI's `start` either
@@ -109,14 +108,7 @@ describe('a damaged database at start', () => {
     // A payment that expires 2 s after it is made, its `created` callback refused by a closed port: its expiry at the
     // next start reads that delivery (its events go out in order).
     const data = join(useTmp(), 'state.db');
-    const server = await startServer({ port: 0, host: '127.0.0.1', data });
-    const client = api(server.url, KEY);
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, ttlSeconds: 2, callbackUrl: `http://127.0.0.1:${await freePort()}/hook` });
-    const [delivery] = await eventually(async () => {
-      const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
-      return items.length === 1 && items;
-    }, 10_000, 'the first attempt');
-    await server.close();
+    const { payment, delivery } = await retryingDelivery(data, KEY, { amount: 5, ttlSeconds: 2 });
     const db = new DatabaseSync(data);
     db.prepare(`UPDATE deliveries SET data = replace(data, '"url":', '"url"') WHERE id = ?`).run(delivery.id);
     db.close();

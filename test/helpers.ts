@@ -110,6 +110,23 @@ export async function incidentWithOpenDeliveries(baseUrl: string, key: string, c
   return { doc: await source.data('GET', '/sandbox/v1/export'), payments: created };
 }
 
+/**
+ * A state database at `data` holding one VA payment (`payment` spread over the defaults) whose `created` callback goes
+ * to a closed port, written by a server closed once that delivery is retrying: the payment and its delivery.
+ */
+export async function retryingDelivery(data: string, key: string, payment: object = {}, options: ServerOptions = {}) {
+  const server = await startServer({ port: 0, host: '127.0.0.1', data, ...options });
+  const client = api(server.url, key);
+  const callbackUrl = `http://127.0.0.1:${await freePort()}/hook`; // nothing listens there
+  const created = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl, ...payment });
+  const [delivery] = await eventually(async () => {
+    const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
+    return items.length === 1 && items;
+  }, 10_000, 'the first attempt');
+  await server.close();
+  return { payment: created, delivery };
+}
+
 export interface Received {
   method: string;
   url: string;

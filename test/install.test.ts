@@ -1,6 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +19,22 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 /** npm in `cwd`, from the local cache when it can (CI runs right after `npm ci` filled it). */
 const npm = (cwd: string, ...args: string[]) =>
   run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: 'true' } });
+
+/**
+ * The repository's files (tracked, and new ones not ignored) copied into a temp folder, its node_modules linked in:
+ * packed and installed from there, whose `prepare` build rewrites the copy's dist, not the dist the CLI tests running
+ * beside this file use.
+ */
+function copyOfRoot(): string {
+  const dir = useTmp();
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  for (const file of files.split('\n').filter(Boolean)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    copyFileSync(join(ROOT, file), join(dir, file));
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
 
 /** A new ESM project, as `npm init` plus `"type": "module"` makes it. */
 function consumer(): string {
@@ -58,20 +73,6 @@ function readmePack(): string[][] {
   const command = /a tarball packed in a clone of it \(`([^`]+)`/.exec(readme)?.[1];
   expect(command).toBe('npm ci && npm pack');
   return command!.split(' && ').map((part) => part.split(' ').slice(1));
-}
-
-/** A fresh clone of this repository as it stands: its files, without what an install or a build leaves. */
-async function freshClone(): Promise<string> {
-  const dir = useTmp();
-  const files = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    cwd: ROOT,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  for (const file of files.stdout.split('\0').filter((path) => path && existsSync(join(ROOT, path)))) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    copyFileSync(join(ROOT, file), join(dir, file));
-  }
-  return dir;
 }
 
 /**
@@ -113,16 +114,14 @@ describe('installed outside this repository', () => {
     'from a packed tarball: npx va-sandbox works, and the README snippets pass under vitest in a new ESM project',
     async () => {
       // As the README says, in a fresh clone: `npm pack` alone fails there (its build needs the dev tools). `npm ci`
-      // installs the lockfile's tree, which this repository's node_modules already is: linked in its place, so the
-      // test does not spend minutes copying the dev tools again (CI runs this file on three Node versions).
-      const clone = await freshClone();
+      // installs the lockfile's tree, which this repository's node_modules already is: linked in its place
+      // (`copyOfRoot`), so the test does not spend minutes copying the dev tools again.
+      const clone = copyOfRoot();
       const [ci, pack] = readmePack();
       expect(ci).toEqual(['ci']);
-      symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
       await timed(`npm ${pack!.join(' ')} in a fresh clone`, () => npm(clone, ...pack!));
       const tarball = join(useTmp(), readdirSync(clone).find((name) => name.endsWith('.tgz'))!);
       copyFileSync(join(clone, basename(tarball)), tarball);
-      await rm(clone, { recursive: true, force: true });
       const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
       // What a user needs and nothing else: the built code, the executable, the scenario fixtures, the two JSON Schemas.
       expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json|config\.schema\.json)$/.test(file))).toEqual([]);
@@ -154,7 +153,7 @@ describe('installed outside this repository', () => {
     'from a local folder and from a git URL (prepare builds it): npx va-sandbox works',
     async () => {
       const fromFolder = consumer();
-      await timed('install folder', () => npm(fromFolder, 'install', ROOT));
+      await timed('install folder', () => npm(fromFolder, 'install', copyOfRoot()));
       await startsThere(fromFolder);
       // A git URL is cloned at its commit and built by `prepare`: the committed code, as a team would install it.
       const fromGit = consumer();
