@@ -1,11 +1,11 @@
 import { http, type HttpHandler } from 'msw';
 import { AsyncResource } from 'node:async_hooks';
 import type { WallClock } from './core/index.js';
-import { NO_ANSWER } from './sandbox/api-faults.js';
-import { createApp, type AppOptions } from './sandbox/app.js';
-import type { AttemptResult, Transport } from './sandbox/delivery.js';
-import { memoryStore } from './sandbox/store/database.js';
-import { createRuntime, type Runtime } from './sandbox/runtime.js';
+import { NO_ANSWER } from './sandbox/http/index.js';
+import { createApp, type AppOptions } from './sandbox/http/index.js';
+import type { AttemptResult, Transport } from './sandbox/delivery/index.js';
+import { memoryStore } from './sandbox/store/index.js';
+import { createRuntime, type Runtime } from './sandbox/runtime/index.js';
 
 /** One callback attempt, as the sandbox sends it. */
 export interface Callback {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { API_FAULT_KINDS, API_FAULT_TYPES, apiFaultKinds } from '../src/core/records/words.js';
 import { apiFaultSchema } from '../src/core/records/index.js';
 import { faultsApiCommand } from '../src/cli/commands/faults-api.js';
-import { openApiDocument } from '../src/sandbox/openapi.js';
+import { openApiDocument } from '../src/sandbox/http/openapi.js';
 
 const doc = (name: string) => readFileSync(resolve(import.meta.dirname, '..', 'docs', name), 'utf8');
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { runScenarios } from '../src/sandbox/scenario-runner.js';
+import { runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { api, eventually, ROOT, runCli, useReceiver, useServer } from './helpers.js';
 
 /** docs/api-faults.md's recipes, run as written: its JavaScript against a real server and receiver, its scenario by the runner. */

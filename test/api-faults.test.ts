@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LogEntry } from '../src/sandbox/server-log.js';
-import { jsonLine, logLine } from '../src/sandbox/server-log.js';
+import type { LogEntry } from '../src/sandbox/http/server-log.js';
+import { jsonLine, logLine } from '../src/sandbox/http/server-log.js';
 import { setupServer } from 'msw/node';
 import { sandboxClient } from '../src/client/api-client.js';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { runScenarios } from '../src/sandbox/scenario-runner.js';
+import { runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { sandboxHandlers } from '../src/msw.js';
 import { api, eventually, PAYMENT, useReceiver, useServer, useTmp } from './helpers.js';
 import { send } from './raw-http.js';

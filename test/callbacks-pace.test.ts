@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { PACED_BACKLOG } from '../src/sandbox/delivery.js';
+import { PACED_BACKLOG } from '../src/sandbox/delivery/delivery.js';
 import { api, eventually, freePort, PAYMENT, useReceiver, useServer } from './helpers.js';
 
 /**

@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { api, BIN, PAYMENT, ROOT, runCli, useTmp } from './helpers.js';
 
 /** `va-sandbox check [--data FILE]` (contract part 8): read-only, beside a running server or not. */

@@ -173,7 +173,7 @@ describe('start and the two --api-key options', () => {
       .split(/\n(?= {2}-)/)
       .filter((entry) => /^ {2}(-\w, )?--/.test(entry) && !entry.includes('--help'))
       .map((entry) => entry.replace(/\s+/g, ' '));
-    expect(entries).toHaveLength(16);
+    expect(entries).toHaveLength(18);
     for (const entry of entries) expect(entry).toMatch(/env: VA_SANDBOX_[A-Z_]+\)$/);
 
     const dir = useTmp();

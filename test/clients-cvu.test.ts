@@ -2,7 +2,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isValidCvu } from '../src/core/index.js';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { api, eventually, ROOT, stored, useReceiver, useServer, useTmp, type Api, CLIENT } from './helpers.js';
 
 const server = await useServer();

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { DatabaseSync } from 'node:sqlite';
 import { api, eventually, PAYMENT, retryingDelivery, runCli, spawnServer, useReceiver, useTmp } from './helpers.js';
 

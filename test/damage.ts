@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { api, eventually, freePort, PAYMENT } from './helpers.js';
 
 /** Damaged databases for the tests of a start (`faults-damage.test.ts`) and of `check` (`check-damage.test.ts`). */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { normalizeState } from '../src/sandbox/previous-release/previous-release.js';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { NEWEST } from '../src/sandbox/store/schema.js';
 import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createApp } from '../src/sandbox/app.js';
+import { createApp } from '../src/sandbox/http/app.js';
 import { memoryStore } from '../src/sandbox/store/database.js';
-import { createRuntime } from '../src/sandbox/runtime.js';
-import { startServer } from '../src/sandbox/server.js';
+import { createRuntime } from '../src/sandbox/runtime/runtime.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { api, eventually, freePort, useReceiver, useServer, useStream, type Api, type Received, PAYMENT } from './helpers.js';
 
 const server = await useServer();

@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { api, eventually, PAYMENT, ROOT, stored, useReceiver, useTmp, type Api, type Received } from './helpers.js';
 
 const receiver = await useReceiver();

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { HELD_CONNECTIONS, type BudgetView } from '../src/sandbox/budget.js';
+import { HELD_CONNECTIONS, type BudgetView } from '../src/sandbox/http/budget.js';
 import { withFunctions } from '../src/sandbox/store/schema.js';
 import { FakeClock } from '../src/core/index.js';
 import { api, eventually, PAYMENT, spawnServer, useServer, useTmp, type Spawned } from './helpers.js';

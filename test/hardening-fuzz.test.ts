@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../src/core/conventions/errors.js';
 import { mulberry32 } from '../src/core/conventions/ids.js';
-import { startServer, type RunningServer } from '../src/sandbox/server.js';
+import { startServer, type RunningServer } from '../src/sandbox/http/server.js';
 import { api, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
 
 /**

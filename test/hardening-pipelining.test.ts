@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { CONNECTION_LIMITS } from '../src/sandbox/backpressure.js';
-import type { LogEntry } from '../src/sandbox/server-log.js';
+import { CONNECTION_LIMITS } from '../src/sandbox/http/backpressure.js';
+import type { LogEntry } from '../src/sandbox/http/server-log.js';
 import { eventually, spawnServer, useServer } from './helpers.js';
 import { nonReader, rssMiB } from './raw-http.js';
 

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { SLOW_CLIENT_TIMEOUTS } from '../src/sandbox/server.js';
+import { SLOW_CLIENT_TIMEOUTS } from '../src/sandbox/http/server.js';
 import { api, PAYMENT, useServer, useStream } from './helpers.js';
 
 /**

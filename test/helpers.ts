@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach } from 'vitest';
-import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/http/server.js';
 import { readAccount } from '../src/sandbox/store/database.js';
 import { mismatch, templateOf } from './openapi-check.js';
 

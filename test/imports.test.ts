@@ -101,7 +101,7 @@ describe('the direction of imports', () => {
   it('reads static, type-only, re-exported and dynamic imports alike', () => {
     const text = readFileSync(join(SRC, 'cli', 'ui', 'connect.ts'), 'utf8');
     expect(importsOf('connect.ts', text).map((found) => found.specifier)).toEqual(
-      expect.arrayContaining(['../../sandbox/defaults.js', '../../sandbox/server.js', '../../sandbox/store/database.js']),
+      expect.arrayContaining(['../../sandbox/runtime/defaults.js', '../../sandbox/http/server.js', '../../sandbox/store/database.js']),
     );
     const sample = [
       "import type { A } from './a.js';",

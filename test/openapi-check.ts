@@ -1,5 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { openApiDocument } from '../src/sandbox/openapi.js';
+import { openApiDocument } from '../src/sandbox/http/openapi.js';
 
 /**
  * The OpenAPI document, and whether an answer matches it: the schema the document gives for its method, path and

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
-import { OPERATIONS } from '../src/sandbox/openapi.js';
+import { OPERATIONS } from '../src/sandbox/http/openapi.js';
 import { doc, mismatch, templateOf } from './openapi-check.js';
 import { CLIENT, PAYMENT, ROOT, api, incidentWithOpenDeliveries, useReceiver, useServer, useTmp } from './helpers.js';
 

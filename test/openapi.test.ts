@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { WEB_UI_PATHS } from '../src/sandbox/web-ui.js';
+import { WEB_UI_PATHS } from '../src/sandbox/http/web-ui.js';
 import { useServer } from './helpers.js';
 
 const server = await useServer();

@@ -19,7 +19,7 @@ import {
   type VaPayment,
 } from '../src/core/records/state.js';
 import { asCreated, cancel, createVaPayment, creditTransfer, expire } from '../src/core/va-payments/va-payment.js';
-import { runScenarios } from '../src/sandbox/scenario-runner.js';
+import { runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { api, eventually, useReceiver, useServer, type Api } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { runScenarios } from '../src/sandbox/scenario-runner.js';
+import { runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { api, PAYMENT, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 

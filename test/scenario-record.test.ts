@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { loadScenarioFile, runScenarios, type RunResult } from '../src/sandbox/scenario-runner.js';
+import { loadScenarioFile, runScenarios, type RunResult } from '../src/sandbox/scenarios/scenario-runner.js';
 import { api, ROOT, useServer } from './helpers.js';
 
 /** An account's story as a scenario (GET /sandbox/v1/scenario): recorded, then run on a fresh account, it passes. */

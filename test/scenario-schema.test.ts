@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { scenarioJsonSchema, scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { runScenarios } from '../src/sandbox/scenario-runner.js';
+import { runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { ROOT, useServer } from './helpers.js';
 
 const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'scenario.schema.json'), 'utf8'));

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, runScenarios, ScenarioFileError, type RunEvent } from '../src/sandbox/scenario-runner.js';
+import { loadScenarioFile, runScenarios, ScenarioFileError, type RunEvent } from '../src/sandbox/scenarios/scenario-runner.js';
 import { api, freePort, ROOT, useServer, PAYMENT } from './helpers.js';
 
 const server = await useServer();

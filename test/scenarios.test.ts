@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, runScenarios, type ScenarioResult } from '../src/sandbox/scenario-runner.js';
+import { loadScenarioFile, runScenarios, type ScenarioResult } from '../src/sandbox/scenarios/scenario-runner.js';
 import { ROOT, useServer } from './helpers.js';
 
 const FIXTURES = join(ROOT, 'fixtures');

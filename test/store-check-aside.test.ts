@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../src/sandbox/server.js';
+import { startServer } from '../src/sandbox/http/server.js';
 import { checkAside } from '../src/sandbox/store/start-check.js';
 import { api, eventually, PAYMENT, spawnServer, useTmp } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from '../src/core/records/schemas.js';
 import { TRIGGER_EVENTS } from '../src/core/records/trigger.js';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { loadScenarioFile, runScenarios } from '../src/sandbox/scenario-runner.js';
+import { loadScenarioFile, runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { api, eventually, ROOT, useReceiver, useServer, type Api, type Received } from './helpers.js';
 
 const server = await useServer();

@@ -1,5 +1,5 @@
 import { type Command, type InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/runtime/defaults.js';
 import { createClient, type CallOptions, type Client } from './client.js';
 import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';

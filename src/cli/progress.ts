@@ -1,4 +1,4 @@
-import type { ProgressView } from '../sandbox/progress.js';
+import type { ProgressView } from '../sandbox/runtime/index.js';
 
 /** Work shorter than this shows no line at all. */
 const SHOW_AFTER_MS = 1000;

@@ -1,8 +1,13 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { notAFile } from '../sandbox/file-kind.js';
-import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/defaults.js';
-import { DEFAULT_JOURNAL } from '../sandbox/store/journal.js';
+import { notAFile } from '../sandbox/store/file-kind.js';
+import {
+  DEFAULT_BUFFER_BUDGET,
+  DEFAULT_DATA,
+  DEFAULT_HOST,
+  DEFAULT_JOURNAL,
+  DEFAULT_PORT,
+} from '../sandbox/runtime/defaults.js';
 import { port, positiveInt, size, wholeNumber } from './options.js';
 
 const delays = (value: string): number[] => {

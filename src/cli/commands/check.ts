@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { DEFAULT_DATA } from '../../sandbox/defaults.js';
+import { DEFAULT_DATA } from '../../sandbox/runtime/defaults.js';
 import { example, globalOptions, outputOf } from '../context.js';
 
 /**

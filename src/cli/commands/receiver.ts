@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { DEFAULT_HOST } from '../../sandbox/defaults.js';
-import type { ReceivedCallback } from '../../sandbox/receiver.js';
+import { DEFAULT_HOST } from '../../sandbox/runtime/defaults.js';
+import type { ReceivedCallback } from '../../sandbox/delivery/index.js';
 import { example, globalOptions, outputOf } from '../context.js';
 import { httpStatus, port, wholeNumber } from '../options.js';
 import { paint } from '../render.js';
@@ -24,7 +24,7 @@ export function receiverCommand(): Command {
     .option('--fail-first <n>', 'answer the first N requests with 500 (then --status)', wholeNumber, 0)
     .action(async (opts, cmd: Command) => {
       const out = outputOf(cmd);
-      const { startReceiver } = await import('../../sandbox/receiver.js');
+      const { startReceiver } = await import('../../sandbox/delivery/receiver.js');
       const receiver = await startReceiver({
         host: opts.host,
         port: opts.port,

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { journalNote as note, type JournalItem } from '../../core/records/request-journal.js';
+import { journalNote as note } from '../../client/journal-note.js';
+import type { JournalItem } from '../../core/records/request-journal.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { block, page, pad, paint, type Output, type Pagination } from '../render.js';

@@ -1,7 +1,7 @@
 import { glob, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import type { RunEvent, RunResult, StepResult } from '../../sandbox/scenario-runner.js';
+import type { RunEvent, RunResult, StepResult } from '../../sandbox/scenarios/index.js';
 import { createClient } from '../client.js';
 import { DEFAULT_API_KEY, example, given, globalOptions, outputOf } from '../context.js';
 import { baseUrl, url } from '../options.js';
@@ -61,7 +61,7 @@ export function runCommand(): Command {
       const apiKey = given<string>(cmd, 'apiKey') ?? (process.env.VA_SANDBOX_API_KEY || undefined);
       // A sandbox that is not there is one line, as for every other command, not a list of skipped steps.
       if (target) for await (const _ of (await createClient(target, apiKey ?? DEFAULT_API_KEY).send('GET', '/health')).body);
-      const { loadScenarioFile, runScenarios, ScenarioFileError } = await import('../../sandbox/scenario-runner.js');
+      const { loadScenarioFile, runScenarios, ScenarioFileError } = await import('../../sandbox/scenarios/scenario-runner.js');
       const paths = await expand(files);
       // A file that is not a scenario fails on its own; the others run.
       const scenarios = await Promise.all(
@@ -80,7 +80,7 @@ export function runCommand(): Command {
         onEvent: out.json ? undefined : humanProgress,
       });
       if (opts.report) {
-        const { junitReport } = await import('../../sandbox/junit.js');
+        const { junitReport } = await import('../../sandbox/scenarios/junit.js');
         await mkdir(dirname(resolve(opts.report)), { recursive: true });
         await writeFile(opts.report, junitReport(run));
       }

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/server-log.js';
+import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/http/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { progressWanted, serverWorkLine } from '../progress.js';
 import { apiKeyProblem, applyConfig, startOptions } from '../start-options.js';
@@ -35,7 +35,7 @@ export function startCommand(): Command {
       const opts = cmd.opts();
       switchesOff(cmd, opts);
       // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
-      const { startServer } = await import('../../sandbox/server.js');
+      const { startServer } = await import('../../sandbox/http/server.js');
       // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
       const programKey = given<string>(cmd.parent!, 'apiKey');
       const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);

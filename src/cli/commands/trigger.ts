@@ -1,5 +1,6 @@
 import { Argument, Command } from 'commander';
-import { TRIGGER_EVENTS, type TriggerView } from '../../core/records/index.js';
+import type { TriggerView } from '../../core/records/index.js';
+import { EVENT_TYPES } from '../../core/records/words.js';
 import type { EventView } from '../../core/records/views.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions, hubOf, hubOption } from '../context.js';
@@ -25,7 +26,7 @@ export function triggerCommand(): Command {
     .description(
       'Make one event happen through the operations a user would call, then print its callbacks as they are delivered',
     )
-    .addArgument(new Argument('<event>', 'the event to make').choices(TRIGGER_EVENTS))
+    .addArgument(new Argument('<event>', 'the event to make').choices(EVENT_TYPES))
     .option('--callback-url <url>', 'where the callbacks go (default: the URL `listen` forwards to, else dropped)', url)
     .option('--amount <ars>', "the payment's amount, or what the client's transfer pays (default 1500)", money)
     .action(async function (this: Command, event: string) {

@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
-import { DEFAULT_DATA, DEFAULT_HOST } from '../../sandbox/defaults.js';
+import { DEFAULT_DATA, DEFAULT_HOST } from '../../sandbox/runtime/defaults.js';
 import { createClient, type Client } from '../client.js';
 
 /** What the dashboard talks to. */
@@ -29,7 +29,7 @@ export async function connect(url: string, apiKey: string, options: { version: s
   const target = new URL(url);
   if (target.protocol !== 'http:' || !LOOPBACK.test(target.hostname) || target.pathname !== '/') throw new Error(`no sandbox at ${url} — start one with \`va-sandbox start\``);
   // Loaded only now, so connecting to a running sandbox never pays for the server's modules.
-  const [{ startServer }, { StoreLockedError }] = await Promise.all([import('../../sandbox/server.js'), import('../../sandbox/store/database.js')]);
+  const [{ startServer }, { StoreLockedError }] = await Promise.all([import('../../sandbox/http/server.js'), import('../../sandbox/store/database.js')]);
   try {
     const server = await startServer({
       host: target.hostname === 'localhost' ? DEFAULT_HOST : target.hostname.replace(/^\[|\]$/g, ''),

@@ -52,8 +52,4 @@ export const listRequestsQuery = z.object({
   since: z.iso.datetime({ offset: true }).optional().describe('Only the requests that came at or after this time'),
 });
 
-/** What else about a request is worth a glance in a list: a replay, an API fault, a cut body. */
-export const journalNote = (item: JournalItem): string =>
-  [item.replayed ? 'replayed' : '', item.apiFault ? `fault ${item.apiFault.type}` : '', item.truncated ? 'truncated' : ''].filter(Boolean).join(', ');
-
 export const requestsClearedSchema = z.strictObject({ deleted: z.number().int().describe('How many requests were removed') });

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AccountState } from '../../core/index.js';
-import { progressBoard, SERVER, type ProgressBoard } from '../progress.js';
+import { progressBoard, SERVER, type ProgressBoard } from '../runtime/progress.js';
 import { readPreviousRelease } from './previous-release.js';
 
 /** The files of a previous release's data set, beside its data file. */

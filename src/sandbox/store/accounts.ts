@@ -5,7 +5,7 @@
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { accountHead, emptyAccountState, normalizeAccount, type AccountState } from '../../core/index.js';
 import type { AccountHead } from '../../core/store/repository.js';
-import { SLICE_MS } from '../give-way.js';
+import { SLICE_MS } from '../runtime/give-way.js';
 import { checksum, JOURNAL_TABLE, putRecord, recordsInOrder, TABLE_NAMES, writeRecords, type Sql } from './records.js';
 
 export type Write = <T>(key: string | null, run: (account: number) => T) => T;

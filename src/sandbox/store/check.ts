@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
-import { notAFile } from '../file-kind.js';
+import { notAFile } from './file-kind.js';
 import { RECORD_TABLES } from './records.js';
 import {
   damaged as damagedFile,

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
-import { notAFile } from '../file-kind.js';
+import { notAFile } from './file-kind.js';
 import { takeLock, type Lock } from './lock.js';
 import {
   CHECK_AT_START_BYTES,
@@ -34,14 +34,15 @@ import {
   StoreDamagedError,
   writable,
 } from './start-check.js';
-import type { ProgressBoard } from '../progress.js';
+import type { ProgressBoard } from '../runtime/progress.js';
 import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
 import { checksum, headOf, readAccount, statementCache } from './records.js';
 import { repository, storedRows } from './repository.js';
 import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
 import { migrate, withFunctions } from './schema.js';
 import { groupCommit } from './group.js';
-import { DEFAULT_JOURNAL, journalRows, type JournalStore } from './journal.js';
+import { DEFAULT_JOURNAL } from '../runtime/defaults.js';
+import { journalRows, type JournalStore } from './journal.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the

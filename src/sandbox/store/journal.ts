@@ -7,9 +7,6 @@
 import { NEW_HEAD } from './accounts.js';
 import { checksum, JOURNAL_TABLE, type Sql } from './records.js';
 
-/** `start --journal`'s default: the newest requests kept per account. */
-export const DEFAULT_JOURNAL = 10_000;
-
 /** A journaled request as stored: its small fields as JSON (`data`), the bodies as text. */
 export interface JournalRow {
   id: string;

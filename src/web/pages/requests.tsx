@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { JOURNAL_METHODS, journalNote, type JournalItem } from '../../core/records/request-journal.js';
+import { journalNote } from '../../client/journal-note.js';
+import { JOURNAL_METHODS, type JournalItem } from '../../core/records/request-journal.js';
 import { Field, SelectField } from '../fields.js';
 import { setQuery, type Location } from '../router.js';
 import { Facts, JsonBlock, PagedList, TableHead, useApp, useLoad, When } from '../ui.js';

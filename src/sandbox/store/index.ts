@@ -1,0 +1,2 @@
+/** The SQLite store: the database, its migrations, records, the account groups and `check`. */
+export { memoryStore } from './database.js';
