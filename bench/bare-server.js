@@ -13,7 +13,13 @@ const REST = {
   ttlSeconds: 1800,
   cvu: '0004580113792485363739',
   alias: 'TANGO.NUBE.LUNA',
-  paymentInstructions: { cvu: '0004580113792485363739', alias: 'TANGO.NUBE.LUNA', holderName: 'Sandbox Payments S.A.', bankName: 'Banco Sandbox', currency: 'ARS' },
+  paymentInstructions: {
+    cvu: '0004580113792485363739',
+    alias: 'TANGO.NUBE.LUNA',
+    holderName: 'Sandbox Payments S.A.',
+    bankName: 'Banco Sandbox',
+    currency: 'ARS',
+  },
   clientId: null,
   clientTaxId: null,
   clientName: null,
@@ -23,7 +29,16 @@ const REST = {
   totalReceived: 0,
   receivedAmount: 0,
   cashIns: [],
-  callbackDelivery: { events: 1, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 1, lastEventType: 'created', lastAttemptAt: null },
+  callbackDelivery: {
+    events: 1,
+    delivered: 0,
+    pending: 0,
+    retrying: 0,
+    failed: 0,
+    dropped: 1,
+    lastEventType: 'created',
+    lastAttemptAt: null,
+  },
   completedAt: null,
   cancelledAt: null,
   expiredAt: null,
@@ -39,7 +54,8 @@ export function answerServer(port, keep = (_data, send) => send(), valid = () =>
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      if (req.method !== 'POST')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       let body;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -50,7 +66,15 @@ export function answerServer(port, keep = (_data, send) => send(), valid = () =>
       const now = new Date();
       const at = now.toISOString();
       const expiresAt = new Date(now.getTime() + 1_800_000).toISOString();
-      const data = { id: randomUUID(), ...REST, ...body, expiresAt, remainingAmount: body.amount, createdAt: at, updatedAt: at };
+      const data = {
+        id: randomUUID(),
+        ...REST,
+        ...body,
+        expiresAt,
+        remainingAmount: body.amount,
+        createdAt: at,
+        updatedAt: at,
+      };
       keep(data, () => {
         const text = JSON.stringify({ success: true, data, timestamp: at });
         res.writeHead(201, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);

@@ -16,7 +16,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const TRANSFERS = Number(process.env.BENCH_TRANSFERS ?? 1_500);
 const RECEIVERS = 50;
 const KEY = 'sk_bench';
-const BODY = { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 1500, externalReference: 'order-1042', metadata: { source: 'bench' } };
+const BODY = {
+  paymentHubId: 1,
+  currency: 'ARS',
+  lockMode: 'time',
+  amount: 1500,
+  externalReference: 'order-1042',
+  metadata: { source: 'bench' },
+};
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` };
 
 const work = mkdtempSync(join(tmpdir(), 'va-callbacks-'));
@@ -69,7 +76,12 @@ async function round(server) {
     concurrency: 8,
     count: TRANSFERS,
     seconds: 120,
-    make: (i) => ({ method: 'POST', path: '/api/v1/va-payments', headers, body: JSON.stringify({ ...BODY, callbackUrl: `${receivers[i % RECEIVERS].url}/va` }) }),
+    make: (i) => ({
+      method: 'POST',
+      path: '/api/v1/va-payments',
+      headers,
+      body: JSON.stringify({ ...BODY, callbackUrl: `${receivers[i % RECEIVERS].url}/va` }),
+    }),
     onResponse: (_, text) => payments.push(JSON.parse(text).data),
   });
   await until(() => payments.every((p) => arrivals.has(`created:${p.id}`)), 120, 'the created callbacks');
@@ -80,20 +92,31 @@ async function round(server) {
     concurrency: 32,
     count: payments.length,
     seconds: 120,
-    make: (i) => ({ method: 'POST', path: '/sandbox/v1/transfers', headers, body: JSON.stringify({ to: payments[i].cvu, total: BODY.amount }) }),
+    make: (i) => ({
+      method: 'POST',
+      path: '/sandbox/v1/transfers',
+      headers,
+      body: JSON.stringify({ to: payments[i].cvu, total: BODY.amount }),
+    }),
   });
   const both = (p) => arrivals.has(`cash_in_received:${p.id}`) && arrivals.has(`succeeded:${p.id}`);
-  await until(() => payments.every(both), 120, 'the transfers\' callbacks');
+  await until(() => payments.every(both), 120, "the transfers' callbacks");
   const cpuMs = cpuMsOf(server.child.pid) - before;
   const last = Math.max(...payments.map((p) => arrivals.get(`succeeded:${p.id}`)));
-  return { rps: run.rps, errors: run.errors, cpuUs: (cpuMs * 1000) / run.ok, callbacksPerSecond: (payments.length * 2) / ((last - t0) / 1000) };
+  return {
+    rps: run.rps,
+    errors: run.errors,
+    cpuUs: (cpuMs * 1000) / run.ok,
+    callbacksPerSecond: (payments.length * 2) / ((last - t0) / 1000),
+  };
 }
 
 async function main() {
   await startReceivers();
   const servers = { 'va-sandbox': await startSandbox(BIN, 'state.db') };
   const baseline = process.env.BENCH_BASELINE;
-  if (baseline) servers['va-sandbox baseline'] = await startSandbox(join(baseline, 'bin', 'va-sandbox.js'), 'baseline.db');
+  if (baseline)
+    servers['va-sandbox baseline'] = await startSandbox(join(baseline, 'bin', 'va-sandbox.js'), 'baseline.db');
   const names = Object.keys(servers);
   const runs = Object.fromEntries(names.map((name) => [name, []]));
   const rows = [];
@@ -101,15 +124,39 @@ async function main() {
     for (const name of names.map((_, i) => names[(i + n) % names.length])) {
       const run = await round(servers[name]);
       runs[name].push(run);
-      log(`round ${n + 1} ${name}: ${run.cpuUs.toFixed(0)} µs CPU/transfer, ${fmt.rps(run.callbacksPerSecond)} callbacks/s, ${fmt.rps(run.rps)} transfers/s`);
-      rows.push([String(n + 1), name, `${run.cpuUs.toFixed(0)} µs`, `${fmt.rps(run.callbacksPerSecond)}/s`, `${fmt.rps(run.rps)} req/s${run.errors ? `, ${run.errors} errors` : ''}`]);
+      log(
+        `round ${n + 1} ${name}: ${run.cpuUs.toFixed(0)} µs CPU/transfer, ${fmt.rps(run.callbacksPerSecond)} callbacks/s, ${fmt.rps(run.rps)} transfers/s`,
+      );
+      rows.push([
+        String(n + 1),
+        name,
+        `${run.cpuUs.toFixed(0)} µs`,
+        `${fmt.rps(run.callbacksPerSecond)}/s`,
+        `${fmt.rps(run.rps)} req/s${run.errors ? `, ${run.errors} errors` : ''}`,
+      ]);
     }
   }
   const of = (name, key) => median(runs[name].map((run) => run[key]));
-  const summary = names.map((name) => ['median', name, `${of(name, 'cpuUs').toFixed(0)} µs`, `${fmt.rps(of(name, 'callbacksPerSecond'))}/s`, `${fmt.rps(of(name, 'rps'))} req/s`]);
+  const summary = names.map((name) => [
+    'median',
+    name,
+    `${of(name, 'cpuUs').toFixed(0)} µs`,
+    `${fmt.rps(of(name, 'callbacksPerSecond'))}/s`,
+    `${fmt.rps(of(name, 'rps'))} req/s`,
+  ]);
   const ours = runs['va-sandbox'];
   const ratio = (key) => median(ours.map((run, i) => run[key] / runs['va-sandbox baseline'][i][key]));
-  const ratios = baseline ? [['ratio', 'va-sandbox / baseline', fmt.ratio(ratio('cpuUs')), fmt.ratio(ratio('callbacksPerSecond')), fmt.ratio(ratio('rps'))]] : [];
+  const ratios = baseline
+    ? [
+        [
+          'ratio',
+          'va-sandbox / baseline',
+          fmt.ratio(ratio('cpuUs')),
+          fmt.ratio(ratio('callbacksPerSecond')),
+          fmt.ratio(ratio('rps')),
+        ],
+      ]
+    : [];
   const heading = `transfers with two callbacks — ${new Date().toISOString()}, ${ROUNDS} rounds of ${fmt.int(TRANSFERS)} transfers at 32 conn, ${RECEIVERS} receivers`;
   const header = ['round', 'server', 'server CPU per transfer (with its 2 callbacks)', 'callbacks/s', 'transfers'];
   process.stdout.write(`${heading}\n\n${table(header, [...rows, ...summary, ...ratios])}\n`);

@@ -27,8 +27,14 @@ db.exec(`
   ${table('events', 'source')}
   ${table('deliveries', 'status')}
 `);
-const insert = (name, column) => db.prepare(`INSERT INTO ${name} (account, id, data, crc, ${column}) VALUES (1, ?, ?, ?, ?)`);
-const put = { payment: insert('va_payments', 'status'), pool: insert('pool_cvus', 'alias'), event: insert('events', 'source'), delivery: insert('deliveries', 'status') };
+const insert = (name, column) =>
+  db.prepare(`INSERT INTO ${name} (account, id, data, crc, ${column}) VALUES (1, ?, ?, ?, ?)`);
+const put = {
+  payment: insert('va_payments', 'status'),
+  pool: insert('pool_cvus', 'alias'),
+  event: insert('events', 'source'),
+  delivery: insert('deliveries', 'status'),
+};
 const taken = {
   cvu: db.prepare('SELECT 1 FROM pool_cvus WHERE account = 1 AND id = ?'),
   alias: db.prepare('SELECT 1 FROM pool_cvus WHERE account = 1 AND alias = ?'),
@@ -84,7 +90,13 @@ answerServer(
       alias = `POOL.${digits(6)}.${digits(4)}`;
     } while (taken.cvu.get(cvu) || taken.alias.get(alias));
     Object.assign(data, { cvu, alias, paymentInstructions: { ...data.paymentInstructions, cvu, alias } });
-    const event = { id: randomUUID(), eventType: 'created', vaPaymentId: data.id, createdAt: data.createdAt, body: data };
+    const event = {
+      id: randomUUID(),
+      eventType: 'created',
+      vaPaymentId: data.id,
+      createdAt: data.createdAt,
+      body: data,
+    };
     row(put.payment, data.id, data, data.status);
     row(put.pool, cvu, { cvu, alias, vaPaymentId: data.id, releasedAt: null }, alias);
     row(put.event, event.id, event, data.id);

@@ -15,11 +15,26 @@ const body = JSON.stringify({ paymentHubId: 1, currency: 'ARS', lockMode: 'time'
 
 async function fleet(instances, dir) {
   const ports = await Promise.all(Array.from({ length: instances }, () => freePort()));
-  const children = ports.map((port, i) => startChild([BIN, 'start', '--port', String(port), '--data', join(dir, `${instances}-${i}.db`), '--quiet', '--rate-limit', '0']));
+  const children = ports.map((port, i) =>
+    startChild([
+      BIN,
+      'start',
+      '--port',
+      String(port),
+      '--data',
+      join(dir, `${instances}-${i}.db`),
+      '--quiet',
+      '--rate-limit',
+      '0',
+    ]),
+  );
   const proxyPort = await freePort();
   // The doc's backend with one `server` line per instance.
   const servers = ports.map((port, i) => `  server s${i} 127.0.0.1:${port}`).join('\n');
-  const config = CONFIG.replace('bind 127.0.0.1:4580', `bind 127.0.0.1:${proxyPort}`).replace(/( {2}server \w+ 127\.0\.0\.1:\d+\n?)+/, `${servers}\n`);
+  const config = CONFIG.replace('bind 127.0.0.1:4580', `bind 127.0.0.1:${proxyPort}`).replace(
+    /( {2}server \w+ 127\.0\.0\.1:\d+\n?)+/,
+    `${servers}\n`,
+  );
   writeFileSync(join(dir, 'fleet.cfg'), config);
   const proxy = startChild(['-db', '-f', join(dir, 'fleet.cfg')], { command: 'haproxy' });
   const started = performance.now();
@@ -31,7 +46,12 @@ async function fleet(instances, dir) {
       concurrency,
       count: Number.MAX_SAFE_INTEGER,
       seconds,
-      make: (i) => ({ method: 'POST', path: '/api/v1/va-payments', headers: { authorization: `Bearer sk_bench_${i % KEYS}`, 'content-type': 'application/json' }, body }),
+      make: (i) => ({
+        method: 'POST',
+        path: '/api/v1/va-payments',
+        headers: { authorization: `Bearer sk_bench_${i % KEYS}`, 'content-type': 'application/json' },
+        body,
+      }),
     });
   } finally {
     await proxy.stop();
@@ -51,4 +71,6 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-process.stdout.write(`${table(['instances behind the proxy', 'payments created per second', 'p50 ms', 'p99 ms', 'errors'], rows)}\n`);
+process.stdout.write(
+  `${table(['instances behind the proxy', 'payments created per second', 'p50 ms', 'p99 ms', 'errors'], rows)}\n`,
+);

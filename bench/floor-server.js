@@ -36,6 +36,10 @@ answerServer(Number(port), (data, send) => {
     });
   }
   putPayment.run(data.id, data.status, JSON.stringify(data));
-  putEvent.run(randomUUID(), data.id, JSON.stringify({ eventType: 'created', vaPaymentId: data.id, createdAt: data.createdAt, data }));
+  putEvent.run(
+    randomUUID(),
+    data.id,
+    JSON.stringify({ eventType: 'created', vaPaymentId: data.id, createdAt: data.createdAt, data }),
+  );
   waiting.push(send);
 });

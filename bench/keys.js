@@ -21,7 +21,17 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'va-sandbox-keys-'));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const server = startChild([BIN, 'start', '--port', String(port), '--data', join(dir, 'state.db'), '--quiet', '--rate-limit', '0']);
+  const server = startChild([
+    BIN,
+    'start',
+    '--port',
+    String(port),
+    '--data',
+    join(dir, 'state.db'),
+    '--quiet',
+    '--rate-limit',
+    '0',
+  ]);
   try {
     await waitReady(`${origin}/health`, server, performance.now());
     const rss = () => mib(rssOf(server.pid).now);
@@ -33,9 +43,21 @@ async function main() {
       if (result.errors > 0) throw new Error(`${what}: ${result.errors} errors, first: ${result.firstError}`);
       const after = rss();
       await sleep(IDLE_S * 1000);
-      rows.push([what, keys.toLocaleString('en-US'), count.toLocaleString('en-US'), `${before} MiB`, `${after} MiB`, `${rss()} MiB`, `${Math.round(result.rps)}/s`]);
+      rows.push([
+        what,
+        keys.toLocaleString('en-US'),
+        count.toLocaleString('en-US'),
+        `${before} MiB`,
+        `${after} MiB`,
+        `${rss()} MiB`,
+        `${Math.round(result.rps)}/s`,
+      ]);
     };
-    await run('one key, reads', 1, KEYS_READ, () => ({ method: 'GET', path: '/api/v1/va-payments', headers: { authorization: 'Bearer sk_one' } }));
+    await run('one key, reads', 1, KEYS_READ, () => ({
+      method: 'GET',
+      path: '/api/v1/va-payments',
+      headers: { authorization: 'Bearer sk_one' },
+    }));
     await run('distinct keys, one read each', KEYS_READ, KEYS_READ, (i) => ({
       method: 'GET',
       path: '/api/v1/va-payments',
@@ -47,7 +69,9 @@ async function main() {
       headers: { authorization: `Bearer sk_write_${i}`, 'content-type': 'application/json' },
       body: JSON.stringify({ paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 100 }),
     }));
-    console.log(table(['run', 'keys', 'requests', 'RSS before', 'RSS right after', `RSS ${IDLE_S} s idle`, 'pace'], rows));
+    console.log(
+      table(['run', 'keys', 'requests', 'RSS before', 'RSS right after', `RSS ${IDLE_S} s idle`, 'pace'], rows),
+    );
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -39,7 +39,11 @@ export async function freePort() {
 
 /** Starts a long-running child (a server: Node unless `options.command`); `stop()` SIGKILLs it and waits for the exit. */
 export function startChild(args, options = {}) {
-  const child = spawn(options.command ?? process.execPath, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.command ?? process.execPath, args, {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
   child.stderr.on('data', (chunk) => (output = (output + chunk).slice(-4000)));
@@ -70,7 +74,8 @@ export async function waitReady(url, child, startedAt, timeoutMs = 120_000) {
     } catch {
       // Not listening yet.
     }
-    if (performance.now() > deadline) throw new Error(`no answer from ${url} within ${timeoutMs} ms: ${child.output()}`);
+    if (performance.now() > deadline)
+      throw new Error(`no answer from ${url} within ${timeoutMs} ms: ${child.output()}`);
     await sleep(5);
   }
 }
@@ -96,7 +101,13 @@ export async function startScript(track, script, ...args) {
   return { child, origin, readyMs: await waitReady(`${origin}/`, child, t0) };
 }
 
-export const WIREMOCK_JAR = join(ROOT, 'node_modules', 'wiremock', 'build', `wiremock-standalone-${dependencyVersion('wiremock')}.jar`);
+export const WIREMOCK_JAR = join(
+  ROOT,
+  'node_modules',
+  'wiremock',
+  'build',
+  `wiremock-standalone-${dependencyVersion('wiremock')}.jar`,
+);
 
 /** Why WireMock cannot run here, or null. */
 export function wiremockMissing() {
@@ -110,7 +121,19 @@ export async function startWireMock(track, work) {
   const port = await freePort();
   const root = join(work, 'wiremock');
   cpSync(join(ROOT, 'bench', 'wiremock'), root, { recursive: true });
-  const args = ['-jar', WIREMOCK_JAR, '--port', String(port), '--bind-address', '127.0.0.1', '--root-dir', root, '--no-request-journal', '--disable-request-logging', '--disable-banner'];
+  const args = [
+    '-jar',
+    WIREMOCK_JAR,
+    '--port',
+    String(port),
+    '--bind-address',
+    '127.0.0.1',
+    '--root-dir',
+    root,
+    '--no-request-journal',
+    '--disable-request-logging',
+    '--disable-banner',
+  ];
   const t0 = performance.now();
   const child = track(startChild(args, { command: 'java' }));
   const origin = `http://127.0.0.1:${port}`;
@@ -131,7 +154,11 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
 export function runTimed(args, options = {}) {
   return new Promise((done) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -174,7 +201,10 @@ export function watchRss(pid) {
 
 /** What a database takes on disk: the file and its WAL (`-wal`), if there is one; the lock file and `-shm` aside. */
 export function dataSize(file) {
-  return [file, `${file}-wal`].reduce((total, name) => total + (statSync(name, { throwIfNoEntry: false })?.size ?? 0), 0);
+  return [file, `${file}-wal`].reduce(
+    (total, name) => total + (statSync(name, { throwIfNoEntry: false })?.size ?? 0),
+    0,
+  );
 }
 
 /** A database's file and WAL, each in MiB, for the rows that say how big it is. */
@@ -191,7 +221,11 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
-export const median = (values) => percentile([...values].sort((a, b) => a - b), 0.5);
+export const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /**
  * The load generator: `concurrency` connections (an undici Pool) each running requests back to back, until `count`

@@ -52,7 +52,9 @@ try {
     commitMs += performance.now() - at;
   };
   for (let i = 0; i < total; i++) {
-    const payment = account.vaPayments.createVaPayment(values.mix ? { ...body, clientTaxId: taxId(i), externalReference: `order-${i}` } : body);
+    const payment = account.vaPayments.createVaPayment(
+      values.mix ? { ...body, clientTaxId: taxId(i), externalReference: `order-${i}` } : body,
+    );
     ids.push(payment.id);
     if (values.pay || (values.mix && i % payEvery === 0)) {
       account.transfers.createTransfer({ to: payment.cvu, total: body.amount });

@@ -17,12 +17,38 @@ const file = join(dir, 'state.db');
 await fileStore(file).close();
 const db = new DatabaseSync(file);
 const drop = (type, names) => names.forEach((name) => void db.exec(`DROP ${type} ${name}`));
-if (mode === 'no-count-triggers') drop('TRIGGER', db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '%_counted_%'").all().map((row) => row.name));
-if (mode === 'fewer-indexes') drop('INDEX', ['va_payments_by_account', 'va_payments_by_status', 'va_payments_by_external_reference', 'events_by_account', 'events_by_source', 'events_by_dropped']);
+if (mode === 'no-count-triggers')
+  drop(
+    'TRIGGER',
+    db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '%_counted_%'")
+      .all()
+      .map((row) => row.name),
+  );
+if (mode === 'fewer-indexes')
+  drop('INDEX', [
+    'va_payments_by_account',
+    'va_payments_by_status',
+    'va_payments_by_external_reference',
+    'events_by_account',
+    'events_by_source',
+    'events_by_dropped',
+  ]);
 db.close();
 const store = fileStore(file);
-const account = createSandbox({ storage: store, clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), ids: seededIds(7) }).account('sk_store');
-const body = { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 1500, externalReference: 'order-1042', metadata: { source: 'bench' } };
+const account = createSandbox({
+  storage: store,
+  clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')),
+  ids: seededIds(7),
+}).account('sk_store');
+const body = {
+  paymentHubId: 1,
+  currency: 'ARS',
+  lockMode: 'time',
+  amount: 1500,
+  externalReference: 'order-1042',
+  metadata: { source: 'bench' },
+};
 for (let i = 0; i < 500; i++) account.createVaPayment(body); // warm-up
 await store.save();
 const started = performance.now();
@@ -30,6 +56,8 @@ for (let i = 0; i < CREATES; i += 32) {
   for (let j = 0; j < 32; j++) account.createVaPayment(body);
   await store.save();
 }
-console.log(JSON.stringify({ mode, creates: CREATES, perCreateUs: Math.round(((performance.now() - started) * 1000) / CREATES) }));
+console.log(
+  JSON.stringify({ mode, creates: CREATES, perCreateUs: Math.round(((performance.now() - started) * 1000) / CREATES) }),
+);
 await store.close();
 rmSync(dir, { recursive: true, force: true });

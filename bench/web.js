@@ -33,13 +33,24 @@ try {
   server = startChild([BIN, 'start', '--port', String(port), '--data', data]);
   await waitReady(`${origin}/health`, server, performance.now());
   // The server reads its records ahead after a quick start; the page is measured on a server that has settled.
-  const api = await fetch(`${origin}/api/v1/va-payments?limit=1`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.json());
+  const api = await fetch(`${origin}/api/v1/va-payments?limit=1`, { headers: { authorization: `Bearer ${KEY}` } }).then(
+    (r) => r.json(),
+  );
   const total = api.pagination.total;
   log(`server ready with ${fmt.int(total)} payments`);
 
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript((key) => localStorage.setItem('va-sandbox.apiKey', key), KEY);
@@ -53,12 +64,19 @@ try {
     shown.push(performance.now() - t0);
     await page.close();
     const a0 = performance.now();
-    await fetch(`${origin}/api/v1/va-payments`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) => r.arrayBuffer());
+    await fetch(`${origin}/api/v1/va-payments`, { headers: { authorization: `Bearer ${KEY}` } }).then((r) =>
+      r.arrayBuffer(),
+    );
     apiMs.push(performance.now() - a0);
   }
   const first = shown[0];
   const warm = median(shown.slice(1));
-  const row = (figure, ms, target) => [figure, `${fmt.ms(ms)} ms`, target ? `< ${TARGET_MS} ms` : '', target ? (ms < TARGET_MS ? 'PASS' : 'FAIL') : ''];
+  const row = (figure, ms, target) => [
+    figure,
+    `${fmt.ms(ms)} ms`,
+    target ? `< ${TARGET_MS} ms` : '',
+    target ? (ms < TARGET_MS ? 'PASS' : 'FAIL') : '',
+  ];
   process.stdout.write(
     `\n${table(
       [`web inspector, ${fmt.int(total)} payments`, 'ours', 'target', 'result'],

@@ -28,7 +28,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
 } else if (!existsSync(main)) {
   // A clone before its first build: say what to run rather than print a module-not-found stack.
-  process.stderr.write(`va-sandbox: not built yet: run \`npm run build\` in ${new URL('..', import.meta.url).pathname}\n`);
+  process.stderr.write(
+    `va-sandbox: not built yet: run \`npm run build\` in ${new URL('..', import.meta.url).pathname}\n`,
+  );
   process.exit(1);
 } else {
   const { main: run } = await import(main.href);

@@ -1,9 +1,10 @@
 // The CLI as one module and a few chunks: src -> dist (tsc) -> dist/bundle, which bin/va-sandbox.js runs. To start a
 // server Node then reads and links 12 files instead of 82 (commander, hono, zod, lowdb and ours): about 100 ms off
 // `va-sandbox start`, less off other commands. Run by `npm run build`, after tsc.
-import { build } from 'esbuild';
+
 import { cpSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist', 'bundle');
@@ -21,7 +22,9 @@ await build({
   target: 'node22',
   external: ['ink', 'react', 'react/*', 'undici', 'msw'],
   // commander is CommonJS: its require() of Node's modules needs a require in an ES module.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 

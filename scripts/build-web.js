@@ -1,8 +1,9 @@
 // The web inspector's bundle: src/web (React, react-dom) -> dist/web, served by the sandbox under /ui/.
 // One script file, one JS and one CSS file, no CDN: the page works offline. Run by `npm run build`.
-import { build } from 'esbuild';
+
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, 'dist', 'web');

@@ -4,4 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { scenarioJsonSchema } from '../dist/core/scenarios/scenario.js';
 
-writeFileSync(new URL('../scenario.schema.json', import.meta.url), `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
+writeFileSync(
+  new URL('../scenario.schema.json', import.meta.url),
+  `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`,
+);

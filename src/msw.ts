@@ -1,11 +1,10 @@
-import { http, type HttpHandler } from 'msw';
 import { AsyncResource } from 'node:async_hooks';
+import { type HttpHandler, http } from 'msw';
 import type { WallClock } from './core/index.js';
-import { NO_ANSWER } from './sandbox/http/index.js';
-import { createApp, type AppOptions } from './sandbox/http/index.js';
 import type { AttemptResult, Transport } from './sandbox/delivery/index.js';
-import { memoryStore } from './sandbox/store/index.js';
+import { type AppOptions, createApp, NO_ANSWER } from './sandbox/http/index.js';
 import { createRuntime, type Runtime } from './sandbox/runtime/index.js';
+import { memoryStore } from './sandbox/store/index.js';
 
 /** One callback attempt, as the sandbox sends it. */
 export interface Callback {
@@ -77,7 +76,9 @@ export function sandboxHandlers(options: SandboxHandlersOptions): SandboxHandler
     return response.headers.has(NO_ANSWER) ? Response.error() : response;
   });
   const handle = ({ request }: { request: Request }): Promise<Response> => answer(request);
-  const handlers = ['/api/v1/*', '/sandbox/v1/*', '/health', '/openapi.json'].map((path) => http.all(`${base.origin}${prefix}${path}`, handle));
+  const handlers = ['/api/v1/*', '/sandbox/v1/*', '/health', '/openapi.json'].map((path) =>
+    http.all(`${base.origin}${prefix}${path}`, handle),
+  );
   return Object.assign(handlers, {
     close: async () => (await ready).runtime.close(),
     settle: async ({ timeoutMs = 20_000 } = {}) => {
@@ -115,17 +116,29 @@ async function withoutPrefix(request: Request, prefix: string): Promise<Request>
 function toTransport(onCallback: NonNullable<SandboxHandlersOptions['onCallback']>): Transport {
   return async ({ url, headers, body }): Promise<AttemptResult> => {
     try {
-      const status = (await onCallback({
-        url,
-        headers,
-        body: JSON.parse(body),
-        eventId: headers['X-Service-Event-Id'] ?? '',
-        eventType: headers['X-Service-Event-Type'] ?? '',
-      })) ?? 200;
-      if (status >= 200 && status < 300) return { responseStatus: status, responseBody: null, error: null, errorMessage: null };
-      return { responseStatus: status, responseBody: null, error: status >= 300 && status < 400 ? 'redirect' : 'http_status', errorMessage: `HTTP ${status}` };
+      const status =
+        (await onCallback({
+          url,
+          headers,
+          body: JSON.parse(body),
+          eventId: headers['X-Service-Event-Id'] ?? '',
+          eventType: headers['X-Service-Event-Type'] ?? '',
+        })) ?? 200;
+      if (status >= 200 && status < 300)
+        return { responseStatus: status, responseBody: null, error: null, errorMessage: null };
+      return {
+        responseStatus: status,
+        responseBody: null,
+        error: status >= 300 && status < 400 ? 'redirect' : 'http_status',
+        errorMessage: `HTTP ${status}`,
+      };
     } catch (error) {
-      return { responseStatus: null, responseBody: null, error: 'network', errorMessage: `onCallback threw: ${(error as Error).message}` };
+      return {
+        responseStatus: null,
+        responseBody: null,
+        error: 'network',
+        errorMessage: `onCallback threw: ${(error as Error).message}`,
+      };
     }
   };
 }

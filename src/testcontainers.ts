@@ -3,10 +3,10 @@ import {
   AbstractStartedContainer,
   GenericContainer,
   getContainerRuntimeClient,
-  Wait,
   type StartedTestContainer,
+  Wait,
 } from 'testcontainers';
-import { sandboxClient, type SandboxClient } from './client/api-client.js';
+import { type SandboxClient, sandboxClient } from './client/api-client.js';
 
 /** The port the image serves on (its `VA_SANDBOX_PORT`). */
 const PORT = 4580;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, runCli, useReceiver, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
+import { type Api, api, CLIENT, PAYMENT, runCli, useReceiver, useServer, useTmp } from './helpers.js';
 
 // Retries an hour apart: a retrying delivery stays as it is while a test compares states.
 const server = await useServer({ retryDelays: [3600, 3600] });
@@ -13,8 +13,16 @@ const account = () => api(server.url, `sk_export_${++keyN}`);
 
 /** An export's records as an import keeps them: its open deliveries `held` (contract part 5), never attempted. */
 function asImported(account: any) {
-  const held = (d: any) => ({ ...d, status: 'held', nextAttemptAt: null, reason: 'came with an imported file: sent only when released' });
-  const deliveries = Object.entries(account.deliveries).map(([id, d]: [string, any]) => [id, ['pending', 'retrying'].includes(d.status) ? held(d) : d]);
+  const held = (d: any) => ({
+    ...d,
+    status: 'held',
+    nextAttemptAt: null,
+    reason: 'came with an imported file: sent only when released',
+  });
+  const deliveries = Object.entries(account.deliveries).map(([id, d]: [string, any]) => [
+    id,
+    ['pending', 'retrying'].includes(d.status) ? held(d) : d,
+  ]);
   return { ...account, deliveries: Object.fromEntries(deliveries) };
 }
 
@@ -31,20 +39,46 @@ async function settle(client: Api) {
 /** An account with something of everything: payments in every state, clients, a ledger, invoices, a moved clock and hub. */
 async function populate(client: Api) {
   const callbackUrl = `${receiver.url}/va`;
-  const paid = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount', callbackUrl });
+  const paid = await client.data('POST', '/api/v1/va-payments', {
+    ...PAYMENT,
+    amount: 5000,
+    lockMode: 'amount',
+    callbackUrl,
+  });
   await client.data('POST', '/sandbox/v1/transfers', { to: paid.cvu, total: 5000, taxes: 30 });
   const cancelled = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl });
   await client.data('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
-  await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 20, ttlSeconds: 60, callbackUrl: `${receiver.url}/down` });
+  await client.data('POST', '/api/v1/va-payments', {
+    ...PAYMENT,
+    amount: 20,
+    ttlSeconds: 60,
+    callbackUrl: `${receiver.url}/down`,
+  });
   await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
-  const client1 = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` });
+  const client1 = await client.data('POST', '/api/v1/clients', {
+    ...CLIENT,
+    name: 'Uno',
+    taxId: '20-12345678-3',
+    cashinCallbackUrl: `${receiver.url}/cashin`,
+  });
   await client.data('POST', '/sandbox/v1/transfers', { to: client1.cvu, total: 100, taxes: 1 });
   await client.data('POST', `/sandbox/v1/clients/${client1.id}/debits`, { amount: 20 });
   await client.data('POST', `/api/v1/clients/${client1.id}/invoices`, { total_amount: 30 });
   await client.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed', brand: 'ACME' });
-  const waiting = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 777, lockMode: 'amount', ttlSeconds: 600, callbackUrl });
+  const waiting = await client.data('POST', '/api/v1/va-payments', {
+    ...PAYMENT,
+    amount: 777,
+    lockMode: 'amount',
+    ttlSeconds: 600,
+    callbackUrl,
+  });
   const delayed = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Dos', taxId: '27-23456789-4' });
-  await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, successUrl: callbackUrl, failureUrl: callbackUrl });
+  await client.data('POST', '/api/v1/va-payments', {
+    ...PAYMENT,
+    amount: 5,
+    successUrl: callbackUrl,
+    failureUrl: callbackUrl,
+  });
   await settle(client);
   return { paid, waiting, client1, delayed };
 }
@@ -68,7 +102,9 @@ describe('export and import of an account', () => {
     const imported = await client.data('POST', '/sandbox/v1/import', before);
     expect(imported.counts).toMatchObject({ vaPayments: 5, clients: 2, transfers: 2 });
     // Every kind counted as the file holds it, and the deliveries as their list counts them (the dropped one too).
-    const counted = Object.fromEntries(Object.keys(imported.counts).map((name) => [name, Object.keys(before.account[name]).length]));
+    const counted = Object.fromEntries(
+      Object.keys(imported.counts).map((name) => [name, Object.keys(before.account[name]).length]),
+    );
     expect(imported.counts).toEqual(counted);
     expect(imported.counts.deliveries).toBe((await client.call('GET', '/sandbox/v1/deliveries')).body.pagination.total);
     const after = await client.data('GET', '/sandbox/v1/export');
@@ -146,7 +182,9 @@ describe('export and import of an account', () => {
     const checked = await target.data('POST', '/sandbox/v1/import?dryRun=1', doc);
     const imported = await target.data('POST', '/sandbox/v1/import', doc);
     expect(checked).toEqual({ imported: false, exportedAt: doc.exportedAt, counts: imported.counts });
-    expect(checked.counts).toEqual(Object.fromEntries(Object.keys(checked.counts).map((name) => [name, Object.keys(doc.account[name]).length])));
+    expect(checked.counts).toEqual(
+      Object.fromEntries(Object.keys(checked.counts).map((name) => [name, Object.keys(doc.account[name]).length])),
+    );
     // And a dry run leaves the account as it is.
     const other = account();
     await other.data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time' });
@@ -165,13 +203,17 @@ describe('va-sandbox export / import', () => {
     const exported = await runCli(['export', '--out', file, '--url', server.url, '--api-key', source.key]);
     expect(exported.stderr).toBe('');
     expect(exported.code).toBe(0);
-    expect(exported.stdout).toMatch(/^exported 5 vaPayments, 2 clients, 2 transfers, \d+ events, \d+ deliveries \(sandbox time .+\) to .+incident\.json\n$/);
+    expect(exported.stdout).toMatch(
+      /^exported 5 vaPayments, 2 clients, 2 transfers, \d+ events, \d+ deliveries \(sandbox time .+\) to .+incident\.json\n$/,
+    );
     const doc = JSON.parse(readFileSync(file, 'utf8'));
 
     const target = account();
     const imported = await runCli(['import', file, '--url', server.url, '--api-key', target.key]);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toMatch(/^imported 5 vaPayments, 2 clients, 2 transfers, .+\ncallbacks are held until `va-sandbox deliveries release` \(new ones go to the forwarding URL while one is set\)\n$/);
+    expect(imported.stdout).toMatch(
+      /^imported 5 vaPayments, 2 clients, 2 transfers, .+\ncallbacks are held until `va-sandbox deliveries release` \(new ones go to the forwarding URL while one is set\)\n$/,
+    );
     expect((await target.data('GET', '/sandbox/v1/export')).account).toEqual(asImported(doc.account));
     expect((await target.data('GET', `/api/v1/va-payments/${paid.id}`)).status).toBe('completed');
 
@@ -193,7 +235,12 @@ describe('va-sandbox export / import', () => {
 describe('import size', () => {
   it('takes an account export over 1 MiB (an incident is bigger than one request), and no more than it should', async () => {
     const from = account();
-    for (let i = 0; i < 600; i++) await from.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i + 1, metadata: { note: 'x'.repeat(200) } });
+    for (let i = 0; i < 600; i++)
+      await from.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: i + 1,
+        metadata: { note: 'x'.repeat(200) },
+      });
     const doc = await from.data('GET', '/sandbox/v1/export');
     expect(JSON.stringify(doc).length).toBeGreaterThan(1024 * 1024);
     const to = account();

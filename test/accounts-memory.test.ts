@@ -14,10 +14,17 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}`, host: '127.0.
 describe('the accounts kept in memory', () => {
   it('stay within the bound whatever the number of keys, and one dropped is read back as the database holds it', async () => {
     let now = Date.parse('2026-11-27T12:00:00Z');
-    const server = await useServer({ clock: { now: () => now }, accountCache: { accounts: 50, idleMs: 60_000 } }, 'test');
+    const server = await useServer(
+      { clock: { now: () => now }, accountCache: { accounts: 50, idleMs: 60_000 } },
+      'test',
+    );
     const { app, runtime } = server;
     const post = (key: string, path: string, body: unknown) =>
-      app.request(path, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      app.request(path, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
 
     // One account with a payment and its clock moved an hour ahead: its head and its records.
     expect((await post('sk_kept', '/api/v1/va-payments', { ...PAYMENT, amount: 100 })).status).toBe(201);
@@ -36,15 +43,22 @@ describe('the accounts kept in memory', () => {
     expect(inMemory.filter((key) => key.startsWith('sk_reader_'))).toEqual([]);
     expect(inMemory).not.toContain('sk_kept');
 
-    const list = (await (await app.request('/api/v1/va-payments', { headers: bearer('sk_kept') })).json()) as { data: { createdAt: string }[] };
+    const list = (await (await app.request('/api/v1/va-payments', { headers: bearer('sk_kept') })).json()) as {
+      data: { createdAt: string }[];
+    };
     expect(list.data).toHaveLength(1);
-    const clock = (await (await app.request('/sandbox/v1/clock', { headers: bearer('sk_kept') })).json()) as { data: { now: string } };
+    const clock = (await (await app.request('/sandbox/v1/clock', { headers: bearer('sk_kept') })).json()) as {
+      data: { now: string };
+    };
     expect(Date.parse(clock.data.now) - now).toBeGreaterThanOrEqual(3600_000);
   });
 
   it('are dropped once unused for the idle time, other keys or not', async () => {
     let now = Date.parse('2026-11-27T12:00:00Z');
-    const server = await useServer({ clock: { now: () => now }, accountCache: { accounts: 1_000, idleMs: 60_000 } }, 'test');
+    const server = await useServer(
+      { clock: { now: () => now }, accountCache: { accounts: 1_000, idleMs: 60_000 } },
+      'test',
+    );
     const post = (key: string) =>
       server.app.request('/api/v1/va-payments', {
         method: 'POST',
@@ -63,7 +77,10 @@ describe('the accounts kept in memory', () => {
 
   it('keep an account a request holds, or one with a callback under way, past the bound: one object per key', async () => {
     const receiver = await useReceiver(() => 'hang');
-    const server = await useServer({ accountCache: { accounts: 10, idleMs: 60_000 }, callbackTimeoutMs: 5_000 }, 'test');
+    const server = await useServer(
+      { accountCache: { accounts: 10, idleMs: 60_000 }, callbackTimeoutMs: 5_000 },
+      'test',
+    );
     const { sandbox } = server.runtime;
     const create = (key: string, fields: Record<string, unknown> = {}) =>
       server.app.request('/api/v1/va-payments', {
@@ -97,13 +114,16 @@ describe('a real server', () => {
     // Without the request journal: it makes the one key a stored account, whose reads then make no account each, which
     // lowers the baseline (both end near the same RSS: docs/benchmarks.md); a key's journal is bounded by --journal.
     const server = await spawnServer(['--memory', '--quiet', '--rate-limit', '0', '--journal', '0']);
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024;
     const reads = async (keyOf: (i: number) => string) => {
       let next = 0;
       await Promise.all(
         Array.from({ length: 16 }, async () => {
           while (next < 10_000) {
-            const response = await fetch(`${server.url}/api/v1/va-payments`, { headers: { authorization: `Bearer ${keyOf(next++)}` } });
+            const response = await fetch(`${server.url}/api/v1/va-payments`, {
+              headers: { authorization: `Bearer ${keyOf(next++)}` },
+            });
             expect(response.status).toBe(200);
             await response.arrayBuffer();
           }
@@ -115,6 +135,9 @@ describe('a real server', () => {
     const oneKey = await reads(() => 'sk_one');
     const manyKeys = await reads((i) => `sk_many_${i}`);
     // Unbounded, each key kept its account: about 70 MiB more for these 10,000.
-    expect(manyKeys - oneKey, `RSS ${Math.round(oneKey)} MiB after one key, ${Math.round(manyKeys)} MiB after 10,000`).toBeLessThan(30);
+    expect(
+      manyKeys - oneKey,
+      `RSS ${Math.round(oneKey)} MiB after one key, ${Math.round(manyKeys)} MiB after 10,000`,
+    ).toBeLessThan(30);
   }, 120_000);
 });

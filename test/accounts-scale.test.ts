@@ -40,9 +40,17 @@ describe('with 25,000 accounts in the database', () => {
 
     const other = api(server.url, 'sk_many_24999');
     expect((await other.list('/api/v1/va-payments')).pagination.total).toBe(0);
-    expect(await one.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({ id: payment.id, status: 'waiting' });
+    expect(await one.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({
+      id: payment.id,
+      status: 'waiting',
+    });
     expect(new Set(written)).toEqual(new Set(['sk_many_17']));
-    expect(sandbox.accounts().map((account) => account.key).sort()).toEqual(['sk_many_17', 'sk_many_24999']);
+    expect(
+      sandbox
+        .accounts()
+        .map((account) => account.key)
+        .sort(),
+    ).toEqual(['sk_many_17', 'sk_many_24999']);
 
     const check = new DatabaseSync(data, { readOnly: true });
     const count = () => (check.prepare('SELECT count(*) AS n FROM accounts').get() as { n: number }).n;

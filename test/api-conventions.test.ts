@@ -1,20 +1,26 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { api, useServer, PAYMENT } from './helpers.js';
+import { api, PAYMENT, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
 const account = () => api(server.url, `sk_conv_${++keyN}`);
 
 const expectEnvelope = (body: any, code: string, path: string) => {
-  expect(body).toMatchObject({ success: false, error: { code, message: expect.any(String), details: expect.any(Array) }, path });
+  expect(body).toMatchObject({
+    success: false,
+    error: { code, message: expect.any(String), details: expect.any(Array) },
+    path,
+  });
   expect(Date.parse(body.timestamp)).not.toBeNaN();
 };
 
 describe('authentication and accounts', () => {
   it('a missing, empty or non-Bearer key is 401 UNAUTHORIZED', async () => {
     for (const authorization of [undefined, '', 'Bearer ', 'Basic abc', 'Bearer']) {
-      const response = await fetch(`${server.url}/api/v1/va-payments`, { headers: authorization === undefined ? {} : { authorization } });
+      const response = await fetch(`${server.url}/api/v1/va-payments`, {
+        headers: authorization === undefined ? {} : { authorization },
+      });
       expect(response.status).toBe(401);
       expectEnvelope(await response.json(), 'UNAUTHORIZED', '/api/v1/va-payments');
     }
@@ -22,10 +28,19 @@ describe('authentication and accounts', () => {
 
   it('headers are read as a fetch Request holds them: two Authorization headers are one value (joined), not a key', async () => {
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const headers = ['Host', new URL(server.url).host, 'Authorization', 'Bearer sk_conv_first', 'Authorization', 'Bearer sk_conv_second'];
+      const headers = [
+        'Host',
+        new URL(server.url).host,
+        'Authorization',
+        'Bearer sk_conv_first',
+        'Authorization',
+        'Bearer sk_conv_second',
+      ];
       const sent = request(`${server.url}/api/v1/va-payments`, { headers }, (response) => {
         let body = '';
-        response.on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: response.statusCode!, body }));
+        response
+          .on('data', (chunk) => (body += chunk))
+          .on('end', () => resolve({ status: response.statusCode!, body }));
       });
       sent.on('error', reject).end();
     });
@@ -52,7 +67,9 @@ describe('authentication and accounts', () => {
     expect((await api(strict.url, 'sk_one').get('/api/v1/va-payments')).status).toBe(200);
     const other = await api(strict.url, 'sk_three').get('/api/v1/va-payments');
     expect(other.status).toBe(401);
-    expect(other.body.error.message).toBe('Unknown API key …hree: this sandbox accepts only the keys it was started with (--api-key)');
+    expect(other.body.error.message).toBe(
+      'Unknown API key …hree: this sandbox accepts only the keys it was started with (--api-key)',
+    );
   });
 
   it('GET /health answers without a key', async () => {
@@ -66,7 +83,12 @@ describe('paths spelled as a route pattern', () => {
   // Found by hardening-fuzz (seed 206618668): Hono ran the /sandbox/v1/* middleware twice for the path "/sandbox/v1/*",
   // and the second run waited forever for a body the first had read.
   it('a path with a `*` segment is 404 NOT_FOUND at once, with or without a body', async () => {
-    for (const [method, path] of [['POST', '/sandbox/v1/*'], ['DELETE', '/sandbox/v1/*'], ['POST', '/api/v1/*'], ['POST', '/api/v1/va-payments/*/cancel']] as const) {
+    for (const [method, path] of [
+      ['POST', '/sandbox/v1/*'],
+      ['DELETE', '/sandbox/v1/*'],
+      ['POST', '/api/v1/*'],
+      ['POST', '/api/v1/va-payments/*/cancel'],
+    ] as const) {
       const response = await fetch(`${server.url}${path}`, {
         method,
         headers: { authorization: 'Bearer sk_conv_star', 'content-type': 'application/json' },
@@ -81,7 +103,11 @@ describe('paths spelled as a route pattern', () => {
 
 describe('request bodies', () => {
   const post = (body: string | undefined, headers: Record<string, string>) =>
-    fetch(`${server.url}/api/v1/va-payments`, { method: 'POST', headers: { authorization: 'Bearer sk_bodies', ...headers }, body });
+    fetch(`${server.url}/api/v1/va-payments`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_bodies', ...headers },
+      body,
+    });
 
   it('malformed JSON is 400 INVALID_JSON; an empty body too', async () => {
     for (const body of ['{', '{"amount": 10,}', 'nul', "{'a':1}", '']) {
@@ -97,7 +123,10 @@ describe('request bodies', () => {
       expect(response.status).toBe(415);
       expectEnvelope(await response.json(), 'UNSUPPORTED_MEDIA_TYPE', '/api/v1/va-payments');
     }
-    expect((await post(JSON.stringify({ ...PAYMENT, amount: 10 }), { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
+    expect(
+      (await post(JSON.stringify({ ...PAYMENT, amount: 10 }), { 'content-type': 'application/json; charset=utf-8' }))
+        .status,
+    ).toBe(201);
   });
 
   it('a body over 1 MiB is 413 PAYLOAD_TOO_LARGE, declared or streamed', async () => {
@@ -214,10 +243,14 @@ describe('Idempotency-Key', () => {
     const a = account();
     const b = account();
     await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 1 }, { 'idempotency-key': 'shared' });
-    expect((await b.post('/api/v1/va-payments', { ...PAYMENT, amount: 2 }, { 'idempotency-key': 'shared' })).status).toBe(201);
+    expect(
+      (await b.post('/api/v1/va-payments', { ...PAYMENT, amount: 2 }, { 'idempotency-key': 'shared' })).status,
+    ).toBe(201);
     const bad = await a.post('/api/v1/va-payments', { ...PAYMENT, amount: -1 }, { 'idempotency-key': 'err' });
     expect(bad.status).toBe(400);
-    expect((await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 3 }, { 'idempotency-key': 'err' })).status).toBe(201);
+    expect((await a.post('/api/v1/va-payments', { ...PAYMENT, amount: 3 }, { 'idempotency-key': 'err' })).status).toBe(
+      201,
+    );
   });
 });
 
@@ -251,8 +284,19 @@ describe('hub and reset', () => {
   it('GET /sandbox/v1/hubs/1 shows the contract hub; PATCH changes its settings and validates them', async () => {
     const client = account();
     const hub = await client.data('GET', '/sandbox/v1/hubs/1');
-    expect(hub).toMatchObject({ id: 1, name: 'Sandbox Hub 1', brand: 'SANDBOX', dedicated_client_cvus_enabled: true, cvuProvisioning: 'inline' });
-    expect(await client.data('PATCH', '/sandbox/v1/hubs/1', { cvuProvisioning: 'delayed', dedicated_client_cvus_enabled: false })).toMatchObject({
+    expect(hub).toMatchObject({
+      id: 1,
+      name: 'Sandbox Hub 1',
+      brand: 'SANDBOX',
+      dedicated_client_cvus_enabled: true,
+      cvuProvisioning: 'inline',
+    });
+    expect(
+      await client.data('PATCH', '/sandbox/v1/hubs/1', {
+        cvuProvisioning: 'delayed',
+        dedicated_client_cvus_enabled: false,
+      }),
+    ).toMatchObject({
       cvuProvisioning: 'delayed',
       dedicated_client_cvus_enabled: false,
     });

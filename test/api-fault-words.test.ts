@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { API_FAULT_KINDS, API_FAULT_TYPES, apiFaultKinds } from '../src/core/records/words.js';
-import { apiFaultSchema } from '../src/core/records/index.js';
 import { faultsApiCommand } from '../src/cli/commands/faults-api.js';
+import { apiFaultSchema } from '../src/core/records/index.js';
+import { API_FAULT_KINDS, API_FAULT_TYPES, apiFaultKinds } from '../src/core/records/words.js';
 import { openApiDocument } from '../src/sandbox/http/openapi.js';
 
 const doc = (name: string) => readFileSync(resolve(import.meta.dirname, '..', 'docs', name), 'utf8');
@@ -12,7 +12,8 @@ const doc = (name: string) => readFileSync(resolve(import.meta.dirname, '..', 'd
 describe('the API fault kinds, in words', () => {
   it('the rule schema has a fault of each declared kind, described in its words', () => {
     expect(apiFaultSchema.options.map((option) => option.shape.type.value)).toEqual(API_FAULT_TYPES);
-    for (const option of apiFaultSchema.options) expect(option.description).toBe(API_FAULT_KINDS[option.shape.type.value].does);
+    for (const option of apiFaultSchema.options)
+      expect(option.description).toBe(API_FAULT_KINDS[option.shape.type.value].does);
   });
 
   it("docs/api-faults.md's table has a row for each kind and no other; docs/api.md names them all", () => {

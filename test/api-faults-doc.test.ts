@@ -14,16 +14,21 @@ describe('docs/api-faults.md', () => {
     const { url } = await useServer();
     const receiver = await useReceiver();
     const [recipe] = blocks('js');
-    const run = new (Object.getPrototypeOf(async () => {}).constructor)('SANDBOX_URL', 'API_KEY', 'RECEIVER_URL', recipe) as (
-      ...args: string[]
-    ) => Promise<{ id: string }>;
+    const run = new (Object.getPrototypeOf(async () => {}).constructor)(
+      'SANDBOX_URL',
+      'API_KEY',
+      'RECEIVER_URL',
+      recipe,
+    ) as (...args: string[]) => Promise<{ id: string }>;
     const payment = await run(url, 'sk_recipe', receiver.url);
     const account = api(url, 'sk_recipe');
     const payments = await account.list('/api/v1/va-payments');
     expect(payments.data.map((p: { id: string }) => p.id)).toEqual([payment.id]);
     expect((await account.list('/sandbox/v1/api-faults')).data[0]).toMatchObject({ hits: 1, spent: true });
     await eventually(async () => (await account.list('/sandbox/v1/deliveries')).data[0]?.status === 'delivered');
-    expect(receiver.received.map((r) => [r.url, r.body.eventType, r.body.vaPaymentId])).toEqual([['/callbacks', 'created', payment.id]]);
+    expect(receiver.received.map((r) => [r.url, r.body.eventType, r.body.vaPaymentId])).toEqual([
+      ['/callbacks', 'created', payment.id],
+    ]);
   });
 
   it('the CLI recipe: the lost answer exits 3, the same command with its --idempotency-key gets that payment, one exists', async () => {
@@ -44,7 +49,9 @@ describe('docs/api-faults.md', () => {
   it('the scenario passes on a real server: a 503 and a lost answer, each retried with its key', async () => {
     const { url } = await useServer();
     const json = blocks('json').find((block) => block.includes('"$schema"'))!;
-    const run = await runScenarios([{ file: 'docs/api-faults.md', scenario: scenarioSchema.parse(JSON.parse(json)) }], { url });
+    const run = await runScenarios([{ file: 'docs/api-faults.md', scenario: scenarioSchema.parse(JSON.parse(json)) }], {
+      url,
+    });
     const [scenario] = run.scenarios;
     expect(scenario!.steps.filter((s) => s.status !== 'passed')).toEqual([]);
     expect(scenario!.steps.map((s) => s.label)).toContain('apiFault POST /api/v1/va-payments: lost_answer');

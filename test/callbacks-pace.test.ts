@@ -10,7 +10,8 @@ import { api, eventually, freePort, PAYMENT, useReceiver, useServer } from './he
  * wait) growing without bound; and a receiver that hangs or is down never stalls the writes.
  */
 /** A real receiver that answers 200 after `ms`. */
-const slowReceiver = (ms: number) => useReceiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), ms)));
+const slowReceiver = (ms: number) =>
+  useReceiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), ms)));
 
 describe('callbacks keep pace', () => {
   it('callbacks to one receiver reuse their connection rather than open one each', async () => {
@@ -52,7 +53,11 @@ describe('callbacks keep pace', () => {
     await Promise.all(
       Array.from({ length: callers }, async (_, caller) => {
         for (let i = 0; i < 12; i++) {
-          const response = await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${slow.url}/c${caller}` });
+          const response = await client.post('/api/v1/va-payments', {
+            ...PAYMENT,
+            amount: 100 + i,
+            callbackUrl: `${slow.url}/c${caller}`,
+          });
           statuses.push(response.status);
           // Raised and not yet at the receiver: waiting, under way, or raised by the writes still being answered.
           most = Math.max(most, ++answered - slow.received.length);
@@ -77,12 +82,19 @@ describe('callbacks keep pace', () => {
     const answered: string[] = [];
     // 100 at once to a receiver taking 40 a second: most wait for the busy account's backlog.
     const flood = Array.from({ length: 100 }, (_, i) =>
-      busy.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${slow.url}/b${i}` }).then(() => answered.push('busy')),
+      busy
+        .data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${slow.url}/b${i}` })
+        .then(() => answered.push('busy')),
     );
     await slow.waitFor(1);
     const fast = await useReceiver();
     const other = api(server.url, 'sk_paced_other');
-    for (let i = 0; i < 10; i++) await other.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${fast.url}/o${i}` });
+    for (let i = 0; i < 10; i++)
+      await other.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 100 + i,
+        callbackUrl: `${fast.url}/o${i}`,
+      });
     answered.push('other done');
     await Promise.all(flood);
     // Answered while most of the busy account's writes were still held (a backlog shared by all accounts: after all 100).
@@ -90,11 +102,18 @@ describe('callbacks keep pace', () => {
     await fast.waitFor(10);
   });
 
-  it('a receiver that hangs does not make each write wait: 48 creates are answered before its first attempt times out', { timeout: 60_000 }, async () => {
+  it('a receiver that hangs does not make each write wait: 48 creates are answered before its first attempt times out', {
+    timeout: 60_000,
+  }, async () => {
     const server = await useServer({ callbackTimeoutMs: 5_000 });
     const hanging = await useReceiver(() => 'hang');
     const client = api(server.url, 'sk_paced_hang');
-    for (let i = 0; i < 48; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${hanging.url}/h${i}` });
+    for (let i = 0; i < 48; i++)
+      await client.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 100 + i,
+        callbackUrl: `${hanging.url}/h${i}`,
+      });
     const { data } = await client.list('/sandbox/v1/deliveries?limit=100');
     // Waiting a second each while the backlog stays long would take 30 s: the first attempts would have timed out.
     expect(data).toHaveLength(48);
@@ -102,16 +121,25 @@ describe('callbacks keep pace', () => {
     expect(hanging.received.length).toBe(8);
   });
 
-  it('a receiver that is down does not hold writes back: its failed attempts wait for their retry outside the backlog', { timeout: 60_000 }, async () => {
+  it('a receiver that is down does not hold writes back: its failed attempts wait for their retry outside the backlog', {
+    timeout: 60_000,
+  }, async () => {
     const server = await useServer({ retryDelays: [5, 5] });
     const down = `http://127.0.0.1:${await freePort()}`;
     const client = api(server.url, 'sk_paced_down');
-    for (let i = 0; i < 48; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${down}/d${i}` });
-    const data = await eventually(async () => {
-      const { data } = await client.list('/sandbox/v1/deliveries?limit=100');
-      return data.every((d: { attempts: number }) => d.attempts > 0) && data;
-    }, 10_000, 'a first attempt of each delivery');
+    for (let i = 0; i < 48; i++)
+      await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${down}/d${i}` });
+    const data = await eventually(
+      async () => {
+        const { data } = await client.list('/sandbox/v1/deliveries?limit=100');
+        return data.every((d: { attempts: number }) => d.attempts > 0) && data;
+      },
+      10_000,
+      'a first attempt of each delivery',
+    );
     // Every write answered within the 5 s before the first retry: none waited on the failed ones.
-    expect(data.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual(Array(48).fill(['retrying', 1]));
+    expect(data.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual(
+      Array(48).fill(['retrying', 1]),
+    );
   });
 });

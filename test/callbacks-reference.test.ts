@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { CALLBACK_SCHEMAS, EVENT_TYPES } from '../src/core/index.js';
-import { clientCashinCallbackSchema, vaCallbackSchema, type ClientCashinCallback, type VaCallback } from '../src/index.js';
+import {
+  type ClientCashinCallback,
+  clientCashinCallbackSchema,
+  type VaCallback,
+  vaCallbackSchema,
+} from '../src/index.js';
 import { api, CLIENT, PAYMENT, ROOT, useReceiver, useServer } from './helpers.js';
 
 const server = await useServer();
@@ -37,12 +42,16 @@ describe('the callback reference (contract part 4)', () => {
       expect(body.example.eventType).toBe(eventType);
       const headers = Object.fromEntries(hook.parameters.map((p: any) => [p.name, p]));
       expect(Object.keys(headers)).toEqual(['User-Agent', 'X-Service-Event-Id', 'X-Service-Event-Type']);
-      expect(headers['User-Agent'].schema.const).toBe(eventType === 'client.cashin' ? 'Service-Client-Callback/1.0' : 'Service-VA-Callback/1.0');
+      expect(headers['User-Agent'].schema.const).toBe(
+        eventType === 'client.cashin' ? 'Service-Client-Callback/1.0' : 'Service-VA-Callback/1.0',
+      );
       expect(headers['X-Service-Event-Type'].schema.const).toBe(eventType);
       expect(headers['X-Service-Event-Id'].example).toBe(body.example.eventId);
       expect(hook.description).toMatch(/^Sent when .*\. Goes to /);
     }
-    expect(summary(doc.webhooks.succeeded.post.requestBody.content['application/json'].example)).toBe('succeeded 5000 (0 left)');
+    expect(summary(doc.webhooks.succeeded.post.requestBody.content['application/json'].example)).toBe(
+      'succeeded 5000 (0 left)',
+    );
   });
 
   it('every body a receiver gets parses with its schema (strict: a field the schema lacks fails), for all eight kinds', async () => {
@@ -59,7 +68,12 @@ describe('the callback reference (contract part 4)', () => {
     await client.data('POST', `/api/v1/va-payments/${cancelled.id}/cancel`);
     await create({ ttlSeconds: 30 });
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 30 });
-    const buyer = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-2', cashinCallbackUrl: `${receiver.url}/client` });
+    const buyer = await client.data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-2',
+      cashinCallbackUrl: `${receiver.url}/client`,
+    });
     await client.data('POST', '/sandbox/v1/transfers', { to: buyer.alias, total: 12, taxes: 0.3 });
 
     const got = await receiver.waitFor(13);
@@ -67,18 +81,26 @@ describe('the callback reference (contract part 4)', () => {
     for (const request of got) {
       const schema = request.body.eventType === 'client.cashin' ? clientCashinCallbackSchema : vaCallbackSchema;
       const parsed = schema.safeParse(request.body);
-      expect({ eventType: request.body.eventType, issues: parsed.error?.issues }).toEqual({ eventType: request.body.eventType, issues: undefined });
+      expect({ eventType: request.body.eventType, issues: parsed.error?.issues }).toEqual({
+        eventType: request.body.eventType,
+        issues: undefined,
+      });
       expect(summary(parsed.data!)).toMatch(/^\S+ /);
     }
   });
 
   it.each([
     ['README.md', /^## Point your own handler at it\n([^]*?)^## /m, ['succeeded', 'client.cashin']],
-    ['docs/callbacks.md', /^## What the sandbox POSTs\n([^]*?)^Every event gets a delivery/m, ['created', 'succeeded', 'client.cashin']],
+    [
+      'docs/callbacks.md',
+      /^## What the sandbox POSTs\n([^]*?)^Every event gets a delivery/m,
+      ['created', 'succeeded', 'client.cashin'],
+    ],
   ] as const)('the example bodies of %s parse with their schemas', (file, at, kinds) => {
     const section = at.exec(readFileSync(join(ROOT, file), 'utf8'))![1]!;
     const bodies = [...section.matchAll(/^```json\n([^]*?)^```/gm)].map((match) => JSON.parse(match[1]!));
     expect(bodies.map((body) => body.eventType)).toEqual(kinds);
-    for (const body of bodies) expect(CALLBACK_SCHEMAS[body.eventType as 'created'].safeParse(body).error).toBeUndefined();
+    for (const body of bodies)
+      expect(CALLBACK_SCHEMAS[body.eventType as 'created'].safeParse(body).error).toBeUndefined();
   });
 });

@@ -28,7 +28,9 @@ async function startRefuses(data: string): Promise<StoreDamagedError | null> {
 }
 
 describe('va-sandbox check finds what a start refuses', () => {
-  it('every header and page flip a start refuses, check reports with the start’s own words', { timeout: 120_000 }, async () => {
+  it('every header and page flip a start refuses, check reports with the start’s own words', {
+    timeout: 120_000,
+  }, async () => {
     const dir = useTmp();
     const base = join(dir, 'base.db');
     await written(base);
@@ -46,24 +48,37 @@ describe('va-sandbox check finds what a start refuses', () => {
       if (refusal === null) continue;
       refused++;
       const words = refusal.why.split('; ')[0]!;
-      if (!found.includes(words)) missed.push(`${flip.what} ^0x${flip.mask.toString(16)}: start "${refusal.message}", check ${JSON.stringify(found)}`);
+      if (!found.includes(words))
+        missed.push(
+          `${flip.what} ^0x${flip.mask.toString(16)}: start "${refusal.message}", check ${JSON.stringify(found)}`,
+        );
     }
     console.log(`check-damage: ${refused} flips refused at start, each found by check`);
     expect(missed).toEqual([]);
     expect(refused).toBeGreaterThan(10);
   });
 
-  it('header bytes 18, 60 and 63 flipped: the built CLI’s check exits 1 with the start’s words, where it said ok', { timeout: 60_000 }, async () => {
+  it('header bytes 18, 60 and 63 flipped: the built CLI’s check exits 1 with the start’s words, where it said ok', {
+    timeout: 60_000,
+  }, async () => {
     const dir = useTmp();
     const base = join(dir, 'base.db');
     await written(base);
     const cases: [number, number, RegExp][] = [
       [18, 0x80, /its header's write version \(byte 18\) is 130, which SQLite takes read-only/],
-      [60, 0x02, new RegExp(`written by a newer va-sandbox \\(schema ${0x02000000 + NEWEST}, this one knows up to ${NEWEST}\\)`)],
+      [
+        60,
+        0x02,
+        new RegExp(`written by a newer va-sandbox \\(schema ${0x02000000 + NEWEST}, this one knows up to ${NEWEST}\\)`),
+      ],
       // The header's low byte: a version above this release's is newer; one below, a header that disagrees.
-      [63, 0x02, (NEWEST ^ 0x02) > NEWEST
-        ? new RegExp(`written by a newer va-sandbox \\(schema ${NEWEST ^ 0x02}, this one knows up to ${NEWEST}\\)`)
-        : new RegExp(`its header says schema ${NEWEST ^ 0x02}, its tables are schema ${NEWEST}`)],
+      [
+        63,
+        0x02,
+        (NEWEST ^ 0x02) > NEWEST
+          ? new RegExp(`written by a newer va-sandbox \\(schema ${NEWEST ^ 0x02}, this one knows up to ${NEWEST}\\)`)
+          : new RegExp(`its header says schema ${NEWEST ^ 0x02}, its tables are schema ${NEWEST}`),
+      ],
     ];
     for (const [at, mask, words] of cases) {
       const data = join(dir, `byte-${at}.db`);
@@ -79,7 +94,9 @@ describe('va-sandbox check finds what a start refuses', () => {
     }
   });
 
-  it('a directory, /dev/null, /dev/zero or an empty file: "not a database", one line, exit 1', { timeout: 30_000 }, async () => {
+  it('a directory, /dev/null, /dev/zero or an empty file: "not a database", one line, exit 1', {
+    timeout: 30_000,
+  }, async () => {
     const dir = useTmp();
     const folder = join(dir, 'folder');
     mkdirSync(folder);
@@ -92,7 +109,11 @@ describe('va-sandbox check finds what a start refuses', () => {
       [empty, 'an empty file'],
     ];
     for (const [data, what] of cases) {
-      expect(await runCli(['check', '--data', data]), data).toEqual({ code: 1, stdout: '', stderr: `va-sandbox: ${data} is not a database (${what})\n` });
+      expect(await runCli(['check', '--data', data]), data).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `va-sandbox: ${data} is not a database (${what})\n`,
+      });
     }
     // A start takes a new database nowhere but in a file: a directory is refused the same way (an empty file is a new database).
     const start = await runCli(['start', '--port', '0', '--data', folder, '--quiet']);

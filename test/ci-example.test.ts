@@ -31,7 +31,8 @@ function runSteps(text: string): string[] {
     }
     const indent = /^\s*/.exec(lines[i + 1]!)![0];
     const block = [];
-    for (let j = i + 1; j < lines.length && (lines[j]!.startsWith(indent) || lines[j] === ''); j++) block.push(lines[j]!.slice(indent.length));
+    for (let j = i + 1; j < lines.length && (lines[j]!.startsWith(indent) || lines[j] === ''); j++)
+      block.push(lines[j]!.slice(indent.length));
     steps.push(block.join('\n').trim());
   });
   return steps;
@@ -67,14 +68,21 @@ function inGroup(command: string, args: string[], options: { cwd: string; env: N
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  return { group: child.pid!, done: new Promise<{ code: number | null; output: string }>((done) => child.once('close', (code) => done({ code, output }))) };
+  return {
+    group: child.pid!,
+    done: new Promise<{ code: number | null; output: string }>((done) =>
+      child.once('close', (code) => done({ code, output })),
+    ),
+  };
 }
 
 /** The JUnit report the scenarios wrote: every fixture ran, none failed. */
 function expectAllPassed(dir: string) {
   const report = readFileSync(join(dir, 'reports', 'scenarios.xml'), 'utf8');
   expect(report).toMatch(/<testsuites [^>]*failures="0"/);
-  expect(report.match(/<testsuite /g)).toHaveLength(readdirSync(join(ROOT, 'fixtures')).filter((name) => name.endsWith('.json')).length);
+  expect(report.match(/<testsuite /g)).toHaveLength(
+    readdirSync(join(ROOT, 'fixtures')).filter((name) => name.endsWith('.json')).length,
+  );
 }
 
 describe('docs/ci-example.yml', () => {
@@ -82,7 +90,9 @@ describe('docs/ci-example.yml', () => {
     const text = job('scenarios');
     expect(text).toMatch(/node-version: 24\n/);
     const port = String(await freePort());
-    const env = Object.fromEntries(Object.entries(mapping(text, /^ {4}env:$/)).map(([key, value]) => [key, value.replaceAll('4580', port)]));
+    const env = Object.fromEntries(
+      Object.entries(mapping(text, /^ {4}env:$/)).map(([key, value]) => [key, value.replaceAll('4580', port)]),
+    );
     const steps = runSteps(text);
     expect(steps[0]).toBe('npm ci');
     const dir = project();
@@ -90,7 +100,11 @@ describe('docs/ci-example.yml', () => {
     try {
       for (const step of steps.slice(1)) {
         // As GitHub runs a step on Linux: bash -e, one shell per step (what a step leaves in the background goes on).
-        const { group, done } = inGroup('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.replaceAll('4580', port)], { cwd: dir, env: { ...process.env, ...env } });
+        const { group, done } = inGroup(
+          'bash',
+          ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.replaceAll('4580', port)],
+          { cwd: dir, env: { ...process.env, ...env } },
+        );
         groups.push(group);
         const result = await done;
         expect({ step, ...result }).toMatchObject({ step, code: 0 });
@@ -121,11 +135,29 @@ describe('docs/ci-example.yml', () => {
       try {
         await podman('network', 'create', network);
         // The service as the runner starts it: its name as its network alias, its env.
-        const serviceEnv = Object.entries(mapping(text, /^ {8}env:$/)).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+        const serviceEnv = Object.entries(mapping(text, /^ {8}env:$/)).flatMap(([key, value]) => [
+          '-e',
+          `${key}=${value}`,
+        ]);
         expect(serviceEnv).toEqual(['-e', 'VA_SANDBOX_ALLOWED_HOSTS=va-sandbox']);
-        await podman('run', '-d', '--name', service, '--network', network, '--network-alias', 'va-sandbox', ...serviceEnv, image);
+        await podman(
+          'run',
+          '-d',
+          '--name',
+          service,
+          '--network',
+          network,
+          '--network-alias',
+          'va-sandbox',
+          ...serviceEnv,
+          image,
+        );
         // The runner waits for the image's health check before the job's steps.
-        await eventually(() => podman('healthcheck', 'run', service).then(() => true), 60_000, 'the service to be healthy');
+        await eventually(
+          () => podman('healthcheck', 'run', service).then(() => true),
+          60_000,
+          'the service to be healthy',
+        );
         const jobEnv = Object.entries(mapping(text, /^ {4}env:$/)).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
         expect(jobEnv).toEqual(['-e', 'VA_SANDBOX_URL=http://va-sandbox:4580']);
         const steps = runSteps(text);
@@ -136,7 +168,19 @@ describe('docs/ci-example.yml', () => {
         const node = podman.base ?? 'node:24';
         for (const step of steps.slice(1)) {
           const mounts = ['-v', `${ROOT}:${ROOT}:ro`, '-v', `${dir}:${dir}`, '-w', dir];
-          const result = await podman('run', '--rm', '--network', network, ...mounts, ...jobEnv, node, 'sh', '-e', '-c', step).then(
+          const result = await podman(
+            'run',
+            '--rm',
+            '--network',
+            network,
+            ...mounts,
+            ...jobEnv,
+            node,
+            'sh',
+            '-e',
+            '-c',
+            step,
+          ).then(
             (output) => ({ code: 0, output }),
             (error: Error) => ({ code: 1, output: error.message }),
           );

@@ -23,7 +23,10 @@ describe('completion', () => {
     const words = async (...args: string[]) => {
       const run = await runCli(['complete', '--', ...args]);
       expect(run.code).toBe(0);
-      return run.stdout.split('\n').filter((line) => line && !line.startsWith(':')).map((line) => line.split('\t')[0]);
+      return run.stdout
+        .split('\n')
+        .filter((line) => line && !line.startsWith(':'))
+        .map((line) => line.split('\t')[0]);
     };
     expect(await words('pay')).toEqual(['payments']);
     expect(await words('')).toEqual(expect.arrayContaining(['start', 'payments', 'clients', 'check', 'completion']));
@@ -37,16 +40,30 @@ describe('completion', () => {
 
   it('bash: the script, sourced, completes `va-sandbox pay` and `va-sandbox payments cr`', async () => {
     const dir = useTmp();
-    writeFileSync(join(dir, 'va-sandbox'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+    writeFileSync(
+      join(dir, 'va-sandbox'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`,
+    );
     chmodSync(join(dir, 'va-sandbox'), 0o755);
     writeFileSync(join(dir, 'completion.bash'), (await runCli(['completion', 'bash'])).stdout);
     // What the bash-completion package gives completion functions, where it is not installed.
     const words = `type _get_comp_words_by_ref >/dev/null 2>&1 || _get_comp_words_by_ref() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=("\${COMP_WORDS[@]}"); cword=$COMP_CWORD; }`;
     const ask = (line: string) =>
       `COMP_WORDS=(${line}); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); __va_sandbox_complete 2>/dev/null; echo "${line}: \${COMPREPLY[*]}"`;
-    const script = [words, `source ${JSON.stringify(join(dir, 'completion.bash'))}`, ask('va-sandbox pay'), ask('va-sandbox payments cr'), ask('va-sandbox clock ad')].join('\n');
-    const bash = spawnSync('bash', ['--norc', '--noprofile', '-c', script], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8' });
+    const script = [
+      words,
+      `source ${JSON.stringify(join(dir, 'completion.bash'))}`,
+      ask('va-sandbox pay'),
+      ask('va-sandbox payments cr'),
+      ask('va-sandbox clock ad'),
+    ].join('\n');
+    const bash = spawnSync('bash', ['--norc', '--noprofile', '-c', script], {
+      env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
+      encoding: 'utf8',
+    });
     expect(bash.status).toBe(0);
-    expect(bash.stdout).toBe('va-sandbox pay: payments\nva-sandbox payments cr: create\nva-sandbox clock ad: advance\n');
+    expect(bash.stdout).toBe(
+      'va-sandbox pay: payments\nva-sandbox payments cr: create\nva-sandbox clock ad: advance\n',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, freePort, keyValues, runCli, spawnCli, useCliSandbox, useReceiver, useTmp, PAYMENT } from './helpers.js';
+import { api, freePort, keyValues, PAYMENT, runCli, spawnCli, useCliSandbox, useReceiver, useTmp } from './helpers.js';
 
 const { account } = await useCliSandbox('sk_cli_deliveries');
 
@@ -12,23 +12,43 @@ async function receiver(args: string[] = []) {
 }
 
 /** The JSON lines a `--json` stream printed so far. */
-const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 describe('receiver', () => {
   it('prints each callback: method, path, answered status, key headers and the pretty body, in the order raised', async () => {
     const { cli } = account();
     const catcher = await receiver();
-    const created = await cli(['payments', 'create', '--amount', '1500', '--lock', 'amount', '--callback-url', `${catcher.url}/callbacks`, '--json']);
+    const created = await cli([
+      'payments',
+      'create',
+      '--amount',
+      '1500',
+      '--lock',
+      'amount',
+      '--callback-url',
+      `${catcher.url}/callbacks`,
+      '--json',
+    ]);
     const payment = JSON.parse(created.stdout);
     await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '1500']);
     const out = await catcher.waitFor(/(POST \/callbacks {2}answered 200[^]*){3}/);
     const callbacks = out.split(/^(?=POST )/m);
-    expect(callbacks.map((text) => /X-Service-Event-Type: (\S+)/.exec(text)?.[1])).toEqual(['created', 'cash_in_received', 'succeeded']);
+    expect(callbacks.map((text) => /X-Service-Event-Type: (\S+)/.exec(text)?.[1])).toEqual([
+      'created',
+      'cash_in_received',
+      'succeeded',
+    ]);
     const first = callbacks[0]!.split('\n');
     expect(first[0]).toMatch(/^POST \/callbacks {2}answered 200 {2}\d{4}-\d\d-\d\dT/);
     expect(first).toContain('  Content-Type: application/json');
     expect(first).toContain('  User-Agent: Service-VA-Callback/1.0');
-    expect(first.find((line) => line.startsWith('  X-Service-Event-Id: '))).toMatch(/^ {2}X-Service-Event-Id: [0-9a-f-]{36}$/);
+    expect(first.find((line) => line.startsWith('  X-Service-Event-Id: '))).toMatch(
+      /^ {2}X-Service-Event-Id: [0-9a-f-]{36}$/,
+    );
     expect(first).not.toContain('  Host: ');
     expect(first).toContain('  "eventType": "created",');
     expect(first).toContain(`  "vaPaymentId": "${payment.id}",`);
@@ -46,7 +66,12 @@ describe('receiver', () => {
 
     const retrying = (await json(['deliveries', 'list', '--status', 'retrying'])).data;
     expect(retrying).toHaveLength(1);
-    expect(retrying[0]).toMatchObject({ eventType: 'created', attempts: 1, lastResponseStatus: 500, lastError: 'http_status' });
+    expect(retrying[0]).toMatchObject({
+      eventType: 'created',
+      attempts: 1,
+      lastResponseStatus: 500,
+      lastError: 'http_status',
+    });
 
     await cli(['clock', 'advance', '5s']);
     await catcher.waitFor(/\n.*\n/);
@@ -72,7 +97,10 @@ describe('receiver', () => {
     const taken = await useReceiver();
     const port = new URL(taken.url).port;
     const run = await runCli(['receiver', '--port', port]);
-    expect(run).toMatchObject({ code: 1, stderr: `va-sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port\n` });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: `va-sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port\n`,
+    });
     expect((await runCli(['receiver', '--status', '99'])).code).toBe(2);
   });
 
@@ -86,21 +114,35 @@ describe('receiver', () => {
 describe('deliveries list, show, redeliver', () => {
   it('show prints the request exactly as sent (headers and body bytes) and each attempt with its response', async () => {
     const { cli, api, json } = account();
-    const target = await useReceiver((_request, index) => (index === 0 ? { status: 500, body: 'try later' } : { status: 204, body: '' }));
+    const target = await useReceiver((_request, index) =>
+      index === 0 ? { status: 500, body: 'try later' } : { status: 204, body: '' },
+    );
     const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${target.url}/cb` });
     await target.waitFor(1);
     await api.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
     const [sent] = await target.waitFor(2);
 
-    const list = (await json(['deliveries', 'list', '--event-type', 'created']));
+    const list = await json(['deliveries', 'list', '--event-type', 'created']);
     expect(list.pagination.total).toBe(1);
     const [delivery] = list.data;
-    expect(delivery).toMatchObject({ eventType: 'created', url: `${target.url}/cb`, status: 'delivered', attempts: 2, lastResponseStatus: 204 });
+    expect(delivery).toMatchObject({
+      eventType: 'created',
+      url: `${target.url}/cb`,
+      status: 'delivered',
+      attempts: 2,
+      lastResponseStatus: 204,
+    });
 
     const show = await cli(['deliveries', 'show', delivery.id]);
     expect(show.code).toBe(0);
     const [summary, request, body, ...attempts] = show.stdout.trimEnd().split('\n\n');
-    expect(keyValues(summary!)).toMatchObject({ id: delivery.id, status: 'delivered', eventType: 'created', vaPaymentId: payment.id, attempts: '2' });
+    expect(keyValues(summary!)).toMatchObject({
+      id: delivery.id,
+      status: 'delivered',
+      eventType: 'created',
+      vaPaymentId: payment.id,
+      attempts: '2',
+    });
     expect(request!.split('\n')).toEqual([
       'request (as sent)',
       `POST ${target.url}/cb`,
@@ -112,7 +154,9 @@ describe('deliveries list, show, redeliver', () => {
     expect(body).toBe(sent!.raw);
     expect(attempts).toHaveLength(2);
     // Each attempt says where it went.
-    expect(attempts[0]).toMatch(new RegExp(`^attempt 1 {2}\\S+ {2}HTTP 500 {2}\\d+ ms {2}=> ${target.url}/cb\\ntry later$`));
+    expect(attempts[0]).toMatch(
+      new RegExp(`^attempt 1 {2}\\S+ {2}HTTP 500 {2}\\d+ ms {2}=> ${target.url}/cb\\ntry later$`),
+    );
     expect(attempts[1]).toMatch(new RegExp(`^attempt 2 {2}\\S+ {2}HTTP 204 {2}\\d+ ms {2}=> ${target.url}/cb$`));
   });
 
@@ -141,15 +185,24 @@ describe('deliveries list, show, redeliver', () => {
     const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const run = await cli(['deliveries', 'list']);
     const [header, row, footer] = run.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^id\s+status\s+eventType\s+for\s+attempts\s+lastResponseStatus\s+lastError\s+url\s+updatedAt$/);
-    expect(row).toMatch(new RegExp(`^[0-9a-f-]{36}\\s+dropped\\s+created\\s+payment ${payment.id}\\s+0\\s+-\\s+-\\s+no callbackUrl or successUrl/failureUrl configured\\s+\\S+$`));
+    expect(header).toMatch(
+      /^id\s+status\s+eventType\s+for\s+attempts\s+lastResponseStatus\s+lastError\s+url\s+updatedAt$/,
+    );
+    expect(row).toMatch(
+      new RegExp(
+        `^[0-9a-f-]{36}\\s+dropped\\s+created\\s+payment ${payment.id}\\s+0\\s+-\\s+-\\s+no callbackUrl or successUrl/failureUrl configured\\s+\\S+$`,
+      ),
+    );
     expect(footer).toBe('page 1 of 1 · 1 delivery');
   });
 
   it('errors: an unknown delivery is 404, a dropped one cannot be redelivered, a bad filter is the API validation error', async () => {
     const { cli, api } = account();
     const unknown = await cli(['deliveries', 'show', '00000000-0000-4000-8000-000000000000']);
-    expect(unknown).toMatchObject({ code: 1, stderr: 'va-sandbox: NOT_FOUND: Delivery 00000000-0000-4000-8000-000000000000 not found\n' });
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: 'va-sandbox: NOT_FOUND: Delivery 00000000-0000-4000-8000-000000000000 not found\n',
+    });
     await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1 });
     const [dropped] = (await api.list('/sandbox/v1/deliveries')).data;
     const redeliver = await cli(['deliveries', 'redeliver', dropped.id]);
@@ -167,11 +220,24 @@ describe('deliveries list --follow', () => {
     const target = await useReceiver();
     const follow = spawnCli(['deliveries', 'list', '--follow', '--json'], env);
     await follow.waitFor(/following delivery attempts/, 'stderr');
-    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 700, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
+    const payment = await api.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 700,
+      lockMode: 'amount',
+      callbackUrl: `${target.url}/cb`,
+    });
     await api.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 700 });
     await follow.waitFor(/(\n.*){3}/);
     const lines = jsonLines(follow.stdout());
-    expect(lines.map((line) => [line.type, line.delivery.eventType, line.delivery.status, line.attempt.n, line.attempt.responseStatus])).toEqual([
+    expect(
+      lines.map((line) => [
+        line.type,
+        line.delivery.eventType,
+        line.delivery.status,
+        line.attempt.n,
+        line.attempt.responseStatus,
+      ]),
+    ).toEqual([
       ['delivery', 'created', 'delivered', 1, 200],
       ['delivery', 'cash_in_received', 'delivered', 1, 200],
       ['delivery', 'succeeded', 'delivered', 1, 200],
@@ -188,7 +254,12 @@ describe('deliveries list --follow', () => {
     const follow = spawnCli(['deliveries', 'list', '--follow', '--event-type', 'created'], env);
     await follow.waitFor(/following/, 'stderr');
     expect(follow.stdout()).toBe('no deliveries\n');
-    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5, lockMode: 'amount', callbackUrl: `${target.url}/cb` });
+    const payment = await api.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 5,
+      lockMode: 'amount',
+      callbackUrl: `${target.url}/cb`,
+    });
     await api.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 5 });
     await target.waitFor(3);
     await api.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
@@ -196,8 +267,16 @@ describe('deliveries list --follow', () => {
     const out = await follow.waitFor(/attempt 2/);
     const lines = out.trimEnd().split('\n').slice(1);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(new RegExp(`^\\S+Z {2}retrying {3}created {11}payment ${payment.id} {2}attempt 1 {2}HTTP 500 +${target.url}/cb {2}[0-9a-f-]{36}$`));
-    expect(lines[1]).toMatch(new RegExp(`^\\S+Z {2}delivered {2}created {11}payment ${payment.id} {2}attempt 2 {2}HTTP 200 +${target.url}/cb {2}[0-9a-f-]{36}$`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^\\S+Z {2}retrying {3}created {11}payment ${payment.id} {2}attempt 1 {2}HTTP 500 +${target.url}/cb {2}[0-9a-f-]{36}$`,
+      ),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^\\S+Z {2}delivered {2}created {11}payment ${payment.id} {2}attempt 2 {2}HTTP 200 +${target.url}/cb {2}[0-9a-f-]{36}$`,
+      ),
+    );
     follow.child.kill('SIGINT');
     expect(await follow.exited).toBe(0);
   });
@@ -212,7 +291,11 @@ describe('deliveries list --follow', () => {
   it('no sandbox to follow: exit 3 with the hint to start one', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await runCli(['deliveries', 'list', '--follow'], { VA_SANDBOX_URL: url });
-    expect(run).toMatchObject({ code: 3, stdout: '', stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n` });
+    expect(run).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n`,
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { send } from './raw-http.js';
 import { api, keyValues, PAYMENT, runCli, spawnServer } from './helpers.js';
+import { send } from './raw-http.js';
 
 /** `va-sandbox start` as its own process (its lighter Request and Response in place), and the CLI pointed at it. */
 const server = await spawnServer(['--memory']);
@@ -14,13 +14,41 @@ describe('va-sandbox faults api add|list|clear (contract part 7)', () => {
     expect(added.code, added.stderr).toBe(0);
     const rule = keyValues(added.stdout);
     expect(rule).toMatchObject({ method: 'POST', path: CREATE, fault: 'error 503', applies: 'next 1', hits: '0' });
-    const drawn = JSON.parse((await cli('add', '--path', '/api/v1/va-payments/{id}', '--hang', '--probability', '0.25', '--seed', '9', '--json')).stdout);
-    expect(drawn).toMatchObject({ method: '*', fault: { type: 'hang', ms: 30_000 }, probability: 0.25, seed: 9, times: null });
-    const timed = async (...flags: string[]) => JSON.parse((await cli('add', '--path', '/api/v1/clients', ...flags, '--json')).stdout);
-    expect(await timed('--delay', '2s', '--times', '3')).toMatchObject({ fault: { type: 'delay', ms: 2000 }, times: 3 });
+    const drawn = JSON.parse(
+      (
+        await cli(
+          'add',
+          '--path',
+          '/api/v1/va-payments/{id}',
+          '--hang',
+          '--probability',
+          '0.25',
+          '--seed',
+          '9',
+          '--json',
+        )
+      ).stdout,
+    );
+    expect(drawn).toMatchObject({
+      method: '*',
+      fault: { type: 'hang', ms: 30_000 },
+      probability: 0.25,
+      seed: 9,
+      times: null,
+    });
+    const timed = async (...flags: string[]) =>
+      JSON.parse((await cli('add', '--path', '/api/v1/clients', ...flags, '--json')).stdout);
+    expect(await timed('--delay', '2s', '--times', '3')).toMatchObject({
+      fault: { type: 'delay', ms: 2000 },
+      times: 3,
+    });
     expect(await timed('--hang', '500ms')).toMatchObject({ fault: { type: 'hang', ms: 500 }, times: 1 });
     expect(await timed('--reset', '--method', 'DELETE')).toMatchObject({ method: 'DELETE', fault: { type: 'reset' } });
-    expect(await timed('--lost-answer', '--probability', '1')).toMatchObject({ fault: { type: 'lost_answer' }, probability: 1, seed: 1 });
+    expect(await timed('--lost-answer', '--probability', '1')).toMatchObject({
+      fault: { type: 'lost_answer' },
+      probability: 1,
+      seed: 1,
+    });
 
     expect(await send(server.url, 'POST', CREATE, PAYMENT)).toMatchObject({ status: 503 });
     const listed = (await cli('list')).stdout.split('\n');
@@ -50,9 +78,13 @@ describe('va-sandbox faults api add|list|clear (contract part 7)', () => {
     const a = api(server.url, 'sk_faults_e2e');
     const as = { ...env, VA_SANDBOX_API_KEY: 'sk_faults_e2e' };
     const reset = keyValues((await runCli(['faults', 'api', 'add', '--path', CREATE, '--reset'], as)).stdout);
-    expect(await send(server.url, 'POST', CREATE, PAYMENT, { authorization: 'Bearer sk_faults_e2e' })).toMatchObject({ error: 'ECONNRESET' });
+    expect(await send(server.url, 'POST', CREATE, PAYMENT, { authorization: 'Bearer sk_faults_e2e' })).toMatchObject({
+      error: 'ECONNRESET',
+    });
     const lost = keyValues((await runCli(['faults', 'api', 'add', '--path', CREATE, '--lost-answer'], as)).stdout);
-    expect(await send(server.url, 'POST', CREATE, PAYMENT, { authorization: 'Bearer sk_faults_e2e' })).toMatchObject({ error: 'ECONNRESET' });
+    expect(await send(server.url, 'POST', CREATE, PAYMENT, { authorization: 'Bearer sk_faults_e2e' })).toMatchObject({
+      error: 'ECONNRESET',
+    });
     expect((await a.list(CREATE)).pagination.total).toBe(1);
     expect((await a.post(CREATE, PAYMENT)).status).toBe(201);
     await server.waitFor(new RegExp(`fault ${lost.id} lost_answer POST ${CREATE}`));

@@ -9,7 +9,11 @@ import { api, BIN, freePort, ROOT, runCli, spawnCli, spawnServer, useServer, use
 /** Runs a command to completion with its own folder and a terminal (script(1) gives it a pty, as `ui` needs). */
 function inTerminal(command: string, cwd: string) {
   return new Promise<{ code: number | null; output: string }>((done) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -24,7 +28,9 @@ describe('hints that say what to do', () => {
     copyFileSync(BIN, join(clone, 'bin', 'va-sandbox.js'));
     copyFileSync(join(ROOT, 'package.json'), join(clone, 'package.json'));
     const run = await new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [join(clone, 'bin', 'va-sandbox.js'), 'start'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [join(clone, 'bin', 'va-sandbox.js'), 'start'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       child.once('close', (code) => done({ code, stderr }));
@@ -33,17 +39,21 @@ describe('hints that say what to do', () => {
     expect(run.stderr).toBe(`va-sandbox: not built yet: run \`npm run build\` in ${clone}/\n`);
   });
 
-  it('an unknown option is one line, with commander\'s suggestion in it', async () => {
+  it("an unknown option is one line, with commander's suggestion in it", async () => {
     const run = await runCli(['payments', 'list', '--stauts', 'waiting']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe("va-sandbox: unknown option '--stauts' (Did you mean --status?) (see va-sandbox payments list --help)\n");
+    expect(run.stderr).toBe(
+      "va-sandbox: unknown option '--stauts' (Did you mean --status?) (see va-sandbox payments list --help)\n",
+    );
   });
 
   it('an unknown API key is named by its last 4 characters, never in full', async () => {
     const server = await useServer({ apiKeys: ['sk_only_this'] });
     const response = await api(server.url, 'sk_secret_wxyz').get('/api/v1/va-payments');
     expect(response.status).toBe(401);
-    expect(response.body.error.message).toBe('Unknown API key …wxyz: this sandbox accepts only the keys it was started with (--api-key)');
+    expect(response.body.error.message).toBe(
+      'Unknown API key …wxyz: this sandbox accepts only the keys it was started with (--api-key)',
+    );
     expect(JSON.stringify(response.body)).not.toContain('sk_secret');
   });
 
@@ -70,12 +80,19 @@ describe('hints that say what to do', () => {
 
   it('ui, finding the default data file held by a server at another address, points at --url (it has no --data)', async () => {
     const folder = useTmp();
-    const holder = spawnCli(['start', '--port', String(await freePort()), '--data', '.va-sandbox/state.db'], {}, { cwd: folder });
+    const holder = spawnCli(
+      ['start', '--port', String(await freePort()), '--data', '.va-sandbox/state.db'],
+      {},
+      { cwd: folder },
+    );
     await holder.waitFor(/listening on/);
     const elsewhere = `http://127.0.0.1:${await freePort()}`;
     const ui = await inTerminal(`${process.execPath} ${BIN} ui --url ${elsewhere}`, folder);
     expect(ui.code).toBe(1);
-    const lines = ui.output.replace(/\x1b\[[?0-9;]*[a-zA-Z]/g, '').trim().split(/\r?\n/);
+    const lines = ui.output
+      .replace(/\x1b\[[?0-9;]*[a-zA-Z]/g, '')
+      .trim()
+      .split(/\r?\n/);
     expect(lines).toEqual([
       `va-sandbox: no sandbox at ${elsewhere}, and .va-sandbox/state.db is held by another va-sandbox server: give ui its address with --url, or stop it`,
     ]);

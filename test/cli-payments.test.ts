@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { api, BIN, freePort, keyValues, runCli, useCliSandbox, PAYMENT } from './helpers.js';
+import { api, BIN, freePort, keyValues, PAYMENT, runCli, useCliSandbox } from './helpers.js';
 
 const { server, account } = await useCliSandbox('sk_cli_payments');
 
@@ -15,11 +15,35 @@ describe('payments create', () => {
   it('--json prints exactly the created VA payment: every option lands in its contract field', async () => {
     const { cli, api } = account();
     const run = await cli([
-      'payments', 'create', '--json',
-      '--amount', '2500.50', '--lock', 'amount_and_time', '--ttl', '15m', '--currency', 'ARS',
-      '--client-id', '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f', '--client-tax-id', '20-12345678-3', '--client-name', 'Ana Pérez',
-      '--success-url', 'https://shop.test/ok', '--failure-url', 'https://shop.test/ko',
-      '--external-reference', 'order-17', '--metadata', 'order=A-17', '--metadata', 'note=a=b', '--hub', '1',
+      'payments',
+      'create',
+      '--json',
+      '--amount',
+      '2500.50',
+      '--lock',
+      'amount_and_time',
+      '--ttl',
+      '15m',
+      '--currency',
+      'ARS',
+      '--client-id',
+      '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f',
+      '--client-tax-id',
+      '20-12345678-3',
+      '--client-name',
+      'Ana Pérez',
+      '--success-url',
+      'https://shop.test/ok',
+      '--failure-url',
+      'https://shop.test/ko',
+      '--external-reference',
+      'order-17',
+      '--metadata',
+      'order=A-17',
+      '--metadata',
+      'note=a=b',
+      '--hub',
+      '1',
     ]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
@@ -49,12 +73,29 @@ describe('payments create', () => {
     const { cli } = account();
     const run = await cli(['payments', 'create', '--callback-url', 'http://127.0.0.1:9/callbacks', '--json']);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ lockMode: 'time', amount: null, ttlSeconds: 1800, callbackUrl: 'http://127.0.0.1:9/callbacks', successUrl: null });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      lockMode: 'time',
+      amount: null,
+      ttlSeconds: 1800,
+      callbackUrl: 'http://127.0.0.1:9/callbacks',
+      successUrl: null,
+    });
   });
 
   it('human mode: a key/value block with the amount in ARS, and on stderr how to pay it', async () => {
     const { cli } = account();
-    const run = await cli(['payments', 'create', '--amount', '1500', '--lock', 'amount', '--external-reference', 'ref-1', '--metadata', 'order=42']);
+    const run = await cli([
+      'payments',
+      'create',
+      '--amount',
+      '1500',
+      '--lock',
+      'amount',
+      '--external-reference',
+      'ref-1',
+      '--metadata',
+      'order=42',
+    ]);
     expect(run.code).toBe(0);
     expect(keyValues(run.stdout)).toMatchObject({
       status: 'waiting',
@@ -75,31 +116,40 @@ describe('payments create', () => {
 describe('payments list', () => {
   it('--json prints the page: vaPayments newest first and pagination; filters reach the API', async () => {
     const { api, json } = account();
-    const first = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, externalReference: 'a', clientTaxId: '20-1' });
+    const first = await api.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 100,
+      externalReference: 'a',
+      clientTaxId: '20-1',
+    });
     const second = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 200, externalReference: 'b' });
     const third = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 300, externalReference: 'a' });
     await api.data('POST', `/api/v1/va-payments/${second.id}/cancel`);
 
-    const all = (await json(['payments', 'list']));
+    const all = await json(['payments', 'list']);
     expect(all.data.map((p: { id: string }) => p.id)).toEqual([third.id, second.id, first.id]);
     expect(all.pagination).toEqual({ page: 1, limit: 20, total: 3, totalPages: 1 });
 
-    const byRef = (await json(['payments', 'list', '--external-reference', 'a', '--status', 'waiting']));
+    const byRef = await json(['payments', 'list', '--external-reference', 'a', '--status', 'waiting']);
     expect(byRef.data.map((p: { id: string }) => p.id)).toEqual([third.id, first.id]);
-    const cancelled = (await json(['payments', 'list', '--status', 'cancelled,expired']));
+    const cancelled = await json(['payments', 'list', '--status', 'cancelled,expired']);
     expect(cancelled.data.map((p: { id: string }) => p.id)).toEqual([second.id]);
-    const byTaxId = (await json(['payments', 'list', '--client-tax-id', '20-1']));
+    const byTaxId = await json(['payments', 'list', '--client-tax-id', '20-1']);
     expect(byTaxId.data.map((p: { id: string }) => p.id)).toEqual([first.id]);
-    const paged = (await json(['payments', 'list', '--limit', '1', '--page', '2']));
+    const paged = await json(['payments', 'list', '--limit', '1', '--page', '2']);
     expect(paged.data.map((p: { id: string }) => p.id)).toEqual([second.id]);
     expect(paged.pagination).toEqual({ page: 2, limit: 1, total: 3, totalPages: 3 });
-    const window = (await json(['payments', 'list', '--created-from', third.createdAt, '--created-to', third.createdAt]));
+    const window = await json(['payments', 'list', '--created-from', third.createdAt, '--created-to', third.createdAt]);
     expect(window.data.map((p: { id: string }) => p.id)).toEqual([third.id]);
   });
 
   it('human mode: an aligned table with a header, amounts in ARS, and where the page stands', async () => {
     const { cli, api } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1234.5, externalReference: 'inv-9' });
+    const payment = await api.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 1234.5,
+      externalReference: 'inv-9',
+    });
     const run = await cli(['payments', 'list']);
     expect(run.code).toBe(0);
     const [header, row, footer] = run.stdout.trimEnd().split('\n');
@@ -113,7 +163,7 @@ describe('payments list', () => {
     expect((await account().cli(['payments', 'list'])).stdout).toBe('no VA payments\n');
   });
 
-  it('an unknown status is the API\'s validation error: exit 1 with its code and the bad field', async () => {
+  it("an unknown status is the API's validation error: exit 1 with its code and the bad field", async () => {
     const { cli } = account();
     const run = await cli(['payments', 'list', '--status', 'paid']);
     expect(run.code).toBe(1);
@@ -125,7 +175,11 @@ describe('payments list', () => {
 describe('payments get and cancel', () => {
   it('get --json is the API object; human mode shows the cash-ins and the callback delivery summary', async () => {
     const { cli, api } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount_and_time' });
+    const payment = await api.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 5000,
+      lockMode: 'amount_and_time',
+    });
     const transfer = await api.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 5000, taxes: 30 });
 
     const json = await cli(['payments', 'get', payment.id, '--json']);
@@ -143,7 +197,9 @@ describe('payments get and cancel', () => {
       callbackDelivery: '3 events: 3 dropped; last succeeded',
     });
     expect(human.stdout).toMatch(/^cashIns$/m);
-    expect(human.stdout).toMatch(new RegExp(`^${transfer.operationId}\\s+ARS 5000\\.00\\s+ARS 30\\.00\\s+ARS 4970\\.00\\s`, 'm'));
+    expect(human.stdout).toMatch(
+      new RegExp(`^${transfer.operationId}\\s+ARS 5000\\.00\\s+ARS 30\\.00\\s+ARS 4970\\.00\\s`, 'm'),
+    );
   });
 
   it('cancel --json is the cancelled payment; human mode leads with the API message; a second cancel is INVALID_STATE', async () => {
@@ -168,22 +224,31 @@ describe('payments get and cancel', () => {
 });
 
 describe('errors', () => {
-  it('an unknown id is the API\'s 404: exit 1, one line with NOT_FOUND and its message, nothing on stdout', async () => {
+  it("an unknown id is the API's 404: exit 1, one line with NOT_FOUND and its message, nothing on stdout", async () => {
     const { cli } = account();
     const run = await cli(['payments', 'get', '00000000-0000-4000-8000-000000000000']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(oneLine(run.stderr)).toBe('va-sandbox: NOT_FOUND: VA payment 00000000-0000-4000-8000-000000000000 not found');
+    expect(oneLine(run.stderr)).toBe(
+      'va-sandbox: NOT_FOUND: VA payment 00000000-0000-4000-8000-000000000000 not found',
+    );
     const json = await cli(['payments', 'get', '00000000-0000-4000-8000-000000000000', '--json']);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stderr)).toEqual({ code: 'NOT_FOUND', message: 'VA payment 00000000-0000-4000-8000-000000000000 not found', details: [], status: 404 });
+    expect(JSON.parse(json.stderr)).toEqual({
+      code: 'NOT_FOUND',
+      message: 'VA payment 00000000-0000-4000-8000-000000000000 not found',
+      details: [],
+      status: 404,
+    });
   });
 
   it('a body the API refuses is its validation error: exit 1 naming the flag the user typed, not the API field', async () => {
     const { cli } = account();
     const run = await cli(['payments', 'create', '--lock', 'amount']);
     expect(run.code).toBe(1);
-    expect(oneLine(run.stderr)).toBe('va-sandbox: VALIDATION_ERROR: Invalid request body: --amount: is required with --lock "amount"');
+    expect(oneLine(run.stderr)).toBe(
+      'va-sandbox: VALIDATION_ERROR: Invalid request body: --amount: is required with --lock "amount"',
+    );
     const ttl = await cli(['payments', 'create', '--ttl', '0']);
     expect(ttl.code).toBe(1);
     expect(oneLine(ttl.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid request body: --ttl: /);
@@ -191,7 +256,11 @@ describe('errors', () => {
     expect(oneLine(hub.stderr)).toMatch(/^va-sandbox: VALIDATION_ERROR: Invalid request body: --hub: /);
     // With --json the message names the flag too; details stay the API's field paths, for scripts.
     const json = await cli(['payments', 'create', '--ttl', '0', '--json']);
-    expect(JSON.parse(json.stderr)).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^Invalid request body: --ttl: /), details: [expect.stringMatching(/^ttlSeconds: /)] });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^Invalid request body: --ttl: /),
+      details: [expect.stringMatching(/^ttlSeconds: /)],
+    });
     const currency = await cli(['payments', 'create', '--currency', 'USD']);
     expect(oneLine(currency.stderr)).toMatch(/^va-sandbox: UNSUPPORTED_CURRENCY: /);
   });
@@ -199,12 +268,24 @@ describe('errors', () => {
   it('usage errors exit 2 with one line, before anything reaches the API', async () => {
     const { cli, api } = account();
     const cases: [string[], RegExp][] = [
-      [['payments', 'create', '--amount', '1.234'], /^va-sandbox: option '--amount <ars>' argument '1\.234' is invalid\. must be an amount in ARS with at most 2 decimals/],
-      [['payments', 'create', '--lock', 'sometimes'], /^va-sandbox: option '--lock <mode>' argument 'sometimes' is invalid\. Allowed choices are time, amount, amount_and_time/],
-      [['payments', 'create', '--callback-url', 'http://a.test/cb', '--success-url', 'http://a.test/ok'], /^va-sandbox: option '--callback-url <url>' cannot be used with option '--success-url <url>'/],
+      [
+        ['payments', 'create', '--amount', '1.234'],
+        /^va-sandbox: option '--amount <ars>' argument '1\.234' is invalid\. must be an amount in ARS with at most 2 decimals/,
+      ],
+      [
+        ['payments', 'create', '--lock', 'sometimes'],
+        /^va-sandbox: option '--lock <mode>' argument 'sometimes' is invalid\. Allowed choices are time, amount, amount_and_time/,
+      ],
+      [
+        ['payments', 'create', '--callback-url', 'http://a.test/cb', '--success-url', 'http://a.test/ok'],
+        /^va-sandbox: option '--callback-url <url>' cannot be used with option '--success-url <url>'/,
+      ],
       [['payments', 'create', '--callback-url', 'not a url'], /must be a URL/],
       [['payments', 'create', '--ttl', '5x'], /must be seconds or a duration like 90s/],
-      [['payments', 'list', '--bogus'], /^va-sandbox: unknown option '--bogus' \(see va-sandbox payments list --help\)$/],
+      [
+        ['payments', 'list', '--bogus'],
+        /^va-sandbox: unknown option '--bogus' \(see va-sandbox payments list --help\)$/,
+      ],
       [['payments', 'list', '--limit', 'ten'], /--limit <n>.*must be a whole number/],
       [['payments', 'get'], /^va-sandbox: missing required argument 'id' \(see va-sandbox payments get --help\)$/],
       [['payments', 'refund'], /^va-sandbox: unknown command 'refund'/],
@@ -221,12 +302,21 @@ describe('errors', () => {
   it('no server at the URL: exit 3 with the hint to start one; with --json, one JSON object', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const run = await runCli(['payments', 'list'], { VA_SANDBOX_URL: url });
-    expect(run).toMatchObject({ code: 3, stdout: '', stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n` });
+    expect(run).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr: `va-sandbox: no sandbox at ${url} — start one with \`va-sandbox start\`\n`,
+    });
     const json = await runCli(['payments', 'list', '--json'], { VA_SANDBOX_URL: url });
     expect(json.code).toBe(3);
     expect(json.stdout).toBe('');
     expect(json.stderr.endsWith('\n') && json.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(json.stderr)).toEqual({ code: 'NO_SANDBOX', message: `no sandbox at ${url} — start one with \`va-sandbox start\``, details: [], status: null });
+    expect(JSON.parse(json.stderr)).toEqual({
+      code: 'NO_SANDBOX',
+      message: `no sandbox at ${url} — start one with \`va-sandbox start\``,
+      details: [],
+      status: null,
+    });
   });
 
   it('errors for machines: a refusal exits 1 and, with --json, is the envelope’s code, message, details and HTTP status; a usage error exits 2', async () => {
@@ -251,7 +341,9 @@ const onTerminal = (args: string[], env: Record<string, string>) =>
     const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
     // Without CI: Node (util.styleText) turns colour off under a CI variable it does not recognise (CI=true), on a terminal too.
     const { CI: _ci, FORCE_COLOR: _forced, ...rest } = process.env;
-    execFile('script', ['-qec', command, '/dev/null'], { env: { ...rest, ...env } }, (error, stdout) => (error ? fail(error) : done(stdout)));
+    execFile('script', ['-qec', command, '/dev/null'], { env: { ...rest, ...env } }, (error, stdout) =>
+      error ? fail(error) : done(stdout),
+    );
   });
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -271,7 +363,9 @@ describe('colour', () => {
     const { key, api } = account();
     await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
     const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key };
-    expect((await runCli(['payments', 'list'], { ...env, NO_COLOR: '', FORCE_COLOR: '1' })).stdout).toContain('\x1b[33mwaiting\x1b[39m');
+    expect((await runCli(['payments', 'list'], { ...env, NO_COLOR: '', FORCE_COLOR: '1' })).stdout).toContain(
+      '\x1b[33mwaiting\x1b[39m',
+    );
     expect((await runCli(['payments', 'list'], env)).stdout).not.toContain('\x1b[');
   });
 });
@@ -292,7 +386,10 @@ describe('global options', () => {
   it('each API key is its own account; without one the CLI sends sk_sandbox', async () => {
     const { cli } = account();
     await cli(['payments', 'create', '--amount', '5']);
-    expect(JSON.parse((await cli(['payments', 'list', '--json'], { VA_SANDBOX_API_KEY: 'sk_cli_other' })).stdout).pagination.total).toBe(0);
+    expect(
+      JSON.parse((await cli(['payments', 'list', '--json'], { VA_SANDBOX_API_KEY: 'sk_cli_other' })).stdout).pagination
+        .total,
+    ).toBe(0);
     const defaults = api(server.url, 'sk_sandbox');
     await defaults.data('POST', '/sandbox/v1/reset');
     await runCli(['payments', 'create', '--amount', '6'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: '' });

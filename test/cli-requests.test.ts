@@ -9,7 +9,13 @@ const client = api(server.url, KEY);
 
 describe('va-sandbox requests', () => {
   it('lists the journal (filtered, as a table and as --json) and shows one by its short id', async () => {
-    const created = (await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 77, externalReference: 'cli-1' }, { 'Idempotency-Key': 'cli-1' })).body.data;
+    const created = (
+      await client.post(
+        '/api/v1/va-payments',
+        { ...PAYMENT, amount: 77, externalReference: 'cli-1' },
+        { 'Idempotency-Key': 'cli-1' },
+      )
+    ).body.data;
     await client.get(`/api/v1/va-payments/${created.id}`);
     expect((await client.post('/api/v1/va-payments', { ...PAYMENT, amount: -1 })).status).toBe(400);
 
@@ -23,8 +29,15 @@ describe('va-sandbox requests', () => {
     expect(posts.code).toBe(0);
     const list = JSON.parse(posts.stdout);
     expect(list.pagination.total).toBe(1);
-    expect(list.data[0]).toMatchObject({ method: 'POST', status: 201, idempotencyKey: 'cli-1', requestBody: { externalReference: 'cli-1' } });
-    const byPath = JSON.parse((await runCli(['requests', 'list', '--path', '/api/v1/va-payments/{id}', '--json'], env)).stdout);
+    expect(list.data[0]).toMatchObject({
+      method: 'POST',
+      status: 201,
+      idempotencyKey: 'cli-1',
+      requestBody: { externalReference: 'cli-1' },
+    });
+    const byPath = JSON.parse(
+      (await runCli(['requests', 'list', '--path', '/api/v1/va-payments/{id}', '--json'], env)).stdout,
+    );
     expect(byPath.data.map((item: { path: string }) => item.path)).toEqual([`/api/v1/va-payments/${created.id}`]);
 
     const shown = await runCli(['requests', 'show', list.data[0].id.slice(0, 8)], env);
@@ -45,15 +58,26 @@ describe('va-sandbox requests', () => {
   });
 
   it('--follow prints each new request as it comes (--json: one line each), and only those the filters let through', async () => {
-    const follow = spawnCli(['requests', 'list', '--follow', '--json', '--method', 'POST'], { ...env, VA_SANDBOX_API_KEY: 'sk_cli_follow' });
+    const follow = spawnCli(['requests', 'list', '--follow', '--json', '--method', 'POST'], {
+      ...env,
+      VA_SANDBOX_API_KEY: 'sk_cli_follow',
+    });
     await follow.waitFor(/following requests/, 'stderr');
     const other = api(server.url, 'sk_cli_follow');
     await other.get('/api/v1/clients');
     await other.post('/api/v1/va-payments', { ...PAYMENT, amount: 5, externalReference: 'followed' });
     const out = await follow.waitFor(/followed/);
-    const lines = out.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ method: 'POST', path: '/api/v1/va-payments', status: 201, requestBody: { externalReference: 'followed' } });
+    expect(lines[0]).toMatchObject({
+      method: 'POST',
+      path: '/api/v1/va-payments',
+      status: 201,
+      requestBody: { externalReference: 'followed' },
+    });
     follow.child.kill('SIGINT');
     expect(await follow.exited).toBe(0);
   });

@@ -2,15 +2,33 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { freePort, keyValues, runCli, spawnCli, spawnServer, useCliSandbox, useTmp, PAYMENT } from './helpers.js';
+import { freePort, keyValues, PAYMENT, runCli, spawnCli, spawnServer, useCliSandbox, useTmp } from './helpers.js';
 
 const { account } = await useCliSandbox('sk_cli_sandbox');
 
 describe('transfer', () => {
   it('--json prints the transfer: gross total, taxes, net amount, payer, outcome and target', async () => {
     const { api, json } = account();
-    const payment = await api.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount_and_time' });
-    const transfer = await json(['transfer', '--to', payment.alias, '--amount', '5000', '--taxes', '30', '--from-name', 'Ana Pérez', '--from-tax-id', '20-12345678-3', '--from-cbu', '0110599520000001234567']);
+    const payment = await api.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 5000,
+      lockMode: 'amount_and_time',
+    });
+    const transfer = await json([
+      'transfer',
+      '--to',
+      payment.alias,
+      '--amount',
+      '5000',
+      '--taxes',
+      '30',
+      '--from-name',
+      'Ana Pérez',
+      '--from-tax-id',
+      '20-12345678-3',
+      '--from-cbu',
+      '0110599520000001234567',
+    ]);
     expect(transfer).toMatchObject({
       to: payment.alias,
       cvu: payment.cvu,
@@ -23,7 +41,10 @@ describe('transfer', () => {
       target: { type: 'va_payment', id: payment.id },
     });
     expect(transfer.eventIds).toHaveLength(2);
-    expect(await api.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({ status: 'completed', receivedAmount: 4970 });
+    expect(await api.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({
+      status: 'completed',
+      receivedAmount: 4970,
+    });
   });
 
   it('human mode: a returned transfer says so and why', async () => {
@@ -47,14 +68,24 @@ describe('transfer', () => {
     expect(unknown.stderr).toBe('va-sandbox: NOT_FOUND: Account (CVU or alias) NO.SUCH.ALIAS not found\n');
     const missing = await cli(['transfer', '--amount', '1']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toBe("va-sandbox: required option '--to <cvu-or-alias>' not specified (see va-sandbox transfer --help)\n");
+    expect(missing.stderr).toBe(
+      "va-sandbox: required option '--to <cvu-or-alias>' not specified (see va-sandbox transfer --help)\n",
+    );
     const taxes = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '10', '--taxes', '10']);
     expect(taxes.code).toBe(1);
-    expect(taxes.stderr).toBe('va-sandbox: VALIDATION_ERROR: Invalid request body: --taxes: must be less than --amount\n');
+    expect(taxes.stderr).toBe(
+      'va-sandbox: VALIDATION_ERROR: Invalid request body: --taxes: must be less than --amount\n',
+    );
     const zero = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '0']);
-    expect(zero).toMatchObject({ code: 1, stderr: 'va-sandbox: VALIDATION_ERROR: Invalid request body: --amount: must be greater than 0\n' });
+    expect(zero).toMatchObject({
+      code: 1,
+      stderr: 'va-sandbox: VALIDATION_ERROR: Invalid request body: --amount: must be greater than 0\n',
+    });
     const cbu = await cli(['transfer', '--to', 'SANDBOX.HUB.COBROS', '--amount', '1', '--from-cbu', '12']);
-    expect(cbu).toMatchObject({ code: 1, stderr: 'va-sandbox: VALIDATION_ERROR: Invalid request body: --from-cbu: must be 22 digits\n' });
+    expect(cbu).toMatchObject({
+      code: 1,
+      stderr: 'va-sandbox: VALIDATION_ERROR: Invalid request body: --from-cbu: must be 22 digits\n',
+    });
   });
 });
 
@@ -64,7 +95,13 @@ describe('clock', () => {
     const before = await json(['clock']);
     expect(before.offsetSeconds).toBe(0);
     let offset = 0;
-    for (const [text, seconds] of [['90s', 90], ['15m', 900], ['2h', 7200], ['1h30m', 5400], ['45', 45]] as const) {
+    for (const [text, seconds] of [
+      ['90s', 90],
+      ['15m', 900],
+      ['2h', 7200],
+      ['1h30m', 5400],
+      ['45', 45],
+    ] as const) {
       offset += seconds;
       expect((await json(['clock', 'advance', text])).offsetSeconds).toBe(offset);
     }
@@ -103,7 +140,9 @@ describe('events', () => {
     const human = await cli(['events', '--limit', '2']);
     const lines = human.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^createdAt\s+eventType\s+delivery\s+vaPaymentId\/clientId\s+url$/);
-    expect(lines[1]).toMatch(new RegExp(`succeeded\\s+dropped\\s+${payment.id}\\s+no callbackUrl or successUrl/failureUrl configured`));
+    expect(lines[1]).toMatch(
+      new RegExp(`succeeded\\s+dropped\\s+${payment.id}\\s+no callbackUrl or successUrl/failureUrl configured`),
+    );
     expect(lines.at(-1)).toBe('page 1 of 2 · 3 events');
   });
 });
@@ -112,16 +151,44 @@ describe('hub', () => {
   it('hub show; hub set changes exactly the settings given', async () => {
     const { cli, json } = account();
     const hub = await json(['hub', 'show']);
-    expect(hub).toMatchObject({ id: 1, name: 'Sandbox Hub 1', brand: 'SANDBOX', dedicated_client_cvus_enabled: true, cvuProvisioning: 'inline' });
-    const changed = await json(['hub', 'set', '--cvu-provisioning', 'delayed', '--dedicated-client-cvus-enabled', 'false', '--name', 'Tienda']);
-    expect(changed).toEqual({ ...hub, name: 'Tienda', dedicated_client_cvus_enabled: false, cvuProvisioning: 'delayed' });
+    expect(hub).toMatchObject({
+      id: 1,
+      name: 'Sandbox Hub 1',
+      brand: 'SANDBOX',
+      dedicated_client_cvus_enabled: true,
+      cvuProvisioning: 'inline',
+    });
+    const changed = await json([
+      'hub',
+      'set',
+      '--cvu-provisioning',
+      'delayed',
+      '--dedicated-client-cvus-enabled',
+      'false',
+      '--name',
+      'Tienda',
+    ]);
+    expect(changed).toEqual({
+      ...hub,
+      name: 'Tienda',
+      dedicated_client_cvus_enabled: false,
+      cvuProvisioning: 'delayed',
+    });
     const human = await cli(['hub', 'show']);
-    expect(keyValues(human.stdout)).toMatchObject({ name: 'Tienda', dedicated_client_cvus_enabled: 'false', cvuProvisioning: 'delayed', collectionAlias: 'SANDBOX.HUB.COBROS' });
+    expect(keyValues(human.stdout)).toMatchObject({
+      name: 'Tienda',
+      dedicated_client_cvus_enabled: 'false',
+      cvuProvisioning: 'delayed',
+      collectionAlias: 'SANDBOX.HUB.COBROS',
+    });
   });
 
   it('hub set: nothing to set or a bad choice is a usage error; a value the API refuses is its validation error', async () => {
     const { cli } = account();
-    expect(await cli(['hub', 'set'])).toMatchObject({ code: 2, stderr: 'va-sandbox: nothing to set: give at least one option (see va-sandbox hub set --help)\n' });
+    expect(await cli(['hub', 'set'])).toMatchObject({
+      code: 2,
+      stderr: 'va-sandbox: nothing to set: give at least one option (see va-sandbox hub set --help)\n',
+    });
     expect((await cli(['hub', 'set', '--cvu-provisioning', 'later'])).code).toBe(2);
     expect((await cli(['hub', 'set', '--dedicated-client-cvus-enabled', 'yes'])).code).toBe(2);
     const brand = await cli(['hub', 'set', '--brand', 'NOT A BRAND']);
@@ -152,13 +219,19 @@ describe('start and the two --api-key options', () => {
     const ok = await runCli(['payments', 'list', '--url', sandbox.url, '--api-key', 'sk_two', '--json']);
     expect(ok.code).toBe(0);
     const refused = await runCli(['payments', 'list', '--url', sandbox.url, '--api-key', 'sk_three']);
-    expect(refused).toMatchObject({ code: 1, stderr: 'va-sandbox: UNAUTHORIZED: Unknown API key …hree: this sandbox accepts only the keys it was started with (--api-key)\n' });
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr:
+        'va-sandbox: UNAUTHORIZED: Unknown API key …hree: this sandbox accepts only the keys it was started with (--api-key)\n',
+    });
   });
 
   it('`va-sandbox --api-key K start` means `start --api-key K`; VA_SANDBOX_API_KEY does not restrict the server', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const sandbox = spawnCli(['--api-key', 'sk_only', 'start', '--memory', '--port', String(port)], { VA_SANDBOX_API_KEY: 'sk_env' });
+    const sandbox = spawnCli(['--api-key', 'sk_only', 'start', '--memory', '--port', String(port)], {
+      VA_SANDBOX_API_KEY: 'sk_env',
+    });
     await sandbox.waitFor(/listening on/);
     expect((await runCli(['payments', 'list', '--url', url, '--api-key', 'sk_only'])).code).toBe(0);
     expect((await runCli(['payments', 'list', '--url', url, '--api-key', 'sk_env'])).code).toBe(1);
@@ -190,8 +263,11 @@ describe('start and the two --api-key options', () => {
     const two = await fetch(`${sandbox.url}/api/v1/va-payments`, { headers: { authorization: 'Bearer sk_env_two' } });
     expect(two.status).toBe(200);
     expect(two.headers.get('x-ratelimit-limit')).toBe('9'); // the flag wins
-    expect((await fetch(`${sandbox.url}/api/v1/va-payments`, { headers: { authorization: 'Bearer sk_other' } })).status).toBe(401);
-    const hub = (id: number) => fetch(`${sandbox.url}/sandbox/v1/hubs/${id}`, { headers: { authorization: 'Bearer sk_env_one' } });
+    expect(
+      (await fetch(`${sandbox.url}/api/v1/va-payments`, { headers: { authorization: 'Bearer sk_other' } })).status,
+    ).toBe(401);
+    const hub = (id: number) =>
+      fetch(`${sandbox.url}/sandbox/v1/hubs/${id}`, { headers: { authorization: 'Bearer sk_env_one' } });
     expect([(await hub(7)).status, (await hub(8)).status]).toEqual([200, 404]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(JSON.parse(sandbox.stdout().trim().split('\n')[0]!)).toMatchObject({ type: 'request', method: 'GET' });
@@ -224,7 +300,16 @@ describe('help and start-up', () => {
       seen.push(name);
       queue.push(...subcommands(run.stdout).map((sub) => [...command, sub]));
     }
-    for (const name of ['payments create', 'clients transactions', 'invoices update', 'deliveries redeliver', 'clock advance', 'hub set', 'receiver', 'reset']) {
+    for (const name of [
+      'payments create',
+      'clients transactions',
+      'invoices update',
+      'deliveries redeliver',
+      'clock advance',
+      'hub set',
+      'receiver',
+      'reset',
+    ]) {
       expect(seen).toContain(`va-sandbox ${name}`);
     }
     expect((await runCli(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
@@ -242,21 +327,41 @@ describe('help and start-up', () => {
          return result;
        }`,
     );
-    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`);
+    writeFileSync(
+      join(dir, 'register.mjs'),
+      `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});`,
+    );
     const { cli } = account();
-    for (const args of [['--version'], ['payments', 'list', '--json'], ['deliveries', 'list', '--help'], ['ui', '--help'], ['completion', 'bash'], ['complete', '--', 'payments', 'cr']]) {
+    for (const args of [
+      ['--version'],
+      ['payments', 'list', '--json'],
+      ['deliveries', 'list', '--help'],
+      ['ui', '--help'],
+      ['completion', 'bash'],
+      ['complete', '--', 'payments', 'cr'],
+    ]) {
       writeFileSync(log, '');
       const run = await cli(args, { NODE_OPTIONS: `--import ${pathToFileURL(join(dir, 'register.mjs')).href}` });
       expect(run.code).toBe(0);
       const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
       // The CLI runs from a bundle (scripts/build-cli.js): a chunk loaded names what it holds in its `// <path>` lines.
-      const held = urls.filter((url) => url.includes('/dist/bundle/')).flatMap((url) => readFileSync(fileURLToPath(url), 'utf8').match(/^\/\/ \S+$/gm) ?? []);
+      const held = urls
+        .filter((url) => url.includes('/dist/bundle/'))
+        .flatMap((url) => readFileSync(fileURLToPath(url), 'utf8').match(/^\/\/ \S+$/gm) ?? []);
       const loaded = [...urls, ...held].join('\n');
       expect(loaded).toContain('/bin/va-sandbox.js'); // the hook sees what loads
       // --version is answered from package.json before the CLI itself loads; the rest see the bundle's commander.
       expect(loaded.includes('/dist/bundle/main.js')).toBe(args[0] !== '--version');
       expect(loaded.includes('// node_modules/commander/')).toBe(args[0] !== '--version');
-      for (const heavy of ['node_modules/hono/', 'node_modules/lowdb/', 'node_modules/undici/', 'node_modules/zod/', 'node_modules/ink/', 'node_modules/react/', 'dist/sandbox/server.js']) {
+      for (const heavy of [
+        'node_modules/hono/',
+        'node_modules/lowdb/',
+        'node_modules/undici/',
+        'node_modules/zod/',
+        'node_modules/ink/',
+        'node_modules/react/',
+        'dist/sandbox/server.js',
+      ]) {
         expect({ args, heavy, loaded: loaded.includes(heavy) }).toEqual({ args, heavy, loaded: false });
       }
     }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventually, freePort, ROOT, runCli, spawnCli, stored, useTmp, type CliProcess } from './helpers.js';
+import { type CliProcess, eventually, freePort, ROOT, runCli, spawnCli, stored, useTmp } from './helpers.js';
 
 /** The commands of the README's quick tour, in order, as written (comments dropped). */
 function tourCommands(): string[] {
@@ -29,7 +29,11 @@ describe('README quick tour', () => {
 
     let receiver: CliProcess | undefined;
     let follow: CliProcess | undefined;
-    const callbacks = () => receiver!.stdout().split(/^(?=POST )/m).filter(Boolean);
+    const callbacks = () =>
+      receiver!
+        .stdout()
+        .split(/^(?=POST )/m)
+        .filter(Boolean);
     const ran: string[] = [];
     for (const line of commands.map(onFreePorts)) {
       const args = words(line);
@@ -46,11 +50,20 @@ describe('README quick tour', () => {
         await follow.waitFor(/following/, 'stderr');
       } else {
         const run = await runCli(args, env);
-        expect({ line, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ line, code: 0, stderr: '' });
+        expect({ line, code: run.code, stderr: run.code === 0 ? '' : run.stderr }).toEqual({
+          line,
+          code: 0,
+          stderr: '',
+        });
         if (args[0] === 'transfer') {
           // "Terminal 2 shows three callbacks: created (answered 500), cash_in_received and succeeded."
           await eventually(() => callbacks().length >= 3, 10_000, 'three callbacks');
-          expect(callbacks().map((text) => [/X-Service-Event-Type: (\S+)/.exec(text)?.[1], /answered (\d+)/.exec(text)?.[1]])).toEqual([
+          expect(
+            callbacks().map((text) => [
+              /X-Service-Event-Type: (\S+)/.exec(text)?.[1],
+              /answered (\d+)/.exec(text)?.[1],
+            ]),
+          ).toEqual([
             ['created', '500'],
             ['cash_in_received', '200'],
             ['succeeded', '200'],
@@ -66,17 +79,34 @@ describe('README quick tour', () => {
         }
         if (args[0] === 'clock') {
           // "Terminal 2 gets its created, and as soon as the advance answers, failed", dated the payment's expiresAt.
-          expect(callbacks().slice(4).map((text) => /X-Service-Event-Type: (\S+)/.exec(text)?.[1])).toEqual(['created', 'failed']);
+          expect(
+            callbacks()
+              .slice(4)
+              .map((text) => /X-Service-Event-Type: (\S+)/.exec(text)?.[1]),
+          ).toEqual(['created', 'failed']);
           const expired = (await runCli(['payments', 'list', '--status', 'expired', '--json'], env)).stdout;
           const createdAt = [...callbacks()[5]!.matchAll(/"createdAt": ?"([^"]+)"/g)].at(-1)?.[1];
           expect(createdAt).toBe(JSON.parse(expired).data[0].expiresAt);
         }
-        if (line.endsWith('payments list')) expect(run.stdout).toMatch(/completed\s+amount\s+ARS 1500\.00\s+ARS 1500\.00/);
+        if (line.endsWith('payments list'))
+          expect(run.stdout).toMatch(/completed\s+amount\s+ARS 1500\.00\s+ARS 1500\.00/);
         if (line.endsWith('events')) expect(run.stdout).toMatch(/page 1 of 1 · 5 events/);
         if (line.endsWith('deliveries list')) expect(run.stdout.match(/ delivered /g)).toHaveLength(5);
       }
     }
-    expect(ran).toEqual(['start', 'receiver --port', 'deliveries list', 'payments create', 'transfer --to', 'payments create', 'clock advance', 'payments list', 'events', 'deliveries list', 'reset']);
+    expect(ran).toEqual([
+      'start',
+      'receiver --port',
+      'deliveries list',
+      'payments create',
+      'transfer --to',
+      'payments create',
+      'clock advance',
+      'payments list',
+      'events',
+      'deliveries list',
+      'reset',
+    ]);
     expect((await runCli(['payments', 'list'], env)).stdout).toBe('no VA payments\n');
     // The state where the tour says it is: the database, which holds the account reset (its hub stays).
     expect(Object.keys(stored(join(dir, '.va-sandbox', 'state.db'), 'sk_sandbox').vaPayments)).toEqual([]);

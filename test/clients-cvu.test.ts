@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, isValidCvu } from '../src/core/index.js';
 import { startServer } from '../src/sandbox/http/server.js';
-import { api, eventually, ROOT, stored, useReceiver, useServer, useTmp, type Api, CLIENT } from './helpers.js';
+import { type Api, api, CLIENT, eventually, ROOT, stored, useReceiver, useServer, useTmp } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -12,7 +12,8 @@ const account = () => api(server.url, `sk_cvu_${++keyN}`);
 const createClient = (a: Api, body: Record<string, unknown> = {}) =>
   a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana Pérez', taxId: '20-12345678-3', ...body });
 const transfer = (a: Api, body: Record<string, unknown>) => a.data('POST', '/sandbox/v1/transfers', body);
-const entries = async (a: Api, clientId: string) => (await a.data('GET', `/api/v1/clients/${clientId}/transactions`)).pagination.total;
+const entries = async (a: Api, clientId: string) =>
+  (await a.data('GET', `/api/v1/clients/${clientId}/transactions`)).pagination.total;
 
 describe('cvuProvisioning delayed', () => {
   it('creates the client provisioning with null cvu and alias; active 5 clock seconds later, then a transfer is credited', async () => {
@@ -78,7 +79,10 @@ describe('POST /sandbox/v1/clients/{id}/cvu', () => {
     expect(active.cvuStatus).toBe('active');
     // Activated by hand, it is not provisioned a second time when its delay runs out.
     await a.data('POST', '/sandbox/v1/clock/advance', { seconds: 10 });
-    expect(await a.data('GET', `/api/v1/clients/${provisioning.id}`)).toMatchObject({ cvu: active.cvu, alias: active.alias });
+    expect(await a.data('GET', `/api/v1/clients/${provisioning.id}`)).toMatchObject({
+      cvu: active.cvu,
+      alias: active.alias,
+    });
 
     const other = await createClient(a, { taxId: '27-1' });
     const disabled = await a.data('POST', `/sandbox/v1/clients/${other.id}/cvu`, { cvuStatus: 'disabled' });
@@ -97,7 +101,10 @@ describe('POST /sandbox/v1/clients/{id}/cvu', () => {
     }
     const back = await a.post(`/sandbox/v1/clients/${client.id}/cvu`, { cvuStatus: 'provisioning' });
     expect(back.status).toBe(409);
-    expect(back.body.error).toMatchObject({ code: 'INVALID_STATE', details: ['cvuStatus: provisioning is for a client without a CVU yet'] });
+    expect(back.body.error).toMatchObject({
+      code: 'INVALID_STATE',
+      details: ['cvuStatus: provisioning is for a client without a CVU yet'],
+    });
   });
 
   it('a manual hub makes clients not_provisioned, with no CVU, until the switch says provisioning, then active', async () => {
@@ -118,12 +125,28 @@ describe('POST /sandbox/v1/clients/{id}/cvu', () => {
     // Straight to active works too.
     const other = await createClient(a, { taxId: '27-12345678-0' });
     expect(other.cvuStatus).toBe('not_provisioned');
-    expect((await a.data('POST', `/sandbox/v1/clients/${other.id}/cvu`, { cvuStatus: 'active' })).cvuStatus).toBe('active');
+    expect((await a.data('POST', `/sandbox/v1/clients/${other.id}/cvu`, { cvuStatus: 'active' })).cvuStatus).toBe(
+      'active',
+    );
   });
 });
 
 describe('the client.cashin event', () => {
-  const SPEC_FIELDS = ['eventId', 'clientId', 'eventType', 'taxId', 'amount', 'total', 'totalWithoutTaxes', 'taxes', 'currency', 'cvu', 'alias', 'operationId', 'createdAt'];
+  const SPEC_FIELDS = [
+    'eventId',
+    'clientId',
+    'eventType',
+    'taxId',
+    'amount',
+    'total',
+    'totalWithoutTaxes',
+    'taxes',
+    'currency',
+    'cvu',
+    'alias',
+    'operationId',
+    'createdAt',
+  ];
 
   it('has exactly the body of spec 6.2, and a real receiver gets it with the spec 6.2 headers', async () => {
     const receiver = await useReceiver();
@@ -134,7 +157,13 @@ describe('the client.cashin event', () => {
     const { data: events } = await a.list('/sandbox/v1/events');
     expect(events).toHaveLength(1);
     const event = events[0];
-    expect(event).toMatchObject({ id: credited.eventIds[0], eventType: 'client.cashin', clientId: client.id, vaPaymentId: null, url: `${receiver.url}/cashin` });
+    expect(event).toMatchObject({
+      id: credited.eventIds[0],
+      eventType: 'client.cashin',
+      clientId: client.id,
+      vaPaymentId: null,
+      url: `${receiver.url}/cashin`,
+    });
     expect(Object.keys(event.body).sort()).toEqual([...SPEC_FIELDS].sort());
     expect(event.body).toEqual({
       eventId: event.id,

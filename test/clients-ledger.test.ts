@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, useServer, type Api, PAYMENT, CLIENT } from './helpers.js';
+import { type Api, api, CLIENT, PAYMENT, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -7,7 +7,12 @@ const account = () => api(server.url, `sk_ledger_${++keyN}`);
 
 let taxN = 0;
 const createClient = (a: Api, body: Record<string, unknown> = {}) =>
-  a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana Pérez', taxId: `20-${String(++taxN).padStart(8, '0')}-1`, ...body });
+  a.data('POST', '/api/v1/clients', {
+    ...CLIENT,
+    name: 'Ana Pérez',
+    taxId: `20-${String(++taxN).padStart(8, '0')}-1`,
+    ...body,
+  });
 const transfer = (a: Api, body: Record<string, unknown>) => a.data('POST', '/sandbox/v1/transfers', body);
 
 describe('transfers to a client CVU', () => {
@@ -15,7 +20,13 @@ describe('transfers to a client CVU', () => {
     const a = account();
     const client = await createClient(a);
     const byCvu = await transfer(a, { to: client.cvu, total: 1000, taxes: 30 });
-    expect(byCvu).toMatchObject({ outcome: 'credited', reason: null, target: { type: 'client', id: client.id }, cvu: client.cvu, netAmount: 970 });
+    expect(byCvu).toMatchObject({
+      outcome: 'credited',
+      reason: null,
+      target: { type: 'client', id: client.id },
+      cvu: client.cvu,
+      netAmount: 970,
+    });
     expect(byCvu.eventIds).toHaveLength(1);
     const byAlias = await transfer(a, { to: client.alias.toLowerCase(), total: 5 });
     expect(byAlias).toMatchObject({ outcome: 'credited', cvu: client.cvu, target: { type: 'client', id: client.id } });
@@ -47,7 +58,13 @@ describe('transfers to a client CVU', () => {
     expect(credited.target).toEqual({ type: 'va_payment', id: payment.id });
     const { transactions } = await a.data('GET', `/api/v1/clients/${client.id}/transactions`);
     expect(transactions).toEqual([
-      expect.objectContaining({ entryType: 'cash_in', amount: 98.5, paymentId: payment.id, operationId: credited.operationId, sourceType: 'other' }),
+      expect.objectContaining({
+        entryType: 'cash_in',
+        amount: 98.5,
+        paymentId: payment.id,
+        operationId: credited.operationId,
+        sourceType: 'other',
+      }),
     ]);
     expect((await a.data('GET', `/api/v1/clients/${client.id}/balance`)).totalCashIn).toBe(98.5);
     // The VA events cover it: no client.cashin event.
@@ -58,7 +75,10 @@ describe('transfers to a client CVU', () => {
   it('a VA payment naming an unregistered clientId adds no entry anywhere', async () => {
     const a = account();
     const client = await createClient(a);
-    const payment = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, clientId: '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f' });
+    const payment = await a.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      clientId: '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f',
+    });
     expect((await transfer(a, { to: payment.cvu, total: 10 })).outcome).toBe('credited');
     expect((await a.data('GET', `/api/v1/clients/${client.id}/transactions`)).pagination.total).toBe(0);
   });
@@ -91,13 +111,21 @@ describe('GET /api/v1/clients/{id}/balance', () => {
     const paid = await a.data('POST', `/api/v1/clients/${client.id}/invoices`, { totalAmount: 5 });
     await a.data('POST', `/sandbox/v1/clients/${client.id}/invoices/${paid.id}/allocations`, { amount: 5 });
     await a.data('PATCH', `/api/v1/clients/${client.id}/invoices/${invoice.id}`, { paymentStatus: 'cancelled' });
-    expect(await a.data('GET', `/api/v1/clients/${client.id}/balance`)).toMatchObject({ totalInvoiced: 25, balance: 25 });
+    expect(await a.data('GET', `/api/v1/clients/${client.id}/balance`)).toMatchObject({
+      totalInvoiced: 25,
+      balance: 25,
+    });
   });
 
   it('is a negative balance when debits and invoices exceed the cash-ins, and zero for a new client', async () => {
     const a = account();
     const client = await createClient(a);
-    expect(await a.data('GET', `/api/v1/clients/${client.id}/balance`)).toMatchObject({ totalCashIn: 0, totalCashOut: 0, totalInvoiced: 0, balance: 0 });
+    expect(await a.data('GET', `/api/v1/clients/${client.id}/balance`)).toMatchObject({
+      totalCashIn: 0,
+      totalCashOut: 0,
+      totalInvoiced: 0,
+      balance: 0,
+    });
     await a.data('POST', `/sandbox/v1/clients/${client.id}/debits`, { amount: 7.5 });
     expect((await a.data('GET', `/api/v1/clients/${client.id}/balance`)).balance).toBe(-7.5);
   });
@@ -135,7 +163,10 @@ describe('GET /api/v1/clients/{id}/balance', () => {
     let sumCents = 0;
     let previous = Number.POSITIVE_INFINITY;
     for (let page = 1; page <= 10; page++) {
-      const { transactions, pagination } = await a.data('GET', `/api/v1/clients/${client.id}/transactions?page=${page}&limit=100`);
+      const { transactions, pagination } = await a.data(
+        'GET',
+        `/api/v1/clients/${client.id}/transactions?page=${page}&limit=100`,
+      );
       expect(pagination).toEqual({ page, limit: 100, total: 1000, totalPages: 10 });
       for (const entry of transactions) {
         seen.add(entry.id);
@@ -192,10 +223,22 @@ describe('POST /sandbox/v1/clients/{id}/debits', () => {
   it('records a debit entry of -amount (201)', async () => {
     const a = account();
     const client = await createClient(a);
-    const response = await a.post(`/sandbox/v1/clients/${client.id}/debits`, { amount: 12.34, description: 'withdrawal' });
+    const response = await a.post(`/sandbox/v1/clients/${client.id}/debits`, {
+      amount: 12.34,
+      description: 'withdrawal',
+    });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ clientId: client.id, entryType: 'debit', amount: -12.34, description: 'withdrawal', sourceType: 'other', paymentId: null });
-    expect((await a.data('GET', `/api/v1/clients/${client.id}/transactions`)).transactions).toEqual([response.body.data]);
+    expect(response.body.data).toMatchObject({
+      clientId: client.id,
+      entryType: 'debit',
+      amount: -12.34,
+      description: 'withdrawal',
+      sourceType: 'other',
+      paymentId: null,
+    });
+    expect((await a.data('GET', `/api/v1/clients/${client.id}/transactions`)).transactions).toEqual([
+      response.body.data,
+    ]);
   });
 
   it('refuses a bad amount and unknown fields, naming them', async () => {
@@ -203,7 +246,9 @@ describe('POST /sandbox/v1/clients/{id}/debits', () => {
     const client = await createClient(a);
     const response = await a.post(`/sandbox/v1/clients/${client.id}/debits`, { amount: -1, note: 'x' });
     expect(response.status).toBe(400);
-    expect(response.body.error.details).toEqual(expect.arrayContaining([expect.stringMatching(/^amount: /), 'note: unknown field']));
+    expect(response.body.error.details).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^amount: /), 'note: unknown field']),
+    );
     expect((await a.post(`/sandbox/v1/clients/${client.id}/debits`, { amount: 0.001 })).body.error.details).toEqual([
       expect.stringMatching(/^amount: /),
     ]);
@@ -257,17 +302,28 @@ describe('invoices', () => {
     });
     // The spec's name alone works too; the optional fields are null, issuedAt is now, the type B.
     const minimal = await a.data('POST', invoices(client), { total_amount: 10 });
-    expect(minimal).toMatchObject({ invoiceType: 'B', invoiceNumber: '0001-00000001', totalAmount: 10, total_amount: 10, subtotalNet: null, dueAt: null, sellerName: null });
+    expect(minimal).toMatchObject({
+      invoiceType: 'B',
+      invoiceNumber: '0001-00000001',
+      totalAmount: 10,
+      total_amount: 10,
+      subtotalNet: null,
+      dueAt: null,
+      sellerName: null,
+    });
     expect(minimal.issuedAt).toBe(minimal.createdAt);
     // Both names with the same value are one amount.
-    expect((await a.data('POST', invoices(client), { totalAmount: 7, total_amount: 7 })).invoiceNumber).toBe('0001-00000002');
+    expect((await a.data('POST', invoices(client), { totalAmount: 7, total_amount: 7 })).invoiceNumber).toBe(
+      '0001-00000002',
+    );
   });
 
   it('are numbered per account and invoice type, after the highest number of the sandbox point of sale; a number given is kept, unique', async () => {
     const a = account();
     const ana = await createClient(a);
     const bea = await createClient(a);
-    const create = (client: { id: string }, body: Record<string, unknown>) => a.data('POST', invoices(client), { totalAmount: 1, ...body });
+    const create = (client: { id: string }, body: Record<string, unknown>) =>
+      a.data('POST', invoices(client), { totalAmount: 1, ...body });
     expect((await create(ana, {})).invoiceNumber).toBe('0001-00000001');
     expect((await create(bea, {})).invoiceNumber).toBe('0001-00000002');
     expect((await create(bea, { invoiceType: 'C' })).invoiceNumber).toBe('0001-00000001');
@@ -281,7 +337,7 @@ describe('invoices', () => {
     expect((await create(bea, { invoiceType: 'A', invoiceNumber: '0001-00000040' })).invoiceType).toBe('A');
   });
 
-  it('are read one by one (GET .../invoices/{invoiceId}), listed newest first, each client its own; another client\'s invoice is 404', async () => {
+  it("are read one by one (GET .../invoices/{invoiceId}), listed newest first, each client its own; another client's invoice is 404", async () => {
     const a = account();
     const client = await createClient(a);
     const first = await a.data('POST', invoices(client), { totalAmount: 1 });
@@ -302,10 +358,27 @@ describe('invoices', () => {
   it('are patched field by field (null clears), and cancelled; a cancelled invoice changes no more', async () => {
     const a = account();
     const client = await createClient(a);
-    const invoice = await a.data('POST', invoices(client), { totalAmount: 100, observations: 'x', dueAt: '2026-12-31' });
+    const invoice = await a.data('POST', invoices(client), {
+      totalAmount: 100,
+      observations: 'x',
+      dueAt: '2026-12-31',
+    });
     const path = `${invoices(client)}/${invoice.id}`;
-    const updated = await a.data('PATCH', path, { total_amount: 121, subtotalNet: 100, vatAmount: 21, observations: null });
-    expect(updated).toEqual({ ...invoice, totalAmount: 121, total_amount: 121, subtotalNet: 100, vatAmount: 21, observations: null, updatedAt: expect.any(String) });
+    const updated = await a.data('PATCH', path, {
+      total_amount: 121,
+      subtotalNet: 100,
+      vatAmount: 21,
+      observations: null,
+    });
+    expect(updated).toEqual({
+      ...invoice,
+      totalAmount: 121,
+      total_amount: 121,
+      subtotalNet: 100,
+      vatAmount: 21,
+      observations: null,
+      updatedAt: expect.any(String),
+    });
     const cancelled = await a.data('PATCH', path, { paymentStatus: 'cancelled' });
     expect(cancelled.paymentStatus).toBe('cancelled');
     const again = await a.patch(path, { observations: 'late' });
@@ -316,8 +389,14 @@ describe('invoices', () => {
   it('refuse, naming each field: a missing amount, two different amounts, bad values, unknown fields, a total that is not the sum of its parts', async () => {
     const a = account();
     const client = await createClient(a);
-    const fieldsOf = (response: { body: any }) => response.body.error.details.map((detail: string) => detail.split(':')[0]);
-    const missing = await a.post(invoices(client), { dueAt: '31/03/2026', invoiceType: 'E', status: 'issued', description: 'x' });
+    const fieldsOf = (response: { body: any }) =>
+      response.body.error.details.map((detail: string) => detail.split(':')[0]);
+    const missing = await a.post(invoices(client), {
+      dueAt: '31/03/2026',
+      invoiceType: 'E',
+      status: 'issued',
+      description: 'x',
+    });
     expect(missing.status).toBe(400);
     expect(fieldsOf(missing).sort()).toEqual(['description', 'dueAt', 'invoiceType', 'status', 'totalAmount']);
     const both = await a.post(invoices(client), { totalAmount: 10, total_amount: 11 });
@@ -326,8 +405,15 @@ describe('invoices', () => {
     const cents = await a.post(invoices(client), { totalAmount: 10.001, vatAmount: -1, invoiceNumber: '42' });
     expect(fieldsOf(cents).sort()).toEqual(['invoiceNumber', 'totalAmount', 'vatAmount']);
     const sum = await a.post(invoices(client), { totalAmount: 100, subtotalNet: 80, vatAmount: 16.8 });
-    expect(sum.body.error.details).toEqual(['totalAmount: must equal subtotalNet + vatAmount + otherTaxes (96.80), got 100.00']);
-    const typeC = await a.post(invoices(client), { totalAmount: 121, invoiceType: 'C', subtotalNet: 100, vatAmount: 21 });
+    expect(sum.body.error.details).toEqual([
+      'totalAmount: must equal subtotalNet + vatAmount + otherTaxes (96.80), got 100.00',
+    ]);
+    const typeC = await a.post(invoices(client), {
+      totalAmount: 121,
+      invoiceType: 'C',
+      subtotalNet: 100,
+      vatAmount: 21,
+    });
     expect(fieldsOf(typeC)).toEqual(['vatAmount']);
     const early = await a.post(invoices(client), { totalAmount: 1, issuedAt: '2026-03-02', dueAt: '2026-03-01' });
     expect(fieldsOf(early)).toEqual(['dueAt']);
@@ -335,7 +421,11 @@ describe('invoices', () => {
     expect(usd.status).toBe(422);
     expect(usd.body.error.code).toBe('UNSUPPORTED_CURRENCY');
     const invoice = await a.data('POST', invoices(client), { totalAmount: 10 });
-    const bad = await a.patch(`${invoices(client)}/${invoice.id}`, { total_amount: 0, paymentStatus: 'paid', buyerName: 'Other' });
+    const bad = await a.patch(`${invoices(client)}/${invoice.id}`, {
+      total_amount: 0,
+      paymentStatus: 'paid',
+      buyerName: 'Other',
+    });
     expect(bad.status).toBe(400);
     expect(fieldsOf(bad).sort()).toEqual(['buyerName', 'paymentStatus', 'total_amount']);
     expect((await a.list(invoices(client))).data).toEqual([invoice]);

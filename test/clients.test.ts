@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isValidCvu } from '../src/core/index.js';
-import { api, spawnServer, useServer, type Api, CLIENT } from './helpers.js';
+import { type Api, api, CLIENT, spawnServer, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -84,7 +84,9 @@ describe('POST /api/v1/clients', () => {
     expect(response.body.error.code).toBe('TAX_ID_ALREADY_EXISTS');
     expect(response.body.error.details).toEqual([expect.stringMatching(/^taxId: /)]);
     // Another account may use the same taxId.
-    expect((await account().post('/api/v1/clients', { ...CLIENT, name: 'Other', taxId: '20123456783' })).status).toBe(201);
+    expect((await account().post('/api/v1/clients', { ...CLIENT, name: 'Other', taxId: '20123456783' })).status).toBe(
+      201,
+    );
   });
 
   it('is refused with 422 DEDICATED_CVUS_DISABLED when the hub has dedicated client CVUs off', async () => {
@@ -110,7 +112,12 @@ describe('POST /api/v1/clients', () => {
 
   it('answers 404 for a paymentHubId the sandbox was not started with (--hubs)', async () => {
     const limited = await useServer({ hubIds: [1] }, 'test');
-    const response = await api(limited.url).post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3', paymentHubId: 2 });
+    const response = await api(limited.url).post('/api/v1/clients', {
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-12345678-3',
+      paymentHubId: 2,
+    });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('NOT_FOUND');
   });
@@ -120,10 +127,13 @@ describe('POST /api/v1/clients', () => {
     const empty = await a.post('/api/v1/clients', { ...CLIENT });
     expect(empty.status).toBe(400);
     expect(empty.body.error.code).toBe('VALIDATION_ERROR');
-    expect(empty.body.error.details).toEqual(expect.arrayContaining([expect.stringMatching(/^name: /), expect.stringMatching(/^taxId: /)]));
+    expect(empty.body.error.details).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^name: /), expect.stringMatching(/^taxId: /)]),
+    );
 
     const bad = await a.post('/api/v1/clients', {
-      ...CLIENT, name: 'x'.repeat(256),
+      ...CLIENT,
+      name: 'x'.repeat(256),
       taxId: '2'.repeat(65),
       cashinCallbackUrl: 'ftp://example.com',
       emails: ['not-an-email'],
@@ -136,7 +146,17 @@ describe('POST /api/v1/clients', () => {
     expect(bad.status).toBe(400);
     const fields = bad.body.error.details.map((detail: string) => detail.split(':')[0]);
     expect(fields).toEqual(
-      expect.arrayContaining(['name', 'taxId', 'cashinCallbackUrl', 'emails.0', 'phones.0', 'aliasPrefixHint', 'aliasSuffixHint', 'metadata', 'nmae']),
+      expect.arrayContaining([
+        'name',
+        'taxId',
+        'cashinCallbackUrl',
+        'emails.0',
+        'phones.0',
+        'aliasPrefixHint',
+        'aliasSuffixHint',
+        'metadata',
+        'nmae',
+      ]),
     );
     expect((await a.list('/api/v1/clients')).pagination.total).toBe(0);
   });
@@ -146,7 +166,8 @@ describe('GET /api/v1/clients and /api/v1/clients/{id}', () => {
   it('lists newest first with pagination, filtered by taxId (by digits) and externalReference', async () => {
     const a = account();
     const made: { id: string }[] = [];
-    for (let i = 1; i <= 5; i++) made.push(await createClient(a, { taxId: `20-0000000${i}-1`, externalReference: i % 2 ? 'odd' : 'even' }));
+    for (let i = 1; i <= 5; i++)
+      made.push(await createClient(a, { taxId: `20-0000000${i}-1`, externalReference: i % 2 ? 'odd' : 'even' }));
     const page = await a.list('/api/v1/clients?page=2&limit=2');
     expect(page.data.map((c: { id: string }) => c.id)).toEqual([made[2]!.id, made[1]!.id]);
     expect(page.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3 });
@@ -194,8 +215,16 @@ describe('GET /api/v1/clients and /api/v1/clients/{id}', () => {
 describe('PATCH /api/v1/clients/{id}', () => {
   it('changes the given fields only and keeps the CVU and alias', async () => {
     const a = account();
-    const client = await createClient(a, { cashinCallbackUrl: 'https://shop.example/cashin', externalReference: 'crm-1', aliasPrefixHint: 'ana' });
-    const updated = await a.data('PATCH', `/api/v1/clients/${client.id}`, { name: 'Ana María', emails: ['am@example.com'], metadata: { tier: 2 } });
+    const client = await createClient(a, {
+      cashinCallbackUrl: 'https://shop.example/cashin',
+      externalReference: 'crm-1',
+      aliasPrefixHint: 'ana',
+    });
+    const updated = await a.data('PATCH', `/api/v1/clients/${client.id}`, {
+      name: 'Ana María',
+      emails: ['am@example.com'],
+      metadata: { tier: 2 },
+    });
     expect(updated).toEqual({
       ...client,
       name: 'Ana María',
@@ -216,7 +245,11 @@ describe('PATCH /api/v1/clients/{id}', () => {
     // A cash-in now has nowhere to go: its event is dropped, with why.
     await a.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 10 });
     const { data: events } = await a.list('/sandbox/v1/events');
-    expect(events[0]).toMatchObject({ eventType: 'client.cashin', url: null, droppedReason: 'the client has no cashinCallbackUrl' });
+    expect(events[0]).toMatchObject({
+      eventType: 'client.cashin',
+      url: null,
+      droppedReason: 'the client has no cashinCallbackUrl',
+    });
     expect(events[0].deliveries[0].status).toBe('dropped');
   });
 
@@ -237,7 +270,12 @@ describe('PATCH /api/v1/clients/{id}', () => {
   it('refuses paymentHubId, unknown fields, null name and bad values, naming each field', async () => {
     const a = account();
     const client = await createClient(a);
-    const response = await a.patch(`/api/v1/clients/${client.id}`, { paymentHubId: 1, name: null, emails: 'x', cashinCallbackUrl: 'nope' });
+    const response = await a.patch(`/api/v1/clients/${client.id}`, {
+      paymentHubId: 1,
+      name: null,
+      emails: 'x',
+      cashinCallbackUrl: 'nope',
+    });
     expect(response.status).toBe(400);
     const fields = response.body.error.details.map((detail: string) => detail.split(':')[0]);
     expect(fields).toEqual(expect.arrayContaining(['paymentHubId', 'name', 'emails', 'cashinCallbackUrl']));
@@ -247,7 +285,9 @@ describe('PATCH /api/v1/clients/{id}', () => {
 
 describe('--strict-tax-id', () => {
   it('is off by default: a taxId with a wrong CUIT check digit is accepted', async () => {
-    expect((await account().post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' })).status).toBe(201);
+    expect((await account().post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-3' })).status).toBe(
+      201,
+    );
   });
 
   it('checks the CUIT check digit (weights 5,4,3,2,7,6,5,4,3,2 mod 11) on create and PATCH', async () => {
@@ -260,7 +300,9 @@ describe('--strict-tax-id', () => {
     expect((await a.post('/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '123' })).status).toBe(400);
     const client = await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-6' });
     expect((await a.patch(`/api/v1/clients/${client.id}`, { taxId: '30-71234567-0' })).status).toBe(400);
-    expect((await a.data('PATCH', `/api/v1/clients/${client.id}`, { taxId: '30-71234567-1' })).taxId).toBe('30-71234567-1');
+    expect((await a.data('PATCH', `/api/v1/clients/${client.id}`, { taxId: '30-71234567-1' })).taxId).toBe(
+      '30-71234567-1',
+    );
   });
 
   it('is a flag of `va-sandbox start`', async () => {

@@ -10,7 +10,25 @@ const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'
 const EXAMPLE = JSON.parse(readFileSync(join(ROOT, 'docs', 'va-sandbox.example.json'), 'utf8'));
 const validate = new Ajv2020({ strict: false, allErrors: true }).compile(SHIPPED);
 /** The contract's list (part 8): every start option by its long name in camelCase (`bufferBudget`: its "Memory" bullet). */
-const KEYS = ['port', 'host', 'allowedHosts', 'data', 'memory', 'fsync', 'apiKeys', 'rateLimit', 'hubs', 'retryDelays', 'callbackTimeout', 'keep', 'journal', 'bufferBudget', 'strictTaxId', 'quiet', 'log'];
+const KEYS = [
+  'port',
+  'host',
+  'allowedHosts',
+  'data',
+  'memory',
+  'fsync',
+  'apiKeys',
+  'rateLimit',
+  'hubs',
+  'retryDelays',
+  'callbackTimeout',
+  'keep',
+  'journal',
+  'bufferBudget',
+  'strictTaxId',
+  'quiet',
+  'log',
+];
 
 const dir = useTmp();
 let n = 0;
@@ -19,7 +37,8 @@ const configFile = (doc: unknown): string => {
   writeFileSync(file, typeof doc === 'string' ? doc : JSON.stringify(doc));
   return file;
 };
-const get = (url: string, path: string, key: string) => fetch(url + path, { headers: { authorization: `Bearer ${key}` } });
+const get = (url: string, path: string, key: string) =>
+  fetch(url + path, { headers: { authorization: `Bearer ${key}` } });
 
 describe('config.schema.json', () => {
   it('is made from the start options (node scripts/config-schema.js writes it): one key per option, each the contract names', () => {
@@ -44,14 +63,29 @@ describe('config.schema.json', () => {
 
 describe('start --config FILE', () => {
   it('takes the options from the file; a variable wins over it and a flag over both', async () => {
-    const file = configFile({ $schema: '../config.schema.json', data: join(dir, 'file.db'), apiKeys: ['sk_file'], rateLimit: 3, hubs: [7], memory: true, log: 'json' });
-    const sandbox = await spawnServer(['--config', file, '--rate-limit', '9'], { VA_SANDBOX_RATE_LIMIT: '5', VA_SANDBOX_HUBS: '8', VA_SANDBOX_MEMORY: 'false' });
+    const file = configFile({
+      $schema: '../config.schema.json',
+      data: join(dir, 'file.db'),
+      apiKeys: ['sk_file'],
+      rateLimit: 3,
+      hubs: [7],
+      memory: true,
+      log: 'json',
+    });
+    const sandbox = await spawnServer(['--config', file, '--rate-limit', '9'], {
+      VA_SANDBOX_RATE_LIMIT: '5',
+      VA_SANDBOX_HUBS: '8',
+      VA_SANDBOX_MEMORY: 'false',
+    });
     // from the file: the data file (MEMORY=false wins over the file's memory), the keys, the JSON log (banner on stderr)
     expect(sandbox.stderr()).toContain(`data:    ${join(dir, 'file.db')}`);
     expect((await get(sandbox.url, '/api/v1/va-payments', 'sk_other')).status).toBe(401);
     const list = await get(sandbox.url, '/api/v1/va-payments', 'sk_file');
     expect(list.headers.get('x-ratelimit-limit')).toBe('9'); // the flag, over VA_SANDBOX_RATE_LIMIT=5 and the file's 3
-    expect([(await get(sandbox.url, '/sandbox/v1/hubs/8', 'sk_file')).status, (await get(sandbox.url, '/sandbox/v1/hubs/7', 'sk_file')).status]).toEqual([200, 404]);
+    expect([
+      (await get(sandbox.url, '/sandbox/v1/hubs/8', 'sk_file')).status,
+      (await get(sandbox.url, '/sandbox/v1/hubs/7', 'sk_file')).status,
+    ]).toEqual([200, 404]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(JSON.parse(sandbox.stdout().trim().split('\n')[0]!)).toMatchObject({ type: 'request' });
   });
@@ -63,18 +97,34 @@ describe('start --config FILE', () => {
     const list = await get(sandbox.url, '/api/v1/va-payments', 'sk_any');
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-limit')).toBe('3');
-    expect(((await (await fetch(`${sandbox.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit).toBe(64 * 1024 * 1024);
+    expect(
+      ((await (await fetch(`${sandbox.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit,
+    ).toBe(64 * 1024 * 1024);
     const plain = await spawnServer(['--memory']);
     expect((await get(plain.url, '/api/v1/va-payments', 'sk_any')).headers.get('x-ratelimit-limit')).toBe('6000');
-    expect(((await (await fetch(`${plain.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit).toBe(256 * 1024 * 1024);
+    expect(
+      ((await (await fetch(`${plain.url}/health`)).json()) as { bufferBudget: { limit: number } }).bufferBudget.limit,
+    ).toBe(256 * 1024 * 1024);
   });
 
-  it('`va-sandbox --api-key K start` is a flag too: it wins over the file\'s apiKeys', async () => {
+  it("`va-sandbox --api-key K start` is a flag too: it wins over the file's apiKeys", async () => {
     const port = await freePort();
-    const sandbox = spawnCli(['--api-key', 'sk_flag', 'start', '--memory', '--port', String(port), '--config', configFile({ apiKeys: ['sk_file'] })]);
+    const sandbox = spawnCli([
+      '--api-key',
+      'sk_flag',
+      'start',
+      '--memory',
+      '--port',
+      String(port),
+      '--config',
+      configFile({ apiKeys: ['sk_file'] }),
+    ]);
     await sandbox.waitFor(/listening on/);
     const url = `http://127.0.0.1:${port}`;
-    expect([(await get(url, '/api/v1/va-payments', 'sk_flag')).status, (await get(url, '/api/v1/va-payments', 'sk_file')).status]).toEqual([200, 401]);
+    expect([
+      (await get(url, '/api/v1/va-payments', 'sk_flag')).status,
+      (await get(url, '/api/v1/va-payments', 'sk_file')).status,
+    ]).toEqual([200, 401]);
   });
 
   it.each([
@@ -97,7 +147,9 @@ describe('start --config FILE', () => {
     expect(run.code).toBe(2);
   });
 
-  it('reads only a regular file of at most 1 MiB: /dev/zero, /dev/null, a FIFO, a directory or a larger file is one line, exit 2, at once', { timeout: 30_000 }, async () => {
+  it('reads only a regular file of at most 1 MiB: /dev/zero, /dev/null, a FIFO, a directory or a larger file is one line, exit 2, at once', {
+    timeout: 30_000,
+  }, async () => {
     const fifo = join(dir, 'config.fifo');
     execFileSync('mkfifo', [fifo]);
     const large = configFile(`{"port": 0${' '.repeat(CONFIG_MAX_BYTES)}}`);
@@ -120,6 +172,9 @@ describe('start --config FILE', () => {
 
   it('refuses a file it cannot read, exit 2', async () => {
     const run = await runCli(['start', '--memory', '--config', join(dir, 'missing.json')]);
-    expect(run).toMatchObject({ code: 2, stderr: expect.stringMatching(/^va-sandbox: config \S+missing\.json: cannot read it \(ENOENT\)/) });
+    expect(run).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^va-sandbox: config \S+missing\.json: cannot read it \(ENOENT\)/),
+    });
   });
 });

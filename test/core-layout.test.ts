@@ -41,7 +41,8 @@ function folderOf(path: string): string | null {
 function floorProblems(path: string, text: string): string[] {
   const from = folderOf(path);
   if (from === null) return [];
-  if (FLOORS[from] === undefined) return [`${shown(path)}: src/core/${from}/ has no floor (FLOORS in test/core-layout.test.ts)`];
+  if (FLOORS[from] === undefined)
+    return [`${shown(path)}: src/core/${from}/ has no floor (FLOORS in test/core-layout.test.ts)`];
   const problems: string[] = [];
   for (const { specifier, line } of importsOf(path, text)) {
     if (!specifier?.startsWith('.')) continue;
@@ -49,7 +50,8 @@ function floorProblems(path: string, text: string): string[] {
     const to = folderOf(target);
     if (to === null || to === from) continue;
     const at = `${shown(path)}:${line}: imports '${specifier}'`;
-    if (relative(join(CORE, to), target) !== 'index.js') problems.push(`${at}, past src/core/${to}/index.ts, its only way in`);
+    if (relative(join(CORE, to), target) !== 'index.js')
+      problems.push(`${at}, past src/core/${to}/index.ts, its only way in`);
     const [own, other] = [FLOORS[from], FLOORS[to] ?? Number.POSITIVE_INFINITY];
     if (other > own) problems.push(`${at}, up the core's order (${from}, floor ${own} -> ${to}, floor ${other})`);
   }
@@ -83,13 +85,22 @@ describe('the layout of the core', () => {
     expect(check('clients/x.ts', "import type { Balance } from '../records/views.js';")).toEqual([
       "src/core/clients/x.ts:1: imports '../records/views.js', past src/core/records/index.ts, its only way in",
     ]);
-    expect(check('records/x.ts', "import { ms } from '../clock/index.js';\nexport type { A } from '../account/account.js';")).toEqual([
+    expect(
+      check('records/x.ts', "import { ms } from '../clock/index.js';\nexport type { A } from '../account/account.js';"),
+    ).toEqual([
       "src/core/records/x.ts:1: imports '../clock/index.js', up the core's order (records, floor 2 -> clock, floor 4)",
       "src/core/records/x.ts:2: imports '../account/account.js', past src/core/account/index.ts, its only way in",
       "src/core/records/x.ts:2: imports '../account/account.js', up the core's order (records, floor 2 -> account, floor 8)",
     ]);
-    expect(check('account/x.ts', "import { a } from './y.js';\nimport { b } from '../records/index.js';\nimport { c } from '../../client/http.js';")).toEqual([]);
+    expect(
+      check(
+        'account/x.ts',
+        "import { a } from './y.js';\nimport { b } from '../records/index.js';\nimport { c } from '../../client/http.js';",
+      ),
+    ).toEqual([]);
     expect(check('index.ts', "export * from './records/views.js';")).toEqual([]);
-    expect(check('misc/x.ts', '')).toEqual(['src/core/misc/x.ts: src/core/misc/ has no floor (FLOORS in test/core-layout.test.ts)']);
+    expect(check('misc/x.ts', '')).toEqual([
+      'src/core/misc/x.ts: src/core/misc/ has no floor (FLOORS in test/core-layout.test.ts)',
+    ]);
   });
 });

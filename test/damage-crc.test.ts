@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/http/server.js';
-import { DatabaseSync } from 'node:sqlite';
 import { api, eventually, PAYMENT, retryingDelivery, runCli, spawnServer, useReceiver, useTmp } from './helpers.js';
 
 /**
@@ -18,8 +18,17 @@ async function written(data: string, callbackUrl: string) {
   const server = await startServer({ port: 0, host: '127.0.0.1', data });
   const client = api(server.url, KEY);
   const other = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, callbackUrl });
-  const marked = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 7, callbackUrl, metadata: { note: MARKER } });
-  await eventually(async () => (await client.list('/sandbox/v1/deliveries?status=delivered')).pagination.total === 2, 10_000, 'the callbacks');
+  const marked = await client.data('POST', '/api/v1/va-payments', {
+    ...PAYMENT,
+    amount: 7,
+    callbackUrl,
+    metadata: { note: MARKER },
+  });
+  await eventually(
+    async () => (await client.list('/sandbox/v1/deliveries?status=delivered')).pagination.total === 2,
+    10_000,
+    'the callbacks',
+  );
   const { data: events } = await client.list('/sandbox/v1/events?limit=100');
   const { data: deliveries } = await client.list('/sandbox/v1/deliveries?limit=100');
   const event = events.find((e: { vaPaymentId: string }) => e.vaPaymentId === marked.id);
@@ -41,7 +50,9 @@ function flipMarker(data: string): number {
 }
 
 describe('a record whose bytes changed (its CRC-32)', () => {
-  it('is refused on every read, named with its file, table and id; never sent in a callback or exported; check finds it', { timeout: 60_000 }, async () => {
+  it('is refused on every read, named with its file, table and id; never sent in a callback or exported; check finds it', {
+    timeout: 60_000,
+  }, async () => {
     const receiver = await useReceiver();
     const data = join(useTmp(), 'state.db');
     const { marked, other, delivery } = await written(data, `${receiver.url}/hook`);
@@ -57,7 +68,15 @@ describe('a record whose bytes changed (its CRC-32)', () => {
     expect(one.body.error.message).toMatch(refusal);
     expect(one.body.error.message.split('cannot be read')).toHaveLength(2); // said once, not wrapped in itself
     expect(JSON.stringify(one.body)).not.toContain(MARKER.slice(1));
-    await eventually(() => server.stderr().split('\n').some((line) => refusal.test(line)), 5_000, 'the log line');
+    await eventually(
+      () =>
+        server
+          .stderr()
+          .split('\n')
+          .some((line) => refusal.test(line)),
+      5_000,
+      'the log line',
+    );
     // A list that would include it refuses whole: a page that left it out would miscount its total.
     const list = await client.call('GET', '/api/v1/va-payments?limit=100');
     expect(list.status).toBe(500);
@@ -90,20 +109,27 @@ describe('a record whose bytes changed (its CRC-32)', () => {
     const check = await runCli(['check', '--data', data]);
     expect(check.code).toBe(1);
     expect(check.stdout).toBe(`${data}: va_payments record ${marked.id}: its CRC-32 does not match its stored bytes\n`);
-    expect(check.stderr).toMatch(new RegExp(`^va-sandbox: ${data} is damaged \\(1 found damaged, \\d+ records read\\)[^\\n]*\\n$`));
+    expect(check.stderr).toMatch(
+      new RegExp(`^va-sandbox: ${data} is damaged \\(1 found damaged, \\d+ records read\\)[^\\n]*\\n$`),
+    );
   });
 
-  it('a delivery row changed while it waits for a retry: the account still takes writes, the server stays up', { timeout: 60_000 }, async () => {
+  it('a delivery row changed while it waits for a retry: the account still takes writes, the server stays up', {
+    timeout: 60_000,
+  }, async () => {
     const data = join(useTmp(), 'state.db');
     const { delivery } = await retryingDelivery(data, KEY, { amount: 5 }, { retryDelays: [2, 2, 2] });
     const db = new DatabaseSync(data);
-    db.prepare(`UPDATE deliveries SET data = replace(data, '"url":"http', '"url":"hTtp') WHERE id = ?`).run(delivery.id);
+    db.prepare(`UPDATE deliveries SET data = replace(data, '"url":"http', '"url":"hTtp') WHERE id = ?`).run(
+      delivery.id,
+    );
     db.close();
     const again = await spawnServer(['--data', data, '--quiet', '--retry-delays', '2,2,2']);
     const next = api(again.url, KEY);
     await new Promise((done) => setTimeout(done, 3_000)); // its retry is due
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await next.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 6 + i })).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await next.call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 6 + i })).status);
     expect(statuses).toEqual([201, 201, 201]);
     const read = await next.call('GET', `/sandbox/v1/deliveries/${delivery.id}`);
     expect(read.status).toBe(500);

@@ -1,13 +1,36 @@
-import { cpSync, existsSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { normalizeState } from '../src/sandbox/previous-release/previous-release.js';
 import { startServer } from '../src/sandbox/http/server.js';
+import { normalizeState } from '../src/sandbox/previous-release/previous-release.js';
 import { fileStore } from '../src/sandbox/store/database.js';
 import { NEWEST } from '../src/sandbox/store/schema.js';
-import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, spawnServer, stored, useServer, useTmp } from './helpers.js';
+import {
+  api,
+  eventually,
+  freePort,
+  PAYMENT,
+  ROOT,
+  runCli,
+  spawnCli,
+  spawnServer,
+  stored,
+  useServer,
+  useTmp,
+} from './helpers.js';
 
 /** The state database (SQLite): what it keeps, what it refuses at start, and the previous release's data sets it takes in. */
 
@@ -18,7 +41,11 @@ async function written(data: string) {
   const server = await startServer({ port: 0, host: '127.0.0.1', data });
   const client = api(server.url, KEY);
   const payments: string[] = [];
-  for (let i = 0; i < 20; i++) payments.push((await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, externalReference: `r${i}` })).id);
+  for (let i = 0; i < 20; i++)
+    payments.push(
+      (await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, externalReference: `r${i}` }))
+        .id,
+    );
   const customer = await client.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ana', taxId: '20-1' });
   await server.close();
   return { payments, customer };
@@ -32,12 +59,36 @@ describe('the state database', () => {
     const data = join(useTmp(), 'state.db');
     const { payments, customer } = await written(data);
     const db = new DatabaseSync(data, { readOnly: true });
-    const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(['accounts', 'clients', 'counts', 'deliveries', 'delivery_attempts', 'events', 'hubs', 'idempotency_keys', 'invoices', 'ledger_entries', 'pool_cvus', 'requests', 'retired', 'sqlite_sequence', 'transfers', 'va_payments']);
-    const row = db.prepare('SELECT data FROM va_payments WHERE account = (SELECT id FROM accounts WHERE key = ?) AND id = ?').get(KEY, payments[3]!) as { data: string };
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((t) => t.name);
+    expect(tables).toEqual([
+      'accounts',
+      'clients',
+      'counts',
+      'deliveries',
+      'delivery_attempts',
+      'events',
+      'hubs',
+      'idempotency_keys',
+      'invoices',
+      'ledger_entries',
+      'pool_cvus',
+      'requests',
+      'retired',
+      'sqlite_sequence',
+      'transfers',
+      'va_payments',
+    ]);
+    const row = db
+      .prepare('SELECT data FROM va_payments WHERE account = (SELECT id FROM accounts WHERE key = ?) AND id = ?')
+      .get(KEY, payments[3]!) as { data: string };
     // The record's id is the row's `id`, beside its JSON.
     expect(JSON.parse(row.data)).toMatchObject({ amount: 10300, externalReference: 'r3', status: 'waiting' });
-    expect((db.prepare("SELECT data ->> '$.name' AS name FROM clients WHERE id = ?").get(customer.id) as { name: string }).name).toBe('Ana');
+    expect(
+      (db.prepare("SELECT data ->> '$.name' AS name FROM clients WHERE id = ?").get(customer.id) as { name: string })
+        .name,
+    ).toBe('Ana');
     db.close();
 
     const server = await useServer({ data }, 'test');
@@ -51,14 +102,19 @@ describe('the state database', () => {
     const data = join(useTmp(), 'state.db');
     const { payments } = await written(data);
     const doc = readFileSync(join(ROOT, 'docs', 'storage.md'), 'utf8');
-    const queries = [...doc.matchAll(/^sqlite3 -readonly \.va-sandbox\/state\.db "(.+)"$/gm)].map((m) => m[1]!.replace('<payment id>', payments[3]!).replace("'sk_sandbox'", `'${KEY}'`));
+    const queries = [...doc.matchAll(/^sqlite3 -readonly \.va-sandbox\/state\.db "(.+)"$/gm)].map((m) =>
+      m[1]!.replace('<payment id>', payments[3]!).replace("'sk_sandbox'", `'${KEY}'`),
+    );
     expect(queries).toHaveLength(3);
     const db = new DatabaseSync(data, { readOnly: true });
     const [accounts, payment, failed] = queries.map((query) => db.prepare(query).all());
     db.close();
     expect(accounts).toEqual([{ key: KEY, n: 20 }]);
     expect(payment).toHaveLength(1);
-    expect(JSON.parse((payment![0] as { data: string }).data)).toMatchObject({ amount: 10300, externalReference: 'r3' });
+    expect(JSON.parse((payment![0] as { data: string }).data)).toMatchObject({
+      amount: 10300,
+      externalReference: 'r3',
+    });
     expect(failed).toEqual([]);
   });
 
@@ -69,13 +125,18 @@ describe('the state database', () => {
     for (let i = 0; i < 30; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i });
     const db = new DatabaseSync(data, { readOnly: true });
     const idOf = () => (db.prepare('SELECT id FROM accounts WHERE key = ?').get(KEY) as { id: number }).id;
-    const rowsOf = (id: number) => (db.prepare('SELECT count(*) AS n FROM va_payments WHERE account = ?').get(id) as { n: number }).n;
+    const rowsOf = (id: number) =>
+      (db.prepare('SELECT count(*) AS n FROM va_payments WHERE account = ?').get(id) as { n: number }).n;
     const old = idOf();
     expect(rowsOf(old)).toBe(30);
     await client.data('POST', '/sandbox/v1/reset');
     expect(idOf()).not.toBe(old);
     expect((await client.list('/api/v1/va-payments')).pagination.total).toBe(0);
-    await eventually(() => rowsOf(old) === 0 && (db.prepare('SELECT count(*) AS n FROM retired').get() as { n: number }).n === 0, 5_000, 'the sweep');
+    await eventually(
+      () => rowsOf(old) === 0 && (db.prepare('SELECT count(*) AS n FROM retired').get() as { n: number }).n === 0,
+      5_000,
+      'the sweep',
+    );
     expect(db.prepare('SELECT count(*) AS n FROM counts WHERE account = ?').get(old)).toEqual({ n: 0 });
     await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 });
     expect((await client.list('/api/v1/va-payments')).pagination.total).toBe(1);
@@ -87,21 +148,47 @@ describe('the state database', () => {
     const data = join(useTmp(), 'state.db');
     const source = await useServer({ memory: true }, 'test');
     const client = api(source.url, KEY);
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, externalReference: 'v1' });
+    const payment = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 10,
+      externalReference: 'v1',
+    });
     const state = (await client.data('GET', '/sandbox/v1/export')).account;
     const v1 = new DatabaseSync(data);
-    const tables = { hubs: 'hubs', pool: 'pool_cvus', vaPayments: 'va_payments', transfers: 'transfers', events: 'events', deliveries: 'deliveries', idempotency: 'idempotency_keys', clients: 'clients', entries: 'ledger_entries', invoices: 'invoices' };
-    v1.exec('CREATE TABLE accounts (key TEXT PRIMARY KEY, head TEXT NOT NULL, due_at INTEGER, sending INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID');
-    for (const name of Object.values(tables)) v1.exec(`CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL); CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`);
+    const tables = {
+      hubs: 'hubs',
+      pool: 'pool_cvus',
+      vaPayments: 'va_payments',
+      transfers: 'transfers',
+      events: 'events',
+      deliveries: 'deliveries',
+      idempotency: 'idempotency_keys',
+      clients: 'clients',
+      entries: 'ledger_entries',
+      invoices: 'invoices',
+    };
+    v1.exec(
+      'CREATE TABLE accounts (key TEXT PRIMARY KEY, head TEXT NOT NULL, due_at INTEGER, sending INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID',
+    );
+    for (const name of Object.values(tables))
+      v1.exec(
+        `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL); CREATE UNIQUE INDEX ${name}_by_id ON ${name} (account, id)`,
+      );
     v1.prepare('INSERT INTO accounts (key, head) VALUES (?, ?)').run(KEY, JSON.stringify({ clockOffsetMs: 0 }));
     for (const [table, name] of Object.entries(tables)) {
-      for (const [id, record] of Object.entries(state[table] ?? {})) v1.prepare(`INSERT INTO ${name} (account, id, data) VALUES (?, ?, ?)`).run(KEY, id, JSON.stringify(record));
+      for (const [id, record] of Object.entries(state[table] ?? {}))
+        v1.prepare(`INSERT INTO ${name} (account, id, data) VALUES (?, ?, ?)`).run(KEY, id, JSON.stringify(record));
     }
     v1.exec('PRAGMA user_version = 1');
     v1.close();
     const server = await useServer({ data }, 'test');
     const reader = api(server.url, KEY);
-    expect(await reader.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({ id: payment.id, amount: 10, externalReference: 'v1', status: 'waiting' });
+    expect(await reader.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({
+      id: payment.id,
+      amount: 10,
+      externalReference: 'v1',
+      status: 'waiting',
+    });
     expect((await reader.list('/api/v1/va-payments?externalReference=v1')).pagination.total).toBe(1);
     const db = new DatabaseSync(data, { readOnly: true });
     expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: NEWEST });
@@ -138,7 +225,9 @@ describe('the state database', () => {
     const lines: string[] = [];
     const server = await startServer({ port: 0, host: '127.0.0.1', data, log: (line) => lines.push(line) });
     await server.close();
-    expect(lines).toContain(`took over the lock file ${data}.lock, left by a va-sandbox server that is no longer running (pid ${gone})`);
+    expect(lines).toContain(
+      `took over the lock file ${data}.lock, left by a va-sandbox server that is no longer running (pid ${gone})`,
+    );
   });
 });
 
@@ -170,14 +259,21 @@ describe('damage found at start', () => {
     expect(start.stderr).toMatch(/is damaged/);
   });
 
-  it('a database too large to check before answering is checked beside the server: damaged, the server stops with the same line', { timeout: 60_000 }, async () => {
+  it('a database too large to check before answering is checked beside the server: damaged, the server stops with the same line', {
+    timeout: 60_000,
+  }, async () => {
     const data = join(useTmp(), 'state.db');
     await written(data);
     // Past the 64 MiB a start checks before it answers: 70,000 remembered answers of about 1 KB.
     const db = new DatabaseSync(data);
     db.exec('BEGIN');
     const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, crc, due_at) VALUES (?, ?, ?, 0, ?)');
-    const answer = JSON.stringify({ fingerprint: 'f', status: 201, body: 'x'.repeat(1000), createdAt: '2026-11-26T00:00:00.000Z' });
+    const answer = JSON.stringify({
+      fingerprint: 'f',
+      status: 201,
+      body: 'x'.repeat(1000),
+      createdAt: '2026-11-26T00:00:00.000Z',
+    });
     const account = (db.prepare('SELECT id FROM accounts WHERE key = ?').get(KEY) as { id: number }).id;
     for (let i = 0; i < 70_000; i++) insert.run(account, `key-${i}`, answer, 8.64e15);
     db.exec('COMMIT');
@@ -219,14 +315,18 @@ describe('damage found at start', () => {
     const data = join(useTmp(), 'state.db');
     const { payments } = await written(data);
     const db = new DatabaseSync(data);
-    db.prepare("UPDATE va_payments SET data = replace(data, '\"amount\":10300', '\"amount\":10400') WHERE id = ?").run(payments[3]!);
+    db.prepare('UPDATE va_payments SET data = replace(data, \'"amount":10300\', \'"amount":10400\') WHERE id = ?').run(
+      payments[3]!,
+    );
     db.close();
     const server = await useServer({ data }, 'test');
     const client = api(server.url, KEY);
     const answer = await client.get(`/api/v1/va-payments/${payments[3]}`);
     expect(answer.status).toBe(500);
     expect(answer.body.error.code).toBe('INTERNAL_ERROR');
-    expect(answer.body.error.message).toContain(`${data}: va_payments record ${payments[3]} cannot be read (its checksum does not match`);
+    expect(answer.body.error.message).toContain(
+      `${data}: va_payments record ${payments[3]} cannot be read (its checksum does not match`,
+    );
     expect(answer.body.error.message).toContain('`va-sandbox check`');
     expect(JSON.stringify(answer.body)).not.toContain('104');
     const exported = await client.get('/sandbox/v1/export');
@@ -241,28 +341,37 @@ describe('damage found at start', () => {
 const SETS = ['clean', 'crash', 'current-clean', 'current-crash', 'current-delta'];
 
 describe('a data set of the previous release', () => {
-  it.each(SETS)('is copied into the database once, its files kept as *.migrated, each account as that release loaded it (%s)', async (set) => {
-    const dir = useTmp();
-    cpSync(join(ROOT, 'test', 'data', 'previous-release', set), dir, { recursive: true });
-    // As this release reads what that one loaded: its invoices in today's shape (`normalizeState`).
-    const expected = normalizeState(JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'))).accounts as unknown as Record<string, Record<string, unknown>>;
-    const old = readdirSync(dir).filter((name) => name.startsWith('state.json'));
-    const lines: string[] = [];
-    // The store alone: a server would go on to expire what fell due since and send what was left to send.
-    await fileStore(join(dir, 'state.db'), { log: (line) => lines.push(line) }).close();
-    expect(lines.filter((line) => line.includes('previous release'))).toEqual([
-      `copied the previous release's data set ${join(dir, 'state.json')} into ${join(dir, 'state.db')} (${Object.keys(expected).length} accounts); its files are kept as *.migrated`,
-    ]);
-    expect(readdirSync(dir).filter((name) => name.startsWith('state.json')).sort()).toEqual(old.map((name) => `${name}.migrated`).sort());
-    for (const [key, account] of Object.entries(expected)) {
-      const copied = stored(join(dir, 'state.db'), key);
-      for (const [field, value] of Object.entries(account)) expect(copied[field], `${set} ${key} ${field}`).toEqual(value);
-    }
-    // A second start copies nothing again.
-    const again: string[] = [];
-    await fileStore(join(dir, 'state.db'), { log: (line) => again.push(line) }).close();
-    expect(again.filter((line) => line.includes('previous release'))).toEqual([]);
-  });
+  it.each(SETS)(
+    'is copied into the database once, its files kept as *.migrated, each account as that release loaded it (%s)',
+    async (set) => {
+      const dir = useTmp();
+      cpSync(join(ROOT, 'test', 'data', 'previous-release', set), dir, { recursive: true });
+      // As this release reads what that one loaded: its invoices in today's shape (`normalizeState`).
+      const expected = normalizeState(JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')))
+        .accounts as unknown as Record<string, Record<string, unknown>>;
+      const old = readdirSync(dir).filter((name) => name.startsWith('state.json'));
+      const lines: string[] = [];
+      // The store alone: a server would go on to expire what fell due since and send what was left to send.
+      await fileStore(join(dir, 'state.db'), { log: (line) => lines.push(line) }).close();
+      expect(lines.filter((line) => line.includes('previous release'))).toEqual([
+        `copied the previous release's data set ${join(dir, 'state.json')} into ${join(dir, 'state.db')} (${Object.keys(expected).length} accounts); its files are kept as *.migrated`,
+      ]);
+      expect(
+        readdirSync(dir)
+          .filter((name) => name.startsWith('state.json'))
+          .sort(),
+      ).toEqual(old.map((name) => `${name}.migrated`).sort());
+      for (const [key, account] of Object.entries(expected)) {
+        const copied = stored(join(dir, 'state.db'), key);
+        for (const [field, value] of Object.entries(account))
+          expect(copied[field], `${set} ${key} ${field}`).toEqual(value);
+      }
+      // A second start copies nothing again.
+      const again: string[] = [];
+      await fileStore(join(dir, 'state.db'), { log: (line) => again.push(line) }).close();
+      expect(again.filter((line) => line.includes('previous release'))).toEqual([]);
+    },
+  );
 
   it('named by --data itself (state.json) goes into state.db beside it', async () => {
     const dir = useTmp();
@@ -300,10 +409,14 @@ function copiedPayments(data: string): number {
 }
 
 describe('SIGKILL during a migration', () => {
-  it('at any of several moments loses nothing: the next start copies the data set again or finds it copied', { timeout: 120_000 }, async () => {
+  it('at any of several moments loses nothing: the next start copies the data set again or finds it copied', {
+    timeout: 120_000,
+  }, async () => {
     const dir = useTmp();
     // A previous release's data file of 30,000 completed payments (nothing falls due on start): about a second to copy.
-    const template = JSON.parse(readFileSync(join(ROOT, 'test', 'data', 'previous-release', 'current-clean', 'expected.json'), 'utf8')).accounts.sk_alpha;
+    const template = JSON.parse(
+      readFileSync(join(ROOT, 'test', 'data', 'previous-release', 'current-clean', 'expected.json'), 'utf8'),
+    ).accounts.sk_alpha;
     const model = Object.values(template.vaPayments as Record<string, any>).find((p) => p.status === 'completed');
     const vaPayments: Record<string, unknown> = {};
     for (let i = 0; i < 30_000; i++) {
@@ -321,7 +434,9 @@ describe('SIGKILL during a migration', () => {
       server.child.kill('SIGKILL');
       await server.exited;
       const copied = existsSync(data) ? copiedPayments(data) : 0;
-      outcomes.push(`${after} ms: ${copied} copied, state.json ${existsSync(join(dir, 'state.json')) ? 'kept' : 'renamed'}`);
+      outcomes.push(
+        `${after} ms: ${copied} copied, state.json ${existsSync(join(dir, 'state.json')) ? 'kept' : 'renamed'}`,
+      );
       expect([0, 30_000]).toContain(copied);
       if (copied === 0) expect(existsSync(join(dir, 'state.json'))).toBe(true);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, eventually, useReceiver, useServer, CLIENT } from './helpers.js';
+import { api, CLIENT, eventually, useReceiver, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -10,11 +10,16 @@ describe('client cash-in callbacks (spec 6.2)', () => {
     const receiver = await useReceiver();
     const client = account();
     const created = await client.data('POST', '/api/v1/clients', {
-      ...CLIENT, name: 'Ana Pérez',
+      ...CLIENT,
+      name: 'Ana Pérez',
       taxId: '20-12345678-3',
       cashinCallbackUrl: `${receiver.url}/cashin`,
     });
-    const transfer = await client.data('POST', '/sandbox/v1/transfers', { to: created.alias, total: 1000.1, taxes: 0.2 });
+    const transfer = await client.data('POST', '/sandbox/v1/transfers', {
+      to: created.alias,
+      total: 1000.1,
+      taxes: 0.2,
+    });
     const [request] = await receiver.waitFor(1);
 
     expect(request!.method).toBe('POST');
@@ -41,23 +46,36 @@ describe('client cash-in callbacks (spec 6.2)', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
 
-    const delivered = await eventually(async () => {
-      const [found] = (await client.list('/sandbox/v1/deliveries?eventType=client.cashin')).data;
-      return found?.status === 'delivered' && found;
-    }, 10_000, 'the client.cashin delivery');
+    const delivered = await eventually(
+      async () => {
+        const [found] = (await client.list('/sandbox/v1/deliveries?eventType=client.cashin')).data;
+        return found?.status === 'delivered' && found;
+      },
+      10_000,
+      'the client.cashin delivery',
+    );
     expect(delivered).toMatchObject({ eventId: request!.body.eventId, url: `${receiver.url}/cashin`, attempts: 1 });
   });
 
   it('retries a failing client callback up to 3 attempts, with the same eventId, then marks it failed', async () => {
     const down = await useReceiver(() => ({ status: 500 }));
     const client = account();
-    const created = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Beto', taxId: '20-22222222-3', cashinCallbackUrl: down.url });
+    const created = await client.data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      name: 'Beto',
+      taxId: '20-22222222-3',
+      cashinCallbackUrl: down.url,
+    });
     await client.data('POST', '/sandbox/v1/transfers', { to: created.cvu, total: 10 });
     const attempts = async (n: number) =>
-      eventually(async () => {
-        const [found] = (await client.list('/sandbox/v1/deliveries?eventType=client.cashin')).data;
-        return found?.attempts === n && found;
-      }, 10_000, `attempt ${n}`);
+      eventually(
+        async () => {
+          const [found] = (await client.list('/sandbox/v1/deliveries?eventType=client.cashin')).data;
+          return found?.attempts === n && found;
+        },
+        10_000,
+        `attempt ${n}`,
+      );
     expect((await attempts(1)).status).toBe('retrying');
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
     expect((await attempts(2)).status).toBe('retrying');
@@ -72,6 +90,11 @@ describe('client cash-in callbacks (spec 6.2)', () => {
     const created = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Caro', taxId: '27-33333333-4' });
     await client.data('POST', '/sandbox/v1/transfers', { to: created.cvu, total: 10 });
     const [dropped] = (await client.list('/sandbox/v1/deliveries?status=dropped')).data;
-    expect(dropped).toMatchObject({ eventType: 'client.cashin', status: 'dropped', url: null, reason: expect.stringContaining('cashinCallbackUrl') });
+    expect(dropped).toMatchObject({
+      eventType: 'client.cashin',
+      status: 'dropped',
+      url: null,
+      reason: expect.stringContaining('cashinCallbackUrl'),
+    });
   });
 });

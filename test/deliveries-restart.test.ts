@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, eventually, spawnServer, useReceiver, useTmp, PAYMENT } from './helpers.js';
+import { api, eventually, PAYMENT, spawnServer, useReceiver, useTmp } from './helpers.js';
 
 describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
   it('after a SIGKILL with deliveries in flight, pending and retrying, a restart sends every event at least once', async () => {
@@ -13,7 +13,11 @@ describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
 
     // Each payment's `created` hangs in flight; its later events wait behind it, stored but never attempted.
     for (let i = 0; i < 3; i++) {
-      const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, callbackUrl: `${hanging.url}/p${i}` });
+      const payment = await client.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 100 + i,
+        callbackUrl: `${hanging.url}/p${i}`,
+      });
       await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 100 + i });
     }
     // This one's `created` fails once and waits for its retry.
@@ -45,7 +49,9 @@ describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
       15_000,
       'every delivery to be delivered after the restart',
     );
-    const answered = [...hanging.received.slice(before.hanging), ...failing.received.slice(before.failing)].map((r) => r.body.eventId);
+    const answered = [...hanging.received.slice(before.hanging), ...failing.received.slice(before.failing)].map(
+      (r) => r.body.eventId,
+    );
     for (const event of events) expect(answered).toContain(event.id);
     // Each payment's events still arrive in the order they were raised.
     for (let i = 0; i < 3; i++) {
@@ -60,10 +66,14 @@ describe('deliveries survive a crash (contract part 4: at-least-once)', () => {
     const client = api(server.url, 'sk_flags');
     await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: hanging.url });
     // Retries after 0 s need no clock advance; each attempt times out after 1 s.
-    const failed = await eventually(async () => {
-      const [found] = (await client.list('/sandbox/v1/deliveries?status=failed')).data;
-      return found && (await client.data('GET', `/sandbox/v1/deliveries/${found.id}`));
-    }, 15_000, 'the delivery to fail');
+    const failed = await eventually(
+      async () => {
+        const [found] = (await client.list('/sandbox/v1/deliveries?status=failed')).data;
+        return found && (await client.data('GET', `/sandbox/v1/deliveries/${found.id}`));
+      },
+      15_000,
+      'the delivery to fail',
+    );
     expect(failed.attempts.map((a: { error: string }) => a.error)).toEqual(['timeout', 'timeout', 'timeout']);
     expect(hanging.received).toHaveLength(3);
   });

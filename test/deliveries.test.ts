@@ -1,9 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/sandbox/http/app.js';
-import { memoryStore } from '../src/sandbox/store/database.js';
-import { createRuntime } from '../src/sandbox/runtime/runtime.js';
 import { startServer } from '../src/sandbox/http/server.js';
-import { api, eventually, freePort, useReceiver, useServer, useStream, type Api, type Received, PAYMENT } from './helpers.js';
+import { createRuntime } from '../src/sandbox/runtime/runtime.js';
+import { memoryStore } from '../src/sandbox/store/database.js';
+import {
+  type Api,
+  api,
+  eventually,
+  freePort,
+  PAYMENT,
+  type Received,
+  useReceiver,
+  useServer,
+  useStream,
+} from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -13,8 +23,10 @@ const account = () => api(server.url, `sk_deliveries_${++keyN}`);
 /** One receiver for the tests that only need 200s; each test tells its requests apart by VA payment. */
 const receiver = await useReceiver();
 
-const create = (client: Api, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
-const transfer = (client: Api, to: string, total: number, taxes = 0) => client.data('POST', '/sandbox/v1/transfers', { to, total, taxes });
+const create = (client: Api, body: Record<string, unknown>) =>
+  client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
+const transfer = (client: Api, to: string, total: number, taxes = 0) =>
+  client.data('POST', '/sandbox/v1/transfers', { to, total, taxes });
 const advance = (client: Api, seconds: number) => client.data('POST', '/sandbox/v1/clock/advance', { seconds });
 const deliveries = async (client: Api, query = '') => (await client.list(`/sandbox/v1/deliveries${query}`)).data;
 const delivery = (client: Api, id: string) => client.data('GET', `/sandbox/v1/deliveries/${id}`);
@@ -22,10 +34,14 @@ const of = (paymentId: string) => (r: Received) => r.body?.vaPaymentId === payme
 
 /** The newest delivery of an event type in full, once `check` holds for its list entry. */
 async function settled(client: Api, eventType: string, check: (d: any) => boolean) {
-  const found = await eventually(async () => {
-    const newest = (await deliveries(client, `?eventType=${eventType}`))[0];
-    return newest && check(newest) ? newest : null;
-  }, 10_000, `the ${eventType} delivery`);
+  const found = await eventually(
+    async () => {
+      const newest = (await deliveries(client, `?eventType=${eventType}`))[0];
+      return newest && check(newest) ? newest : null;
+    },
+    10_000,
+    `the ${eventType} delivery`,
+  );
   return delivery(client, found.id);
 }
 
@@ -57,7 +73,14 @@ describe('VA callbacks: bodies and headers', () => {
     for (const request of all) {
       expect(request.method).toBe('POST');
       expect(request.url).toBe('/hooks/va');
-      expect(Object.keys(request.body).sort()).toEqual(['createdAt', 'eventId', 'eventType', 'payload', 'status', 'vaPaymentId']);
+      expect(Object.keys(request.body).sort()).toEqual([
+        'createdAt',
+        'eventId',
+        'eventType',
+        'payload',
+        'status',
+        'vaPaymentId',
+      ]);
       expect(request.body.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(request.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(request.headers['content-type']).toBe('application/json');
@@ -68,7 +91,8 @@ describe('VA callbacks: bodies and headers', () => {
       expect(events.find((e: any) => e.id === request.body.eventId).body).toEqual(request.body);
     }
 
-    const pick = (list: Received[], eventType: string, n = 0) => list.filter((r) => r.body.eventType === eventType)[n]!.body;
+    const pick = (list: Received[], eventType: string, n = 0) =>
+      list.filter((r) => r.body.eventType === eventType)[n]!.body;
     expect(got.partial.map((r) => [r.body.eventType, r.body.status])).toEqual([
       ['created', 'waiting'],
       ['cash_in_received', 'underpaid'],
@@ -77,22 +101,40 @@ describe('VA callbacks: bodies and headers', () => {
       ['overpaid', 'overpaid'],
     ]);
     const amounts = {
-      vaPaymentId: partial.id, operationId: first.operationId,
-      incomingAmount: 40, total: 40, totalWithoutTaxes: 40, taxes: 0, receivedAmount: 40, remainingAmount: 60,
+      vaPaymentId: partial.id,
+      operationId: first.operationId,
+      incomingAmount: 40,
+      total: 40,
+      totalWithoutTaxes: 40,
+      taxes: 0,
+      receivedAmount: 40,
+      remainingAmount: 60,
     };
     expect(pick(got.partial, 'cash_in_received').payload).toMatchObject(amounts);
     expect(pick(got.partial, 'underpaid').payload).toMatchObject(amounts);
     const overpaid = pick(got.partial, 'overpaid').payload;
     expect(overpaid).toMatchObject({
-      operationId: second.operationId, total: 80, taxes: 1.5, incomingAmount: 78.5, totalWithoutTaxes: 78.5, receivedAmount: 118.5, remainingAmount: 0,
+      operationId: second.operationId,
+      total: 80,
+      taxes: 1.5,
+      incomingAmount: 78.5,
+      totalWithoutTaxes: 78.5,
+      receivedAmount: 118.5,
+      remainingAmount: 0,
     });
     expect(overpaid.total - overpaid.taxes).toBe(overpaid.incomingAmount);
-    expect(pick(got.exact, 'succeeded')).toMatchObject({ status: 'completed', payload: { total: 50, receivedAmount: 50, remainingAmount: 0 } });
+    expect(pick(got.exact, 'succeeded')).toMatchObject({
+      status: 'completed',
+      payload: { total: 50, receivedAmount: 50, remainingAmount: 0 },
+    });
     // `created` and `cancelled` carry the very body the endpoint answered.
     expect(pick(got.partial, 'created').payload).toEqual(partial);
     expect(pick(got.cancelled, 'cancelled')).toMatchObject({ status: 'cancelled', payload: cancelResponse });
     expect(pick(got.cancelled, 'cancelled').payload).toEqual(cancelResponse);
-    expect(pick(got.expiring, 'failed')).toMatchObject({ status: 'expired', payload: { id: expiring.id, status: 'expired' } });
+    expect(pick(got.expiring, 'failed')).toMatchObject({
+      status: 'expired',
+      payload: { id: expiring.id, status: 'expired' },
+    });
   });
 
   it('keeps the request as sent and the response as received in GET /sandbox/v1/deliveries/{id}', async () => {
@@ -100,9 +142,21 @@ describe('VA callbacks: bodies and headers', () => {
     const payment = await create(client, { callbackUrl: `${receiver.url}/log` });
     const [request] = await receiver.waitFor(1, of(payment.id));
     const shown = await settled(client, 'created', (d) => d.status === 'delivered');
-    expect(shown).toMatchObject({ eventId: request!.body.eventId, eventType: 'created', url: `${receiver.url}/log`, status: 'delivered', attempts: [expect.any(Object)] });
+    expect(shown).toMatchObject({
+      eventId: request!.body.eventId,
+      eventType: 'created',
+      url: `${receiver.url}/log`,
+      status: 'delivered',
+      attempts: [expect.any(Object)],
+    });
     const [attempt] = shown.attempts;
-    expect(attempt).toMatchObject({ n: 1, responseStatus: 200, responseBody: 'ok', error: null, startedAt: expect.stringMatching(/Z$/) });
+    expect(attempt).toMatchObject({
+      n: 1,
+      responseStatus: 200,
+      responseBody: 'ok',
+      error: null,
+      startedAt: expect.stringMatching(/Z$/),
+    });
     expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
     expect(attempt.request.method).toBe('POST');
     expect(attempt.request.url).toBe(`${receiver.url}/log`);
@@ -110,7 +164,12 @@ describe('VA callbacks: bodies and headers', () => {
     for (const [name, value] of Object.entries(attempt.request.headers as Record<string, string>)) {
       expect(request!.headers[name.toLowerCase()]).toBe(value);
     }
-    expect(Object.keys(attempt.request.headers).sort()).toEqual(['Content-Type', 'User-Agent', 'X-Service-Event-Id', 'X-Service-Event-Type']);
+    expect(Object.keys(attempt.request.headers).sort()).toEqual([
+      'Content-Type',
+      'User-Agent',
+      'X-Service-Event-Id',
+      'X-Service-Event-Type',
+    ]);
   });
 });
 
@@ -135,24 +194,42 @@ describe('VA callbacks: routing (spec 6.1)', () => {
   }
 
   it('without a named client: succeeded to successUrl; underpaid, overpaid, failed and cancelled to failureUrl', async () => {
-    expect(await outcomes(account(), {})).toEqual({ underpaid: '/ko', overpaid: '/ko', succeeded: '/ok', cancelled: '/ko', failed: '/ko' });
+    expect(await outcomes(account(), {})).toEqual({
+      underpaid: '/ko',
+      overpaid: '/ko',
+      succeeded: '/ok',
+      cancelled: '/ko',
+      failed: '/ko',
+    });
   });
 
   it('with a clientTaxId: underpaid and overpaid go to successUrl too', async () => {
     expect(await outcomes(account(), { clientTaxId: '20-12345678-3' })).toEqual({
-      underpaid: '/ok', overpaid: '/ok', succeeded: '/ok', cancelled: '/ko', failed: '/ko',
+      underpaid: '/ok',
+      overpaid: '/ok',
+      succeeded: '/ok',
+      cancelled: '/ko',
+      failed: '/ko',
     });
   });
 
   it('with a clientId: underpaid and overpaid go to successUrl too', async () => {
     expect(await outcomes(account(), { clientId: '3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f' })).toEqual({
-      underpaid: '/ok', overpaid: '/ok', succeeded: '/ok', cancelled: '/ko', failed: '/ko',
+      underpaid: '/ok',
+      overpaid: '/ok',
+      succeeded: '/ok',
+      cancelled: '/ko',
+      failed: '/ko',
     });
   });
 
   it('drops created and cash_in_received under successUrl/failureUrl and lists them as dropped, never sent', async () => {
     const client = account();
-    const payment = await create(client, { amount: 50, successUrl: `${receiver.url}/ok`, failureUrl: `${receiver.url}/ko` });
+    const payment = await create(client, {
+      amount: 50,
+      successUrl: `${receiver.url}/ok`,
+      failureUrl: `${receiver.url}/ko`,
+    });
     await transfer(client, payment.cvu, 50);
     const got = await receiver.waitFor(1, of(payment.id));
     // First attempts leave in the order events were raised: a sent `created` would have arrived before `succeeded`.
@@ -161,9 +238,18 @@ describe('VA callbacks: routing (spec 6.1)', () => {
     const dropped = await deliveries(client, '?status=dropped');
     expect(dropped.map((d: any) => d.eventType).sort()).toEqual(['cash_in_received', 'created']);
     for (const d of dropped) {
-      expect(d).toMatchObject({ status: 'dropped', url: null, attempts: 0, nextAttemptAt: null, reason: expect.stringContaining('successUrl/failureUrl') });
+      expect(d).toMatchObject({
+        status: 'dropped',
+        url: null,
+        attempts: 0,
+        nextAttemptAt: null,
+        reason: expect.stringContaining('successUrl/failureUrl'),
+      });
     }
-    expect((await deliveries(client, '?eventType=created,cash_in_received')).map((d: any) => d.status)).toEqual(['dropped', 'dropped']);
+    expect((await deliveries(client, '?eventType=created,cash_in_received')).map((d: any) => d.status)).toEqual([
+      'dropped',
+      'dropped',
+    ]);
     expect((await deliveries(client, '?status=delivered')).map((d: any) => d.eventType)).toEqual(['succeeded']);
     const summary = (await client.data('GET', `/api/v1/va-payments/${payment.id}`)).callbackDelivery;
     expect(summary).toMatchObject({ events: 3, dropped: 2, lastEventType: 'succeeded' });
@@ -173,7 +259,11 @@ describe('VA callbacks: routing (spec 6.1)', () => {
     const client = account();
     await create(client, { amount: 10 });
     const [created] = await deliveries(client, '?status=dropped');
-    expect(created).toMatchObject({ eventType: 'created', status: 'dropped', reason: expect.stringContaining('no callbackUrl') });
+    expect(created).toMatchObject({
+      eventType: 'created',
+      status: 'dropped',
+      reason: expect.stringContaining('no callbackUrl'),
+    });
   });
 });
 
@@ -202,14 +292,20 @@ describe('GET /sandbox/v1/deliveries', () => {
     for (const id of ['3f1c2b1e-1a2b-4c3d-8e9f-0a1b2c3d4e5f', 'not-a-uuid']) {
       const missing = await client.get(`/sandbox/v1/deliveries/${id}`);
       expect(missing.status).toBe(404);
-      expect(missing.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' }, path: `/sandbox/v1/deliveries/${id}` });
+      expect(missing.body).toMatchObject({
+        success: false,
+        error: { code: 'NOT_FOUND' },
+        path: `/sandbox/v1/deliveries/${id}`,
+      });
     }
   });
 });
 
 describe('retries (contract part 4)', () => {
   it('a receiver that fails twice then answers 200 gets exactly 3 attempts: pending → retrying → delivered', async () => {
-    const flaky = await useReceiver((_request, index) => (index < 2 ? { status: 500, body: 'try later' } : { status: 200 }));
+    const flaky = await useReceiver((_request, index) =>
+      index < 2 ? { status: 500, body: 'try later' } : { status: 200 },
+    );
     const client = account();
     const stream = await useStream(server.url, client.key);
     const payment = await create(client, { callbackUrl: flaky.url, ttlSeconds: 28800 });
@@ -238,8 +334,11 @@ describe('retries (contract part 4)', () => {
     expect(new Set(flaky.received.map((r) => r.raw)).size).toBe(1);
     expect(new Set(flaky.received.map((r) => r.headers['x-service-event-id']))).toEqual(new Set([done.eventId]));
     await stream.waitFor((m) => m.event === 'delivery' && m.data.delivery.id === done.id && m.data.attempt.n === 3);
-    const statuses = stream.messages.filter((m) => m.event === 'delivery' && m.data.delivery.id === done.id).map((m) => m.data.delivery.status);
-    const pending = stream.messages.find((m) => m.event === 'event' && m.data.event.vaPaymentId === payment.id)!.data.event.deliveries[0].status;
+    const statuses = stream.messages
+      .filter((m) => m.event === 'delivery' && m.data.delivery.id === done.id)
+      .map((m) => m.data.delivery.status);
+    const pending = stream.messages.find((m) => m.event === 'event' && m.data.event.vaPaymentId === payment.id)!.data
+      .event.deliveries[0].status;
     expect([pending, ...statuses]).toEqual(['pending', 'retrying', 'retrying', 'delivered']);
     await advance(client, 3600);
     expect((await delivery(client, done.id)).attempts).toHaveLength(3);
@@ -272,7 +371,11 @@ describe('retries (contract part 4)', () => {
     await create(client, { callbackUrl: redirecting.url });
     const shown = await settled(client, 'created', (d) => d.attempts === 1);
     expect(shown.status).toBe('retrying');
-    expect(shown.attempts[0]).toMatchObject({ responseStatus: 302, error: 'redirect', errorMessage: expect.stringContaining('/elsewhere') });
+    expect(shown.attempts[0]).toMatchObject({
+      responseStatus: 302,
+      error: 'redirect',
+      errorMessage: expect.stringContaining('/elsewhere'),
+    });
     expect(target.received).toHaveLength(0);
   });
 
@@ -324,10 +427,14 @@ describe('retries (contract part 4)', () => {
     // More deliveries than the pool has connections: a body left unread would keep its connection busy.
     for (let i = 0; i < 12; i++) await create(client, { callbackUrl: verbose.url });
     await verbose.waitFor(12);
-    const all = await eventually(async () => {
-      const list = await deliveries(client, '?limit=100');
-      return list.every((d: any) => d.status === 'delivered') && list;
-    }, 10_000, 'every delivery to be delivered');
+    const all = await eventually(
+      async () => {
+        const list = await deliveries(client, '?limit=100');
+        return list.every((d: any) => d.status === 'delivered') && list;
+      },
+      10_000,
+      'every delivery to be delivered',
+    );
     expect(all).toHaveLength(12);
     const shown = await delivery(client, all[0].id);
     expect(shown.attempts[0].responseBody).toBe('x'.repeat(2048));
@@ -343,7 +450,12 @@ describe('POST /sandbox/v1/deliveries/{id}/redeliver', () => {
     const response = await client.post(`/sandbox/v1/deliveries/${original.id}/redeliver`);
     expect(response.status).toBe(201);
     const copy = response.body.data;
-    expect(copy).toMatchObject({ eventId: original.eventId, redeliveryOf: original.id, status: 'pending', url: original.url });
+    expect(copy).toMatchObject({
+      eventId: original.eventId,
+      redeliveryOf: original.id,
+      status: 'pending',
+      url: original.url,
+    });
     expect(copy.id).not.toBe(original.id);
     const [, second] = await receiver.waitFor(2, of(payment.id));
     expect(second!.raw).toBe(first!.raw);
@@ -388,16 +500,34 @@ describe('ordering of first attempts', () => {
     expect(gate.received.filter(of(slow.id)).map((r) => r.body.eventType)).toEqual(['created']);
     release();
     const got = await gate.waitFor(5, of(slow.id));
-    expect(got.map((r) => r.body.eventType)).toEqual(['created', 'cash_in_received', 'underpaid', 'cash_in_received', 'succeeded']);
+    expect(got.map((r) => r.body.eventType)).toEqual([
+      'created',
+      'cash_in_received',
+      'underpaid',
+      'cash_in_received',
+      'succeeded',
+    ]);
   });
 });
 
 describe('callbackDelivery summary of the VA payment', () => {
   it('counts the deliveries of the payment by status, with the last event type and attempt time', async () => {
-    const picky = await useReceiver((request) => (request.body.eventType === 'underpaid' ? { status: 500 } : { status: 200 }));
+    const picky = await useReceiver((request) =>
+      request.body.eventType === 'underpaid' ? { status: 500 } : { status: 200 },
+    );
     const client = account();
     const payment = await create(client, { amount: 100, callbackUrl: picky.url });
-    expect(payment.callbackDelivery).toEqual({ events: 1, delivered: 0, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'created', lastAttemptAt: null });
+    expect(payment.callbackDelivery).toEqual({
+      events: 1,
+      delivered: 0,
+      pending: 1,
+      retrying: 0,
+      failed: 0,
+      dropped: 0,
+      held: 0,
+      lastEventType: 'created',
+      lastAttemptAt: null,
+    });
     await transfer(client, payment.cvu, 40);
     await settled(client, 'underpaid', (d) => d.attempts === 1);
     await settled(client, 'cash_in_received', (d) => d.status === 'delivered');
@@ -407,7 +537,17 @@ describe('callbackDelivery summary of the VA payment', () => {
       .flatMap((d: any) => d.attempts.map((a: any) => a.startedAt))
       .sort()
       .at(-1);
-    expect((await get()).callbackDelivery).toEqual({ events: 3, delivered: 2, pending: 0, retrying: 1, failed: 0, dropped: 0, held: 0, lastEventType: 'underpaid', lastAttemptAt });
+    expect((await get()).callbackDelivery).toEqual({
+      events: 3,
+      delivered: 2,
+      pending: 0,
+      retrying: 1,
+      failed: 0,
+      dropped: 0,
+      held: 0,
+      lastEventType: 'underpaid',
+      lastAttemptAt,
+    });
     await advance(client, 5);
     await settled(client, 'underpaid', (d) => d.attempts === 2);
     await advance(client, 25);
@@ -428,17 +568,33 @@ describe('GET /sandbox/v1/stream', () => {
     const paid = await transfer(client, payment.cvu, 50);
 
     const created = await stream.waitFor((m) => m.event === 'event' && m.data.event.eventType === 'created');
-    expect(created.data).toEqual({ type: 'event', event: expect.objectContaining({ vaPaymentId: payment.id, body: expect.objectContaining({ eventType: 'created' }) }) });
+    expect(created.data).toEqual({
+      type: 'event',
+      event: expect.objectContaining({
+        vaPaymentId: payment.id,
+        body: expect.objectContaining({ eventType: 'created' }),
+      }),
+    });
     const moved = await stream.waitFor((m) => m.event === 'transfer');
     expect(moved.data).toEqual({ type: 'transfer', transfer: paid });
     const attempt = await stream.waitFor((m) => m.event === 'delivery' && m.data.delivery.eventType === 'succeeded');
-    expect(attempt.data).toMatchObject({ type: 'delivery', delivery: { status: 'delivered', attempts: 1 }, attempt: { n: 1, responseStatus: 200, error: null } });
+    expect(attempt.data).toMatchObject({
+      type: 'delivery',
+      delivery: { status: 'delivered', attempts: 1 },
+      attempt: { n: 1, responseStatus: 200, error: null },
+    });
     expect(Object.keys(attempt.data).sort()).toEqual(['attempt', 'delivery', 'event', 'type']);
-    expect(attempt.data.event).toEqual({ vaPaymentId: attempt.data.event.body.vaPaymentId, clientId: null, body: expect.objectContaining({ eventType: 'succeeded' }) });
+    expect(attempt.data.event).toEqual({
+      vaPaymentId: attempt.data.event.body.vaPaymentId,
+      clientId: null,
+      body: expect.objectContaining({ eventType: 'succeeded' }),
+    });
 
     expect(stream.messages.every((m) => m.event === m.data.type && !('account' in m.data))).toBe(true);
     expect(stream.messages.some((m) => JSON.stringify(m.data).includes(other.key))).toBe(false);
-    expect(stream.messages.filter((m) => m.event === 'event').every((m) => m.data.event.vaPaymentId === payment.id)).toBe(true);
+    expect(
+      stream.messages.filter((m) => m.event === 'event').every((m) => m.data.event.vaPaymentId === payment.id),
+    ).toBe(true);
     // The wire format: a comment first, then `event:` and one `data:` line per message.
     expect(stream.raw()).toMatch(/^: connected\n\nevent: event\ndata: \{"type":"event","event":\{/);
   });
@@ -471,7 +627,9 @@ describe('GET /sandbox/v1/stream', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const runtime = await createRuntime({ store: memoryStore() });
-      const response = await createApp(runtime).fetch(new Request('http://sandbox.test/sandbox/v1/stream', { headers: { authorization: 'Bearer sk_beat' } }));
+      const response = await createApp(runtime).fetch(
+        new Request('http://sandbox.test/sandbox/v1/stream', { headers: { authorization: 'Bearer sk_beat' } }),
+      );
       const reader = response.body!.getReader();
       const next = async () => new TextDecoder().decode((await reader.read()).value);
       expect(await next()).toBe(': connected\n\n');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, FakeClock, seededIds, type Delivery } from '../src/core/index.js';
+import { createSandbox, type Delivery, FakeClock, seededIds } from '../src/core/index.js';
 import { checkDatabase } from '../src/sandbox/store/check.js';
 import { fileStore, memoryStore, type Store } from '../src/sandbox/store/database.js';
 import { api, eventually, PAYMENT, spawnServer, useReceiver, useTmp } from './helpers.js';
@@ -16,7 +16,11 @@ const OK = { durationMs: 1, responseStatus: 200, responseBody: '', error: null, 
 
 /** An account on `storage` with one payment whose `created` is due, and that delivery as the deliverer holds it. */
 function withDue(storage: Store) {
-  const sandbox = createSandbox({ storage, clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), ids: seededIds(3) });
+  const sandbox = createSandbox({
+    storage,
+    clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')),
+    ids: seededIds(3),
+  });
   const account = sandbox.account(KEY);
   account.vaPayments.createVaPayment({ ...PAYMENT, amount: 10, callbackUrl: 'http://127.0.0.1:9/hook' });
   const [due] = account.deliveries.dueDeliveries(new Set());
@@ -48,19 +52,37 @@ describe('an attempt recorded', () => {
     const storage = memoryStore();
     const { account, delivery } = withDue(storage);
     let recorded: Delivery | undefined;
-    const statements = deliveryStatements(() => (recorded = account.deliveries.recordAttempt(delivery, { ...OK, startedAt: account.now() })));
+    const statements = deliveryStatements(
+      () => (recorded = account.deliveries.recordAttempt(delivery, { ...OK, startedAt: account.now() })),
+    );
     expect(statements).toHaveLength(2);
-    expect(statements[0]).toMatch(/^UPDATE deliveries SET state = \?, state_crc = \?, status = \?, pending_at = \?, retry_at = \?, attempts = \? WHERE/);
+    expect(statements[0]).toMatch(
+      /^UPDATE deliveries SET state = \?, state_crc = \?, status = \?, pending_at = \?, retry_at = \?, attempts = \? WHERE/,
+    );
     expect(statements[1]).toMatch(/^INSERT INTO delivery_attempts /);
-    expect(recorded).toMatchObject({ status: 'delivered', nextAttemptAt: null, attempts: [{ n: 1, responseStatus: 200 }] });
+    expect(recorded).toMatchObject({
+      status: 'delivered',
+      nextAttemptAt: null,
+      attempts: [{ n: 1, responseStatus: 200 }],
+    });
     // What a read finds is what was recorded: the state over the JSON, the attempt from its row.
     expect(storage.records(KEY).get('deliveries', delivery.id)).toEqual(recorded);
     expect(storage.read(KEY)!.deliveries[delivery.id]).toEqual(recorded);
     expect([...account.deliveries.dueDeliveries(new Set())]).toEqual([]);
     // A fault's duplicate is recorded the same way, on what the first attempt left.
-    const twice = deliveryStatements(() => account.deliveries.recordAttempt(recorded!, { ...OK, startedAt: account.now(), fault: 'duplicate' }));
+    const twice = deliveryStatements(() =>
+      account.deliveries.recordAttempt(recorded!, { ...OK, startedAt: account.now(), fault: 'duplicate' }),
+    );
     expect(twice).toHaveLength(2);
-    expect(storage.records(KEY).get('deliveries', delivery.id)!.attempts.map((a) => [a.n, a.fault ?? null])).toEqual([[1, null], [2, 'duplicate']]);
+    expect(
+      storage
+        .records(KEY)
+        .get('deliveries', delivery.id)!
+        .attempts.map((a) => [a.n, a.fault ?? null]),
+    ).toEqual([
+      [1, null],
+      [2, 'duplicate'],
+    ]);
   });
 
   it('from a copy no longer stored (attempted since, or dropped) writes nothing of it: what is stored is read', () => {
@@ -73,7 +95,9 @@ describe('an attempt recorded', () => {
     expect(again.attempts.map((a) => a.n)).toEqual([1, 2]);
     expect(storage.records(KEY).get('deliveries', delivery.id)).toEqual(again);
     storage.records(KEY).drop('deliveries', delivery.id);
-    expect(() => account.deliveries.recordAttempt(again, { ...OK, startedAt: account.now() })).toThrow(/not found|No Delivery|Delivery/);
+    expect(() => account.deliveries.recordAttempt(again, { ...OK, startedAt: account.now() })).toThrow(
+      /not found|No Delivery|Delivery/,
+    );
     expect(storage.records(KEY).get('deliveries', delivery.id)).toBeUndefined();
     expect(storage.read(KEY)!.deliveries).toEqual({});
   });
@@ -86,18 +110,24 @@ describe('an attempt recorded', () => {
     await storage.close();
 
     const db = new DatabaseSync(data);
-    const row = db.prepare('SELECT data, state, status, attempts FROM deliveries WHERE id = ?').get(delivery.id) as Record<string, string>;
+    const row = db
+      .prepare('SELECT data, state, status, attempts FROM deliveries WHERE id = ?')
+      .get(delivery.id) as Record<string, string>;
     expect(JSON.parse(row.data!)).toMatchObject({ status: 'pending', attempts: [] });
     expect(JSON.parse(row.state!)).toMatchObject({ status: 'delivered', nextAttemptAt: null });
     expect([row.status, row.attempts]).toEqual(['delivered', 1]);
     expect(checkDatabase(data).damaged).toEqual([]);
     // The state's text changed on disk, still sound JSON: found by check, refused by a read.
-    db.prepare("UPDATE deliveries SET state = replace(state, '\"delivered\"', '\"Delivered\"') WHERE id = ?").run(delivery.id);
+    db.prepare('UPDATE deliveries SET state = replace(state, \'"delivered"\', \'"Delivered"\') WHERE id = ?').run(
+      delivery.id,
+    );
     db.close();
     expect(checkDatabase(data).damaged).toEqual([expect.stringContaining(`deliveries record ${delivery.id}`)]);
     const reopened = fileStore(data);
     try {
-      expect(() => reopened.records(KEY).get('deliveries', delivery.id)).toThrow(new RegExp(`deliveries record ${delivery.id} \\(state\\) cannot be read`));
+      expect(() => reopened.records(KEY).get('deliveries', delivery.id)).toThrow(
+        new RegExp(`deliveries record ${delivery.id} \\(state\\) cannot be read`),
+      );
     } finally {
       await reopened.close();
     }
@@ -105,22 +135,35 @@ describe('an attempt recorded', () => {
 });
 
 describe('a SIGKILL between attempts', () => {
-  it('loses no attempt that was acknowledged: a restart has each, and resumes every retry', { timeout: 60_000 }, async () => {
+  it('loses no attempt that was acknowledged: a restart has each, and resumes every retry', {
+    timeout: 60_000,
+  }, async () => {
     const data = join(useTmp(), 'state.db');
     let up = false;
     const receiver = await useReceiver(() => ({ status: up ? 200 : 500 }));
     const first = await spawnServer(['--data', data]);
     const client = api(first.url, KEY);
-    for (let i = 0; i < 5; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 + i, callbackUrl: `${receiver.url}/p${i}` });
+    for (let i = 0; i < 5; i++)
+      await client.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 10 + i,
+        callbackUrl: `${receiver.url}/p${i}`,
+      });
     const attempted = async (n: number) => {
       const { data: list } = await client.list('/sandbox/v1/deliveries?status=retrying&limit=100');
-      const all = await Promise.all(list.map((d: { id: string }) => client.data('GET', `/sandbox/v1/deliveries/${d.id}`)));
+      const all = await Promise.all(
+        list.map((d: { id: string }) => client.data('GET', `/sandbox/v1/deliveries/${d.id}`)),
+      );
       return all.length === 5 && all.every((d) => d.attempts.length === n) && all;
     };
     await eventually(() => attempted(1), 10_000, 'each first attempt');
     // The second attempts, due 5 s later by the sandbox clock.
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
-    const seen = (await eventually(() => attempted(2), 10_000, 'each second attempt')) as { id: string; nextAttemptAt: string; attempts: unknown[] }[];
+    const seen = (await eventually(() => attempted(2), 10_000, 'each second attempt')) as {
+      id: string;
+      nextAttemptAt: string;
+      attempts: unknown[];
+    }[];
     first.child.kill('SIGKILL');
     await first.exited;
 
@@ -133,7 +176,14 @@ describe('a SIGKILL between attempts', () => {
       expect(stored.attempts).toEqual(delivery.attempts);
     }
     await again.data('POST', '/sandbox/v1/clock/advance', { seconds: 25 });
-    await eventually(async () => (await again.list('/sandbox/v1/deliveries?status=delivered')).pagination.total === 5, 15_000, 'every delivery delivered');
-    for (const delivery of seen) expect((await again.data('GET', `/sandbox/v1/deliveries/${delivery.id}`)).attempts.map((a: { n: number }) => a.n)).toEqual([1, 2, 3]);
+    await eventually(
+      async () => (await again.list('/sandbox/v1/deliveries?status=delivered')).pagination.total === 5,
+      15_000,
+      'every delivery delivered',
+    );
+    for (const delivery of seen)
+      expect(
+        (await again.data('GET', `/sandbox/v1/deliveries/${delivery.id}`)).attempts.map((a: { n: number }) => a.n),
+      ).toEqual([1, 2, 3]);
   });
 });

@@ -3,18 +3,24 @@
  * (issue 16, "store less"). What a receiver gets must not change: the bytes sent are the bytes listed, shown, exported
  * and redelivered later, after the payment and its deliveries moved on.
  */
+
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/sandbox/http/server.js';
-import { api, eventually, PAYMENT, ROOT, stored, useReceiver, useTmp, type Api, type Received } from './helpers.js';
+import { type Api, api, eventually, PAYMENT, type Received, ROOT, stored, useReceiver, useTmp } from './helpers.js';
 
 const receiver = await useReceiver();
 const of = (paymentId: string) => (r: Received) => r.body?.vaPaymentId === paymentId;
-const create = (client: Api, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
+const create = (client: Api, body: Record<string, unknown>) =>
+  client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
 const allDelivered = (client: Api) =>
-  eventually(async () => (await client.list('/sandbox/v1/deliveries?status=pending,retrying')).pagination.total === 0, 10_000, 'every delivery done');
+  eventually(
+    async () => (await client.list('/sandbox/v1/deliveries?status=pending,retrying')).pagination.total === 0,
+    10_000,
+    'every delivery done',
+  );
 
 describe('event bodies rendered from what is stored', () => {
   it('every VA event: the bytes sent are the bytes listed, shown, exported and redelivered later', async () => {
@@ -40,21 +46,45 @@ describe('event bodies rendered from what is stored', () => {
     await allDelivered(client);
     const { lastAttemptAt } = (await client.data('GET', `/api/v1/va-payments/${paid.id}`)).callbackDelivery;
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
-    const sent = [...(await receiver.waitFor(4, of(paid.id))), ...(await receiver.waitFor(2, of(cancelled.id))), ...(await receiver.waitFor(5, of(twice.id)))];
+    const sent = [
+      ...(await receiver.waitFor(4, of(paid.id))),
+      ...(await receiver.waitFor(2, of(cancelled.id))),
+      ...(await receiver.waitFor(5, of(twice.id))),
+    ];
     await allDelivered(client);
 
     // What each carried, byte for byte: the endpoint's answer at that instant.
-    const body = (paymentId: string, eventType: string) => sent.find((r) => r.body.vaPaymentId === paymentId && r.body.eventType === eventType)!;
+    const body = (paymentId: string, eventType: string) =>
+      sent.find((r) => r.body.vaPaymentId === paymentId && r.body.eventType === eventType)!;
     expect(JSON.stringify(body(paid.id, 'created').body.payload)).toBe(JSON.stringify(paid));
     expect(JSON.stringify(body(cancelled.id, 'cancelled').body.payload)).toBe(JSON.stringify(cancelResponse));
     const failed = body(paid.id, 'failed').body;
     const expired = await client.data('GET', `/api/v1/va-payments/${paid.id}`);
-    expect(failed).toMatchObject({ status: 'expired', payload: { status: 'expired', totalReceived: 40, cashIns: [expect.any(Object)] } });
+    expect(failed).toMatchObject({
+      status: 'expired',
+      payload: { status: 'expired', totalReceived: 40, cashIns: [expect.any(Object)] },
+    });
     // Its summary is that instant's: its own delivery pending, the earlier three delivered (now all four are).
-    expect(failed.payload.callbackDelivery).toEqual({ events: 4, delivered: 3, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'failed', lastAttemptAt });
+    expect(failed.payload.callbackDelivery).toEqual({
+      events: 4,
+      delivered: 3,
+      pending: 1,
+      retrying: 0,
+      failed: 0,
+      dropped: 0,
+      held: 0,
+      lastEventType: 'failed',
+      lastAttemptAt,
+    });
     expect(expired.callbackDelivery).toMatchObject({ events: 4, delivered: 4, pending: 0 });
-    expect(JSON.stringify(failed.payload)).toBe(JSON.stringify({ ...expired, callbackDelivery: failed.payload.callbackDelivery }));
-    expect(sent.filter(of(twice.id)).map((r) => [r.body.eventType, r.body.status, r.body.payload.receivedAmount, r.body.payload.remainingAmount])).toEqual([
+    expect(JSON.stringify(failed.payload)).toBe(
+      JSON.stringify({ ...expired, callbackDelivery: failed.payload.callbackDelivery }),
+    );
+    expect(
+      sent
+        .filter(of(twice.id))
+        .map((r) => [r.body.eventType, r.body.status, r.body.payload.receivedAmount, r.body.payload.remainingAmount]),
+    ).toEqual([
       ['created', 'waiting', 0, 100],
       ['cash_in_received', 'underpaid', 40, 60],
       ['underpaid', 'underpaid', 40, 60],
@@ -71,7 +101,9 @@ describe('event bodies rendered from what is stored', () => {
       expect(JSON.stringify(events.find((e: any) => e.id === eventId).body)).toBe(request.raw);
       expect(JSON.stringify(exported.account.events[eventId].body)).toBe(request.raw);
       const first = deliveries.find((d: any) => d.eventId === eventId && d.redeliveryOf === null);
-      expect(JSON.stringify((await client.data('GET', `/sandbox/v1/deliveries/${first.id}`)).request.body)).toBe(request.raw);
+      expect(JSON.stringify((await client.data('GET', `/sandbox/v1/deliveries/${first.id}`)).request.body)).toBe(
+        request.raw,
+      );
     }
     for (const request of sent.filter((r) => ['created', 'cancelled', 'failed'].includes(r.body.eventType))) {
       const first = deliveries.find((d: any) => d.eventId === request.body.eventId);
@@ -88,9 +120,15 @@ describe('event bodies rendered from what is stored', () => {
       const event = account.events[request.body.eventId];
       const { payload } = request.body;
       expect(event.body).toBeUndefined();
-      expect(event.callbackDelivery).toEqual(['cancelled', 'failed'].includes(event.eventType) ? payload.callbackDelivery : undefined);
+      expect(event.callbackDelivery).toEqual(
+        ['cancelled', 'failed'].includes(event.eventType) ? payload.callbackDelivery : undefined,
+      );
       const cashIns = account.vaPayments[event.vaPaymentId].cashIns;
-      expect(event.cashIn).toBe(payload.operationId === undefined ? undefined : cashIns.findIndex((c: any) => c.operationId === payload.operationId));
+      expect(event.cashIn).toBe(
+        payload.operationId === undefined
+          ? undefined
+          : cashIns.findIndex((c: any) => c.operationId === payload.operationId),
+      );
     }
   });
 });
@@ -104,22 +142,52 @@ describe('a dropped event stores no delivery', () => {
     const [event] = (await client.list(`/sandbox/v1/events?vaPaymentId=${first.id}`)).data;
     const reason = 'no callbackUrl or successUrl/failureUrl configured';
     expect(event).toMatchObject({ url: null, droppedReason: reason });
-    const dropped = { id: event.id, eventId: event.id, eventType: 'created', url: null, forwardedTo: null, status: 'dropped', reason, attempts: 0 };
+    const dropped = {
+      id: event.id,
+      eventId: event.id,
+      eventType: 'created',
+      url: null,
+      forwardedTo: null,
+      status: 'dropped',
+      reason,
+      attempts: 0,
+    };
     expect(event.deliveries).toEqual([expect.objectContaining(dropped)]);
-    expect((await client.list('/sandbox/v1/deliveries?status=dropped')).data).toEqual([expect.objectContaining(dropped)]);
-    expect(await client.data('GET', `/sandbox/v1/deliveries/${event.id}`)).toMatchObject({ ...dropped, request: { url: null, body: event.body }, attempts: [] });
+    expect((await client.list('/sandbox/v1/deliveries?status=dropped')).data).toEqual([
+      expect.objectContaining(dropped),
+    ]);
+    expect(await client.data('GET', `/sandbox/v1/deliveries/${event.id}`)).toMatchObject({
+      ...dropped,
+      request: { url: null, body: event.body },
+      attempts: [],
+    });
     expect((await client.post(`/sandbox/v1/deliveries/${event.id}/redeliver`)).status).toBe(409);
 
-    const redelivery = await client.data('POST', `/sandbox/v1/deliveries/${event.id}/redeliver`, { url: `${receiver.url}/dropped` });
-    expect(redelivery).toMatchObject({ eventId: event.id, redeliveryOf: event.id, forwardedTo: `${receiver.url}/dropped` });
+    const redelivery = await client.data('POST', `/sandbox/v1/deliveries/${event.id}/redeliver`, {
+      url: `${receiver.url}/dropped`,
+    });
+    expect(redelivery).toMatchObject({
+      eventId: event.id,
+      redeliveryOf: event.id,
+      forwardedTo: `${receiver.url}/dropped`,
+    });
     const [request] = await receiver.waitFor(1, of(first.id));
     expect(request!.raw).toBe(JSON.stringify(event.body));
     await allDelivered(client);
-    expect((await client.data('GET', `/api/v1/va-payments/${first.id}`)).callbackDelivery).toMatchObject({ events: 1, delivered: 1, dropped: 1 });
+    expect((await client.data('GET', `/api/v1/va-payments/${first.id}`)).callbackDelivery).toMatchObject({
+      events: 1,
+      delivered: 1,
+      dropped: 1,
+    });
     // A later payment's dropped event comes after the redelivery in the log.
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 1 });
     const second = await create(client, { amount: 6 });
-    const lists = async () => Promise.all(['', '?status=dropped', '?eventType=created', '?status=delivered,dropped&eventType=created&limit=2&page=2'].map((q) => client.list(`/sandbox/v1/deliveries${q}`)));
+    const lists = async () =>
+      Promise.all(
+        ['', '?status=dropped', '?eventType=created', '?status=delivered,dropped&eventType=created&limit=2&page=2'].map(
+          (q) => client.list(`/sandbox/v1/deliveries${q}`),
+        ),
+      );
     const log = await lists();
     expect(log[0]!.data.map((d: any) => [d.eventId, d.status])).toEqual([
       [(await client.list(`/sandbox/v1/events?vaPaymentId=${second.id}`)).data[0].id, 'dropped'],
@@ -156,7 +224,12 @@ describe('records stored the old way', () => {
     expect(events.length).toBe(Object.keys(held.events).length);
     for (const event of events) expect(JSON.stringify(event.body)).toBe(JSON.stringify(held.events[event.id].body));
     const deliveries = (await client.list('/sandbox/v1/deliveries?limit=100')).data;
-    expect(deliveries.filter((d: any) => held.events[d.eventId]).map((d: any) => d.id).sort()).toEqual(Object.keys(held.deliveries).sort());
+    expect(
+      deliveries
+        .filter((d: any) => held.events[d.eventId])
+        .map((d: any) => d.id)
+        .sort(),
+    ).toEqual(Object.keys(held.deliveries).sort());
     for (const event of events) {
       const own = Object.values(held.deliveries).filter((d: any) => d.eventId === event.id) as any[];
       expect(event.deliveries.map((d: any) => [d.id, d.status])).toEqual(own.map((d) => [d.id, d.status]));
@@ -164,7 +237,10 @@ describe('records stored the old way', () => {
     for (const payment of Object.values(held.vaPayments) as any[]) {
       const { callbackDelivery } = await client.data('GET', `/api/v1/va-payments/${payment.id}`);
       const counted = (await client.list(`/sandbox/v1/events?vaPaymentId=${payment.id}`)).data;
-      expect(callbackDelivery).toMatchObject({ events: counted.length, dropped: counted.flatMap((e: any) => e.deliveries).filter((d: any) => d.status === 'dropped').length });
+      expect(callbackDelivery).toMatchObject({
+        events: counted.length,
+        dropped: counted.flatMap((e: any) => e.deliveries).filter((d: any) => d.status === 'dropped').length,
+      });
     }
     await server.close();
   });
@@ -175,17 +251,27 @@ describe('records stored the old way', () => {
     cpSync(join(ROOT, 'test', 'data', 'previous-release', 'clean'), dir, { recursive: true });
     const held = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')).accounts.sk_prev;
     // What that release wrote after its data file: one more dropped cash-in, its delivery stored, in a journal line.
-    const [event, delivery] = [Object.values(held.events), Object.values(held.deliveries)].map((records: any[]) => records.find((r) => r.eventType === 'client.cashin'));
+    const [event, delivery] = [Object.values(held.events), Object.values(held.deliveries)].map((records: any[]) =>
+      records.find((r) => r.eventType === 'client.cashin'),
+    );
     const eventId = randomUUID();
     const deliveryId = randomUUID();
-    const line = { c: [['sk_prev', 'events', eventId, { ...event, id: eventId, body: { ...event.body, eventId } }], ['sk_prev', 'deliveries', deliveryId, { ...delivery, id: deliveryId, eventId }]] };
+    const line = {
+      c: [
+        ['sk_prev', 'events', eventId, { ...event, id: eventId, body: { ...event.body, eventId } }],
+        ['sk_prev', 'deliveries', deliveryId, { ...delivery, id: deliveryId, eventId }],
+      ],
+    };
     appendFileSync(`${data}.journal`, `${JSON.stringify(line)}\n`); // a journal line as that release wrote it
     const server = await startServer({ port: 0, host: '127.0.0.1', data });
     const client = api(server.url, 'sk_prev');
     const dropped = (await client.list('/sandbox/v1/deliveries?status=dropped&eventType=client.cashin')).data;
     expect(dropped.map((d: any) => d.id)).toEqual([deliveryId, delivery.id]);
     const listed = (await client.list(`/sandbox/v1/events?clientId=${event.clientId}`)).data;
-    expect(listed.map((e: any) => [e.id, e.deliveries.map((d: any) => d.id)])).toEqual([[eventId, [deliveryId]], [event.id, [delivery.id]]]);
+    expect(listed.map((e: any) => [e.id, e.deliveries.map((d: any) => d.id)])).toEqual([
+      [eventId, [deliveryId]],
+      [event.id, [delivery.id]],
+    ]);
     await server.close();
   });
 
@@ -219,6 +305,8 @@ describe('records stored the old way', () => {
     const imported = stored(data, 'sk_export_to');
     for (const event of Object.values(imported.events) as any[]) expect(event.body).toBeUndefined();
     expect(Object.values(imported.deliveries).map((d: any) => d.eventId)).toEqual([edited.id]);
-    expect(stored(data, 'sk_export_edited').events[edited.id].body).toEqual(editedExport.account.events[edited.id].body);
+    expect(stored(data, 'sk_export_edited').events[edited.id].body).toEqual(
+      editedExport.account.events[edited.id].body,
+    );
   });
 });

@@ -1,12 +1,12 @@
-import { NEWEST } from '../src/sandbox/store/schema.js';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateCvu } from '../src/core/hubs/cvu.js';
 import { seededIds } from '../src/core/conventions/ids.js';
-import { api, ROOT, runCli, spawnServer, type Api, type Spawned } from './helpers.js';
+import { generateCvu } from '../src/core/hubs/cvu.js';
+import { NEWEST } from '../src/sandbox/store/schema.js';
+import { type Api, api, ROOT, runCli, type Spawned, spawnServer } from './helpers.js';
 
 /**
  * A full disk, with the real server (the built CLI, `va-sandbox start --data`) as a child process, on a real tmpfs of a
@@ -33,7 +33,9 @@ function probeMount(): string | null {
     execFileSync('umount', [dir]);
     return null;
   } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n')[0]!;
+    return String((error as { stderr?: Buffer }).stderr ?? error)
+      .trim()
+      .split('\n')[0]!;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -63,7 +65,13 @@ function smallDisk(bytes: number) {
 
 const KEY = 'sk_disk';
 /** A create whose journal line is about `size` bytes (its metadata is in the payment and in its `created` event). */
-const payment = (note: number) => ({ paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 15, metadata: { note: 'x'.repeat(note) } });
+const payment = (note: number) => ({
+  paymentHubId: 1,
+  currency: 'ARS',
+  lockMode: 'time',
+  amount: 15,
+  metadata: { note: 'x'.repeat(note) },
+});
 
 /** Every VA payment id the account lists, sorted (every page). */
 async function listed(client: Api): Promise<string[]> {
@@ -105,7 +113,9 @@ async function stop(server: Spawned, signal: 'SIGKILL' | 'SIGTERM'): Promise<num
 
 describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
   describe.each(['SIGKILL', 'SIGTERM'] as const)('a full disk, then %s', (signal) => {
-    it('a write that cannot be stored is refused with 507 and leaves no trace; reads go on; writes resume once there is room; every acknowledged write is there after the restart', { timeout: 60_000 }, async () => {
+    it('a write that cannot be stored is refused with 507 and leaves no trace; reads go on; writes resume once there is room; every acknowledged write is there after the restart', {
+      timeout: 60_000,
+    }, async () => {
       // A 16 MiB disk (room for SQLite's WAL, which grows to ~4 MiB between checkpoints) filled but 150 KB, 67 creates
       // with 1.5 KB of metadata, room again, 300 more.
       const disk = smallDisk(16 * MiB);
@@ -144,7 +154,9 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     });
   });
 
-  it('a read sees only what is committed: a create refused with 507 is never listed or exported, even by a read in the same moment', { timeout: 60_000 }, async () => {
+  it('a read sees only what is committed: a create refused with 507 is never listed or exported, even by a read in the same moment', {
+    timeout: 60_000,
+  }, async () => {
     // Creates 16 at a time on a disk left 100 KB, each with its own externalReference, while 4 readers list the newest
     // page and export the account over and over: whatever a read shows must have been stored.
     const disk = smallDisk(16 * MiB);
@@ -160,7 +172,10 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
         await Promise.all(
           Array.from({ length: 16 }, async (_, j) => {
             const reference = `c${i + j}`;
-            const { status, body } = await client.post('/api/v1/va-payments', { ...payment(1500), externalReference: reference });
+            const { status, body } = await client.post('/api/v1/va-payments', {
+              ...payment(1500),
+              externalReference: reference,
+            });
             if (status === 201) stored.add(reference);
             else if (status === 507) refused.add(reference);
             else throw new Error(`create answered ${status} ${JSON.stringify(body)}`);
@@ -172,7 +187,8 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     const reader = async (n: number) => {
       let reads = 0;
       for (; creating && reads < 2000; reads++) {
-        const { status, body } = n % 2 ? await client.get('/api/v1/va-payments?limit=100') : await client.get('/sandbox/v1/export');
+        const { status, body } =
+          n % 2 ? await client.get('/api/v1/va-payments?limit=100') : await client.get('/sandbox/v1/export');
         expect(status).toBe(200);
         const payments = n % 2 ? body.data : Object.values(body.data.account.vaPayments);
         for (const { externalReference } of payments as { externalReference: string }[]) seen.add(externalReference);
@@ -181,16 +197,22 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     };
     const [, ...reads] = await Promise.all([creates, reader(0), reader(1), reader(2), reader(3)]);
     const shown = [...refused].filter((reference) => seen.has(reference));
-    console.log(`faults-disk: ${stored.size} creates stored, ${refused.size} refused with 507, ${reads.join('+')} reads, ${shown.length} refused ones shown`);
+    console.log(
+      `faults-disk: ${stored.size} creates stored, ${refused.size} refused with 507, ${reads.join('+')} reads, ${shown.length} refused ones shown`,
+    );
     expect(refused.size).toBeGreaterThan(0); // the disk did fill
     expect(shown).toEqual([]);
     disk.unfill();
-    const after = (await client.list('/api/v1/va-payments?limit=100')).data.map((p: { externalReference: string }) => p.externalReference);
+    const after = (await client.list('/api/v1/va-payments?limit=100')).data.map(
+      (p: { externalReference: string }) => p.externalReference,
+    );
     expect(after.sort()).toEqual([...stored].sort());
     await stop(server, 'SIGKILL');
   });
 
-  it('an import that cannot be stored is undone, with the writes that shared its transaction', { timeout: 60_000 }, async () => {
+  it('an import that cannot be stored is undone, with the writes that shared its transaction', {
+    timeout: 60_000,
+  }, async () => {
     // Room for the import's records, their lookup columns and indexes, and its WAL, once the disk is freed.
     const disk = smallDisk(8 * MiB);
     let server = await spawnServer(['--data', disk.data]);
@@ -210,7 +232,10 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     const before = await poolSize();
 
     disk.fill(300 * 1024);
-    const [imported, during] = await Promise.all([client.post('/sandbox/v1/import', exported), create(client, acked, 5, 100)]);
+    const [imported, during] = await Promise.all([
+      client.post('/sandbox/v1/import', exported),
+      create(client, acked, 5, 100),
+    ]);
     const poolWhileFull = await poolSize();
     const listedWhileFull = await listed(client);
     disk.unfill();
@@ -231,7 +256,9 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     expect(await listed(client)).toEqual(exportedPayments);
     await stop(server, 'SIGKILL');
   });
-  it('a full disk during the schema migration says the disk is full and how much the migration needs, not to restore a backup; with room, the next start migrates it', { timeout: 60_000 }, async () => {
+  it('a full disk during the schema migration says the disk is full and how much the migration needs, not to restore a backup; with room, the next start migrates it', {
+    timeout: 60_000,
+  }, async () => {
     const disk = smallDisk(4 * MiB);
     copyFileSync(join(ROOT, 'test/data/v2/state.db'), disk.data);
     disk.fill(200 * 1024);
@@ -240,7 +267,11 @@ describe.skipIf(mountRefused !== null)('on a real tmpfs', () => {
     console.log(`migration on a full disk: ${lines[0]}`);
     expect(start.code, start.stderr).toBe(1);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^va-sandbox: ${disk.data} cannot be migrated \\(the disk is full: migrating it to schema ${NEWEST} needs about 498 KiB free beside it, 1\\d\\d KiB are\\): free some room and start again \\(the file is sound at schema 2`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^va-sandbox: ${disk.data} cannot be migrated \\(the disk is full: migrating it to schema ${NEWEST} needs about 498 KiB free beside it, 1\\d\\d KiB are\\): free some room and start again \\(the file is sound at schema 2`,
+      ),
+    );
     expect(lines[0]).not.toMatch(/backup|damaged/);
     // With the room it said it needs, and no more, the next start migrates the file and serves it.
     disk.fill(498 * 1024);

@@ -1,4 +1,4 @@
-import { existsSync, openSync, readSync, rmSync, statSync, truncateSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, PAYMENT, spawnServer, useTmp } from './helpers.js';
@@ -19,7 +19,8 @@ async function killedWithWal(): Promise<string> {
   const data = join(useTmp(), 'state.db');
   const server = await spawnServer(['--data', data]);
   const client = api(server.url, KEY);
-  for (let i = 0; i < ACKED; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, externalReference: `p${i}` });
+  for (let i = 0; i < ACKED; i++)
+    await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i, externalReference: `p${i}` });
   server.child.kill('SIGKILL');
   await server.exited;
   return data;
@@ -31,7 +32,9 @@ async function servedAfterStart(data: string): Promise<number[]> {
   const { data: items } = await api(server.url, KEY).list('/api/v1/va-payments?limit=100');
   server.child.kill('SIGKILL');
   await server.exited;
-  return items.map((p: { externalReference: string }) => Number(p.externalReference.slice(1))).sort((a: number, b: number) => a - b);
+  return items
+    .map((p: { externalReference: string }) => Number(p.externalReference.slice(1)))
+    .sort((a: number, b: number) => a - b);
 }
 
 /** The first `n` acknowledged creates: what a committed prefix of the log holds. */
@@ -47,7 +50,9 @@ function flip(file: string, at: number): void {
 }
 
 describe('a lost or damaged WAL after SIGKILL', () => {
-  it('deleted: the start serves the database as of its last checkpoint; the acknowledged writes after it are lost', { timeout: 60_000 }, async () => {
+  it('deleted: the start serves the database as of its last checkpoint; the acknowledged writes after it are lost', {
+    timeout: 60_000,
+  }, async () => {
     const data = await killedWithWal();
     expect(statSync(`${data}-wal`).size).toBeGreaterThan(FRAME);
     rmSync(`${data}-wal`);
@@ -62,22 +67,30 @@ describe('a lost or damaged WAL after SIGKILL', () => {
     const frames = Math.floor((statSync(`${data}-wal`).size - 32) / FRAME);
     truncateSync(`${data}-wal`, 32 + FRAME * Math.floor(frames / 2) + 100);
     const served = await servedAfterStart(data);
-    console.log(`faults-wal: WAL cut after ${Math.floor(frames / 2)} of ${frames} frames: ${served.length} of ${ACKED} served`);
+    console.log(
+      `faults-wal: WAL cut after ${Math.floor(frames / 2)} of ${frames} frames: ${served.length} of ${ACKED} served`,
+    );
     expect(served).toEqual(prefix(served.length));
     expect(served.length).toBeLessThan(ACKED);
   });
 
-  it('a byte flipped in a frame halfway: SQLite ends the log at that frame; the commits before it are served, none after', { timeout: 60_000 }, async () => {
+  it('a byte flipped in a frame halfway: SQLite ends the log at that frame; the commits before it are served, none after', {
+    timeout: 60_000,
+  }, async () => {
     const data = await killedWithWal();
     const frames = Math.floor((statSync(`${data}-wal`).size - 32) / FRAME);
     flip(`${data}-wal`, 32 + FRAME * Math.floor(frames / 2) + 24 + 100);
     const served = await servedAfterStart(data);
-    console.log(`faults-wal: a byte flipped in frame ${Math.floor(frames / 2)} of ${frames}: ${served.length} of ${ACKED} served`);
+    console.log(
+      `faults-wal: a byte flipped in frame ${Math.floor(frames / 2)} of ${frames}: ${served.length} of ${ACKED} served`,
+    );
     expect(served).toEqual(prefix(served.length));
     expect(served.length).toBeLessThan(ACKED);
   });
 
-  it('a byte flipped in its header: SQLite ignores the whole log; the database as of its last checkpoint is served', { timeout: 60_000 }, async () => {
+  it('a byte flipped in its header: SQLite ignores the whole log; the database as of its last checkpoint is served', {
+    timeout: 60_000,
+  }, async () => {
     const data = await killedWithWal();
     flip(`${data}-wal`, 8); // the page size, covered by the header's checksum
     const served = await servedAfterStart(data);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, eventually, keyValues, PAYMENT, runCli, useReceiver, useServer, type Api } from './helpers.js';
+import { type Api, api, eventually, keyValues, PAYMENT, runCli, useReceiver, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -7,14 +7,23 @@ const account = () => api(server.url, `sk_faults_${++keyN}`);
 
 const create = (client: Api, amount: number, callbackUrl: string) =>
   client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount, lockMode: 'amount_and_time', callbackUrl });
-const pay = (client: Api, payment: { cvu: string; amount: number }) => client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: payment.amount });
+const pay = (client: Api, payment: { cvu: string; amount: number }) =>
+  client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: payment.amount });
 
 describe('delivery faults (contract part 4)', () => {
   it('are all off by default; PUT sets the whole setting (a field left out is off) and checks each field', async () => {
     const client = account();
     expect(await client.data('GET', '/sandbox/v1/faults')).toEqual({ duplicate: false, delayMs: 0, shuffle: false });
-    expect(await client.data('PUT', '/sandbox/v1/faults', { duplicate: true, delayMs: 50 })).toEqual({ duplicate: true, delayMs: 50, shuffle: false });
-    expect(await client.data('PUT', '/sandbox/v1/faults', { shuffle: true })).toEqual({ duplicate: false, delayMs: 0, shuffle: true });
+    expect(await client.data('PUT', '/sandbox/v1/faults', { duplicate: true, delayMs: 50 })).toEqual({
+      duplicate: true,
+      delayMs: 50,
+      shuffle: false,
+    });
+    expect(await client.data('PUT', '/sandbox/v1/faults', { shuffle: true })).toEqual({
+      duplicate: false,
+      delayMs: 0,
+      shuffle: true,
+    });
     const bad = await client.call('PUT', '/sandbox/v1/faults', { delayMs: 20_000, duplicate: 'yes', loud: true });
     expect(bad.status).toBe(400);
     expect([...bad.body.error.details].sort()).toEqual([
@@ -31,7 +40,14 @@ describe('delivery faults (contract part 4)', () => {
     const payment = await create(client, 120, receiver.url);
     await pay(client, payment);
     const got = await receiver.waitFor(6);
-    expect(got.map((r) => r.body.eventType)).toEqual(['created', 'created', 'cash_in_received', 'cash_in_received', 'succeeded', 'succeeded']);
+    expect(got.map((r) => r.body.eventType)).toEqual([
+      'created',
+      'created',
+      'cash_in_received',
+      'cash_in_received',
+      'succeeded',
+      'succeeded',
+    ]);
     for (let i = 0; i < 6; i += 2) {
       expect(got[i + 1]!.headers['x-service-event-id']).toBe(got[i]!.headers['x-service-event-id']);
       expect(got[i + 1]!.raw).toBe(got[i]!.raw);
@@ -68,11 +84,18 @@ describe('delivery faults (contract part 4)', () => {
     const got = await receiver.waitFor(15);
     const order = payments.map((p) => p.id);
     for (const id of order) {
-      expect(got.filter((r) => r.body.vaPaymentId === id).map((r) => r.body.eventType)).toEqual(['created', 'cash_in_received', 'succeeded']);
+      expect(got.filter((r) => r.body.vaPaymentId === id).map((r) => r.body.eventType)).toEqual([
+        'created',
+        'cash_in_received',
+        'succeeded',
+      ]);
     }
     // Raised in payment order for each event type; arriving in that same order for all three is the unshuffled case.
-    const arrival = (eventType: string) => got.filter((r) => r.body.eventType === eventType).map((r) => order.indexOf(r.body.vaPaymentId));
-    const inRaiseOrder = ['created', 'cash_in_received', 'succeeded'].map((type) => arrival(type).join() === '0,1,2,3,4');
+    const arrival = (eventType: string) =>
+      got.filter((r) => r.body.eventType === eventType).map((r) => order.indexOf(r.body.vaPaymentId));
+    const inRaiseOrder = ['created', 'cash_in_received', 'succeeded'].map(
+      (type) => arrival(type).join() === '0,1,2,3,4',
+    );
     expect(inRaiseOrder).not.toEqual([true, true, true]);
   });
 });

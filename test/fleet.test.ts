@@ -1,8 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, eventually, freePort, PAYMENT, ROOT, runCli, spawnCli, stored, useReceiver, useStream, useTmp, type CliProcess } from './helpers.js';
+import {
+  api,
+  type CliProcess,
+  eventually,
+  freePort,
+  PAYMENT,
+  ROOT,
+  runCli,
+  spawnCli,
+  stored,
+  useReceiver,
+  useStream,
+  useTmp,
+} from './helpers.js';
 import { send } from './raw-http.js';
 
 /**
@@ -27,7 +40,10 @@ async function startInstance(name: string, port: number): Promise<CliProcess> {
 async function startProxy(ports: number[]): Promise<string> {
   const port = await freePort();
   let next = 0;
-  const config = CONFIG.replace('bind 127.0.0.1:4580', `bind 127.0.0.1:${port}`).replace(/(server \w+ 127\.0\.0\.1:)\d+/g, (_, head: string) => head + ports[next++]);
+  const config = CONFIG.replace('bind 127.0.0.1:4580', `bind 127.0.0.1:${port}`).replace(
+    /(server \w+ 127\.0\.0\.1:)\d+/g,
+    (_, head: string) => head + ports[next++],
+  );
   expect(next).toBe(ports.length);
   const file = join(dir, 'fleet.cfg');
   writeFileSync(file, config);
@@ -50,9 +66,11 @@ async function startProxy(ports: number[]): Promise<string> {
 /** Runs `work` for every item, `width` at a time. */
 async function each<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: width }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
 }
 
 describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => {
@@ -68,7 +86,11 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     const payments = new Map<string, string>();
     await each(KEYS, 20, async (key) => {
       const client = api(proxy, key);
-      const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1000, callbackUrl: `${receiver.url}/callbacks/${key}` });
+      const payment = await client.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 1000,
+        callbackUrl: `${receiver.url}/callbacks/${key}`,
+      });
       payments.set(key, payment.id);
       await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 1000 });
       await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
@@ -81,21 +103,40 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     await each(KEYS, 20, async (key) => {
       const id = payments.get(key)!;
       const callbacks = receiver.received.filter((r) => r.url === `/callbacks/${key}`);
-      expect(callbacks.map((r) => [r.body.vaPaymentId, r.body.eventType])).toEqual([[id, 'created'], [id, 'cash_in_received'], [id, 'succeeded']]);
+      expect(callbacks.map((r) => [r.body.vaPaymentId, r.body.eventType])).toEqual([
+        [id, 'created'],
+        [id, 'cash_in_received'],
+        [id, 'succeeded'],
+      ]);
 
       // Whole through the proxy: its payment, its transfer, its clock, its deliveries.
       const client = api(proxy, key);
       const list = await client.list('/api/v1/va-payments');
       expect(list.data.map((p: { id: string; status: string }) => [p.id, p.status])).toEqual([[id, 'completed']]);
-      expect((await client.list('/sandbox/v1/transfers')).data.map((t: { outcome: string }) => t.outcome)).toEqual(['credited']);
+      expect((await client.list('/sandbox/v1/transfers')).data.map((t: { outcome: string }) => t.outcome)).toEqual([
+        'credited',
+      ]);
       expect((await client.data('GET', '/sandbox/v1/clock')).offsetSeconds).toBe(60);
-      await eventually(async () => (await client.list('/sandbox/v1/deliveries')).data.filter((d: { status: string }) => d.status === 'delivered').length === 3, 15_000, `${key}'s deliveries`);
+      await eventually(
+        async () =>
+          (await client.list('/sandbox/v1/deliveries')).data.filter((d: { status: string }) => d.status === 'delivered')
+            .length === 3,
+        15_000,
+        `${key}'s deliveries`,
+      );
 
       // Its stream, through the proxy, told its own story and nothing of another account.
       const stream = streams.get(key)!;
-      await stream.waitFor((m) => m.event === 'event' && m.data.event.eventType === 'succeeded', `${key}'s succeeded event`);
+      await stream.waitFor(
+        (m) => m.event === 'event' && m.data.event.eventType === 'succeeded',
+        `${key}'s succeeded event`,
+      );
       const events = stream.messages.filter((m) => m.event === 'event');
-      expect(events.map((m) => [m.data.event.vaPaymentId, m.data.event.eventType])).toEqual([[id, 'created'], [id, 'cash_in_received'], [id, 'succeeded']]);
+      expect(events.map((m) => [m.data.event.vaPaymentId, m.data.event.eventType])).toEqual([
+        [id, 'created'],
+        [id, 'cash_in_received'],
+        [id, 'succeeded'],
+      ]);
       expect(stream.messages.filter((m) => m.event === 'transfer')).toHaveLength(1);
 
       // In exactly one instance's database, which holds it whole.
@@ -121,11 +162,16 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     });
     const down = KEYS.find((key) => owner.get(key) === 'b')!;
     const cli = await runCli(['payments', 'list', '--url', proxy, '--api-key', down]);
-    expect(cli).toMatchObject({ code: 1, stderr: 'va-sandbox: SERVICE_UNAVAILABLE: the sandbox instance that keeps this API key is down\n' });
+    expect(cli).toMatchObject({
+      code: 1,
+      stderr: 'va-sandbox: SERVICE_UNAVAILABLE: the sandbox instance that keeps this API key is down\n',
+    });
 
     // Started again on its database, it serves its accounts as they were.
     await startInstance('b', ports[1]!);
-    expect((await api(proxy, down).list('/api/v1/va-payments')).data.map((p: { id: string }) => p.id)).toEqual([payments.get(down)]);
+    expect((await api(proxy, down).list('/api/v1/va-payments')).data.map((p: { id: string }) => p.id)).toEqual([
+      payments.get(down),
+    ]);
   }, 180_000);
   it('sends every spelling of a key the server takes as one to the same instance: 10 keys × 6 spellings', async () => {
     const names = ['spelling-a', 'spelling-b', 'spelling-c'];
@@ -133,17 +179,28 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     await Promise.all(names.map((name, i) => startInstance(name, ports[i]!)));
     const proxy = await startProxy(ports);
     const keys = Array.from({ length: 10 }, (_, i) => `sk_spelling_${i}`);
-    const spellings = (key: string) => [`Bearer ${key}`, `bearer ${key}`, `Bearer  ${key}`, `Bearer ${key} `, `Bearer\t${key}`, `BEARER ${key}`];
+    const spellings = (key: string) => [
+      `Bearer ${key}`,
+      `bearer ${key}`,
+      `Bearer  ${key}`,
+      `Bearer ${key} `,
+      `Bearer\t${key}`,
+      `BEARER ${key}`,
+    ];
     await each(keys, 10, async (key) => {
       for (const authorization of spellings(key)) {
         const answer = await send(proxy, 'POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 }, { authorization });
-        expect('status' in answer && answer.status, `${JSON.stringify(authorization)}: ${JSON.stringify(answer)}`).toBe(201);
+        expect('status' in answer && answer.status, `${JSON.stringify(authorization)}: ${JSON.stringify(answer)}`).toBe(
+          201,
+        );
       }
     });
     for (const key of keys) {
       const holders = names.filter((name) => stored(join(dir, `${name}.db`), key) !== undefined);
       expect(holders, key).toHaveLength(1);
-      expect(Object.keys(stored(join(dir, `${holders[0]}.db`), key).vaPayments), key).toHaveLength(spellings(key).length);
+      expect(Object.keys(stored(join(dir, `${holders[0]}.db`), key).vaPayments), key).toHaveLength(
+        spellings(key).length,
+      );
     }
   }, 60_000);
   it('an instance killed mid-request: what its clients in flight see, and a retry with the same Idempotency-Key makes nothing twice', async () => {
@@ -154,23 +211,46 @@ describe('a fleet of three instances behind HAProxy (docs/scale-out.md)', () => 
     const key = 'sk_dying';
     const client = api(proxy, key);
     // Each create is carried out and stored at once; its answer leaves 5 s later, long after the kill.
-    await client.data('POST', '/sandbox/v1/api-faults', { method: 'POST', path: '/api/v1/va-payments', fault: { type: 'delay', ms: 5000 }, times: 11 });
+    await client.data('POST', '/sandbox/v1/api-faults', {
+      method: 'POST',
+      path: '/api/v1/va-payments',
+      fault: { type: 'delay', ms: 5000 },
+      times: 11,
+    });
     const owner = names.findIndex((name) => stored(join(dir, `${name}.db`), key) !== undefined);
     const body = { ...PAYMENT, amount: 10 };
     const headers = (i: number) => ({ authorization: `Bearer ${key}`, 'idempotency-key': `order-${i}` });
-    const throughProxy = Array.from({ length: 10 }, (_, i) => send(proxy, 'POST', '/api/v1/va-payments', body, headers(i)));
+    const throughProxy = Array.from({ length: 10 }, (_, i) =>
+      send(proxy, 'POST', '/api/v1/va-payments', body, headers(i)),
+    );
     // And one sent to the instance itself, as a client of a single sandbox would.
     const direct = send(`http://127.0.0.1:${ports[owner]}`, 'POST', '/api/v1/va-payments', body, headers(10));
-    await eventually(() => Object.keys(stored(join(dir, `${names[owner]}.db`), key)?.vaPayments ?? {}).length === 11, 10_000, 'the creates stored');
+    await eventually(
+      () => Object.keys(stored(join(dir, `${names[owner]}.db`), key)?.vaPayments ?? {}).length === 11,
+      10_000,
+      'the creates stored',
+    );
     instances[owner]!.child.kill('SIGKILL');
     const outcomes = await Promise.all(throughProxy);
-    console.log(`killed mid-request: ${JSON.stringify(outcomes.map((o) => ('error' in o ? o.error : `${o.status} ${o.body?.error?.code}`)))}`);
-    for (const outcome of outcomes) expect('error' in outcome ? outcome.error : [outcome.status, outcome.body.error.code]).toEqual([502, 'BAD_GATEWAY']);
+    console.log(
+      `killed mid-request: ${JSON.stringify(outcomes.map((o) => ('error' in o ? o.error : `${o.status} ${o.body?.error?.code}`)))}`,
+    );
+    for (const outcome of outcomes)
+      expect('error' in outcome ? outcome.error : [outcome.status, outcome.body.error.code]).toEqual([
+        502,
+        'BAD_GATEWAY',
+      ]);
     expect(await direct).toMatchObject({ error: 'ECONNRESET' });
     // Each was stored before the kill: the retry with its Idempotency-Key replays it, and makes nothing twice.
     await startInstance(names[owner]!, ports[owner]!);
-    const retried = await Promise.all(Array.from({ length: 11 }, (_, i) => client.post('/api/v1/va-payments', body, { 'idempotency-key': `order-${i}` })));
-    console.log(`retried: ${JSON.stringify(retried.map((r) => `${r.status} ${r.headers.get('idempotent-replayed')}`))}`);
+    const retried = await Promise.all(
+      Array.from({ length: 11 }, (_, i) =>
+        client.post('/api/v1/va-payments', body, { 'idempotency-key': `order-${i}` }),
+      ),
+    );
+    console.log(
+      `retried: ${JSON.stringify(retried.map((r) => `${r.status} ${r.headers.get('idempotent-replayed')}`))}`,
+    );
     expect(retried.map((r) => [r.status, r.headers.get('idempotent-replayed')])).toEqual(Array(11).fill([201, 'true']));
     expect((await client.list('/api/v1/va-payments?limit=100')).pagination.total).toBe(11);
   }, 60_000);

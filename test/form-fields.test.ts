@@ -10,7 +10,14 @@ describe('forms and facts from the declarations', () => {
     const fields = formFields(createVaPaymentSchema);
     expect(fields.map((field) => field.name)).toEqual(Object.keys(createVaPaymentSchema.shape));
     const kind = Object.fromEntries(fields.map((field) => [field.name, field.kind]));
-    expect(kind).toMatchObject({ paymentHubId: 'number', lockMode: 'choice', amount: 'number', ttlSeconds: 'number', clientName: 'text', metadata: 'json' });
+    expect(kind).toMatchObject({
+      paymentHubId: 'number',
+      lockMode: 'choice',
+      amount: 'number',
+      ttlSeconds: 'number',
+      clientName: 'text',
+      metadata: 'json',
+    });
     expect(fields.find((field) => field.name === 'lockMode')!.choices).toEqual(['time', 'amount', 'amount_and_time']);
     expect(fields.find((field) => field.name === 'ttlSeconds')!.initial).toBe('1800');
     expect(formFields(createClientSchema).find((field) => field.name === 'emails')!.kind).toBe('list');
@@ -20,7 +27,13 @@ describe('forms and facts from the declarations', () => {
     const withPurpose = z.strictObject({ ...createVaPaymentSchema.shape, purpose: z.string().max(80).nullish() });
     const fields = formFields(withPurpose);
     expect(fields.at(-1)).toEqual({ name: 'purpose', kind: 'text', choices: [], initial: '' });
-    const body = bodyOf(fields, { paymentHubId: '1', amount: '12.5', metadata: '{"a":1}', purpose: 'rent', clientName: '' });
+    const body = bodyOf(fields, {
+      paymentHubId: '1',
+      amount: '12.5',
+      metadata: '{"a":1}',
+      purpose: 'rent',
+      clientName: '',
+    });
     expect(body).toEqual({ paymentHubId: 1, amount: 12.5, metadata: { a: 1 }, purpose: 'rent' });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, CLIENT, eventually, PAYMENT, runCli, spawnCli, useReceiver, useServer, type Api } from './helpers.js';
+import { type Api, api, CLIENT, eventually, PAYMENT, runCli, spawnCli, useReceiver, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -9,7 +9,12 @@ const account = () => api(server.url, `sk_forwarding_${++keyN}`);
 const PRODUCTION = 'https://merchant.example/hook';
 
 const pay = async (client: Api, callbackUrl = PRODUCTION) => {
-  const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 150, lockMode: 'amount_and_time', callbackUrl });
+  const payment = await client.data('POST', '/api/v1/va-payments', {
+    ...PAYMENT,
+    amount: 150,
+    lockMode: 'amount_and_time',
+    callbackUrl,
+  });
   await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 150 });
   return payment;
 };
@@ -45,18 +50,28 @@ describe('forwarding (contract part 4): every callback attempt of the account go
       const all = await deliveries(client);
       return all.every((d: any) => d.status === 'delivered') && all;
     });
-    expect(log.map((d: any) => [d.status, d.url, d.forwardedTo])).toEqual(Array(3).fill(['delivered', PRODUCTION, `${laptop.url}/webhooks`]));
+    expect(log.map((d: any) => [d.status, d.url, d.forwardedTo])).toEqual(
+      Array(3).fill(['delivered', PRODUCTION, `${laptop.url}/webhooks`]),
+    );
     const detail = await client.data('GET', `/sandbox/v1/deliveries/${log[0].id}`);
     expect(detail.url).toBe(PRODUCTION);
-    expect(detail.attempts[0]).toMatchObject({ forwardedTo: `${laptop.url}/webhooks`, request: { url: `${laptop.url}/webhooks` } });
+    expect(detail.attempts[0]).toMatchObject({
+      forwardedTo: `${laptop.url}/webhooks`,
+      request: { url: `${laptop.url}/webhooks` },
+    });
   });
 
-  it("forwards client cash-ins too; after DELETE callbacks go to their own URLs again", async () => {
+  it('forwards client cash-ins too; after DELETE callbacks go to their own URLs again', async () => {
     const laptop = await useReceiver();
     const own = await useReceiver();
     const client = account();
     await client.data('PUT', '/sandbox/v1/forwarding', { url: laptop.url });
-    const buyer = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-1', cashinCallbackUrl: PRODUCTION });
+    const buyer = await client.data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-1',
+      cashinCallbackUrl: PRODUCTION,
+    });
     await client.data('POST', '/sandbox/v1/transfers', { to: buyer.cvu, total: 10 });
     expect((await laptop.waitFor(1))[0]!.body).toMatchObject({ eventType: 'client.cashin', clientId: buyer.id });
 
@@ -64,7 +79,10 @@ describe('forwarding (contract part 4): every callback attempt of the account go
     const payment = await pay(client, own.url);
     expect((await own.waitFor(3)).map((r) => r.body.vaPaymentId)).toEqual([payment.id, payment.id, payment.id]);
     expect(laptop.received).toHaveLength(1);
-    await eventually(async () => (await deliveries(client)).filter((d: any) => d.status === 'delivered' && d.forwardedTo === null).length === 3);
+    await eventually(
+      async () =>
+        (await deliveries(client)).filter((d: any) => d.status === 'delivered' && d.forwardedTo === null).length === 3,
+    );
   });
 
   it('redeliver {"url"} sends that one delivery elsewhere; a dropped event can be redelivered to a URL', async () => {
@@ -86,12 +104,20 @@ describe('forwarding (contract part 4): every callback attempt of the account go
     const laptop = await useReceiver();
     const own = await useReceiver();
     const client = account();
-    const set = await client.data('PUT', '/sandbox/v1/forwarding', { url: laptop.url, events: ['created', 'client.cashin'] });
+    const set = await client.data('PUT', '/sandbox/v1/forwarding', {
+      url: laptop.url,
+      events: ['created', 'client.cashin'],
+    });
     expect(set).toMatchObject({ url: laptop.url, events: ['created', 'client.cashin'] });
     expect(await client.data('GET', '/sandbox/v1/forwarding')).toMatchObject({ events: ['created', 'client.cashin'] });
 
     const payment = await pay(client, own.url);
-    const buyer = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-2', cashinCallbackUrl: own.url });
+    const buyer = await client.data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-2',
+      cashinCallbackUrl: own.url,
+    });
     await client.data('POST', '/sandbox/v1/transfers', { to: buyer.cvu, total: 10 });
     await own.waitFor(2);
     await laptop.waitFor(2);
@@ -109,13 +135,20 @@ describe('forwarding (contract part 4): every callback attempt of the account go
       'client.cashin': laptop.url,
     });
     // Each delivery names whose event it is.
-    expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual(['client.cashin', null, buyer.id]);
+    expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual([
+      'client.cashin',
+      null,
+      buyer.id,
+    ]);
     expect(log.map((d: any) => [d.eventType, d.vaPaymentId, d.clientId])).toContainEqual(['created', payment.id, null]);
   });
 
   it('refuses an event type the contract does not have, and an empty list, naming the field', async () => {
     const client = account();
-    const bad = await client.call('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1', events: ['created', 'paid'] });
+    const bad = await client.call('PUT', '/sandbox/v1/forwarding', {
+      url: 'http://127.0.0.1:1',
+      events: ['created', 'paid'],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details[0]).toMatch(/^events\.1: /);
     const empty = await client.call('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1', events: [] });
@@ -163,7 +196,10 @@ describe('va-sandbox listen --forward-to', () => {
     const laptop = await useReceiver((request) => ({ status: 202, body: `handled ${request.body.eventType}` }));
     const client = account();
     const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key };
-    const listen = spawnCli(['listen', '--forward-to', laptop.url, '--events', 'created,succeeded', '--print-body'], env);
+    const listen = spawnCli(
+      ['listen', '--forward-to', laptop.url, '--events', 'created,succeeded', '--print-body'],
+      env,
+    );
     expect(await listen.waitFor(/forwarding/, 'stderr')).toMatch(
       /forwarding the created, succeeded callbacks of this account to \S+; the others still go to their own URLs \(Ctrl-C to stop\)/,
     );
@@ -190,7 +226,10 @@ describe('va-sandbox listen --forward-to', () => {
 
   it('--events with a type the contract does not have is refused in one line naming --events (exit 1)', async () => {
     const client = account();
-    const run = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9', '--events', 'created,paid'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: client.key });
+    const run = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9', '--events', 'created,paid'], {
+      VA_SANDBOX_URL: server.url,
+      VA_SANDBOX_API_KEY: client.key,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/--events/);
@@ -204,7 +243,9 @@ describe('va-sandbox listen --forward-to', () => {
     expect(run.stdout).toMatch(new RegExp(`forwardedTo +${elsewhere.url}`));
     expect((await elsewhere.waitFor(1))[0]!.body.eventId).toBe(first.eventId);
     // The list and the delivery's page say where the redelivery went, and whose it is.
-    const redelivery = await eventually(async () => (await deliveries(client)).find((d: any) => d.redeliveryOf === first.id && d.status === 'delivered'));
+    const redelivery = await eventually(async () =>
+      (await deliveries(client)).find((d: any) => d.redeliveryOf === first.id && d.status === 'delivered'),
+    );
     expect(redelivery).toMatchObject({ vaPaymentId: first.vaPaymentId, clientId: null, forwardedTo: elsewhere.url });
     const list = await runCli(['deliveries', 'list'], env);
     const row = list.stdout.split('\n').find((line) => line.startsWith(redelivery.id))!;

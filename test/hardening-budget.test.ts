@@ -3,10 +3,10 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { HELD_CONNECTIONS, type BudgetView } from '../src/sandbox/http/budget.js';
-import { withFunctions } from '../src/sandbox/store/schema.js';
 import { FakeClock } from '../src/core/index.js';
-import { api, eventually, PAYMENT, spawnServer, useServer, useTmp, type Spawned } from './helpers.js';
+import { type BudgetView, HELD_CONNECTIONS } from '../src/sandbox/http/budget.js';
+import { withFunctions } from '../src/sandbox/store/schema.js';
+import { api, eventually, PAYMENT, type Spawned, spawnServer, useServer, useTmp } from './helpers.js';
 import { nonReader, rssMiB } from './raw-http.js';
 
 /**
@@ -21,7 +21,8 @@ const descriptors = (pid: number): number => readdirSync(`/proc/${pid}/fd`).leng
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `/health`'s `bufferBudget`. */
-const budgetOf = async (url: string) => ((await (await fetch(`${url}/health`)).json()) as { bufferBudget: BudgetView }).bufferBudget;
+const budgetOf = async (url: string) =>
+  ((await (await fetch(`${url}/health`)).json()) as { bufferBudget: BudgetView }).bufferBudget;
 
 /** A connection that sends `text` and reads nothing (`reading`: 4 KB every 100 ms). */
 async function client(port: number, text: string, reading = false): Promise<Socket> {
@@ -63,7 +64,11 @@ async function largeAccount(dir: string, count: number): Promise<string> {
   first.child.kill('SIGTERM');
   await first.exited;
   const db = withFunctions(new DatabaseSync(data));
-  const columns = (db.prepare("SELECT name FROM pragma_table_info('va_payments') WHERE name NOT IN ('seq', 'id')").all() as { name: string }[]).map((c) => c.name);
+  const columns = (
+    db.prepare("SELECT name FROM pragma_table_info('va_payments') WHERE name NOT IN ('seq', 'id')").all() as {
+      name: string;
+    }[]
+  ).map((c) => c.name);
   db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count - 1})
     INSERT INTO va_payments (id, ${columns.join(', ')}) SELECT printf('%s-%07d', id, i), ${columns.join(', ')} FROM va_payments, n`);
   db.close();
@@ -73,13 +78,19 @@ async function largeAccount(dir: string, count: number): Promise<string> {
 const dir = useTmp();
 
 describe('the buffer budget, for the whole process', () => {
-  it('a 25 MB export asked by 50 connections that never read, and by slow readers: memory bounded, others served', { timeout: 90_000 }, async () => {
+  it('a 25 MB export asked by 50 connections that never read, and by slow readers: memory bounded, others served', {
+    timeout: 90_000,
+  }, async () => {
     const server = await spawnServer(['--data', await largeAccount(dir, 40_000), '--quiet']);
     const pid = server.child.pid!;
     const port = Number(new URL(server.url).port);
-    const whole = await (await fetch(`${server.url}/sandbox/v1/export`, { headers: { authorization: 'Bearer sk_big' } })).text();
+    const whole = await (
+      await fetch(`${server.url}/sandbox/v1/export`, { headers: { authorization: 'Bearer sk_big' } })
+    ).text();
     expect(whole.length).toBeGreaterThan(25_000_000);
-    expect(JSON.parse(whole).data.account.vaPayments).toSatisfy((payments: object) => Object.keys(payments).length === 40_000);
+    expect(JSON.parse(whole).data.account.vaPayments).toSatisfy(
+      (payments: object) => Object.keys(payments).length === 40_000,
+    );
     const before = rssMiB(pid);
     const ask = `GET /sandbox/v1/export HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer sk_big\r\n\r\n`;
     const sockets = [
@@ -88,7 +99,9 @@ describe('the buffer budget, for the whole process', () => {
     ];
     try {
       const { peak, answered, health } = await servedMeanwhile(server, 6_000);
-      console.log(`export × 55: RSS ${Math.round(before)} → peak ${Math.round(peak)} MiB; ${answered} rounds answered; budget ${JSON.stringify(health.bufferBudget)}`);
+      console.log(
+        `export × 55: RSS ${Math.round(before)} → peak ${Math.round(peak)} MiB; ${answered} rounds answered; budget ${JSON.stringify(health.bufferBudget)}`,
+      );
       expect(answered).toBeGreaterThan(5);
       expect(peak - before, `RSS grew from ${Math.round(before)} to ${Math.round(peak)} MiB`).toBeLessThan(300);
       expect(health.bufferBudget.used).toBeLessThan(health.bufferBudget.limit);
@@ -97,7 +110,9 @@ describe('the buffer budget, for the whole process', () => {
     }
   });
 
-  it('a hang rule with 100 connections of 8 pipelined 1 MB creates: memory bounded, others served, held connections capped', { timeout: 90_000 }, async () => {
+  it('a hang rule with 100 connections of 8 pipelined 1 MB creates: memory bounded, others served, held connections capped', {
+    timeout: 90_000,
+  }, async () => {
     const server = await spawnServer(['--memory', '--quiet', '--buffer-budget', '64MiB']);
     const pid = server.child.pid!;
     const port = Number(new URL(server.url).port);
@@ -112,7 +127,9 @@ describe('the buffer budget, for the whole process', () => {
     try {
       const { peak, answered, health } = await servedMeanwhile(server, 6_000);
       const fds = descriptors(pid);
-      console.log(`hang × 100 × 8 MB: RSS ${Math.round(before)} → peak ${Math.round(peak)} MiB; fds ${fdsBefore} → ${fds}; budget ${JSON.stringify(health.bufferBudget)}`);
+      console.log(
+        `hang × 100 × 8 MB: RSS ${Math.round(before)} → peak ${Math.round(peak)} MiB; fds ${fdsBefore} → ${fds}; budget ${JSON.stringify(health.bufferBudget)}`,
+      );
       expect(answered).toBeGreaterThan(5);
       expect(peak - before, `RSS grew from ${Math.round(before)} to ${Math.round(peak)} MiB`).toBeLessThan(300);
       expect(health.bufferBudget.heldConnections).toBeLessThanOrEqual(HELD_CONNECTIONS);
@@ -128,14 +145,19 @@ describe('the buffer budget, for the whole process', () => {
     const answers: string[] = Array.from({ length: 100 }, () => '');
     const held = await Promise.all(
       answers.map(async (_, i) => {
-        const socket = await client(port, create.replace(/Content-Length: \d+\r\n\r\n[^]*$/, `Content-Length: ${small.length}\r\n\r\n${small}`));
+        const socket = await client(
+          port,
+          create.replace(/Content-Length: \d+\r\n\r\n[^]*$/, `Content-Length: ${small.length}\r\n\r\n${small}`),
+        );
         socket.on('data', (chunk: Buffer) => (answers[i] += chunk.toString('latin1')));
         socket.resume();
         return socket;
       }),
     );
     try {
-      await expect.poll(() => answers.filter((answer) => answer.startsWith('HTTP/1.1 503')).length, { timeout: 10_000 }).toBe(100 - HELD_CONNECTIONS);
+      await expect
+        .poll(() => answers.filter((answer) => answer.startsWith('HTTP/1.1 503')).length, { timeout: 10_000 })
+        .toBe(100 - HELD_CONNECTIONS);
       const refused = answers.find((answer) => answer.startsWith('HTTP/1.1 503'))!;
       expect(refused).toMatch(/\r\nRetry-After: 1\r\n/i);
       expect(refused).toMatch(/\r\nConnection: close\r\n/i);
@@ -157,8 +179,14 @@ describe('the buffer budget, for the whole process', () => {
     expect((await sandbox.post('/sandbox/v1/api-faults', rule)).status).toBe(201);
     const large = JSON.stringify({ ...PAYMENT, amount: 100, unknownField: 'x'.repeat(1_000_000) });
     const post = (body: string) =>
-      fetch(`${server.url}/api/v1/va-payments`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
-    const health = async () => ((await (await fetch(`${server.url}/health`)).json()) as { bufferBudget: { used: number; limit: number } }).bufferBudget;
+      fetch(`${server.url}/api/v1/va-payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
+    const health = async () =>
+      ((await (await fetch(`${server.url}/health`)).json()) as { bufferBudget: { used: number; limit: number } })
+        .bufferBudget;
     // Two 1 MB bodies held by the delay, one after the other: the budget (2,000,000 bytes) is spent.
     const held = [post(large)];
     await expect.poll(async () => (await health()).used, { timeout: 5_000 }).toBeGreaterThan(1_000_000);
@@ -167,8 +195,14 @@ describe('the buffer budget, for the whole process', () => {
     const refused = await post(JSON.stringify({ ...PAYMENT, amount: 100 }));
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(await refused.json()).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' }, path: '/api/v1/va-payments' });
-    expect((await fetch(`${server.url}/sandbox/v1/export`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(503);
+    expect(await refused.json()).toMatchObject({
+      success: false,
+      error: { code: 'SERVICE_UNAVAILABLE' },
+      path: '/api/v1/va-payments',
+    });
+    expect(
+      (await fetch(`${server.url}/sandbox/v1/export`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(503);
     // What adds nothing is served as usual.
     expect((await health()).limit).toBe(2_000_000);
     expect((await sandbox.get('/api/v1/va-payments?limit=1')).status).toBe(200);
@@ -179,23 +213,40 @@ describe('the buffer budget, for the whole process', () => {
   });
 
   it('the streamed export is byte for byte the one built whole in process: dropped events, attempts, odd keys', async () => {
-    const server = await useServer({ clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), retryDelays: [1] }, 'test');
+    const server = await useServer(
+      { clock: new FakeClock(Date.parse('2026-11-21T12:00:00Z')), retryDelays: [1] },
+      'test',
+    );
     const key = 'sk_budget_bytes';
     const sandbox = api(server.url, key);
     await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 }); // no URL: its event is dropped
-    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 200, callbackUrl: 'http://127.0.0.1:1/refused' });
+    await sandbox.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 200,
+      callbackUrl: 'http://127.0.0.1:1/refused',
+    });
     for (const idempotencyKey of ['123', '__proto__', 'toString']) {
       const answer = await fetch(`${server.url}/api/v1/va-payments`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'idempotency-key': idempotencyKey,
+        },
         body: JSON.stringify({ ...PAYMENT, amount: 300 }),
       });
       expect(answer.status).toBe(201);
     }
-    await eventually(async () => (await sandbox.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === 1, 10_000, 'a failed attempt');
+    await eventually(
+      async () => (await sandbox.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === 1,
+      10_000,
+      'a failed attempt',
+    );
     const headers = { authorization: `Bearer ${key}` };
     const streamed = await (await fetch(`${server.url}/sandbox/v1/export`, { headers })).text();
-    const whole = await (await server.app.request('/sandbox/v1/export', { headers: { ...headers, host: '127.0.0.1' } })).text();
+    const whole = await (
+      await server.app.request('/sandbox/v1/export', { headers: { ...headers, host: '127.0.0.1' } })
+    ).text();
     expect(streamed).toBe(whole);
     const doc = JSON.parse(streamed).data;
     expect(Object.keys(doc.account.idempotency)).toEqual(['123', '__proto__', 'toString']);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, useServer, useTmp, type Api, PAYMENT, CLIENT } from './helpers.js';
+import { type Api, api, CLIENT, PAYMENT, useServer, useTmp } from './helpers.js';
 
 /**
  * Hardening (d): 50 transfers at once to one time-locked VA payment, on a file-backed server. Sums are exact to the
@@ -12,13 +12,18 @@ let keyN = 0;
 const account = () => api(server.url, `sk_race_${++keyN}`);
 
 /** 50 totals in cents: 0.10, 0.20, 0.30 … — each a float that is not exact in binary. */
-const TOTALS = Array.from({ length: 50 }, (_, i) => [10, 20, 30, 70, 110, 1, 3, 33, 99, 7][i % 10]! * (1 + Math.floor(i / 10)));
+const TOTALS = Array.from(
+  { length: 50 },
+  (_, i) => [10, 20, 30, 70, 110, 1, 3, 33, 99, 7][i % 10]! * (1 + Math.floor(i / 10)),
+);
 const TAXES = TOTALS.map((cents, i) => (i % 3 === 0 ? Math.floor(cents / 10) : 0));
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 async function race(client: Api, cvu: string) {
   const responses = await Promise.all(
-    TOTALS.map((cents, i) => client.post('/sandbox/v1/transfers', { to: cvu, total: cents / 100, taxes: TAXES[i]! / 100 })),
+    TOTALS.map((cents, i) =>
+      client.post('/sandbox/v1/transfers', { to: cvu, total: cents / 100, taxes: TAXES[i]! / 100 }),
+    ),
   );
   expect(responses.map((r) => r.status)).toEqual(TOTALS.map(() => 201));
   return responses.map((r, i) => ({ ...r.body.data, cents: TOTALS[i]!, taxCents: TAXES[i]! }));
@@ -40,7 +45,12 @@ describe('50 concurrent transfers to one time-locked VA payment', () => {
     const client = account();
     const owner = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Race SA', taxId: '20-30405060-7' });
     const amount = sum(TOTALS);
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: amount / 100, lockMode: 'time', clientId: owner.id });
+    const payment = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: amount / 100,
+      lockMode: 'time',
+      clientId: owner.id,
+    });
     const transfers = await race(client, payment.cvu);
 
     expect(transfers.every((t) => t.outcome === 'credited')).toBe(true);

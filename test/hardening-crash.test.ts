@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 as rng } from '../src/core/conventions/ids.js';
-import { api, spawnServer, useTmp, type Api, PAYMENT } from './helpers.js';
+import { type Api, api, PAYMENT, spawnServer, useTmp } from './helpers.js';
 
 /**
  * Hardening (b): the built server on a data file, 32 concurrent writers (VA payments and transfers to them), SIGKILL
@@ -30,7 +30,9 @@ async function all(client: Api, path: string): Promise<any[]> {
 }
 
 describe('crash safety: SIGKILL during concurrent writes', () => {
-  it(`${ROUNDS} rounds of ${WRITERS} writers and a SIGKILL at a random moment lose no acknowledged write (seed ${SEED})`, { timeout: 240_000 }, async () => {
+  it(`${ROUNDS} rounds of ${WRITERS} writers and a SIGKILL at a random moment lose no acknowledged write (seed ${SEED})`, {
+    timeout: 240_000,
+  }, async () => {
     console.log(`hardening-crash seed ${SEED}: replay with CRASH_SEED=${SEED}`);
     const random = rng(SEED);
     const data = join(useTmp(), 'state.db');
@@ -53,7 +55,11 @@ describe('crash safety: SIGKILL during concurrent writes', () => {
           try {
             const target = mine.length > 0 && random() < 0.5 ? mine[Math.floor(random() * mine.length)]! : null;
             if (target === null) {
-              const response = await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 1000, externalReference: `w${n}` });
+              const response = await client.post('/api/v1/va-payments', {
+                ...PAYMENT,
+                amount: 1000,
+                externalReference: `w${n}`,
+              });
               if (response.status === 201) {
                 acked.payments.set(response.body.data.id, { key, cvu: response.body.data.cvu, transfers: [] });
                 mine.push(response.body.data.id);
@@ -80,7 +86,9 @@ describe('crash safety: SIGKILL during concurrent writes', () => {
       await server.exited;
       stopped = true;
       await Promise.all(writers);
-      rounds.push(`round ${round}: killed after ${killAfter} ms, ${attempted} writes attempted, ${acked.payments.size} payments and ${acked.transfers.size} transfers acknowledged in all`);
+      rounds.push(
+        `round ${round}: killed after ${killAfter} ms, ${attempted} writes attempted, ${acked.payments.size} payments and ${acked.transfers.size} transfers acknowledged in all`,
+      );
     }
     console.log(`hardening-crash seed ${SEED}:\n  ${rounds.join('\n  ')}`);
 
@@ -99,8 +107,12 @@ async function verify(url: string, acked: Acked, when: string): Promise<void> {
     const client = api(url, key);
     const payments = new Map((await all(client, '/api/v1/va-payments')).map((p) => [p.id, p]));
     const transfers = new Set((await all(client, '/sandbox/v1/transfers')).map((t) => t.id));
-    const missingPayments = [...acked.payments].filter(([id, p]) => p.key === key && !payments.has(id)).map(([id]) => id);
-    const missingTransfers = [...acked.transfers].filter(([id, t]) => t.key === key && !transfers.has(id)).map(([id]) => id);
+    const missingPayments = [...acked.payments]
+      .filter(([id, p]) => p.key === key && !payments.has(id))
+      .map(([id]) => id);
+    const missingTransfers = [...acked.transfers]
+      .filter(([id, t]) => t.key === key && !transfers.has(id))
+      .map(([id]) => id);
     expect(missingPayments, `${when}: acknowledged payments of ${key} missing`).toEqual([]);
     expect(missingTransfers, `${when}: acknowledged transfers of ${key} missing`).toEqual([]);
     for (const [id, p] of acked.payments) {
@@ -108,7 +120,10 @@ async function verify(url: string, acked: Acked, when: string): Promise<void> {
       const stored = payments.get(id)!;
       const acknowledgedCents = p.transfers.reduce((sum, cents) => sum + cents, 0);
       // A transfer sent when the server died may have landed without its answer: the stored sum may be larger, never smaller.
-      expect(Math.round(stored.totalReceived * 100), `${when}: payment ${id} lost an acknowledged transfer`).toBeGreaterThanOrEqual(acknowledgedCents);
+      expect(
+        Math.round(stored.totalReceived * 100),
+        `${when}: payment ${id} lost an acknowledged transfer`,
+      ).toBeGreaterThanOrEqual(acknowledgedCents);
     }
   }
 }

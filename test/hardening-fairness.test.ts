@@ -11,7 +11,8 @@ describe('fair delivery between accounts and receivers', () => {
     const server = await useServer({ callbackTimeoutMs: 4_000 });
     const hanging = await useReceiver(() => 'hang');
     const busy = api(server.url, 'sk_busy_account');
-    for (let i = 0; i < 40; i++) await busy.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${hanging.url}/r${i}` });
+    for (let i = 0; i < 40; i++)
+      await busy.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${hanging.url}/r${i}` });
     await hanging.waitFor(8); // its attempts are under way
 
     const fast = await useReceiver();
@@ -34,11 +35,16 @@ describe('fair delivery between accounts and receivers', () => {
       return { status: 200 };
     });
     const client = api(server.url, 'sk_one_receiver');
-    for (let i = 0; i < 24; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${slow.url}/p${i}` });
-    const log = await eventually(async () => {
-      const { data } = await client.list('/sandbox/v1/deliveries?limit=100');
-      return data.every((d: { status: string }) => d.status === 'delivered') && data;
-    }, 20_000, 'every delivery delivered');
+    for (let i = 0; i < 24; i++)
+      await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${slow.url}/p${i}` });
+    const log = await eventually(
+      async () => {
+        const { data } = await client.list('/sandbox/v1/deliveries?limit=100');
+        return data.every((d: { status: string }) => d.status === 'delivered') && data;
+      },
+      20_000,
+      'every delivery delivered',
+    );
     expect(most).toBeLessThanOrEqual(8);
     // Queued in the client instead, the third wave would wait 1.2 s and time out at 1.5 s before it is sent.
     expect(log.map((d: { attempts: number }) => d.attempts)).toEqual(Array(24).fill(1));

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../src/core/conventions/errors.js';
 import { mulberry32 } from '../src/core/conventions/ids.js';
-import { startServer, type RunningServer } from '../src/sandbox/http/server.js';
-import { api, useServer, useTmp, PAYMENT, CLIENT } from './helpers.js';
+import { type RunningServer, startServer } from '../src/sandbox/http/server.js';
+import { api, CLIENT, PAYMENT, useServer, useTmp } from './helpers.js';
 
 /**
  * Hardening (a): thousands of generated malformed or hostile requests, sent as raw bytes over loopback to a real
@@ -41,9 +41,11 @@ function rng(seed: number) {
 }
 
 /** Percent-encodes any string, lone surrogates included (as U+FFFD, which is what a client library would send). */
-const enc = (text: string) => encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+const enc = (text: string) =>
+  encodeURIComponent(text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
 const hex = (r: Rng, n: number) => Array.from({ length: n }, () => r.int(16).toString(16)).join('');
-const uuid = (r: Rng) => `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-${r.pick(['8', '9', 'a', 'b'])}${hex(r, 3)}-${hex(r, 12)}`;
+const uuid = (r: Rng) =>
+  `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-${r.pick(['8', '9', 'a', 'b'])}${hex(r, 3)}-${hex(r, 12)}`;
 
 // --- raw HTTP ------------------------------------------------------------------------------------------
 
@@ -63,8 +65,11 @@ interface RawResponse {
 }
 
 function serialize(request: RawRequest, port: number): Buffer {
-  const parts: Buffer[] = [Buffer.from(`${request.method} ${request.target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n`)];
-  for (const [name, value] of request.headers) parts.push(Buffer.from(`${name}: `), Buffer.isBuffer(value) ? value : Buffer.from(value), Buffer.from('\r\n'));
+  const parts: Buffer[] = [
+    Buffer.from(`${request.method} ${request.target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n`),
+  ];
+  for (const [name, value] of request.headers)
+    parts.push(Buffer.from(`${name}: `), Buffer.isBuffer(value) ? value : Buffer.from(value), Buffer.from('\r\n'));
   const body = request.body;
   if (body && request.chunked) {
     parts.push(Buffer.from('Transfer-Encoding: chunked\r\n\r\n'));
@@ -107,7 +112,13 @@ function parseResponse(raw: Buffer, problem: string | null): RawResponse {
   let rest = raw;
   for (;;) {
     const end = rest.indexOf('\r\n\r\n');
-    if (end < 0) return { status: null, headers: {}, body: Buffer.alloc(0), problem: problem ?? `incomplete answer: ${JSON.stringify(rest.toString('latin1').slice(0, 80))}` };
+    if (end < 0)
+      return {
+        status: null,
+        headers: {},
+        body: Buffer.alloc(0),
+        problem: problem ?? `incomplete answer: ${JSON.stringify(rest.toString('latin1').slice(0, 80))}`,
+      };
     const head = rest.subarray(0, end).toString('latin1').split('\r\n');
     const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head[0] ?? '')?.[1] ?? NaN);
     const headers: Record<string, string> = {};
@@ -129,7 +140,12 @@ function parseResponse(raw: Buffer, problem: string | null): RawResponse {
       }
       body = Buffer.concat(pieces);
     }
-    return { status: Number.isNaN(status) ? null : status, headers, body, problem: Number.isNaN(status) ? `bad status line ${head[0]}` : null };
+    return {
+      status: Number.isNaN(status) ? null : status,
+      headers,
+      body,
+      problem: Number.isNaN(status) ? `bad status line ${head[0]}` : null,
+    };
   }
 }
 
@@ -157,27 +173,93 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { path: '/api/v1/va-payments', methods: ['GET', 'POST'], valid: (_, r) => ({ amount: r.pick([10, 25.5, 1500]), lockMode: r.pick(['time', 'amount_and_time']), ttlSeconds: 60 + r.int(28741), callbackUrl: r.pick(DEAD_URLS), externalReference: 'fuzz', metadata: { n: r.int(100) } }) },
+  {
+    path: '/api/v1/va-payments',
+    methods: ['GET', 'POST'],
+    valid: (_, r) => ({
+      amount: r.pick([10, 25.5, 1500]),
+      lockMode: r.pick(['time', 'amount_and_time']),
+      ttlSeconds: 60 + r.int(28741),
+      callbackUrl: r.pick(DEAD_URLS),
+      externalReference: 'fuzz',
+      metadata: { n: r.int(100) },
+    }),
+  },
   { path: '/api/v1/va-payments/{payment}', methods: ['GET'] },
   { path: '/api/v1/va-payments/{payment}/cancel', methods: ['POST'] },
-  { path: '/api/v1/clients', methods: ['GET', 'POST'], valid: (_, r) => ({ name: 'Fuzz SRL', taxId: `30-${10_000_000 + r.int(89_999_999)}-${r.int(10)}`, cashinCallbackUrl: r.pick(DEAD_URLS), emails: ['a@b.co'], phones: ['+54 11 5555-0000'], aliasPrefixHint: 'fuzz' }) },
-  { path: '/api/v1/clients/{client}', methods: ['GET', 'PATCH'], valid: () => ({ name: 'Renamed SA', cashinCallbackUrl: null, externalReference: 'x' }) },
+  {
+    path: '/api/v1/clients',
+    methods: ['GET', 'POST'],
+    valid: (_, r) => ({
+      name: 'Fuzz SRL',
+      taxId: `30-${10_000_000 + r.int(89_999_999)}-${r.int(10)}`,
+      cashinCallbackUrl: r.pick(DEAD_URLS),
+      emails: ['a@b.co'],
+      phones: ['+54 11 5555-0000'],
+      aliasPrefixHint: 'fuzz',
+    }),
+  },
+  {
+    path: '/api/v1/clients/{client}',
+    methods: ['GET', 'PATCH'],
+    valid: () => ({ name: 'Renamed SA', cashinCallbackUrl: null, externalReference: 'x' }),
+  },
   { path: '/api/v1/clients/{client}/balance', methods: ['GET'] },
   { path: '/api/v1/clients/{client}/transactions', methods: ['GET'] },
-  { path: '/api/v1/clients/{client}/invoices', methods: ['GET', 'POST'], valid: (_, r) => ({ total_amount: r.pick([1, 99.99, 1500]), description: 'fuzz', dueDate: '2026-12-31' }) },
-  { path: '/api/v1/clients/{client}/invoices/{invoice}', methods: ['PATCH'], valid: (_, r) => ({ status: r.pick(['issued', 'paid', 'cancelled']) }) },
-  { path: '/sandbox/v1/transfers', methods: ['GET', 'POST'], valid: (known, r) => ({ to: known.addresses.length ? r.pick(known.addresses) : 'x', total: r.pick([0.01, 1, 40, 55.5, 100]), taxes: r.pick([0, 0.005, 0.5]) }) },
+  {
+    path: '/api/v1/clients/{client}/invoices',
+    methods: ['GET', 'POST'],
+    valid: (_, r) => ({ total_amount: r.pick([1, 99.99, 1500]), description: 'fuzz', dueDate: '2026-12-31' }),
+  },
+  {
+    path: '/api/v1/clients/{client}/invoices/{invoice}',
+    methods: ['PATCH'],
+    valid: (_, r) => ({ status: r.pick(['issued', 'paid', 'cancelled']) }),
+  },
+  {
+    path: '/sandbox/v1/transfers',
+    methods: ['GET', 'POST'],
+    valid: (known, r) => ({
+      to: known.addresses.length ? r.pick(known.addresses) : 'x',
+      total: r.pick([0.01, 1, 40, 55.5, 100]),
+      taxes: r.pick([0, 0.005, 0.5]),
+    }),
+  },
   { path: '/sandbox/v1/events', methods: ['GET'] },
   { path: '/sandbox/v1/deliveries', methods: ['GET'] },
   { path: '/sandbox/v1/deliveries/{delivery}', methods: ['GET'] },
   { path: '/sandbox/v1/deliveries/{delivery}/redeliver', methods: ['POST'] },
   { path: '/sandbox/v1/clock', methods: ['GET'] },
-  { path: '/sandbox/v1/clock/advance', methods: ['POST'], valid: (_, r) => ({ seconds: r.pick([1, 5, 25, 60, 3600]) }) },
-  { path: '/sandbox/v1/hubs/1', methods: ['GET', 'PATCH'], valid: (_, r) => ({ cvuProvisioning: r.pick(['inline', 'delayed', 'fail']), dedicated_client_cvus_enabled: r.chance(0.8), brand: 'FUZZ' }) },
-  { path: '/sandbox/v1/clients/{client}/cvu', methods: ['POST'], valid: (_, r) => ({ cvuStatus: r.pick(['active', 'disabled']) }) },
-  { path: '/sandbox/v1/clients/{client}/debits', methods: ['POST'], valid: (_, r) => ({ amount: r.pick([0.01, 5, 12.34]), description: 'fuzz' }) },
+  {
+    path: '/sandbox/v1/clock/advance',
+    methods: ['POST'],
+    valid: (_, r) => ({ seconds: r.pick([1, 5, 25, 60, 3600]) }),
+  },
+  {
+    path: '/sandbox/v1/hubs/1',
+    methods: ['GET', 'PATCH'],
+    valid: (_, r) => ({
+      cvuProvisioning: r.pick(['inline', 'delayed', 'fail']),
+      dedicated_client_cvus_enabled: r.chance(0.8),
+      brand: 'FUZZ',
+    }),
+  },
+  {
+    path: '/sandbox/v1/clients/{client}/cvu',
+    methods: ['POST'],
+    valid: (_, r) => ({ cvuStatus: r.pick(['active', 'disabled']) }),
+  },
+  {
+    path: '/sandbox/v1/clients/{client}/debits',
+    methods: ['POST'],
+    valid: (_, r) => ({ amount: r.pick([0.01, 5, 12.34]), description: 'fuzz' }),
+  },
   { path: '/sandbox/v1/export', methods: ['GET'] },
-  { path: '/sandbox/v1/import', methods: ['POST'], valid: () => ({ format: 'va-sandbox-account', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', account: {} }) },
+  {
+    path: '/sandbox/v1/import',
+    methods: ['POST'],
+    valid: () => ({ format: 'va-sandbox-account', version: 1, exportedAt: '2026-01-01T00:00:00.000Z', account: {} }),
+  },
   { path: '/sandbox/v1/reset', methods: ['POST'] },
   { path: '/sandbox/v1/stream', methods: ['GET'] },
   { path: '/health', methods: ['GET'] },
@@ -186,40 +268,223 @@ const ROUTES: Route[] = [
 ];
 
 const METHODS: (readonly [number, string])[] = [
-  [30, 'GET'], [34, 'POST'], [10, 'PATCH'], [5, 'PUT'], [5, 'DELETE'], [5, 'HEAD'], [5, 'OPTIONS'], [2, 'TRACE'],
-  [1, 'PURGE'], [1, 'PROPFIND'], [1, 'LOCK'], [1, 'SEARCH'],
+  [30, 'GET'],
+  [34, 'POST'],
+  [10, 'PATCH'],
+  [5, 'PUT'],
+  [5, 'DELETE'],
+  [5, 'HEAD'],
+  [5, 'OPTIONS'],
+  [2, 'TRACE'],
+  [1, 'PURGE'],
+  [1, 'PROPFIND'],
+  [1, 'LOCK'],
+  [1, 'SEARCH'],
 ];
 
 const GARBAGE_IDS = [
-  '', 'null', 'undefined', '0', '-1', '1e309', 'NaN', '%00', '%2e%2e', '..', '%2F', '%ZZ', '%E0%A4%A', '%F0%9F%92%A9', '__proto__',
-  'constructor', 'toString', "%27%3Bdrop%20table%20va_payments%3B--", '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-4fff-bfff-ffffffffffff',
-  '%7B%7D', '%5B%5D', '*', '~', '%20', '+', 'a%0Ab', '%C3%28',
+  '',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  '%00',
+  '%2e%2e',
+  '..',
+  '%2F',
+  '%ZZ',
+  '%E0%A4%A',
+  '%F0%9F%92%A9',
+  '__proto__',
+  'constructor',
+  'toString',
+  '%27%3Bdrop%20table%20va_payments%3B--',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-4fff-bfff-ffffffffffff',
+  '%7B%7D',
+  '%5B%5D',
+  '*',
+  '~',
+  '%20',
+  '+',
+  'a%0Ab',
+  '%C3%28',
 ];
 
-const QUERY_KEYS = ['page', 'limit', 'status', 'clientId', 'clientTaxId', 'externalReference', 'createdFrom', 'createdTo', 'entryType', 'from', 'to', 'eventType', 'taxId', '__proto__', 'constructor', 'x'];
+const QUERY_KEYS = [
+  'page',
+  'limit',
+  'status',
+  'clientId',
+  'clientTaxId',
+  'externalReference',
+  'createdFrom',
+  'createdTo',
+  'entryType',
+  'from',
+  'to',
+  'eventType',
+  'taxId',
+  '__proto__',
+  'constructor',
+  'x',
+];
 const QUERY_VALUES = [
-  '', '0', '-1', '1', '2', '100', '101', '1e3', '1.5', 'abc', 'NaN', 'Infinity', '99999999999999999999', '%', '%ZZ', '%E0%A4%A', '%00',
-  'waiting,completed', 'waiting,,', ',', 'cash_in,debit', 'client.cashin', 'delivered', '2026-01-01T00:00:00Z', '2026-13-45T99:99:99Z',
-  'not-a-date', '[]', '{}', '%5B%5D', 'true', 'null', '20-301-234-5', '%F0%9F%92%A9',
+  '',
+  '0',
+  '-1',
+  '1',
+  '2',
+  '100',
+  '101',
+  '1e3',
+  '1.5',
+  'abc',
+  'NaN',
+  'Infinity',
+  '99999999999999999999',
+  '%',
+  '%ZZ',
+  '%E0%A4%A',
+  '%00',
+  'waiting,completed',
+  'waiting,,',
+  ',',
+  'cash_in,debit',
+  'client.cashin',
+  'delivered',
+  '2026-01-01T00:00:00Z',
+  '2026-13-45T99:99:99Z',
+  'not-a-date',
+  '[]',
+  '{}',
+  '%5B%5D',
+  'true',
+  'null',
+  '20-301-234-5',
+  '%F0%9F%92%A9',
 ];
 
 const FIELDS = [
-  'amount', 'currency', 'lockMode', 'ttlSeconds', 'clientId', 'clientTaxId', 'clientName', 'callbackUrl', 'successUrl', 'failureUrl',
-  'externalReference', 'metadata', 'paymentHubId', 'to', 'total', 'taxes', 'from', 'name', 'taxId', 'cashinCallbackUrl', 'emails', 'phones',
-  'aliasPrefixHint', 'aliasSuffixHint', 'total_amount', 'description', 'dueDate', 'status', 'seconds', 'brand', 'dedicated_client_cvus_enabled',
-  'cvuProvisioning', 'cvuStatus', 'format', 'version', 'account', 'exportedAt', '__proto__', 'constructor', 'prototype',
+  'amount',
+  'currency',
+  'lockMode',
+  'ttlSeconds',
+  'clientId',
+  'clientTaxId',
+  'clientName',
+  'callbackUrl',
+  'successUrl',
+  'failureUrl',
+  'externalReference',
+  'metadata',
+  'paymentHubId',
+  'to',
+  'total',
+  'taxes',
+  'from',
+  'name',
+  'taxId',
+  'cashinCallbackUrl',
+  'emails',
+  'phones',
+  'aliasPrefixHint',
+  'aliasSuffixHint',
+  'total_amount',
+  'description',
+  'dueDate',
+  'status',
+  'seconds',
+  'brand',
+  'dedicated_client_cvus_enabled',
+  'cvuProvisioning',
+  'cvuStatus',
+  'format',
+  'version',
+  'account',
+  'exportedAt',
+  '__proto__',
+  'constructor',
+  'prototype',
 ];
 
 const EDGE_NUMBERS = [
-  0, -0, 1, -1, 0.01, 0.1, 0.2, 0.3, 0.005, 1.005, 10, 60, 59, 28800, 28801, 1500, 999999999.99, 999999999.995, 1e9, 1e21, 1e308, -1e308,
-  5e-324, 2 ** 53 + 1, 2 ** 31, -(2 ** 31), 123.456, 1e-7, 3650 * 24 * 3600, 316_000_000,
+  0,
+  -0,
+  1,
+  -1,
+  0.01,
+  0.1,
+  0.2,
+  0.3,
+  0.005,
+  1.005,
+  10,
+  60,
+  59,
+  28800,
+  28801,
+  1500,
+  999999999.99,
+  999999999.995,
+  1e9,
+  1e21,
+  1e308,
+  -1e308,
+  5e-324,
+  2 ** 53 + 1,
+  2 ** 31,
+  -(2 ** 31),
+  123.456,
+  1e-7,
+  3650 * 24 * 3600,
+  316_000_000,
 ];
 
 const EDGE_STRINGS = [
-  '', ' ', 'ARS', 'USD', 'ars', 'time', 'amount', 'amount_and_time', 'active', 'disabled', 'inline', 'delayed', 'fail', 'issued', 'paid',
-  'cancelled', '20-12345678-6', '20123456786', '--', '2026-02-30', '2026-01-01', 'SANDBOX', 'a@b.c', 'not-an-email', '\u0000', '\u202e',
-  '\ud800', '\udfff', '💩', 'é', 'null', '__proto__', '0000000000000000000000', '1'.repeat(22), 'x'.repeat(256), 'x'.repeat(70_000),
-  'javascript:alert(1)', 'ftp://127.0.0.1/', 'http://', `http://127.0.0.1:1/${'a'.repeat(3000)}`, ...DEAD_URLS,
+  '',
+  ' ',
+  'ARS',
+  'USD',
+  'ars',
+  'time',
+  'amount',
+  'amount_and_time',
+  'active',
+  'disabled',
+  'inline',
+  'delayed',
+  'fail',
+  'issued',
+  'paid',
+  'cancelled',
+  '20-12345678-6',
+  '20123456786',
+  '--',
+  '2026-02-30',
+  '2026-01-01',
+  'SANDBOX',
+  'a@b.c',
+  'not-an-email',
+  '\u0000',
+  '\u202e',
+  '\ud800',
+  '\udfff',
+  '💩',
+  'é',
+  'null',
+  '__proto__',
+  '0000000000000000000000',
+  '1'.repeat(22),
+  'x'.repeat(256),
+  'x'.repeat(70_000),
+  'javascript:alert(1)',
+  'ftp://127.0.0.1/',
+  'http://',
+  `http://127.0.0.1:1/${'a'.repeat(3000)}`,
+  ...DEAD_URLS,
 ];
 
 function randomString(r: Rng): string {
@@ -246,7 +511,8 @@ function randomValue(r: Rng, depth: number, known: Known): unknown {
       return Array.from({ length: r.int(5) }, () => randomValue(r, depth + 1, known));
     default: {
       const object: Record<string, unknown> = {};
-      for (let n = r.int(6); n > 0; n--) object[r.chance(0.6) ? r.pick(FIELDS) : randomString(r).slice(0, 30)] = randomValue(r, depth + 1, known);
+      for (let n = r.int(6); n > 0; n--)
+        object[r.chance(0.6) ? r.pick(FIELDS) : randomString(r).slice(0, 30)] = randomValue(r, depth + 1, known);
       return object;
     }
   }
@@ -283,20 +549,83 @@ function randomBody(r: Rng, known: Known, route: Route | null): Buffer | null {
     [10, () => (route?.valid ? Buffer.from(JSON.stringify(route.valid(known, r))) : null)],
     [35, () => Buffer.from(JSON.stringify(fieldBody(r, known, route)))],
     [15, () => Buffer.from(JSON.stringify(randomValue(r, 0, known)))],
-    [8, () => Buffer.from(JSON.stringify({ amount: r.pick([10, 25.5, 1500]), lockMode: r.pick(['time', 'amount', 'amount_and_time']), callbackUrl: r.pick(DEAD_URLS), ...(r.chance(0.5) ? fieldBody(r, known, null) : {}) }))],
-    [6, () => Buffer.from(r.pick(['{', '{"amount": 10,}', 'nul', "{'a':1}", '{"a":NaN}', '{"a":Infinity}', '[1,2', '1', '"x"', 'null', 'true', '{"amount":1e999}', '{"amount":10}{"amount":11}', '{"a":1 /* c */}', '\ufeff{}', '{"amount":10,"amount":"x"}', '{"__proto__":{"polluted":1}}', '{"metadata":{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}}']))],
+    [
+      8,
+      () =>
+        Buffer.from(
+          JSON.stringify({
+            amount: r.pick([10, 25.5, 1500]),
+            lockMode: r.pick(['time', 'amount', 'amount_and_time']),
+            callbackUrl: r.pick(DEAD_URLS),
+            ...(r.chance(0.5) ? fieldBody(r, known, null) : {}),
+          }),
+        ),
+    ],
+    [
+      6,
+      () =>
+        Buffer.from(
+          r.pick([
+            '{',
+            '{"amount": 10,}',
+            'nul',
+            "{'a':1}",
+            '{"a":NaN}',
+            '{"a":Infinity}',
+            '[1,2',
+            '1',
+            '"x"',
+            'null',
+            'true',
+            '{"amount":1e999}',
+            '{"amount":10}{"amount":11}',
+            '{"a":1 /* c */}',
+            '\ufeff{}',
+            '{"amount":10,"amount":"x"}',
+            '{"__proto__":{"polluted":1}}',
+            '{"metadata":{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}}}',
+          ]),
+        ),
+    ],
     // Bad UTF-8 inside a JSON string, and raw random bytes.
-    [6, () => Buffer.concat([Buffer.from(`{"${r.pick(FIELDS)}":"`), r.pick([Buffer.from([0xc3, 0x28]), Buffer.from([0xff, 0xfe, 0xfd]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80])]), Buffer.from('"}')])],
+    [
+      6,
+      () =>
+        Buffer.concat([
+          Buffer.from(`{"${r.pick(FIELDS)}":"`),
+          r.pick([
+            Buffer.from([0xc3, 0x28]),
+            Buffer.from([0xff, 0xfe, 0xfd]),
+            Buffer.from([0xed, 0xa0, 0x80]),
+            Buffer.from([0xc0, 0xaf]),
+            Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]),
+          ]),
+          Buffer.from('"}'),
+        ]),
+    ],
     [4, () => r.bytes(1 + r.int(300))],
     [2, () => Buffer.from(JSON.stringify({ clientName: 'x'.repeat(300_000 + r.int(600_000)) }))],
     [1, () => Buffer.alloc(1024 * 1024 + 1 + r.int(100_000), 'y')],
     // Deep nesting, at the top and inside metadata.
-    [3, () => {
-      const depth = r.pick([1000, 10_000, 100_000, 200_000]);
-      const nested = '['.repeat(depth) + ']'.repeat(depth);
-      return Buffer.from(r.chance(0.5) ? nested : `{"metadata":{"a":${nested}}}`);
-    }],
-    [2, () => Buffer.from(JSON.stringify({ metadata: Object.fromEntries(Array.from({ length: 40 + r.int(30) }, (_, i) => [`k${i}`, 'v'.repeat(r.int(400))])) }))],
+    [
+      3,
+      () => {
+        const depth = r.pick([1000, 10_000, 100_000, 200_000]);
+        const nested = '['.repeat(depth) + ']'.repeat(depth);
+        return Buffer.from(r.chance(0.5) ? nested : `{"metadata":{"a":${nested}}}`);
+      },
+    ],
+    [
+      2,
+      () =>
+        Buffer.from(
+          JSON.stringify({
+            metadata: Object.fromEntries(
+              Array.from({ length: 40 + r.int(30) }, (_, i) => [`k${i}`, 'v'.repeat(r.int(400))]),
+            ),
+          }),
+        ),
+    ],
     [1, () => Buffer.from(JSON.stringify({ amount: 10 }), 'utf16le')],
   ])();
 }
@@ -305,11 +634,16 @@ function randomBody(r: Rng, known: Known, route: Route | null): Buffer | null {
 function randomTarget(r: Rng, known: Known, route: Route | null, method: string): string {
   let path: string;
   if (route === null) {
-    const segment = () => r.pick([enc(randomString(r).slice(0, 60)), r.pick(GARBAGE_IDS), uuid(r), 'api', 'v1', 'sandbox', '']);
-    path = r.pick(['/', '/api/v1/', '/sandbox/v1/', '//', '/api/v1//', '/API/V1/']) + Array.from({ length: r.int(5) }, segment).join('/');
+    const segment = () =>
+      r.pick([enc(randomString(r).slice(0, 60)), r.pick(GARBAGE_IDS), uuid(r), 'api', 'v1', 'sandbox', '']);
+    path =
+      r.pick(['/', '/api/v1/', '/sandbox/v1/', '//', '/api/v1//', '/API/V1/']) +
+      Array.from({ length: r.int(5) }, segment).join('/');
   } else {
     path = route.path.replace(/\{(\w+)\}/g, (_, kind: string) => {
-      const real = { payment: known.payments, client: known.clients, invoice: known.invoices, delivery: known.deliveries }[kind] ?? [];
+      const real =
+        { payment: known.payments, client: known.clients, invoice: known.invoices, delivery: known.deliveries }[kind] ??
+        [];
       return r.weighted<() => string>([
         [5, () => (real.length ? r.pick(real) : uuid(r))],
         [2, () => uuid(r)],
@@ -323,7 +657,10 @@ function randomTarget(r: Rng, known: Known, route: Route | null, method: string)
   // The live stream never ends by itself: the fuzz does not open it.
   if (path === '/sandbox/v1/stream' && (method === 'GET' || method === 'HEAD')) path = '/sandbox/v1/streams';
   if (r.chance(method === 'GET' ? 0.5 : 0.2)) {
-    const pairs = Array.from({ length: 1 + r.int(4) }, () => `${r.pick(QUERY_KEYS)}=${r.chance(0.8) ? r.pick(QUERY_VALUES) : enc(randomString(r).slice(0, 200))}`);
+    const pairs = Array.from(
+      { length: 1 + r.int(4) },
+      () => `${r.pick(QUERY_KEYS)}=${r.chance(0.8) ? r.pick(QUERY_VALUES) : enc(randomString(r).slice(0, 200))}`,
+    );
     path += `?${pairs.join('&')}${r.chance(0.1) ? '&&=&' : ''}`;
   }
   return path;
@@ -365,7 +702,11 @@ function randomHeaders(r: Rng, key: string, hasBody: boolean): [string, string |
     if (r.chance(0.95)) headers.push(['Content-Type', type]);
     if (r.chance(0.04)) headers.push(['Content-Type', r.pick(['text/plain', 'application/json'])]);
   }
-  if (r.chance(0.15)) headers.push(['Idempotency-Key', r.pick(['idem-1', 'idem-2', 'idem-3', '', ' ', 'x'.repeat(3000), '\u00e9', 'a:b:c'])]);
+  if (r.chance(0.15))
+    headers.push([
+      'Idempotency-Key',
+      r.pick(['idem-1', 'idem-2', 'idem-3', '', ' ', 'x'.repeat(3000), '\u00e9', 'a:b:c']),
+    ]);
   if (r.chance(0.2)) {
     for (let n = 1 + r.int(4); n > 0; n--) {
       headers.push(
@@ -380,7 +721,10 @@ function randomHeaders(r: Rng, key: string, hasBody: boolean): [string, string |
           ['If-None-Match', '*'],
           ['X-HTTP-Method-Override', r.pick(['DELETE', 'PATCH', 'GET'])],
           ['X-Forwarded-For', '127.0.0.1, ::1'],
-          [`X-Fuzz-${r.int(1000)}`, Array.from({ length: r.int(200) }, () => String.fromCharCode(32 + r.int(95))).join('')],
+          [
+            `X-Fuzz-${r.int(1000)}`,
+            Array.from({ length: r.int(200) }, () => String.fromCharCode(32 + r.int(95))).join(''),
+          ],
         ]),
       );
     }
@@ -394,14 +738,31 @@ function generate(index: number, all: Known): RawRequest {
   const route = r.chance(0.9) ? r.pick(ROUTES) : null;
   // Reset and import wipe an account: only the third, scratch account gets them, so the others keep their records.
   const scratch = route?.path === '/sandbox/v1/reset' || route?.path === '/sandbox/v1/import';
-  const key = scratch ? all.keys[2]! : r.weighted([[45, all.keys[0]!], [45, all.keys[1]!], [10, all.keys[2]!]]);
+  const key = scratch
+    ? all.keys[2]!
+    : r.weighted([
+        [45, all.keys[0]!],
+        [45, all.keys[1]!],
+        [10, all.keys[2]!],
+      ]);
   const own = all.own[key];
   const known: Known = own && r.chance(0.85) ? { ...all, ...own } : all;
   // Mostly a method the route answers, so requests get past routing to validation; sometimes any method.
   const method = route && r.chance(0.75) ? r.pick(route.methods) : r.weighted(METHODS);
   const target = randomTarget(r, known, route, method);
-  const body = method === 'GET' || method === 'HEAD' ? (r.chance(0.05) ? randomBody(r, known, route) : null) : randomBody(r, known, route);
-  return { method, target, headers: randomHeaders(r, key, body !== null), body, chunked: body !== null && r.chance(0.1) };
+  const body =
+    method === 'GET' || method === 'HEAD'
+      ? r.chance(0.05)
+        ? randomBody(r, known, route)
+        : null
+      : randomBody(r, known, route);
+  return {
+    method,
+    target,
+    headers: randomHeaders(r, key, body !== null),
+    body,
+    chunked: body !== null && r.chance(0.1),
+  };
 }
 
 // --- checks ------------------------------------------------------------------------------------------
@@ -432,13 +793,19 @@ function problemWith(request: RawRequest, response: RawResponse): string | null 
   const error = body?.error;
   const wrong: string[] = [];
   if (body?.success !== false) wrong.push('success is not false');
-  if (typeof error?.code !== 'string' || !CODES.has(error.code)) wrong.push(`error.code ${JSON.stringify(error?.code)} is not a contract code`);
-  else if (errorStatus[error.code as keyof typeof errorStatus] !== response.status) wrong.push(`${error.code} with status ${response.status}`);
+  if (typeof error?.code !== 'string' || !CODES.has(error.code))
+    wrong.push(`error.code ${JSON.stringify(error?.code)} is not a contract code`);
+  else if (errorStatus[error.code as keyof typeof errorStatus] !== response.status)
+    wrong.push(`${error.code} with status ${response.status}`);
   if (typeof error?.message !== 'string') wrong.push('no error.message');
-  if (!Array.isArray(error?.details) || !error.details.every((d: unknown) => typeof d === 'string')) wrong.push('details is not an array of strings');
+  if (!Array.isArray(error?.details) || !error.details.every((d: unknown) => typeof d === 'string'))
+    wrong.push('details is not an array of strings');
   if (typeof body?.path !== 'string' || !body.path.startsWith('/')) wrong.push(`path ${JSON.stringify(body?.path)}`);
-  if (typeof body?.timestamp !== 'string' || Number.isNaN(Date.parse(body.timestamp))) wrong.push(`timestamp ${JSON.stringify(body?.timestamp)}`);
-  return wrong.length ? `answered ${response.status} outside the envelope (${wrong.join('; ')}): ${JSON.stringify(body).slice(0, 300)}` : null;
+  if (typeof body?.timestamp !== 'string' || Number.isNaN(Date.parse(body.timestamp)))
+    wrong.push(`timestamp ${JSON.stringify(body?.timestamp)}`);
+  return wrong.length
+    ? `answered ${response.status} outside the envelope (${wrong.join('; ')}): ${JSON.stringify(body).slice(0, 300)}`
+    : null;
 }
 
 const describeRequest = (index: number, request: RawRequest) =>
@@ -447,7 +814,9 @@ const describeRequest = (index: number, request: RawRequest) =>
 // --- the tests -----------------------------------------------------------------------------------------
 
 describe('fuzz: malformed and hostile requests', () => {
-  it(`${COUNT} generated requests: no 5xx, no crash, every error in the envelope (seed ${SEED})`, { timeout: 120_000 }, async () => {
+  it(`${COUNT} generated requests: no 5xx, no crash, every error in the envelope (seed ${SEED})`, {
+    timeout: 120_000,
+  }, async () => {
     console.log(`hardening-fuzz seed ${SEED}: replay with FUZZ_SEED=${SEED}`);
     const logged: string[] = [];
     const data = join(useTmp(), 'state.db');
@@ -485,13 +854,35 @@ describe('fuzz: malformed and hostile requests', () => {
   }
 
   async function fuzz(server: RunningServer, logged: string[]): Promise<void> {
-    const known: Known = { keys: ['sk_fuzz_a', 'sk_fuzz_b', 'sk_fuzz_c'], own: {}, payments: [], clients: [], invoices: [], deliveries: [], addresses: [] };
+    const known: Known = {
+      keys: ['sk_fuzz_a', 'sk_fuzz_b', 'sk_fuzz_c'],
+      own: {},
+      payments: [],
+      clients: [],
+      invoices: [],
+      deliveries: [],
+      addresses: [],
+    };
     // Real records to aim at: the generator uses their ids in paths and their CVUs and aliases in transfers.
     for (const key of known.keys.slice(0, 2)) {
       const client = api(server.url, key);
-      const created = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, callbackUrl: DEAD_URLS[0] });
-      const locked = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 55.5, lockMode: 'amount', callbackUrl: DEAD_URLS[0] });
-      const owner = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Fuzz SA', taxId: key === 'sk_fuzz_a' ? '20-12345678-6' : '27-1111111-2', cashinCallbackUrl: DEAD_URLS[1] });
+      const created = await client.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 100,
+        callbackUrl: DEAD_URLS[0],
+      });
+      const locked = await client.data('POST', '/api/v1/va-payments', {
+        ...PAYMENT,
+        amount: 55.5,
+        lockMode: 'amount',
+        callbackUrl: DEAD_URLS[0],
+      });
+      const owner = await client.data('POST', '/api/v1/clients', {
+        ...CLIENT,
+        name: 'Fuzz SA',
+        taxId: key === 'sk_fuzz_a' ? '20-12345678-6' : '27-1111111-2',
+        cashinCallbackUrl: DEAD_URLS[1],
+      });
       const invoice = await client.data('POST', `/api/v1/clients/${owner.id}/invoices`, { total_amount: 10 });
       await client.data('POST', '/sandbox/v1/transfers', { to: created.cvu, total: 40 });
       await client.data('POST', '/sandbox/v1/transfers', { to: owner.alias, total: 12.5, taxes: 0.5 });
@@ -504,7 +895,8 @@ describe('fuzz: malformed and hostile requests', () => {
         addresses: [created.cvu, created.alias, owner.cvu, owner.alias, locked.cvu],
       };
       known.own[key] = own;
-      for (const name of ['payments', 'clients', 'invoices', 'deliveries', 'addresses'] as const) known[name].push(...own[name]);
+      for (const name of ['payments', 'clients', 'invoices', 'deliveries', 'addresses'] as const)
+        known[name].push(...own[name]);
     }
 
     const failures: string[] = [];
@@ -521,11 +913,16 @@ describe('fuzz: malformed and hostile requests', () => {
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    console.log(`hardening-fuzz seed ${SEED}: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
+    console.log(
+      `hardening-fuzz seed ${SEED}: statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`,
+    );
 
     expect(next).toBeGreaterThanOrEqual(5_000);
     expect(failures.slice(0, 25), `seed ${SEED}: ${failures.length} of ${COUNT} requests failed`).toEqual([]);
-    expect(logged.filter((line) => /internal error|failed/i.test(line)), `seed ${SEED}: the server logged errors`).toEqual([]);
+    expect(
+      logged.filter((line) => /internal error|failed/i.test(line)),
+      `seed ${SEED}: the server logged errors`,
+    ).toEqual([]);
     // Still alive, and still taking valid writes.
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     const after = await api(server.url, 'sk_fuzz_after').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 });
@@ -536,16 +933,31 @@ describe('fuzz: malformed and hostile requests', () => {
   const refused: [string, string][] = [
     ['an unknown method', 'FOO /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['a lower-case method', 'get /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
-    ['a NUL byte in a header value', 'GET /api/v1/va-payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\x00b\r\nConnection: close\r\n\r\n'],
-    ['raw non-ASCII bytes in the target', 'GET /api/v1/va-payments/\xc3\x28 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nConnection: close\r\n\r\n'],
-    ['two different Content-Length headers', 'POST /api/v1/va-payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}'],
-    ['a bad chunk size', 'POST /api/v1/va-payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    [
+      'a NUL byte in a header value',
+      'GET /api/v1/va-payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\x00b\r\nConnection: close\r\n\r\n',
+    ],
+    [
+      'raw non-ASCII bytes in the target',
+      'GET /api/v1/va-payments/\xc3\x28 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nConnection: close\r\n\r\n',
+    ],
+    [
+      'two different Content-Length headers',
+      'POST /api/v1/va-payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}',
+    ],
+    [
+      'a bad chunk size',
+      'POST /api/v1/va-payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
     ['no Host header', 'GET /api/v1/va-payments HTTP/1.1\r\nAuthorization: Bearer k\r\nConnection: close\r\n\r\n'],
     ['HTTP/1.0 without Host', 'GET /api/v1/va-payments HTTP/1.0\r\nAuthorization: Bearer k\r\n\r\n'],
     ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['a header without a colon', 'GET /health HTTP/1.1\r\nHost: x\r\nJunk\r\nConnection: close\r\n\r\n'],
     ['a space before the colon', 'GET /health HTTP/1.1\r\nHost: x\r\nX-A : b\r\nConnection: close\r\n\r\n'],
-    ['headers over 16 KiB', `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`],
+    [
+      'headers over 16 KiB',
+      `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+    ],
   ];
 
   it('requests the HTTP layer refuses (bad request line, bad headers, bad framing) get a 4xx and the server lives on', async () => {
@@ -556,7 +968,9 @@ describe('fuzz: malformed and hostile requests', () => {
       expect(response.status! >= 400 && response.status! < 500, `${what}: ${response.status}`).toBe(true);
     }
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    expect((await api(server.url, 'sk_refused').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 })).status).toBe(201);
+    expect((await api(server.url, 'sk_refused').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 })).status).toBe(
+      201,
+    );
   });
 
   // Node's HTTP parser and @hono/node-server would answer these with a bare `400 Bad Request`; the server's
@@ -580,7 +994,11 @@ describe('hostile keys: API keys and Idempotency-Keys named like Object.prototyp
     const server = await useServer();
     const statuses: Record<string, number> = {};
     for (const key of ['toString', 'constructor', 'hasOwnProperty', 'valueOf', '__proto__']) {
-      const response = await api(server.url, 'sk_idem_proto').post('/api/v1/va-payments', { ...PAYMENT, amount: 10 }, { 'Idempotency-Key': key });
+      const response = await api(server.url, 'sk_idem_proto').post(
+        '/api/v1/va-payments',
+        { ...PAYMENT, amount: 10 },
+        { 'Idempotency-Key': key },
+      );
       statuses[key] = response.status;
     }
     expect(statuses).toEqual({ toString: 201, constructor: 201, hasOwnProperty: 201, valueOf: 201, __proto__: 201 });

@@ -41,7 +41,8 @@ const create = { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 10 
 describe('DNS-rebinding guard: the Host header', () => {
   it('a foreign Host is 403 HOST_NOT_ALLOWED in the envelope on every route, /health included, and changes nothing', async () => {
     const server = await useServer();
-    const evil = (method: string, path: string, body?: unknown) => withHost(server.url, 'rebind.evil.example', method, path, body);
+    const evil = (method: string, path: string, body?: unknown) =>
+      withHost(server.url, 'rebind.evil.example', method, path, body);
     for (const [method, path, body] of [
       ['GET', '/health'],
       ['GET', '/openapi.json'],
@@ -54,12 +55,24 @@ describe('DNS-rebinding guard: the Host header', () => {
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body).toMatchObject({
         success: false,
-        error: { code: 'HOST_NOT_ALLOWED', details: ['Host: rebind.evil.example is not a loopback name or address, the --host value or an --allowed-host'] },
+        error: {
+          code: 'HOST_NOT_ALLOWED',
+          details: [
+            'Host: rebind.evil.example is not a loopback name or address, the --host value or an --allowed-host',
+          ],
+        },
         path,
       });
     }
     // The same names with a port, upper case or a trailing dot are the same names.
-    for (const host of ['rebind.evil.example:4580', 'REBIND.evil.example', 'rebind.evil.example.', '127.0.0.1.evil.example', 'localhost.evil.example', '[::2]']) {
+    for (const host of [
+      'rebind.evil.example:4580',
+      'REBIND.evil.example',
+      'rebind.evil.example.',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '[::2]',
+    ]) {
       expect((await withHost(server.url, host, 'GET', '/health')).status, host).toBe(403);
     }
     const list = await withHost(server.url, `127.0.0.1:${server.port}`, 'GET', '/api/v1/va-payments');
@@ -70,7 +83,16 @@ describe('DNS-rebinding guard: the Host header', () => {
 
   it('loopback names and addresses are served, with or without a port', async () => {
     const server = await useServer();
-    for (const host of ['localhost', `localhost:${server.port}`, 'LocalHost.', '127.0.0.1', `127.0.0.1:${server.port}`, '127.45.6.7:80', '[::1]', `[::1]:${server.port}`]) {
+    for (const host of [
+      'localhost',
+      `localhost:${server.port}`,
+      'LocalHost.',
+      '127.0.0.1',
+      `127.0.0.1:${server.port}`,
+      '127.45.6.7:80',
+      '[::1]',
+      `[::1]:${server.port}`,
+    ]) {
       expect((await withHost(server.url, host, 'GET', '/health')).status, host).toBe(200);
       expect((await withHost(server.url, host, 'POST', '/api/v1/va-payments', create)).status, host).toBe(201);
     }
@@ -85,8 +107,16 @@ describe('DNS-rebinding guard: the Host header', () => {
     expect((await withHost(server.url, 'other.internal', 'GET', '/health')).status).toBe(403);
   });
 
-  it('va-sandbox start --allowed-host (repeatable) serves those names, and refuses a foreign one', { timeout: 20_000 }, async () => {
-    const server = await spawnServer(['--memory', '--allowed-host', 'ci-runner.local', '--allowed-host', 'sandbox.test']);
+  it('va-sandbox start --allowed-host (repeatable) serves those names, and refuses a foreign one', {
+    timeout: 20_000,
+  }, async () => {
+    const server = await spawnServer([
+      '--memory',
+      '--allowed-host',
+      'ci-runner.local',
+      '--allowed-host',
+      'sandbox.test',
+    ]);
     expect((await withHost(server.url, 'ci-runner.local', 'GET', '/health')).status).toBe(200);
     expect((await withHost(server.url, 'sandbox.test:8080', 'POST', '/api/v1/va-payments', create)).status).toBe(201);
     const refused = await withHost(server.url, 'rebind.evil.example', 'GET', '/api/v1/va-payments');

@@ -14,13 +14,17 @@ const account = () => api(server.url, `sk_idem_${++keyN}`);
 const create = (amount: number, lockMode = 'amount') => ({ paymentHubId: 1, currency: 'ARS', lockMode, amount });
 
 describe('Idempotency-Key under concurrency', () => {
-  it('20 concurrent identical POSTs with one key, 30 trials: exactly one payment per key and 19 replays', { timeout: 60_000 }, async () => {
+  it('20 concurrent identical POSTs with one key, 30 trials: exactly one payment per key and 19 replays', {
+    timeout: 60_000,
+  }, async () => {
     const client = account();
     for (let trial = 0; trial < 30; trial++) {
       const key = `trial-${trial}`;
       // Time-locked: each payment gets a CVU of its own, so a duplicate is created rather than refused.
       const body = create(100 + trial, 'time');
-      const answers = await Promise.all(Array.from({ length: 20 }, () => client.post('/api/v1/va-payments', body, { 'Idempotency-Key': key })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => client.post('/api/v1/va-payments', body, { 'Idempotency-Key': key })),
+      );
       expect(answers.map((a) => a.status)).toEqual(answers.map(() => 201));
       const replayed = answers.filter((a) => a.headers.get('idempotent-replayed') === 'true');
       expect(replayed, `trial ${trial}`).toHaveLength(19);
@@ -38,7 +42,9 @@ describe('Idempotency-Key under concurrency', () => {
     const save = store.save;
     store.save = () => new Promise((resolve) => setTimeout(resolve, 50)).then(save);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => client.post('/api/v1/va-payments', create(10 + i), { 'Idempotency-Key': 'mixed' })),
+      Array.from({ length: 10 }, (_, i) =>
+        client.post('/api/v1/va-payments', create(10 + i), { 'Idempotency-Key': 'mixed' }),
+      ),
     ).finally(() => (store.save = save));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(9);
@@ -53,12 +59,16 @@ describe('Idempotency-Key under concurrency', () => {
     const client = account();
     const holder = await client.data('POST', '/api/v1/va-payments', create(50));
     // Same amount, amount lock: 409 AMOUNT_LOCK_CONFLICT, twice at once; neither is remembered.
-    const refused = await Promise.all([1, 2].map(() => client.post('/api/v1/va-payments', create(50), { 'Idempotency-Key': 'retry-me' })));
+    const refused = await Promise.all(
+      [1, 2].map(() => client.post('/api/v1/va-payments', create(50), { 'Idempotency-Key': 'retry-me' })),
+    );
     expect(refused.map((a) => a.body.error?.code)).toEqual(['AMOUNT_LOCK_CONFLICT', 'AMOUNT_LOCK_CONFLICT']);
     expect(refused.every((a) => a.headers.get('idempotent-replayed') === null)).toBe(true);
 
     await client.data('POST', `/api/v1/va-payments/${holder.id}/cancel`);
-    const retried = await Promise.all([1, 2, 3].map(() => client.post('/api/v1/va-payments', create(50), { 'Idempotency-Key': 'retry-me' })));
+    const retried = await Promise.all(
+      [1, 2, 3].map(() => client.post('/api/v1/va-payments', create(50), { 'Idempotency-Key': 'retry-me' })),
+    );
     expect(retried.map((a) => a.status)).toEqual([201, 201, 201]);
     expect(retried.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(2);
     expect(new Set(retried.map((a) => a.body.data.id)).size).toBe(1);

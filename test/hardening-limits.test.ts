@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
 import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balance } from '../src/core/clients/ledger.js';
@@ -11,7 +11,9 @@ import { api, BIN, eventually, freePort, useReceiver, useServer, useTmp } from '
 /** Issue 15 item 11: the sandbox clock is bounded, money sums are exact past 2^53 cents, SIGTERM under EMFILE exits cleanly. */
 
 describe('the sandbox clock is bounded', () => {
-  it('advancing past 9999-01-01 is 400 VALIDATION_ERROR on the request that tries; the account answers as before', { timeout: 60_000 }, async () => {
+  it('advancing past 9999-01-01 is 400 VALIDATION_ERROR on the request that tries; the account answers as before', {
+    timeout: 60_000,
+  }, async () => {
     const server = await useServer();
     const client = api(server.url, 'sk_far_future');
     let refused = null;
@@ -28,13 +30,19 @@ describe('the sandbox clock is bounded', () => {
     });
     const { now } = await client.data('GET', '/sandbox/v1/clock');
     expect(now).toMatch(/^99\d\d-\d\d-\d\dT/);
-    const created = await client.post('/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 1, ttlSeconds: 28800 });
+    const created = await client.post('/api/v1/va-payments', {
+      paymentHubId: 1,
+      currency: 'ARS',
+      lockMode: 'time',
+      amount: 1,
+      ttlSeconds: 28800,
+    });
     expect(created.status).toBe(201);
     expect(created.body.data.expiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect((await client.get('/api/v1/va-payments')).status).toBe(200);
   });
 
-  it('an internal error is 500 INTERNAL_ERROR, never the client\'s fault (a state whose clock is past Date\'s range)', async () => {
+  it("an internal error is 500 INTERNAL_ERROR, never the client's fault (a state whose clock is past Date's range)", async () => {
     const logs: string[] = [];
     const server = await useServer({ log: (line) => logs.push(line) });
     const client = api(server.url, 'sk_broken_clock');
@@ -44,7 +52,9 @@ describe('the sandbox clock is bounded', () => {
     const answer = await client.get('/api/v1/va-payments');
     expect(answer.status).toBe(500);
     expect(answer.body).toMatchObject({ success: false, error: { code: 'INTERNAL_ERROR' } });
-    expect(logs.some((line) => line.startsWith('internal error on GET') && line.includes('Invalid time value'))).toBe(true);
+    expect(logs.some((line) => line.startsWith('internal error on GET') && line.includes('Invalid time value'))).toBe(
+      true,
+    );
     // Other accounts are untouched.
     expect((await api(server.url, 'sk_fine').get('/api/v1/va-payments')).status).toBe(200);
   });
@@ -80,15 +90,21 @@ describe('money sums past 2^53 cents', () => {
 });
 
 describe('SIGTERM under file-descriptor exhaustion', () => {
-  it('callbacks fail as attempts (not EMFILE from loading a module) and SIGTERM exits 0 with the state saved', { timeout: 60_000 }, async () => {
+  it('callbacks fail as attempts (not EMFILE from loading a module) and SIGTERM exits 0 with the state saved', {
+    timeout: 60_000,
+  }, async () => {
     const data = join(useTmp(), 'state.db');
     const receiver = await useReceiver();
     const port = await freePort();
     // `ulimit -n` on the child only: 256 descriptors, used up below by idle connections.
-    const child = spawn('sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" "${BIN}" start --port ${port} --data "${data}"`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const child = spawn(
+      'sh',
+      ['-c', `ulimit -n 256 && exec "${process.execPath}" "${BIN}" start --port ${port} --data "${data}"`],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -102,7 +118,14 @@ describe('SIGTERM under file-descriptor exhaustion', () => {
       const call = (method: string, path: string, body?: unknown) =>
         new Promise<{ status: number; body: any }>((resolve, reject) => {
           const req = request(
-            { host: '127.0.0.1', port, method, path, agent, headers: { authorization: 'Bearer sk_emfile', 'content-type': 'application/json' } },
+            {
+              host: '127.0.0.1',
+              port,
+              method,
+              path,
+              agent,
+              headers: { authorization: 'Bearer sk_emfile', 'content-type': 'application/json' },
+            },
             (res) => {
               let raw = '';
               res.on('data', (chunk) => (raw += chunk));
@@ -116,7 +139,13 @@ describe('SIGTERM under file-descriptor exhaustion', () => {
       for (let i = 0; i < 300; i++) idle.push(connect(port, '127.0.0.1').on('error', () => {}));
       await new Promise((resolve) => setTimeout(resolve, 500));
 
-      const payment = await call('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 10, callbackUrl: `${receiver.url}/hook` });
+      const payment = await call('POST', '/api/v1/va-payments', {
+        paymentHubId: 1,
+        currency: 'ARS',
+        lockMode: 'time',
+        amount: 10,
+        callbackUrl: `${receiver.url}/hook`,
+      });
       expect(payment.status).toBe(201);
       // The first attempt cannot open a connection either, and says so in the log as an attempt.
       const delivery = await eventually(

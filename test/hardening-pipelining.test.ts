@@ -11,7 +11,8 @@ import { nonReader, rssMiB } from './raw-http.js';
  * aborted. Now a connection has a few answers made at a time and none while its unread ones fill its socket; the rest
  * of its requests wait, and a connection whose answers stay unread is closed.
  */
-const pipelined = (port: number, count: number) => `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(count);
+const pipelined = (port: number, count: number) =>
+  `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`.repeat(count);
 
 /** A connection that sends `count` pipelined requests and never reads. */
 const flood = (port: number, count: number): Promise<Socket> => nonReader(port, pipelined(port, count));
@@ -81,8 +82,16 @@ describe('a connection that does not read its answers', () => {
     let received = '';
     socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
     await new Promise((resolve) => socket.once('connect', resolve));
-    const paths = Array.from({ length: count }, (_, i) => (i % 2 === 0 ? `/health?n=${i}` : `/api/v1/va-payments/${i}`));
-    socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer sk_pipe\r\n\r\n`).join(''));
+    const paths = Array.from({ length: count }, (_, i) =>
+      i % 2 === 0 ? `/health?n=${i}` : `/api/v1/va-payments/${i}`,
+    );
+    socket.write(
+      paths
+        .map(
+          (path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer sk_pipe\r\n\r\n`,
+        )
+        .join(''),
+    );
     try {
       await eventually(() => (received.match(/HTTP\/1\.1 /g) ?? []).length === count, 20_000, `${count} answers`);
       const statuses = [...received.matchAll(/HTTP\/1\.1 (\d+)/g)].map((match) => Number(match[1]));

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, eventually, useServer, useTmp, type Api, PAYMENT } from './helpers.js';
+import { type Api, api, eventually, PAYMENT, useServer, useTmp } from './helpers.js';
 
 /**
  * Hardening (c): four hostile callback receivers at once — one never answers, one answers 1 GiB slowly, one resets the
@@ -63,7 +63,9 @@ async function streamGiB(res: ServerResponse, self: Hostile): Promise<void> {
 }
 
 describe('hostile callback receivers while the API keeps answering', () => {
-  it('hang, 1 GiB slowly, connection reset and a self-redirect end recorded with the right error; 100 API calls meanwhile succeed', { timeout: 60_000 }, async () => {
+  it('hang, 1 GiB slowly, connection reset and a self-redirect end recorded with the right error; 100 API calls meanwhile succeed', {
+    timeout: 60_000,
+  }, async () => {
     const server = await useServer({ data: join(useTmp(), 'state.db'), callbackTimeoutMs: 1000, retryDelays: [1, 1] });
     const client = api(server.url, 'sk_hostile');
 
@@ -77,7 +79,14 @@ describe('hostile callback receivers while the API keeps answering', () => {
 
     const payments: Record<string, string> = {};
     for (const [name, receiver] of Object.entries(receivers)) {
-      payments[name] = (await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, callbackUrl: receiver.url, externalReference: name })).id;
+      payments[name] = (
+        await client.data('POST', '/api/v1/va-payments', {
+          ...PAYMENT,
+          amount: 100,
+          callbackUrl: receiver.url,
+          externalReference: name,
+        })
+      ).id;
     }
 
     // While those deliveries misbehave: 100 API calls, ten at a time.
@@ -89,7 +98,8 @@ describe('hostile callback receivers while the API keeps answering', () => {
     for (let batch = 0; batch < 10; batch++) {
       const calls = Array.from({ length: 10 }, (_, i) => {
         const n = batch * 10 + i;
-        if (n % 4 === 0) return client.post('/api/v1/va-payments', { ...PAYMENT, amount: 100 + n, callbackUrl: busy.url });
+        if (n % 4 === 0)
+          return client.post('/api/v1/va-payments', { ...PAYMENT, amount: 100 + n, callbackUrl: busy.url });
         if (n % 4 === 1) return client.post('/sandbox/v1/transfers', { to: target.cvu, total: 1 });
         if (n % 4 === 2) return client.get('/sandbox/v1/deliveries');
         return client.get(`/api/v1/va-payments/${target.id}`);
@@ -103,7 +113,12 @@ describe('hostile callback receivers while the API keeps answering', () => {
       const summary = await eventually(
         async () => {
           const list = (await client.list('/sandbox/v1/deliveries?eventType=created&limit=100')).data;
-          const found = list.find((d: any) => d.url === receivers[name as keyof typeof receivers].url && d.status !== 'pending' && d.status !== 'retrying');
+          const found = list.find(
+            (d: any) =>
+              d.url === receivers[name as keyof typeof receivers].url &&
+              d.status !== 'pending' &&
+              d.status !== 'retrying',
+          );
           return found ?? null;
         },
         30_000,
@@ -114,7 +129,11 @@ describe('hostile callback receivers while the API keeps answering', () => {
 
     const hung = await finished('silent');
     expect(hung.status).toBe('failed');
-    expect(hung.attempts.map((a: any) => [a.responseStatus, a.error])).toEqual([[null, 'timeout'], [null, 'timeout'], [null, 'timeout']]);
+    expect(hung.attempts.map((a: any) => [a.responseStatus, a.error])).toEqual([
+      [null, 'timeout'],
+      [null, 'timeout'],
+      [null, 'timeout'],
+    ]);
 
     const streamed = await finished('huge');
     expect(streamed.status).toBe('delivered');
@@ -127,11 +146,19 @@ describe('hostile callback receivers while the API keeps answering', () => {
 
     const reset = await finished('rude');
     expect(reset.status).toBe('failed');
-    expect(reset.attempts.map((a: any) => [a.responseStatus, a.error])).toEqual([[null, 'connection_reset'], [null, 'connection_reset'], [null, 'connection_reset']]);
+    expect(reset.attempts.map((a: any) => [a.responseStatus, a.error])).toEqual([
+      [null, 'connection_reset'],
+      [null, 'connection_reset'],
+      [null, 'connection_reset'],
+    ]);
 
     const redirected = await finished('loop');
     expect(redirected.status).toBe('failed');
-    expect(redirected.attempts.map((a: any) => [a.responseStatus, a.error])).toEqual([[307, 'redirect'], [307, 'redirect'], [307, 'redirect']]);
+    expect(redirected.attempts.map((a: any) => [a.responseStatus, a.error])).toEqual([
+      [307, 'redirect'],
+      [307, 'redirect'],
+      [307, 'redirect'],
+    ]);
     // Not followed: one request per attempt, no more.
     expect(loop.requests).toBe(3);
     expect(silent.requests).toBe(3);

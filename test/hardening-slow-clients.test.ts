@@ -37,7 +37,8 @@ function open(port: number, kind: Kind, started: number): Promise<SlowClient> {
       const head = `POST /api/v1/va-payments HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer sk_slow\r\n`;
       if (kind === 'partial-headers') socket.write(head);
       if (kind === 'trickle') socket.write('P');
-      if (kind === 'partial-body') socket.write(`${head}Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"paymentHubId":`);
+      if (kind === 'partial-body')
+        socket.write(`${head}Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"paymentHubId":`);
       resolve(client);
     });
   });
@@ -52,7 +53,7 @@ describe.concurrent('slow clients are timed out', () => {
       await Promise.all(
         (Object.entries(KINDS) as [Kind, number][]).map(([kind, count]) =>
           Promise.all(Array.from({ length: count }, () => open(server.port, kind, started))),
-        )
+        ),
       )
     ).flat();
     expect(clients).toHaveLength(300);
@@ -61,7 +62,8 @@ describe.concurrent('slow clients are timed out', () => {
     let sent = 0;
     const ticker = setInterval(() => {
       const byte = trickle[sent++]!;
-      for (const client of clients) if (client.kind === 'trickle' && client.closedAt === null) client.socket.write(byte);
+      for (const client of clients)
+        if (client.kind === 'trickle' && client.closedAt === null) client.socket.write(byte);
     }, 100);
 
     try {
@@ -74,7 +76,9 @@ describe.concurrent('slow clients are timed out', () => {
       expect(created.status).toBe(201);
       expect(health.status).toBe(200);
       expect(took).toBeLessThan(TIMEOUTS.headersMs / 2);
-      expect(clients.filter((client) => client.closedAt !== null).map(({ kind, received }) => ({ kind, received }))).toEqual([]);
+      expect(
+        clients.filter((client) => client.closedAt !== null).map(({ kind, received }) => ({ kind, received })),
+      ).toEqual([]);
 
       // Then the server closes every slow one, each after its own timeout: headers for all but the partial bodies.
       await new Promise((resolve) => setTimeout(resolve, TIMEOUTS.requestMs + SLACK_MS));
@@ -82,8 +86,13 @@ describe.concurrent('slow clients are timed out', () => {
       expect(open, 'connections the server left open').toEqual([]);
       for (const client of clients) {
         const timeout = client.kind === 'partial-body' ? TIMEOUTS.requestMs : TIMEOUTS.headersMs;
-        expect(client.closedAt!, `${client.kind} closed after ${Math.round(client.closedAt!)} ms`).toBeGreaterThanOrEqual(timeout - 50);
-        expect(client.closedAt!, `${client.kind} closed after ${Math.round(client.closedAt!)} ms`).toBeLessThan(timeout + SLACK_MS);
+        expect(
+          client.closedAt!,
+          `${client.kind} closed after ${Math.round(client.closedAt!)} ms`,
+        ).toBeGreaterThanOrEqual(timeout - 50);
+        expect(client.closedAt!, `${client.kind} closed after ${Math.round(client.closedAt!)} ms`).toBeLessThan(
+          timeout + SLACK_MS,
+        );
         expect(client.received, client.kind).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
       }
       // The slow key never got a request through.
@@ -124,7 +133,10 @@ describe.concurrent('slow clients are timed out', () => {
     const stream = await useStream(server.url, 'sk_stream');
     await new Promise((resolve) => setTimeout(resolve, TIMEOUTS.requestMs + 500));
     await api(server.url, 'sk_stream').post('/api/v1/va-payments', { ...PAYMENT, amount: 100 });
-    const message = await stream.waitFor((m) => m.event === 'event' && m.data.event?.eventType === 'created', 'the created event');
+    const message = await stream.waitFor(
+      (m) => m.event === 'event' && m.data.event?.eventType === 'created',
+      'the created event',
+    );
     expect(message.data.event.eventType).toBe('created');
   });
 
@@ -140,12 +152,17 @@ describe('a client that hangs up mid-body', () => {
     const server = await useServer({ log: (line) => lines.push(line) }, 'test');
     const socket = connect(server.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('POST /api/v1/va-payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_gone\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"paymentHubId": 1,');
+    socket.write(
+      'POST /api/v1/va-payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_gone\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"paymentHubId": 1,',
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.destroy();
     const deadline = Date.now() + 5_000;
-    while (!lines.some((line) => line.includes('hung up')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(lines).toContain('POST /api/v1/va-payments: the client hung up before the request\'s body ended; nothing was done');
+    while (!lines.some((line) => line.includes('hung up')) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lines).toContain(
+      "POST /api/v1/va-payments: the client hung up before the request's body ended; nothing was done",
+    );
     expect(lines.filter((line) => line.includes('internal error'))).toEqual([]);
     expect((await api(server.url, 'sk_gone').list('/api/v1/va-payments')).pagination.total).toBe(0);
   });

@@ -3,7 +3,16 @@ import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../src/cli/client.js';
 import { followStream, type LiveMessage, type StreamState } from '../src/cli/ui/live.js';
-import { api, eventually, spawnCli, spawnServer, useReceiver, useServer, useStream, type StreamMessage } from './helpers.js';
+import {
+  api,
+  eventually,
+  type StreamMessage,
+  spawnCli,
+  spawnServer,
+  useReceiver,
+  useServer,
+  useStream,
+} from './helpers.js';
 
 /**
  * Issue 15 item 8: `/sandbox/v1/stream` has backpressure. Subscribers that stop reading (raw sockets, paused) while
@@ -15,7 +24,8 @@ const CREATES = 1000;
 /** About 6 KiB of metadata, so each `created` event is about 7 KB on the stream. */
 const metadata = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, 'x'.repeat(140)]));
 
-const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMiB = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 /** How many sockets the process holds open. */
 const sockets = (pid: number): number =>
@@ -59,19 +69,30 @@ async function pausedSubscriber(port: number, key: string) {
 }
 
 describe('GET /sandbox/v1/stream: backpressure', () => {
-  it(`${SUBSCRIBERS} paused subscribers and ${CREATES} creates: RSS stays bounded, each gets lagged and is closed; a reading subscriber sees everything`, { timeout: 120_000 }, async () => {
+  it(`${SUBSCRIBERS} paused subscribers and ${CREATES} creates: RSS stays bounded, each gets lagged and is closed; a reading subscriber sees everything`, {
+    timeout: 120_000,
+  }, async () => {
     const server = await spawnServer(['--memory']);
     const pid = server.child.pid!;
     const { port } = new URL(server.url);
     const client = api(server.url, 'sk_stream');
-    const create = (i: number) => client.post('/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 10 + i, metadata });
+    const create = (i: number) =>
+      client.post('/api/v1/va-payments', {
+        paymentHubId: 1,
+        currency: 'ARS',
+        lockMode: 'time',
+        amount: 10 + i,
+        metadata,
+      });
     // Warm up the server (modules, heap) before measuring.
     for (let i = 0; i < 50; i++) expect((await create(i)).status).toBe(201);
     const before = rssMiB(pid);
 
     const reader = await useStream(server.url, 'sk_stream');
     const socketsBefore = sockets(pid);
-    const paused = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => pausedSubscriber(Number(port), 'sk_stream')));
+    const paused = await Promise.all(
+      Array.from({ length: SUBSCRIBERS }, () => pausedSubscriber(Number(port), 'sk_stream')),
+    );
     let peak = before;
     for (let batch = 0; batch < CREATES / 50; batch++) {
       const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => create(batch * 50 + i)));
@@ -81,16 +102,25 @@ describe('GET /sandbox/v1/stream: backpressure', () => {
     // Unbounded, each paused subscriber holds every event: about 7 MB each, 280 MB in all. Bounded, a small part of it.
     const growth = peak - before;
     expect(growth, `RSS grew ${growth.toFixed(0)} MiB`).toBeLessThan(120);
-    console.log(`stream backpressure: RSS ${before.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB with ${SUBSCRIBERS} paused subscribers`);
+    console.log(
+      `stream backpressure: RSS ${before.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB with ${SUBSCRIBERS} paused subscribers`,
+    );
 
     // The reading subscriber kept up: every create, and no lagged.
     const created = (m: StreamMessage) => m.event === 'event' && m.data.event.eventType === 'created';
-    await eventually(() => reader.messages.filter(created).length === CREATES, 20_000, 'every created event on the reading subscriber');
+    await eventually(
+      () => reader.messages.filter(created).length === CREATES,
+      20_000,
+      'every created event on the reading subscriber',
+    );
     expect(reader.messages.some((m) => m.event === 'lagged')).toBe(false);
 
     // A paused subscriber that reads again gets what was buffered, then `lagged`, then the end of the stream.
     const first = paused[0]!;
-    await Promise.race([first.resume(), new Promise((_, reject) => setTimeout(() => reject(new Error(`no end: ${first.text().slice(-300)}`)), 10_000))]);
+    await Promise.race([
+      first.resume(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no end: ${first.text().slice(-300)}`)), 10_000)),
+    ]);
     expect(first.text()).toMatch(/event: lagged\ndata: \{"type":"lagged",[^\n]*\}\n\n/);
     expect(first.text().endsWith('\r\n0\r\n\r\n')).toBe(true);
     // The others never read again: the server cuts their connections (they hold nothing there any more).
@@ -115,20 +145,28 @@ async function burst(url: string, key: string): Promise<void> {
   for (let batch = 0; batch < 3; batch++) {
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        source.post('/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 1 + batch * 50 + i, ttlSeconds: 60, metadata }),
+        source.post('/api/v1/va-payments', {
+          paymentHubId: 1,
+          currency: 'ARS',
+          lockMode: 'time',
+          amount: 1 + batch * 50 + i,
+          ttlSeconds: 60,
+          metadata,
+        }),
       ),
     );
     expect(answers.every((a) => a.status === 201)).toBe(true);
   }
   const doc = await source.data('GET', '/sandbox/v1/export');
-  for (const payment of Object.values(doc.account.vaPayments) as { expiresAt: string }[]) payment.expiresAt = new Date(Date.parse(doc.exportedAt) - 1).toISOString();
+  for (const payment of Object.values(doc.account.vaPayments) as { expiresAt: string }[])
+    payment.expiresAt = new Date(Date.parse(doc.exportedAt) - 1).toISOString();
   expect((await api(url, key).post('/sandbox/v1/import', doc)).status).toBe(200);
   // An imported account holds its callbacks until released (issue 38): released, as a user would, so later ones go.
   expect(await api(url, key).data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 0 });
 }
 
 describe('readers that fall behind reconnect and read again', () => {
-  it('the dashboard\'s stream follower: lagged is not a message; it reconnects at once and says live again', async () => {
+  it("the dashboard's stream follower: lagged is not a message; it reconnects at once and says live again", async () => {
     const server = await useServer();
     const states: StreamState[] = [];
     const times: number[] = [];
@@ -145,18 +183,28 @@ describe('readers that fall behind reconnect and read again', () => {
       expect(messages.every((m) => ['event', 'transfer', 'delivery'].includes(m.type))).toBe(true);
       // Live again: the next event arrives.
       const count = messages.length;
-      await api(server.url, 'sk_lag_ui').data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 5 });
+      await api(server.url, 'sk_lag_ui').data('POST', '/api/v1/va-payments', {
+        paymentHubId: 1,
+        currency: 'ARS',
+        lockMode: 'time',
+        amount: 5,
+      });
       await eventually(() => messages.length > count, 5_000, 'an event after reconnecting');
     } finally {
       stop();
     }
   });
 
-  it('deliveries list --follow: after lagged it follows again (the list read again) and prints later attempts', { timeout: 30_000 }, async () => {
+  it('deliveries list --follow: after lagged it follows again (the list read again) and prints later attempts', {
+    timeout: 30_000,
+  }, async () => {
     const server = await useServer();
     const receiver = await useReceiver();
     const client = api(server.url, 'sk_lag_cli');
-    const follow = spawnCli(['deliveries', 'list', '--follow'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: 'sk_lag_cli' });
+    const follow = spawnCli(['deliveries', 'list', '--follow'], {
+      VA_SANDBOX_URL: server.url,
+      VA_SANDBOX_API_KEY: 'sk_lag_cli',
+    });
     await follow.waitFor(/following delivery attempts/, 'stderr');
     await burst(server.url, 'sk_lag_cli');
     await follow.waitFor(/fell behind the live stream: following again\nfollowing delivery attempts/, 'stderr');

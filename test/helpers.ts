@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach } from 'vitest';
-import { startServer, type RunningServer, type ServerOptions } from '../src/sandbox/http/server.js';
+import { type RunningServer, type ServerOptions, startServer } from '../src/sandbox/http/server.js';
 import { readAccount } from '../src/sandbox/store/database.js';
 import { mismatch, templateOf } from './openapi-check.js';
 
@@ -53,7 +53,12 @@ export interface ApiResponse<T = any> {
 /** A tiny client of the sandbox API over real HTTP. */
 /** A client of the API with one key; `beforeWrite` runs before every request that is not a GET. */
 export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = () => {}) {
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> => {
     if (method !== 'GET') beforeWrite();
     const response = await fetch(baseUrl + path, {
       method,
@@ -67,14 +72,18 @@ export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = 
     const text = await response.text();
     const answer = { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
     // Every answer the suite gets is held to the OpenAPI document (paths it does not have aside: those are 404s).
-    const problem = answer.body !== null && templateOf(path) !== undefined ? mismatch(method, path, answer.status, answer.body) : null;
+    const problem =
+      answer.body !== null && templateOf(path) !== undefined
+        ? mismatch(method, path, answer.status, answer.body)
+        : null;
     if (problem) throw new Error(`the answer does not match the OpenAPI document: ${problem}`);
     return answer;
   };
   /** The body of a 2xx answer; throws with the envelope otherwise. */
   const ok = async (method: string, path: string, body?: unknown) => {
     const response = await call(method, path, body);
-    if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status >= 300)
+      throw new Error(`${method} ${path} -> ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;
   };
   return {
@@ -88,7 +97,9 @@ export function api(baseUrl: string, key = 'sk_test', beforeWrite: () => void = 
       return (await ok(method, path, body)).data;
     },
     /** A list's page as the API answers it: `data` (the items) and `pagination` beside it. */
-    async list(path: string): Promise<{ data: any; pagination: { page: number; limit: number; total: number; totalPages: number } }> {
+    async list(
+      path: string,
+    ): Promise<{ data: any; pagination: { page: number; limit: number; total: number; totalPages: number } }> {
       const { data, pagination } = await ok('GET', path);
       return { data, pagination };
     },
@@ -105,8 +116,13 @@ export async function incidentWithOpenDeliveries(baseUrl: string, key: string, c
   const source = api(baseUrl, key);
   await source.data('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1/refused' });
   const created = [];
-  for (let i = 0; i < payments; i++) created.push(await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl }));
-  await eventually(async () => (await source.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === payments, 10_000, 'retrying deliveries');
+  for (let i = 0; i < payments; i++)
+    created.push(await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl }));
+  await eventually(
+    async () => (await source.list('/sandbox/v1/deliveries?status=retrying')).pagination.total === payments,
+    10_000,
+    'retrying deliveries',
+  );
   return { doc: await source.data('GET', '/sandbox/v1/export'), payments: created };
 }
 
@@ -119,10 +135,14 @@ export async function retryingDelivery(data: string, key: string, payment: objec
   const client = api(server.url, key);
   const callbackUrl = `http://127.0.0.1:${await freePort()}/hook`; // nothing listens there
   const created = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl, ...payment });
-  const [delivery] = await eventually(async () => {
-    const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
-    return items.length === 1 && items;
-  }, 10_000, 'the first attempt');
+  const [delivery] = await eventually(
+    async () => {
+      const { data: items } = await client.list('/sandbox/v1/deliveries?status=retrying');
+      return items.length === 1 && items;
+    },
+    10_000,
+    'the first attempt',
+  );
   await server.close();
   return { payment: created, delivery };
 }
@@ -137,7 +157,10 @@ export interface Received {
 }
 
 /** `hold`: send the status and body but never end the response (a body that never finishes). */
-export type ReceiverAnswer = { status: number; body?: string; headers?: Record<string, string>; hold?: boolean } | 'hang' | 'reset';
+export type ReceiverAnswer =
+  | { status: number; body?: string; headers?: Record<string, string>; hold?: boolean }
+  | 'hang'
+  | 'reset';
 
 /**
  * A real callback receiver on loopback. `respond` decides each answer (default 200), possibly later (a promise);
@@ -159,7 +182,14 @@ export async function useReceiver(
       } catch {
         body = raw;
       }
-      const request: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw, at: Date.now() };
+      const request: Received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        raw,
+        at: Date.now(),
+      };
       received.push(request);
       for (const waiter of [...waiters]) {
         if (received.filter(waiter.filter).length >= waiter.count) {
@@ -191,7 +221,10 @@ export async function useReceiver(
     waitFor(count: number, filter: (r: Received) => boolean = () => true, timeoutMs = 15_000): Promise<Received[]> {
       if (received.filter(filter).length >= count) return Promise.resolve(received.filter(filter));
       return new Promise((done, fail) => {
-        const timer = setTimeout(() => fail(new Error(`receiver got ${received.filter(filter).length} of ${count} requests`)), timeoutMs);
+        const timer = setTimeout(
+          () => fail(new Error(`receiver got ${received.filter(filter).length} of ${count} requests`)),
+          timeoutMs,
+        );
         waiters.push({ count, filter, resolve: () => (clearTimeout(timer), done(received.filter(filter))) });
       });
     },
@@ -240,7 +273,11 @@ function plainEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** The built CLI as a long-running child process (server, receiver, `--follow`); killed after the file's tests. */
 export function spawnCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: plainEnv(env), stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: plainEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: options.cwd,
+  });
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));
@@ -257,7 +294,8 @@ export function spawnCli(args: string[], env: Record<string, string> = {}, optio
     waitFor: (pattern, stream = 'stdout', timeoutMs = 10_000) =>
       eventually(
         () => {
-          if (child.exitCode !== null) throw new Error(`va-sandbox ${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
+          if (child.exitCode !== null)
+            throw new Error(`va-sandbox ${args.join(' ')} exited with ${child.exitCode}: ${output.stderr}`);
           return pattern.test(output[stream]) ? output[stream] : '';
         },
         timeoutMs,
@@ -348,7 +386,10 @@ export interface StreamMessage {
  */
 export async function useStream(baseUrl: string, key = 'sk_test') {
   const controller = new AbortController();
-  const response = await fetch(`${baseUrl}/sandbox/v1/stream`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+  const response = await fetch(`${baseUrl}/sandbox/v1/stream`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: controller.signal,
+  });
   const messages: StreamMessage[] = [];
   let raw = '';
   const ended = (async () => {
@@ -382,8 +423,10 @@ export async function useStream(baseUrl: string, key = 'sk_test') {
     ended,
     /** Disconnects, as a client going away does. */
     close: () => (controller.abort(), ended),
-    waitFor: async (predicate: (message: StreamMessage) => boolean, what = 'a stream message'): Promise<StreamMessage> =>
-      (await eventually(() => messages.find(predicate), 10_000, what))!,
+    waitFor: async (
+      predicate: (message: StreamMessage) => boolean,
+      what = 'a stream message',
+    ): Promise<StreamMessage> => (await eventually(() => messages.find(predicate), 10_000, what))!,
   };
 }
 

@@ -12,7 +12,13 @@ export const shown = (path: string) => relative(ROOT, path).split(sep).join('/')
 
 /** A file's syntax tree, with parents (the global check looks at where a name stands). */
 const syntaxOf = (path: string, text: string) =>
-  ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  ts.createSourceFile(
+    path,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
 
 interface Import {
   specifier: string | null;
@@ -28,16 +34,18 @@ export function importsOf(path: string, text: string): Import[] {
     found.push({ specifier: specifier && ts.isStringLiteralLike(specifier) ? specifier.text : null, line });
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isImportDeclaration(node) || (ts.isExportDeclaration(node) && node.moduleSpecifier)) add(node, node.moduleSpecifier);
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node, node.moduleReference.expression);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node, node.arguments[0]);
+    if (ts.isImportDeclaration(node) || (ts.isExportDeclaration(node) && node.moduleSpecifier))
+      add(node, node.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      add(node, node.moduleReference.expression);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      add(node, node.arguments[0]);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node, node.argument.literal);
     ts.forEachChild(node, visit);
   };
   visit(source);
   return found;
 }
-
 
 /** The source file a relative import names (`./views.js` is `views.ts` or `views.tsx`), or null when it is none of src's. */
 function fileOf(from: string, specifier: string, files: ReadonlySet<string>): string | null {
@@ -108,7 +116,8 @@ function wayRound(graph: ReadonlyMap<string, readonly string[]>, start: string, 
 
 /** A knot in one line: its shortest way round, and all its files when there are more (each other cycle goes through them). */
 export const described = ({ files, way }: Knot): string =>
-  way.map(shown).join(' -> ') + (files.length > way.length - 1 ? ` (${files.length} files import each other: ${files.map(shown).join(', ')})` : '');
+  way.map(shown).join(' -> ') +
+  (files.length > way.length - 1 ? ` (${files.length} files import each other: ${files.map(shown).join(', ')})` : '');
 
 /** The globals of transport and time src/core may not use: fetch and the timers (the runtime owns both). */
 const TRANSPORT_GLOBALS = new Set(['fetch', 'setTimeout', 'setInterval', 'setImmediate']);
@@ -135,8 +144,18 @@ export function transportGlobals(path: string, text: string): string[] {
   const visit = (node: ts.Node): void => {
     let name: string | undefined;
     if (ts.isIdentifier(node) && !namesMember(node)) name = node.text;
-    else if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && GLOBAL_OBJECTS.has(node.expression.text)) name = node.name.text;
-    else if (ts.isElementAccessExpression(node) && ts.isIdentifier(node.expression) && GLOBAL_OBJECTS.has(node.expression.text) && ts.isStringLiteralLike(node.argumentExpression)) {
+    else if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      GLOBAL_OBJECTS.has(node.expression.text)
+    )
+      name = node.name.text;
+    else if (
+      ts.isElementAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      GLOBAL_OBJECTS.has(node.expression.text) &&
+      ts.isStringLiteralLike(node.argumentExpression)
+    ) {
       name = node.argumentExpression.text;
     }
     if (name !== undefined && TRANSPORT_GLOBALS.has(name)) {

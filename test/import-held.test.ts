@@ -1,6 +1,17 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, eventually, incidentWithOpenDeliveries, PAYMENT, runCli, spawnServer, useReceiver, useServer, useTmp, type Api } from './helpers.js';
+import {
+  type Api,
+  api,
+  eventually,
+  incidentWithOpenDeliveries,
+  PAYMENT,
+  runCli,
+  spawnServer,
+  useReceiver,
+  useServer,
+  useTmp,
+} from './helpers.js';
 
 /**
  * Issue 33: an incident file names its callback URLs, and an import must never call them on its own. Its open
@@ -46,7 +57,12 @@ describe('POST /sandbox/v1/import: the deliveries of the file are held', () => {
       ['created', callbackUrl, 1, null],
     ]);
     expect((await target.data('GET', `/api/v1/va-payments/${second.id}`)).status).toBe('expired');
-    expect((await target.data('GET', `/api/v1/va-payments/${first.id}`)).callbackDelivery).toMatchObject({ events: 1, held: 1, retrying: 0, pending: 0 });
+    expect((await target.data('GET', `/api/v1/va-payments/${first.id}`)).callbackDelivery).toMatchObject({
+      events: 1,
+      held: 1,
+      retrying: 0,
+      pending: 0,
+    });
 
     // Past every retry time, in real time and by the clock: nothing reaches the file's URL.
     await sleep(3000);
@@ -57,7 +73,9 @@ describe('POST /sandbox/v1/import: the deliveries of the file are held', () => {
 
     // Redeliver works on a held one: a new delivery to {"url"}, the held one stays held.
     const failedId = held[0].id;
-    expect((await target.post(`/sandbox/v1/deliveries/${failedId}/redeliver`, { url: `${laptop.url}/redelivered` })).status).toBe(201);
+    expect(
+      (await target.post(`/sandbox/v1/deliveries/${failedId}/redeliver`, { url: `${laptop.url}/redelivered` })).status,
+    ).toBe(201);
     await laptop.waitFor(1, (r) => r.url === '/redelivered');
     expect((await target.data('GET', `/sandbox/v1/deliveries/${failedId}`)).status).toBe('held');
 
@@ -69,7 +87,11 @@ describe('POST /sandbox/v1/import: the deliveries of the file are held', () => {
     expect(released.body.data).toMatchObject({ id: createdId, status: 'pending' });
     const [got] = await fileReceiver.waitFor(1);
     expect(got!.headers['x-service-event-id']).toBe(released.body.data.eventId);
-    await eventually(async () => (await target.data('GET', `/sandbox/v1/deliveries/${createdId}`)).status === 'delivered', 5000, 'delivered');
+    await eventually(
+      async () => (await target.data('GET', `/sandbox/v1/deliveries/${createdId}`)).status === 'delivered',
+      5000,
+      'delivered',
+    );
     expect((await target.post(`/sandbox/v1/deliveries/${createdId}/release`)).body.error.code).toBe('INVALID_STATE');
 
     // With forwarding set, releasing all sends the rest there, not to the file's URL.
@@ -133,13 +155,20 @@ describe('POST /sandbox/v1/import: the deliveries of the file are held', () => {
  * (an expiry, a transfer to one of its CVUs, a retry) never reach a URL of the file until the user releases them.
  */
 describe('an imported account calls no URL of its file until released', () => {
-  it('holds what it raises after the import (an expiry 1 s later, transfers, retries) until release; forwarding takes new ones meanwhile', { timeout: 30_000 }, async () => {
+  it('holds what it raises after the import (an expiry 1 s later, transfers, retries) until release; forwarding takes new ones meanwhile', {
+    timeout: 30_000,
+  }, async () => {
     const callbackUrl = `${fileReceiver.url}/account`;
     const source = account();
     await source.data('PUT', '/sandbox/v1/forwarding', { url: 'http://127.0.0.1:1/refused' });
     const expiring = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
     const open = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl });
-    const owner = await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Cobros SA', taxId: '30-71234567-8', cashinCallbackUrl: callbackUrl });
+    const owner = await source.data('POST', '/api/v1/clients', {
+      paymentHubId: 1,
+      name: 'Cobros SA',
+      taxId: '30-71234567-8',
+      cashinCallbackUrl: callbackUrl,
+    });
     const doc = await source.data('GET', '/sandbox/v1/export');
     doc.account.vaPayments[expiring.id].expiresAt = new Date(Date.parse(doc.exportedAt) + 1000).toISOString();
     const heard = () => fileReceiver.received.filter((r) => r.url === '/account');
@@ -150,14 +179,25 @@ describe('an imported account calls no URL of its file until released', () => {
     await target.data('POST', '/sandbox/v1/transfers', { to: open.cvu, total: 10 });
     await target.data('POST', '/sandbox/v1/transfers', { to: owner.cvu, total: 5 });
     // Past the expiry, in real time: the sandbox clock runs with it.
-    await eventually(async () => (await target.data('GET', `/api/v1/va-payments/${expiring.id}`)).status === 'expired', 5000, 'the expiry');
+    await eventually(
+      async () => (await target.data('GET', `/api/v1/va-payments/${expiring.id}`)).status === 'expired',
+      5000,
+      'the expiry',
+    );
     await sleep(500);
     expect(heard()).toEqual([]);
     const raised = (await heldOf(target)).slice(0, -fromFile);
     expect(raised.map((d: any) => [d.eventType, d.url, d.reason]).sort()).toEqual(
-      [['cash_in_received'], ['client.cashin'], ['failed'], ['succeeded']].map(([type]) => [type, callbackUrl, 'raised in an imported account: sent only when released']),
+      [['cash_in_received'], ['client.cashin'], ['failed'], ['succeeded']].map(([type]) => [
+        type,
+        callbackUrl,
+        'raised in an imported account: sent only when released',
+      ]),
     );
-    const cli = await runCli(['deliveries', 'list', '--status', 'held'], { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: target.key });
+    const cli = await runCli(['deliveries', 'list', '--status', 'held'], {
+      VA_SANDBOX_URL: server.url,
+      VA_SANDBOX_API_KEY: target.key,
+    });
     expect(cli.stdout.split('\n').filter((line) => / held /.test(line))).toHaveLength(raised.length + fromFile);
 
     // While forwarding is set, a new callback goes there, pinned: its retry goes there too once forwarding is off.
@@ -182,7 +222,12 @@ describe('an imported account calls no URL of its file until released', () => {
   it('forwarding with events takes only those types while the account is held; the others stay held', async () => {
     const callbackUrl = `${fileReceiver.url}/filtered`;
     const source = account();
-    const owner = await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Filtro SA', taxId: '30-1', cashinCallbackUrl: callbackUrl });
+    const owner = await source.data('POST', '/api/v1/clients', {
+      paymentHubId: 1,
+      name: 'Filtro SA',
+      taxId: '30-1',
+      cashinCallbackUrl: callbackUrl,
+    });
     const target = account();
     expect((await target.post('/sandbox/v1/import', await source.data('GET', '/sandbox/v1/export'))).status).toBe(200);
     await target.data('PUT', '/sandbox/v1/forwarding', { url: `${laptop.url}/filtered`, events: ['created'] });
@@ -196,7 +241,10 @@ describe('an imported account calls no URL of its file until released', () => {
     expect(fileReceiver.received.filter((r) => r.url === '/filtered')).toEqual([]);
     // Released with forwarding still on: a type it does not take goes to its own URL.
     expect(await target.data('POST', '/sandbox/v1/deliveries/release')).toEqual({ released: 1 });
-    expect((await fileReceiver.waitFor(1, (r) => r.url === '/filtered'))[0]!.body).toMatchObject({ eventType: 'client.cashin', clientId: owner.id });
+    expect((await fileReceiver.waitFor(1, (r) => r.url === '/filtered'))[0]!.body).toMatchObject({
+      eventType: 'client.cashin',
+      clientId: owner.id,
+    });
     expect(laptop.received.filter((r) => r.url === '/filtered')).toHaveLength(1);
   });
 });

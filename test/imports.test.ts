@@ -47,7 +47,10 @@ function layerOf(path: string): Layer | null {
 /** What is wrong with a file's imports, one line each: the file, the line, the import and the rule it breaks. */
 function violations(path: string, text: string): string[] {
   const from = layerOf(path);
-  if (!from) return [`${shown(path)}: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts / src/testcontainers.ts)`];
+  if (!from)
+    return [
+      `${shown(path)}: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts / src/testcontainers.ts)`,
+    ];
   const problems: string[] = [];
   for (const { specifier, line } of importsOf(path, text)) {
     const at = `${shown(path)}:${line}`;
@@ -56,7 +59,10 @@ function violations(path: string, text: string): string[] {
     } else if (specifier.startsWith('.')) {
       const to = layerOf(resolve(dirname(path), specifier));
       if (!to) problems.push(`${at}: imports '${specifier}', outside the layers of src`);
-      else if (!MAY_IMPORT[from].includes(to)) problems.push(`${at}: imports '${specifier}' (${from} -> ${to}; ${from} may import only ${MAY_IMPORT[from].join(', ')})`);
+      else if (!MAY_IMPORT[from].includes(to))
+        problems.push(
+          `${at}: imports '${specifier}' (${from} -> ${to}; ${from} may import only ${MAY_IMPORT[from].join(', ')})`,
+        );
     } else if (FORBIDDEN[from]?.(specifier)) {
       problems.push(`${at}: imports '${specifier}', which ${from} may not import`);
     }
@@ -101,7 +107,11 @@ describe('the direction of imports', () => {
   it('reads static, type-only, re-exported and dynamic imports alike', () => {
     const text = readFileSync(join(SRC, 'cli', 'ui', 'connect.ts'), 'utf8');
     expect(importsOf('connect.ts', text).map((found) => found.specifier)).toEqual(
-      expect.arrayContaining(['../../sandbox/runtime/defaults.js', '../../sandbox/http/server.js', '../../sandbox/store/database.js']),
+      expect.arrayContaining([
+        '../../sandbox/runtime/defaults.js',
+        '../../sandbox/http/server.js',
+        '../../sandbox/store/database.js',
+      ]),
     );
     const sample = [
       "import type { A } from './a.js';",
@@ -128,12 +138,20 @@ describe('the direction of imports', () => {
     expect(check('web/live.ts', "import { serverSentEvents } from '../cli/sse.js';")).toEqual([
       "src/web/live.ts:1: imports '../cli/sse.js' (web -> cli; web may import only web, client, core)",
     ]);
-    expect(check('client/x.ts', "import { startServer } from '../sandbox/server.js';\nimport { request } from 'node:http';\nimport type { Page } from '../core/pagination.js';")).toEqual([
+    expect(
+      check(
+        'client/x.ts',
+        "import { startServer } from '../sandbox/server.js';\nimport { request } from 'node:http';\nimport type { Page } from '../core/pagination.js';",
+      ),
+    ).toEqual([
       "src/client/x.ts:1: imports '../sandbox/server.js' (client -> sandbox; client may import only client, core)",
       "src/client/x.ts:2: imports 'node:http', which client may not import",
     ]);
     expect(
-      check('core/x.ts', "import './y.js';\nconst s = await import('../sandbox/server.js');\nimport type { Hono } from 'hono';\nimport { request } from 'node:http';\nimport { setTimeout } from 'node:timers/promises';\nimport type { SandboxClient } from '../client/api-client.js';"),
+      check(
+        'core/x.ts',
+        "import './y.js';\nconst s = await import('../sandbox/server.js');\nimport type { Hono } from 'hono';\nimport { request } from 'node:http';\nimport { setTimeout } from 'node:timers/promises';\nimport type { SandboxClient } from '../client/api-client.js';",
+      ),
     ).toEqual([
       "src/core/x.ts:2: imports '../sandbox/server.js' (core -> sandbox; core may import only core)",
       "src/core/x.ts:3: imports 'hono', which core may not import",
@@ -150,7 +168,9 @@ describe('the direction of imports', () => {
       "src/web/x.tsx:2: imports '../../package.json', outside the layers of src",
     ]);
     expect(check('index.ts', "export * from './cli/main.js';\nexport * from './web/api.js';")).toEqual([]);
-    expect(check('util.ts', '')).toEqual(['src/util.ts: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts / src/testcontainers.ts)']);
+    expect(check('util.ts', '')).toEqual([
+      'src/util.ts: not in a layer (src/core, src/client, src/sandbox, src/cli, src/web, or src/index.ts / src/msw.ts / src/testcontainers.ts)',
+    ]);
   });
 });
 
@@ -159,7 +179,9 @@ const UNINJECTED = /\b(Date\.now|Math\.random|randomUUID|performance\.now)\s*\(|
 
 /** Each line of a core file that reads the clock or randomness itself, as `file:line: text`. */
 const uninjected = (path: string, text: string): string[] =>
-  text.split('\n').flatMap((line, at) => (UNINJECTED.test(line) ? [`${relative(ROOT, path)}:${at + 1}: ${line.trim()}`] : []));
+  text
+    .split('\n')
+    .flatMap((line, at) => (UNINJECTED.test(line) ? [`${relative(ROOT, path)}:${at + 1}: ${line.trim()}`] : []));
 
 describe('determinism of the core', () => {
   it('no file under src/core reads the clock or randomness itself', () => {
@@ -169,15 +191,19 @@ describe('determinism of the core', () => {
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
-  it('no file under src/core calls fetch or sets a timer: transport and timers are the runtime\'s (src/sandbox, src/client)', () => {
+  it("no file under src/core calls fetch or sets a timer: transport and timers are the runtime's (src/sandbox, src/client)", () => {
     const core = sources.filter((path) => path.startsWith(join(SRC, 'core')));
     const problems = core.flatMap((path) => transportGlobals(path, texts.get(path)!));
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
-  it('names such a use by the global\'s name or as a member of globalThis, not a member or property of the same name', () => {
+  it("names such a use by the global's name or as a member of globalThis, not a member or property of the same name", () => {
     const found = (text: string) => transportGlobals(join(SRC, 'core', 'x.ts'), text);
-    expect(found("await fetch(url);\nsetTimeout(done, 5);\nconst t = setInterval;\nglobalThis.setImmediate(go);\nglobalThis['fetch'](url);\nconst f = { fetch };")).toEqual([
+    expect(
+      found(
+        "await fetch(url);\nsetTimeout(done, 5);\nconst t = setInterval;\nglobalThis.setImmediate(go);\nglobalThis['fetch'](url);\nconst f = { fetch };",
+      ),
+    ).toEqual([
       "src/core/x.ts:1: uses 'fetch', which core may not use",
       "src/core/x.ts:2: uses 'setTimeout', which core may not use",
       "src/core/x.ts:3: uses 'setInterval', which core may not use",
@@ -185,12 +211,22 @@ describe('determinism of the core', () => {
       "src/core/x.ts:5: uses 'fetch', which core may not use",
       "src/core/x.ts:6: uses 'fetch', which core may not use",
     ]);
-    expect(found('options.fetch(url);\nconst o = { fetch: 1, setTimeout() {} };\ninterface I { fetch: F }\ntype T = A.setTimeout;\n// fetch in a comment')).toEqual([]);
+    expect(
+      found(
+        'options.fetch(url);\nconst o = { fetch: 1, setTimeout() {} };\ninterface I { fetch: F }\ntype T = A.setTimeout;\n// fetch in a comment',
+      ),
+    ).toEqual([]);
   });
 
   it('names such a read, however it is written', () => {
     const found = (text: string) => uninjected(join(SRC, 'core', 'x.ts'), text).length;
-    expect([found('const t = Date.now();'), found('Math.random ()'), found('crypto.randomUUID()'), found('performance.now()'), found('new Date()')]).toEqual([1, 1, 1, 1, 1]);
+    expect([
+      found('const t = Date.now();'),
+      found('Math.random ()'),
+      found('crypto.randomUUID()'),
+      found('performance.now()'),
+      found('new Date()'),
+    ]).toEqual([1, 1, 1, 1, 1]);
     expect([found('new Date(at)'), found('clock.now()'), found('// no clock here')]).toEqual([0, 0, 0]);
   });
 });

@@ -18,7 +18,11 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 /** npm in `cwd`, from the local cache when it can (CI runs right after `npm ci` filled it). */
 const npm = (cwd: string, ...args: string[]) =>
-  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: 'true' } });
+  run('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, CI: 'true' },
+  });
 
 /**
  * The repository's files (tracked, and new ones not ignored) copied into a temp folder, its node_modules linked in:
@@ -39,14 +43,21 @@ function copyOfRoot(): string {
 /** A new ESM project, as `npm init` plus `"type": "module"` makes it. */
 function consumer(): string {
   const dir = useTmp();
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2),
+  );
   return dir;
 }
 
 /** The README's code blocks marked `<!-- snippet: path -->`, by path. */
 function readmeSnippets(lang = 'ts'): Map<string, string> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  return new Map([...readme.matchAll(new RegExp(`<!-- snippet: (\\S+) -->\n\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => [match[1]!, match[2]!]));
+  return new Map(
+    [...readme.matchAll(new RegExp(`<!-- snippet: (\\S+) -->\n\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map(
+      (match) => [match[1]!, match[2]!],
+    ),
+  );
 }
 
 /**
@@ -55,7 +66,10 @@ function readmeSnippets(lang = 'ts'): Map<string, string> {
  * repository tests with (so npm finds them in its cache).
  */
 function readmeInstall(line: 0 | 1, source: string): string[] {
-  const command = readmeSnippets('sh').get('install')?.split('\n')[line]?.replace(/\s+#.*$/, '');
+  const command = readmeSnippets('sh')
+    .get('install')
+    ?.split('\n')
+    [line]?.replace(/\s+#.*$/, '');
   expect(command).toMatch(/^npm install --save-dev /);
   const [, , ...args] = command!.split(/\s+/);
   return args.map((arg) => {
@@ -83,13 +97,24 @@ async function startsThere(dir: string): Promise<void> {
   const { stdout } = await run('npx', ['va-sandbox', '--version'], { cwd: dir });
   expect(stdout).toBe(`${pkg.version}\n`);
   const port = await freePort();
-  const server = spawn('npx', ['va-sandbox', 'start', '--memory', '--port', String(port)], { cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn('npx', ['va-sandbox', 'start', '--memory', '--port', String(port)], {
+    cwd: dir,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   server.stdout.on('data', (chunk) => (output += chunk));
   server.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((done) => server.once('exit', () => done()));
   try {
-    for (let i = 0; !(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)); i++) {
+    for (
+      let i = 0;
+      !(await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+      i++
+    ) {
       if (i > 400) throw new Error(`npx va-sandbox start did not answer: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -124,16 +149,30 @@ describe('installed outside this repository', () => {
       copyFileSync(join(clone, basename(tarball)), tarball);
       const contents = (await run('tar', ['-tzf', tarball])).stdout.split('\n').filter(Boolean);
       // What a user needs and nothing else: the built code, the executable, the scenario fixtures, the two JSON Schemas.
-      expect(contents.filter((file) => !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json|config\.schema\.json)$/.test(file))).toEqual([]);
+      expect(
+        contents.filter(
+          (file) =>
+            !/^package\/(bin|dist|fixtures)\/|^package\/(package\.json|README\.md|LICENSE|scenario\.schema\.json|config\.schema\.json)$/.test(
+              file,
+            ),
+        ),
+      ).toEqual([]);
       expect(contents.some((file) => file.endsWith('.map'))).toBe(false);
       // The license's text travels with the code (package.json says MIT; the MIT license asks for its text).
       expect(contents).toContain('package/LICENSE');
-      expect((await run('tar', ['-xzOf', tarball, 'package/LICENSE'])).stdout).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} va-sandbox contributors\n/);
+      expect((await run('tar', ['-xzOf', tarball, 'package/LICENSE'])).stdout).toMatch(
+        /^MIT License\n\nCopyright \(c\) \d{4} va-sandbox contributors\n/,
+      );
 
       const dir = consumer();
       // Exactly what the README says to install.
       const install = readmeInstall(0, tarball);
-      expect(install).toEqual(['--save-dev', tarball, `vitest@${pkg.devDependencies.vitest}`, `msw@${pkg.devDependencies.msw}`]);
+      expect(install).toEqual([
+        '--save-dev',
+        tarball,
+        `vitest@${pkg.devDependencies.vitest}`,
+        `msw@${pkg.devDependencies.msw}`,
+      ]);
       await timed('install tarball', () => npm(dir, 'install', ...install));
       await timed('start', () => startsThere(dir));
       const snippets = readmeSnippets();
@@ -142,7 +181,9 @@ describe('installed outside this repository', () => {
         mkdirSync(dirname(join(dir, path)), { recursive: true });
         writeFileSync(join(dir, path), code);
       }
-      const tests = await timed('README snippets under vitest', () => run('npx', ['vitest', 'run', '--reporter=verbose'], { cwd: dir }));
+      const tests = await timed('README snippets under vitest', () =>
+        run('npx', ['vitest', 'run', '--reporter=verbose'], { cwd: dir }),
+      );
       expect(tests.stdout).toMatch(/2 passed/);
       console.log(`pack and install: ${times.join(', ')}`);
     },

@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
-import { migration, MIGRATIONS, withChecksums, withFunctions } from '../src/sandbox/store/schema.js';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, migration, withChecksums, withFunctions } from '../src/sandbox/store/schema.js';
 import { layoutVersion } from '../src/sandbox/store/start-check.js';
 
 /** A database with the first `n` migrations applied. */
@@ -12,14 +12,17 @@ function migratedTo(n: number): DatabaseSync {
 }
 
 describe('the schema version of a file told by its tables, from the migrations themselves', () => {
-  it.each(MIGRATIONS.map((_, n) => n + 1).concat(0))('the tables of schema %i are told that schema, whatever the header says', (n) => {
-    const db = migratedTo(n);
-    expect(layoutVersion(db, n)).toBe(n);
-    // A header one behind or ahead that names another layout is told the tables' own.
-    const other = n === 0 ? 1 : n - 1;
-    expect(layoutVersion(db, other)).toBe(n);
-    db.close();
-  });
+  it.each(MIGRATIONS.map((_, n) => n + 1).concat(0))(
+    'the tables of schema %i are told that schema, whatever the header says',
+    (n) => {
+      const db = migratedTo(n);
+      expect(layoutVersion(db, n)).toBe(n);
+      // A header one behind or ahead that names another layout is told the tables' own.
+      const other = n === 0 ? 1 : n - 1;
+      expect(layoutVersion(db, other)).toBe(n);
+      db.close();
+    },
+  );
 
   it('tables that no migration lays out are of no schema', () => {
     const db = migratedTo(MIGRATIONS.length);
@@ -36,12 +39,19 @@ describe('a migration that changes JSON', () => {
     insert.run('a', '{"id":"a"}', crc32('{"id":"a"}'));
     insert.run('b', '{"id":"b"}', 7);
     const attempt = '{"n":1}';
-    db.prepare('INSERT INTO delivery_attempts (account, delivery, n, data, crc) VALUES (1, ?, 1, ?, ?)').run('d', attempt, crc32(attempt));
+    db.prepare('INSERT INTO delivery_attempts (account, delivery, n, data, crc) VALUES (1, ?, 1, ?, ?)').run(
+      'd',
+      attempt,
+      crc32(attempt),
+    );
     withChecksums(db, () => {
       db.exec(`UPDATE va_payments SET data = json_set(data, '$.purpose', NULL)`);
       db.exec(`UPDATE delivery_attempts SET data = json_set(data, '$.ok', 1)`);
     });
-    const rows = db.prepare('SELECT id, data, crc FROM va_payments ORDER BY id').all() as { data: string; crc: number }[];
+    const rows = db.prepare('SELECT id, data, crc FROM va_payments ORDER BY id').all() as {
+      data: string;
+      crc: number;
+    }[];
     expect(rows.map((row) => row.data)).toEqual(['{"id":"a","purpose":null}', '{"id":"b","purpose":null}']);
     expect(rows[0]!.crc).toBe(crc32(rows[0]!.data));
     expect(rows[1]!.crc).toBe(7);

@@ -15,7 +15,15 @@ describe('lists newest first', () => {
     const clients: string[] = [];
     for (let i = 0; i < 3; i++) {
       made.push((await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100 + i })).id);
-      clients.push((await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: `Client ${i}`, taxId: `20-1111111${i}-1` })).id);
+      clients.push(
+        (
+          await source.data('POST', '/api/v1/clients', {
+            paymentHubId: 1,
+            name: `Client ${i}`,
+            taxId: `20-1111111${i}-1`,
+          })
+        ).id,
+      );
       await source.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
     }
     const doc = await source.data('GET', '/sandbox/v1/export');
@@ -32,7 +40,7 @@ describe('lists newest first', () => {
     expect(await ids('/api/v1/clients')).toEqual([...clients].reverse());
     // A payment made after the import is the newest.
     const next = (await target.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 5 })).id;
-    expect((await ids('/api/v1/va-payments?limit=2'))).toEqual([next, made[2]]);
+    expect(await ids('/api/v1/va-payments?limit=2')).toEqual([next, made[2]]);
   });
 });
 
@@ -43,11 +51,34 @@ describe('Repository.has: several lookups asked at once (a new CVU or alias chec
     const pool = { cvu: '0000000000000000000001', alias: 'UNO.DOS.TRES', vaPaymentId: null, releasedAt: null };
     records.put('pool', pool.cvu, pool);
     records.put('hubs', '1', { collectionCvu: '0000000000000000000002', collectionAlias: 'Hub.Alias' } as never);
-    records.put('clients', 'c1', { id: 'c1', taxId: '20-1', externalReference: null, cvu: '0000000000000000000003', alias: 'Client.Alias', cvuReadyAt: null, createdAt: '2026-01-01T00:00:00.000Z' } as never);
+    records.put('clients', 'c1', {
+      id: 'c1',
+      taxId: '20-1',
+      externalReference: null,
+      cvu: '0000000000000000000003',
+      alias: 'Client.Alias',
+      cvuReadyAt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    } as never);
     await store.save();
     const taken = (value: string) =>
-      records.has([['pool', { id: value }], ['pool', { alias: value.toUpperCase() }], ['clients', { alias: value.toUpperCase() }], ['clients', { cvu: value }], ['hubs', { alias: value.toUpperCase() }], ['hubs', { cvu: value }]]);
-    for (const value of ['0000000000000000000001', 'uno.dos.tres', '0000000000000000000002', 'HUB.ALIAS', '0000000000000000000003', 'client.alias']) expect(taken(value), value).toBe(true);
+      records.has([
+        ['pool', { id: value }],
+        ['pool', { alias: value.toUpperCase() }],
+        ['clients', { alias: value.toUpperCase() }],
+        ['clients', { cvu: value }],
+        ['hubs', { alias: value.toUpperCase() }],
+        ['hubs', { cvu: value }],
+      ]);
+    for (const value of [
+      '0000000000000000000001',
+      'uno.dos.tres',
+      '0000000000000000000002',
+      'HUB.ALIAS',
+      '0000000000000000000003',
+      'client.alias',
+    ])
+      expect(taken(value), value).toBe(true);
     for (const value of ['0000000000000000000004', 'OTRO.ALIAS']) expect(taken(value), value).toBe(false);
     expect(records.has([['hubs', { cvu: '0000000000000000000003' }]])).toBe(false);
     await store.close();
@@ -77,7 +108,12 @@ describe('Repository.highest: the highest value of a range, asked once and then 
     const store = memoryStore();
     const records = store.records('sk_highest');
     const range = { from: 'POOL.000000000000', to: 'POOL.999999999999' };
-    const pool = (n: number) => ({ cvu: `000000000000000000${1000 + n}`, alias: `POOL.${String(n).padStart(12, '0')}`, vaPaymentId: null, releasedAt: null });
+    const pool = (n: number) => ({
+      cvu: `000000000000000000${1000 + n}`,
+      alias: `POOL.${String(n).padStart(12, '0')}`,
+      vaPaymentId: null,
+      releasedAt: null,
+    });
     expect(records.highest('pool', 'alias', range)).toBeNull();
     records.put('pool', pool(4).cvu, pool(4));
     records.put('pool', pool(2).cvu, pool(2));

@@ -1,10 +1,10 @@
 import { HttpHandler } from 'msw';
-import mswPackage from 'msw/package.json' with { type: 'json' };
 import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import mswPackage from 'msw/package.json' with { type: 'json' };
 // The package's msw entry, as a user's suite imports it (the built dist).
-import { sandboxHandlers, type Callback } from 'va-sandbox/msw';
-import { useReceiver, PAYMENT, CLIENT } from './helpers.js';
+import { type Callback, sandboxHandlers } from 'va-sandbox/msw';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT, PAYMENT, useReceiver } from './helpers.js';
 
 const BASE = 'https://va-sandbox.test/base';
 const callbacks: Callback[] = [];
@@ -31,7 +31,10 @@ const hanging = sandboxHandlers({
 const server = setupServer(...inProcess, ...overHttp, ...hanging);
 // This file runs once per supported msw major (vitest.config.ts): msw 3 renamed listen()'s onUnhandledRequest.
 const mswMajor = Number(mswPackage.version.split('.')[0]);
-const strict = mswMajor >= 3 ? { onUnhandledFrame: 'error' as const } : ({ onUnhandledRequest: 'error' } as Parameters<typeof server.listen>[0]);
+const strict =
+  mswMajor >= 3
+    ? { onUnhandledFrame: 'error' as const }
+    : ({ onUnhandledRequest: 'error' } as Parameters<typeof server.listen>[0]);
 beforeAll(() => server.listen(strict));
 afterAll(async () => {
   server.close();
@@ -65,7 +68,12 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
   it('answers the API at the chosen base URL with the same envelopes as the server', async () => {
     const health = await fetch(`${BASE}/health`);
     expect(await health.json()).toMatchObject({ status: 'ok' });
-    const created = await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1500, lockMode: 'amount', callbackUrl: 'https://app.test/hooks' });
+    const created = await call('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 1500,
+      lockMode: 'amount',
+      callbackUrl: 'https://app.test/hooks',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ success: true, data: { status: 'waiting', amount: 1500 } });
     const transfer = await call('POST', '/sandbox/v1/transfers', { to: created.body.data.cvu, total: 1500 });
@@ -73,7 +81,9 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
     expect((await call('GET', `/api/v1/va-payments/${created.body.data.id}`)).body.data.status).toBe('completed');
     const invalid = await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 1.234, colour: 'red' });
     expect(invalid.status).toBe(400);
-    expect(invalid.body.error.details).toEqual(expect.arrayContaining(['colour: unknown field', 'amount: must have at most 2 decimals']));
+    expect(invalid.body.error.details).toEqual(
+      expect.arrayContaining(['colour: unknown field', 'amount: must have at most 2 decimals']),
+    );
     expect((await fetch(`${BASE}/api/v1/va-payments`)).status).toBe(401);
     expect((await call('GET', '/sandbox/v1/hubs/1')).body.data.name).toBe('Sandbox Hub 1');
     const doc = (await (await fetch(`${BASE}/openapi.json`)).json()) as any;
@@ -82,7 +92,9 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
 
   it('settle() resolves once every callback due so far is attempted: no polling in the test', async () => {
     const seen = callbacks.length;
-    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 77, callbackUrl: 'https://app.test/settle' })).body.data;
+    const payment = (
+      await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 77, callbackUrl: 'https://app.test/settle' })
+    ).body.data;
     await call('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 77 });
     await inProcess.settle();
     const mine = callbacks.slice(seen).filter((c) => c.body.vaPaymentId === payment.id);
@@ -90,7 +102,9 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
 
     // A failed attempt waits for its retry (5 s of sandbox clock): settle does not wait for it...
     failNext = 1;
-    const retried = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 78, callbackUrl: 'https://app.test/settle' })).body.data;
+    const retried = (
+      await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 78, callbackUrl: 'https://app.test/settle' })
+    ).body.data;
     await inProcess.settle();
     const attempts = () => callbacks.filter((c) => c.body.vaPaymentId === retried.id).length;
     expect(attempts()).toBe(1);
@@ -102,13 +116,21 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
 
   it('hands callbacks to onCallback, and retries the ones it fails', async () => {
     failNext = 1;
-    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 60, callbackUrl: 'https://app.test/va' })).body.data;
+    const payment = (
+      await call('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 60, callbackUrl: 'https://app.test/va' })
+    ).body.data;
     const mine = () => callbacks.filter((c) => c.body.vaPaymentId === payment.id);
     await until(() => mine().length === 1);
-    expect(mine()[0]).toMatchObject({ url: 'https://app.test/va', eventType: 'created', body: { eventType: 'created', vaPaymentId: payment.id } });
+    expect(mine()[0]).toMatchObject({
+      url: 'https://app.test/va',
+      eventType: 'created',
+      body: { eventType: 'created', vaPaymentId: payment.id },
+    });
     expect(mine()[0]!.headers['User-Agent']).toBe('Service-VA-Callback/1.0');
     const delivery = async () =>
-      (await call('GET', '/sandbox/v1/deliveries?eventType=created')).body.data.find((d: any) => d.eventId === mine()[0]!.eventId);
+      (await call('GET', '/sandbox/v1/deliveries?eventType=created')).body.data.find(
+        (d: any) => d.eventId === mine()[0]!.eventId,
+      );
     await until(async () => (await delivery()).attempts === 1);
     expect(await delivery()).toMatchObject({ status: 'retrying', lastResponseStatus: 503, lastError: 'http_status' });
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 });
@@ -122,23 +144,41 @@ describe("sandboxHandlers() from 'va-sandbox/msw' under setupServer, with plain 
   it('an onCallback that never settles is a timeout after callbackTimeoutMs, and the retry goes on', async () => {
     const base = 'https://hanging.test';
     hangNext = 1;
-    const payment = (await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl: 'https://app.test/slow' }, base)).body.data;
-    const delivery = async () => (await call('GET', '/sandbox/v1/deliveries?eventType=created', undefined, base)).body.data[0];
+    const payment = (
+      await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl: 'https://app.test/slow' }, base)
+    ).body.data;
+    const delivery = async () =>
+      (await call('GET', '/sandbox/v1/deliveries?eventType=created', undefined, base)).body.data[0];
     await until(async () => (await delivery())?.attempts === 1);
     expect(await delivery()).toMatchObject({ status: 'retrying', lastError: 'timeout', lastResponseStatus: null });
     await call('POST', '/sandbox/v1/clock/advance', { seconds: 5 }, base);
     await until(async () => (await delivery()).status === 'delivered');
-    expect((await call('GET', `/api/v1/va-payments/${payment.id}`, undefined, base)).body.data.callbackDelivery).toMatchObject({ delivered: 1 });
+    expect(
+      (await call('GET', `/api/v1/va-payments/${payment.id}`, undefined, base)).body.data.callbackDelivery,
+    ).toMatchObject({ delivered: 1 });
   });
 
   it('without onCallback, sends callbacks over real HTTP (msw does not see them)', async () => {
     const base = 'http://sandbox.internal';
-    const client = (await call('POST', '/api/v1/clients', { ...CLIENT, name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` }, base)).body.data;
+    const client = (
+      await call(
+        'POST',
+        '/api/v1/clients',
+        { ...CLIENT, name: 'Uno', taxId: '20-12345678-3', cashinCallbackUrl: `${receiver.url}/cashin` },
+        base,
+      )
+    ).body.data;
     await call('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 250, taxes: 2.5 }, base);
     const [cashIn] = await receiver.waitFor(1);
     expect(cashIn!.url).toBe('/cashin');
     expect(cashIn!.headers['user-agent']).toBe('Service-Client-Callback/1.0');
-    expect(cashIn!.body).toMatchObject({ eventType: 'client.cashin', clientId: client.id, amount: 247.5, total: 250, taxes: 2.5 });
+    expect(cashIn!.body).toMatchObject({
+      eventType: 'client.cashin',
+      clientId: client.id,
+      amount: 247.5,
+      total: 250,
+      taxes: 2.5,
+    });
     // The two handler sets are two sandboxes: the client is not in the other one.
     expect((await call('GET', `/api/v1/clients/${client.id}`)).status).toBe(404);
   });

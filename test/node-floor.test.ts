@@ -38,11 +38,19 @@ describe('the Node floor (22.13)', () => {
     expect(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node).toBe('>=22.13');
   });
 
-  it.skipIf(!old)(`on an older Node (${old?.version ?? 'none installed here'}) every command prints one line and exits 1`, async () => {
-    for (const args of [['--version'], ['start', '--memory', '--port', '0'], ['payments', 'list']]) {
-      expect({ args, ...(await bin(old!.path, args)) }).toEqual({ args, code: 1, stdout: '', stderr: LINE(old!.version) });
-    }
-  });
+  it.skipIf(!old)(
+    `on an older Node (${old?.version ?? 'none installed here'}) every command prints one line and exits 1`,
+    async () => {
+      for (const args of [['--version'], ['start', '--memory', '--port', '0'], ['payments', 'list']]) {
+        expect({ args, ...(await bin(old!.path, args)) }).toEqual({
+          args,
+          code: 1,
+          stdout: '',
+          stderr: LINE(old!.version),
+        });
+      }
+    },
+  );
 
   it('refuses exactly the versions below 22.13 (the check, under each version it may see)', async () => {
     // The bin imported under a stated version: the check reads process.versions.node and process.version.
@@ -61,7 +69,9 @@ describe('the Node floor (22.13)', () => {
         return { version, code, stdout, stderr };
       }
     };
-    const answers = await Promise.all(['18.20.8', '20.20.2', '21.99.0', '22.12.9', '22.13.0', '22.23.3', '23.0.0', '26.12.1'].map(under));
+    const answers = await Promise.all(
+      ['18.20.8', '20.20.2', '21.99.0', '22.12.9', '22.13.0', '22.23.3', '23.0.0', '26.12.1'].map(under),
+    );
     const refused = answers.filter((answer) => answer.code === 1).map(({ version }) => version);
     expect(refused).toEqual(['18.20.8', '20.20.2', '21.99.0', '22.12.9']);
     for (const answer of answers) {

@@ -31,8 +31,14 @@ describe('warnings of the va-sandbox bin', () => {
     `;
     const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
     expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-    const warnings = stderr.split('\n').filter((line) => /Warning:/.test(line)).map((line) => line.replace(/^\(node:\d+\) /, ''));
-    expect(warnings).toEqual(['ExperimentalWarning: Something else is an experimental feature', 'DeprecationWarning: SQLite said something else']);
+    const warnings = stderr
+      .split('\n')
+      .filter((line) => /Warning:/.test(line))
+      .map((line) => line.replace(/^\(node:\d+\) /, ''));
+    expect(warnings).toEqual([
+      'ExperimentalWarning: Something else is an experimental feature',
+      'DeprecationWarning: SQLite said something else',
+    ]);
   });
 
   it('without the bin, the same script shows Node 22 would print the SQLite warning (what the filter drops)', async () => {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../src/sandbox/http/openapi.js';
+import { api, CLIENT, incidentWithOpenDeliveries, PAYMENT, ROOT, useReceiver, useServer, useTmp } from './helpers.js';
 import { doc, mismatch, templateOf } from './openapi-check.js';
-import { CLIENT, PAYMENT, ROOT, api, incidentWithOpenDeliveries, useReceiver, useServer, useTmp } from './helpers.js';
 
 /**
  * Every answer of the API matches the OpenAPI document: traffic through every operation (successes and errors) is
@@ -44,21 +44,35 @@ describe('every answer matches the OpenAPI document', () => {
   });
 
   it('rejects an answer that does not match its schema (the check can fail)', () => {
-    const payment = doc.components.schemas.VaPayment.example ?? doc.paths['/api/v1/va-payments/{id}'].get.responses['200'].content['application/json'].example.data;
+    const payment =
+      doc.components.schemas.VaPayment.example ??
+      doc.paths['/api/v1/va-payments/{id}'].get.responses['200'].content['application/json'].example.data;
     const envelope = { success: true, data: payment, timestamp: '2026-03-02T14:05:09.120Z' };
     expect(mismatch('GET', `/api/v1/va-payments/${payment.id}`, 200, envelope)).toBeNull();
-    expect(mismatch('GET', `/api/v1/va-payments/${payment.id}`, 200, { ...envelope, data: { ...payment, amount: '5000' } })).toMatch(/amount/);
-    expect(mismatch('GET', `/api/v1/va-payments/${payment.id}`, 200, { ...envelope, data: { ...payment, extra: 1 } })).toMatch(/additional/);
+    expect(
+      mismatch('GET', `/api/v1/va-payments/${payment.id}`, 200, { ...envelope, data: { ...payment, amount: '5000' } }),
+    ).toMatch(/amount/);
+    expect(
+      mismatch('GET', `/api/v1/va-payments/${payment.id}`, 200, { ...envelope, data: { ...payment, extra: 1 } }),
+    ).toMatch(/additional/);
     expect(mismatch('GET', '/api/v1/va-payments', 200, envelope)).toMatch(/pagination|array/);
     expect(mismatch('POST', '/api/v1/va-payments', 418, {})).toMatch(/does not list/);
-    expect(mismatch('POST', '/api/v1/va-payments', 409, { success: false, error: { code: 'NOT_FOUND', message: '', details: [] }, timestamp: envelope.timestamp, path: '/' })).toMatch(/allowed values/);
+    expect(
+      mismatch('POST', '/api/v1/va-payments', 409, {
+        success: false,
+        error: { code: 'NOT_FOUND', message: '', details: [] },
+        timestamp: envelope.timestamp,
+        path: '/',
+      }),
+    ).toMatch(/allowed values/);
   });
 
   it("gives every example in the document its own response's schema", () => {
     for (const [template, methods] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(methods)) {
         for (const [status, response] of Object.entries<any>(operation.responses)) {
-          const content = (response.$ref ? doc.components.responses[response.$ref.split('/').at(-1)] : response).content;
+          const content = (response.$ref ? doc.components.responses[response.$ref.split('/').at(-1)] : response)
+            .content;
           const json = content?.['application/json'];
           if (!json || (json.schema.type === 'object' && !json.schema.properties)) continue;
           expect(json.example, `${method} ${template} ${status}`).toBeDefined();
@@ -76,7 +90,13 @@ describe('every answer matches the OpenAPI document', () => {
     await call('GET', '/scenario.schema.json');
 
     // VA payments
-    const payment = await data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, lockMode: 'amount_and_time', callbackUrl: receiver.url, metadata: { order: 1 } });
+    const payment = await data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 100,
+      lockMode: 'amount_and_time',
+      callbackUrl: receiver.url,
+      metadata: { order: 1 },
+    });
     await data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: `${receiver.url}/open` });
     await call('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 77 });
     await call('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 77 });
@@ -84,7 +104,12 @@ describe('every answer matches the OpenAPI document', () => {
     await call('POST', '/api/v1/va-payments', { ...PAYMENT, amount: -1, typo: true });
     await call('POST', '/api/v1/va-payments', '{"nope', { 'content-type': 'application/json' });
     await call('POST', '/api/v1/va-payments', 'x=1', { 'content-type': 'text/plain' });
-    await call('POST', '/api/v1/va-payments', JSON.stringify({ ...PAYMENT, metadata: { big: 'x'.repeat(1_100_000) } }), { 'content-type': 'application/json' });
+    await call(
+      'POST',
+      '/api/v1/va-payments',
+      JSON.stringify({ ...PAYMENT, metadata: { big: 'x'.repeat(1_100_000) } }),
+      { 'content-type': 'application/json' },
+    );
     await call('DELETE', '/api/v1/va-payments');
     await call('GET', '/api/v1/va-payments?status=waiting,completed&limit=5');
     await call('GET', '/api/v1/va-payments?limit=1000');
@@ -105,22 +130,47 @@ describe('every answer matches the OpenAPI document', () => {
     await call('POST', '/api/v1/va-payments', { ...PAYMENT }, { 'idempotency-key': 'k1' });
 
     // Clients, their ledger and invoices
-    const client = await data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-6', cashinCallbackUrl: receiver.url, emails: ['ana@example.com'] });
+    const client = await data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-12345678-6',
+      cashinCallbackUrl: receiver.url,
+      emails: ['ana@example.com'],
+    });
     await call('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana again', taxId: '20123456786' });
     await call('GET', '/api/v1/clients?taxId=20-12345678-6');
     await call('GET', `/api/v1/clients/${client.id}`);
     await call('PATCH', `/api/v1/clients/${client.id}`, { externalReference: 'c-1', cashinCallbackUrl: null });
     await call('POST', '/sandbox/v1/transfers', { to: client.alias, total: 500, taxes: 5 });
     const invoice = await data('POST', `/api/v1/clients/${client.id}/invoices`, { invoiceType: 'B', totalAmount: 300 });
-    await call('POST', `/api/v1/clients/${client.id}/invoices`, { invoiceType: 'B', totalAmount: 300, total_amount: 200 });
+    await call('POST', `/api/v1/clients/${client.id}/invoices`, {
+      invoiceType: 'B',
+      totalAmount: 300,
+      total_amount: 200,
+    });
     await call('GET', `/api/v1/clients/${client.id}/invoices`);
     await call('GET', `/api/v1/clients/${client.id}/invoices/${invoice.id}`);
     await call('POST', `/sandbox/v1/clients/${client.id}/invoices/${invoice.id}/allocations`, { amount: 100 });
     await call('POST', `/sandbox/v1/clients/${client.id}/invoices/${invoice.id}/allocations`, { amount: 100_000 });
     await call('PATCH', `/api/v1/clients/${client.id}/invoices/${invoice.id}`, { observations: 'first' });
-    const credit = await data('POST', `/sandbox/v1/clients/${client.id}/ledger`, { entryType: 'credit', amount: 50, description: 'bonus', operationId: 'op-bonus' });
-    await call('POST', `/sandbox/v1/clients/${client.id}/ledger`, { entryType: 'reversal', amount: 50, description: 'back', operationId: credit.operationId });
-    await call('POST', `/sandbox/v1/clients/${client.id}/ledger`, { entryType: 'reversal', amount: 50, description: 'again', operationId: credit.operationId });
+    const credit = await data('POST', `/sandbox/v1/clients/${client.id}/ledger`, {
+      entryType: 'credit',
+      amount: 50,
+      description: 'bonus',
+      operationId: 'op-bonus',
+    });
+    await call('POST', `/sandbox/v1/clients/${client.id}/ledger`, {
+      entryType: 'reversal',
+      amount: 50,
+      description: 'back',
+      operationId: credit.operationId,
+    });
+    await call('POST', `/sandbox/v1/clients/${client.id}/ledger`, {
+      entryType: 'reversal',
+      amount: 50,
+      description: 'again',
+      operationId: credit.operationId,
+    });
     await call('POST', `/sandbox/v1/clients/${client.id}/debits`, { amount: 20, description: 'fee' });
     await call('GET', `/api/v1/clients/${client.id}/transactions?entryType=cash_in,debit`);
     await call('GET', `/api/v1/clients/${client.id}/balance`);
@@ -159,11 +209,21 @@ describe('every answer matches the OpenAPI document', () => {
     await call('PUT', '/sandbox/v1/faults', { duplicate: true });
     await call('PUT', '/sandbox/v1/faults', {});
     // API fault rules, and the error answers they make
-    const rule = await data('POST', '/sandbox/v1/api-faults', { method: 'GET', path: '/api/v1/clients/{id}', fault: { type: 'error', status: 503 }, probability: 1 });
+    const rule = await data('POST', '/sandbox/v1/api-faults', {
+      method: 'GET',
+      path: '/api/v1/clients/{id}',
+      fault: { type: 'error', status: 503 },
+      probability: 1,
+    });
     await call('POST', '/sandbox/v1/api-faults', { path: '/api/v1/clients', fault: { type: 'reset' } });
     await call('GET', '/sandbox/v1/api-faults');
     for (const status of [502, 504, 429, 500]) {
-      await data('POST', '/sandbox/v1/api-faults', { method: 'POST', path: '/api/v1/va-payments', fault: { type: 'error', status }, times: 1 });
+      await data('POST', '/sandbox/v1/api-faults', {
+        method: 'POST',
+        path: '/api/v1/va-payments',
+        fault: { type: 'error', status },
+        times: 1,
+      });
       expect((await call('POST', '/api/v1/va-payments', { ...PAYMENT })).status).toBe(status);
     }
     expect((await call('GET', `/api/v1/clients/${rule.id}`)).status).toBe(503);
@@ -201,12 +261,20 @@ describe('every answer matches the OpenAPI document', () => {
     const burst = checked(limited.url);
     await burst.call('GET', '/api/v1/clients');
     await burst.call('GET', '/api/v1/clients');
-    expect([...seen]).toEqual(expect.arrayContaining(['get /api/v1/va-payments 401', 'get /api/v1/clients 429', 'post /api/v1/va-payments 413']));
+    expect([...seen]).toEqual(
+      expect.arrayContaining([
+        'get /api/v1/va-payments 401',
+        'get /api/v1/clients 429',
+        'post /api/v1/va-payments 413',
+      ]),
+    );
 
     expect(problems).toEqual([]);
     // Every operation answered with success at least once (the stream's events are not JSON answers).
     const succeeded = new Set([...seen].filter((s) => /\s2\d\d$/.test(s)).map((s) => s.replace(/\s\d+$/, '')));
-    const missing = OPERATIONS.filter((op) => op.id !== 'stream' && op.id !== 'openapi' && !succeeded.has(`${op.method} ${op.path}`)).map((op) => `${op.method} ${op.path}`);
+    const missing = OPERATIONS.filter(
+      (op) => op.id !== 'stream' && op.id !== 'openapi' && !succeeded.has(`${op.method} ${op.path}`),
+    ).map((op) => `${op.method} ${op.path}`);
     expect(missing).toEqual([]);
   }, 60_000);
 });
@@ -228,17 +296,30 @@ describe('openapi-typescript on the document', () => {
         "type Full = paths['/api/v1/va-payments']['post']['responses'][507]['content']['application/json'];",
         `export const created: Created = ${JSON.stringify(doc.paths['/api/v1/va-payments'].post.responses['201'].content['application/json'].example)};`,
         'export const remaining = (answer: Created): number => answer.data.remainingAmount - (answer.data.amount ?? 0);',
-        "export const names = (page: Clients): string[] => page.data.map((client) => client.name + page.pagination.totalPages);",
+        'export const names = (page: Clients): string[] => page.data.map((client) => client.name + page.pagination.totalPages);',
         "export const conflict: Refused['error']['code'] = 'AMOUNT_LOCK_CONFLICT';",
         "export const full: Full['error']['code'] = 'INSUFFICIENT_STORAGE';",
-        "// @ts-expect-error: not a VA payment status",
+        '// @ts-expect-error: not a VA payment status',
         "export const status: Payment['status'] = 'paid';",
       ].join('\n'),
     );
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', 'use.ts'], {
-      cwd: dir,
-      encoding: 'utf8',
-    });
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--target',
+        'es2022',
+        'use.ts',
+      ],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
   }, 60_000);

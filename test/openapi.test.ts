@@ -22,7 +22,9 @@ describe('GET /openapi.json', () => {
   it('documents every route the app serves, with its method', async () => {
     const { doc } = await fetchDoc();
     // The web inspector's page and assets are served beside the API, not part of it.
-    const routes = server.app.routes.filter((route) => route.method !== 'ALL' && !(WEB_UI_PATHS as readonly string[]).includes(route.path));
+    const routes = server.app.routes.filter(
+      (route) => route.method !== 'ALL' && !(WEB_UI_PATHS as readonly string[]).includes(route.path),
+    );
     expect(routes.length).toBeGreaterThan(30);
     const missing = routes
       .map((route) => ({ method: route.method.toLowerCase(), path: route.path.replace(/:(\w+)/g, '{$1}') }))
@@ -50,9 +52,9 @@ describe('GET /openapi.json', () => {
       const envelope = doc.components.responses[`Error${status}`].content['application/json'].schema;
       expect(envelope.required).toEqual(expect.arrayContaining(['success', 'error', 'timestamp', 'path']));
     }
-    expect(doc.components.responses.Error409.content['application/json'].schema.properties.error.properties.code.enum).toEqual([
-      'INVALID_STATE', 'TAX_ID_ALREADY_EXISTS', 'AMOUNT_LOCK_CONFLICT', 'IDEMPOTENCY_KEY_CONFLICT',
-    ]);
+    expect(
+      doc.components.responses.Error409.content['application/json'].schema.properties.error.properties.code.enum,
+    ).toEqual(['INVALID_STATE', 'TAX_ID_ALREADY_EXISTS', 'AMOUNT_LOCK_CONFLICT', 'IDEMPOTENCY_KEY_CONFLICT']);
     const cancel = doc.paths['/api/v1/va-payments/{id}/cancel'].post.responses;
     expect(Object.keys(cancel)).toEqual(expect.arrayContaining(['200', '401', '404', '409']));
   });
@@ -75,7 +77,14 @@ describe('GET /openapi.json', () => {
     const clients = doc.paths['/api/v1/clients'].get.responses['200'].content['application/json'];
     expect(clients.schema.properties.data).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Client' } });
     expect(clients.schema.required).toEqual(['success', 'data', 'pagination', 'timestamp']);
-    expect(doc.components.schemas.VaPayment.properties.status.enum).toEqual(['waiting', 'underpaid', 'completed', 'overpaid', 'expired', 'cancelled']);
+    expect(doc.components.schemas.VaPayment.properties.status.enum).toEqual([
+      'waiting',
+      'underpaid',
+      'completed',
+      'overpaid',
+      'expired',
+      'cancelled',
+    ]);
     expect(doc.components.schemas.Success).toBeUndefined();
   });
 });

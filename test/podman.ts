@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,11 @@ import { ROOT } from './helpers.js';
  */
 const run = promisify(execFile);
 // shared/ sits beside the repository in CI; VA_SANDBOX_SHARED names it from a checkout elsewhere.
-const SHARED_BASE_SCRIPT = join(process.env.VA_SANDBOX_SHARED ?? join(ROOT, '..', 'shared'), 'tools', 'local-node-base.sh');
+const SHARED_BASE_SCRIPT = join(
+  process.env.VA_SANDBOX_SHARED ?? join(ROOT, '..', 'shared'),
+  'tools',
+  'local-node-base.sh',
+);
 // The settings the shared script writes (and tells on stderr); runc and cgroupfs go with them.
 const LOCAL_SETTINGS = ['--runtime', 'runc', '--cgroup-manager=cgroupfs'];
 
@@ -58,7 +62,10 @@ export async function usePodman(): Promise<Podman> {
   const env = { ...process.env };
   if (existsSync(SHARED_BASE_SCRIPT)) {
     // One at a time: it may install podman (apt) and build the base, and several test files may ask at once.
-    const made = await run('flock', [join(tmpdir(), 'va-sandbox-podman-base.lock'), 'bash', SHARED_BASE_SCRIPT], { env, maxBuffer: 16 * 1024 * 1024 });
+    const made = await run('flock', [join(tmpdir(), 'va-sandbox-podman-base.lock'), 'bash', SHARED_BASE_SCRIPT], {
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     base ??= made.stdout.trim();
     const conf = /CONTAINERS_CONF=(\S+)/.exec(made.stderr)?.[1];
     if (conf) env.CONTAINERS_CONF = conf;
@@ -66,7 +73,13 @@ export async function usePodman(): Promise<Podman> {
   }
   const call = async (command: string[], args: string[]) => {
     try {
-      return (await run(command[0]!, [...command.slice(1), ...flags, ...args], { env, cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout;
+      return (
+        await run(command[0]!, [...command.slice(1), ...flags, ...args], {
+          env,
+          cwd: ROOT,
+          maxBuffer: 64 * 1024 * 1024,
+        })
+      ).stdout;
     } catch (error) {
       const { stderr, message } = error as { stderr?: string; message: string };
       throw new Error(`podman ${args.join(' ')}: ${stderr?.trim() || message}`);
@@ -88,5 +101,7 @@ export async function usePodman(): Promise<Podman> {
 export function asPodman(podman: Podman, words: string[]): string[] {
   if (words[0] !== 'docker') throw new Error(`not a docker command: ${words.join(' ')}`);
   const [, command, ...rest] = words;
-  return command === 'build' ? ['build', '--format', 'docker', '--network', 'host', ...podman.baseArgs, ...rest] : [command!, ...rest];
+  return command === 'build'
+    ? ['build', '--format', 'docker', '--network', 'host', ...podman.baseArgs, ...rest]
+    : [command!, ...rest];
 }

@@ -1,11 +1,23 @@
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../src/core/records/state.js';
-import { normalizeState, type SandboxState } from '../src/sandbox/previous-release/previous-release.js';
-import { readPreviousRelease } from '../src/sandbox/previous-release/previous-release.js';
+import {
+  normalizeState,
+  readPreviousRelease,
+  type SandboxState,
+} from '../src/sandbox/previous-release/previous-release.js';
 
 /**
  * Data sets the previous release's file store wrote, each with `expected.json`: the state that store's load() gave
@@ -29,7 +41,11 @@ function copyOf(set: string): string {
 /** The state as JSON holds it (the tables keyed by callers have no prototype). */
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 /** What that release loaded, as this one reads it (its invoices in today's shape: `normalizeAccount`). */
-const expected = (set: string) => plain(normalizeState(JSON.parse(readFileSync(join(DATA, set, 'expected.json'), 'utf8')) as SandboxState)) as Record<string, unknown>;
+const expected = (set: string) =>
+  plain(normalizeState(JSON.parse(readFileSync(join(DATA, set, 'expected.json'), 'utf8')) as SandboxState)) as Record<
+    string,
+    unknown
+  >;
 
 /** A journal line with its checksum, as the previous release wrote them: `{"k":"<CRC32 of what follows>",…}`. */
 function checked(value: object): string {
@@ -62,11 +78,15 @@ describe('reading a data set of the previous release', () => {
     for (const set of SETS.filter((name) => name.startsWith('current-'))) {
       const { accounts } = expected(set) as { accounts: Record<string, Record<string, object>> };
       expect(Object.keys(accounts).sort()).toEqual(['sk_alpha', 'sk_beta']);
-      for (const table of TABLES) expect(Object.keys(accounts.sk_alpha![table]!).length, `${set} ${table}`).toBeGreaterThan(0);
+      for (const table of TABLES)
+        expect(Object.keys(accounts.sk_alpha![table]!).length, `${set} ${table}`).toBeGreaterThan(0);
       expect(accounts.sk_alpha!.forwarding).toBeTruthy();
       expect(accounts.sk_alpha!.faults).toBeTruthy();
     }
-    const lines = (set: string, file: string) => readFileSync(join(DATA, set, file), 'utf8').trimEnd().split('\n').length;
+    const lines = (set: string, file: string) =>
+      readFileSync(join(DATA, set, file), 'utf8')
+        .trimEnd()
+        .split('\n').length;
     expect(lines('current-clean', 'state.json.journal'), 'a clean stop folds its journal').toBe(1);
     expect(lines('current-crash', 'state.json.journal'), 'a crash leaves its journal').toBeGreaterThan(10);
     expect(lines('current-delta', 'state.json.journal')).toBeGreaterThan(1);
@@ -92,7 +112,9 @@ describe('reading a data set of the previous release', () => {
     const data = copyOf('current-crash');
     const payment = { id: 'added', status: 'waiting' };
     appendFileSync(`${data}.journal`, checked({ c: [['sk_beta', 'vaPayments', 'added', payment, 1]], more: true }));
-    expect(plain(readPreviousRelease(data)), 'a save of several lines without its last').toEqual(expected('current-crash'));
+    expect(plain(readPreviousRelease(data)), 'a save of several lines without its last').toEqual(
+      expected('current-crash'),
+    );
     appendFileSync(`${data}.journal`, checked({ c: [['sk_beta', 'header', null, { clockOffsetMs: 5 }]] }));
     const state = readPreviousRelease(data)!;
     expect(state.accounts.sk_beta!.vaPayments.added).toEqual(payment);
@@ -106,7 +128,12 @@ describe('reading a data set of the previous release', () => {
     writeFileSync(`${data}.journal.next`, checked({ generation: generation + 1 }) + save);
     const state = readPreviousRelease(data)!;
     expect(state.accounts.sk_alpha!.clockOffsetMs).toBe(7);
-    expect(plain({ ...state, accounts: { ...state.accounts, sk_alpha: { ...state.accounts.sk_alpha, clockOffsetMs: 61_000 } } })).toEqual(expected('current-crash'));
+    expect(
+      plain({
+        ...state,
+        accounts: { ...state.accounts, sk_alpha: { ...state.accounts.sk_alpha, clockOffsetMs: 61_000 } },
+      }),
+    ).toEqual(expected('current-crash'));
     writeFileSync(`${data}.journal.next`, checked({ generation: generation + 2 }) + save);
     expect(failure(() => readPreviousRelease(data), `${data}.journal.next`)).toMatch(/a file is missing/);
 
@@ -115,7 +142,10 @@ describe('reading a data set of the previous release', () => {
     const folded = copyOf('current-crash');
     const bare = copyOf('current-crash');
     rmSync(`${bare}.journal`);
-    writeFileSync(folded, readFileSync(folded, 'utf8').replace(`"generation":${generation},`, `"generation":${generation + 1},`));
+    writeFileSync(
+      folded,
+      readFileSync(folded, 'utf8').replace(`"generation":${generation},`, `"generation":${generation + 1},`),
+    );
     expect(plain(readPreviousRelease(folded))).toEqual(plain(readPreviousRelease(bare)));
     expect(plain(readPreviousRelease(bare))).not.toEqual(expected('current-crash'));
     writeFileSync(`${folded}.journal.next`, checked({ generation: generation + 1 }) + save);
@@ -135,7 +165,9 @@ describe('reading a data set of the previous release', () => {
         bytes[second] = 0x5b; // `[`: no longer JSON
         writeFileSync(`${data}.journal`, bytes);
       }
-      expect(failure(() => readPreviousRelease(data), `${data}.journal`)).toMatch(new RegExp(`damaged at byte ${second} \\(line 2\\)`));
+      expect(failure(() => readPreviousRelease(data), `${data}.journal`)).toMatch(
+        new RegExp(`damaged at byte ${second} \\(line 2\\)`),
+      );
     }
   });
 
@@ -161,7 +193,9 @@ describe('reading a data set of the previous release', () => {
     for (const set of ['current-crash', 'crash', 'current-delta']) {
       const data = copyOf(set);
       rmSync(data);
-      expect(failure(() => readPreviousRelease(data), data)).toMatch(/is missing, but .*state\.json\.(journal|delta) beside it hold changes/);
+      expect(failure(() => readPreviousRelease(data), data)).toMatch(
+        /is missing, but .*state\.json\.(journal|delta) beside it hold changes/,
+      );
     }
     const data = copyOf('current-clean');
     const text = readFileSync(data, 'utf8');

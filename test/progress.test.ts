@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { progressText, progressWanted } from '../src/cli/progress.js';
 import { api, BIN, eventually, freePort, PAYMENT, ROOT, runCli, useReceiver, useServer, useTmp } from './helpers.js';
@@ -17,7 +17,10 @@ function inTerminal(args: string[], env: Record<string, string>) {
   const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
   const { CI: _ci, ...rest } = process.env;
   return new Promise<{ code: number | null; output: string }>((done) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...rest, NO_COLOR: '1', COLUMNS: '100', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...rest, NO_COLOR: '1', COLUMNS: '100', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.once('close', (code) => done({ code, output }));
@@ -27,9 +30,14 @@ function inTerminal(args: string[], env: Record<string, string>) {
 /** The built CLI's `start` in a pseudo-terminal, stopped (SIGTERM) once it answers /health; everything the terminal was sent. */
 async function startInTerminal(args: string[]) {
   const port = await freePort();
-  const command = [process.execPath, BIN, 'start', '--port', String(port), ...args].map((word) => `'${word}'`).join(' ');
+  const command = [process.execPath, BIN, 'start', '--port', String(port), ...args]
+    .map((word) => `'${word}'`)
+    .join(' ');
   const { CI: _ci, ...rest } = process.env;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...rest, NO_COLOR: '1', COLUMNS: '100' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    env: { ...rest, NO_COLOR: '1', COLUMNS: '100' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   const closed = new Promise((done) => child.once('close', done));
@@ -57,19 +65,30 @@ async function slowClock(key: string) {
     return { status: 200 };
   });
   const client = api(server.url, key);
-  for (let i = 1; i <= 6; i++) await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: i * 600, callbackUrl: `${receiver.url}/cb` });
+  for (let i = 1; i <= 6; i++)
+    await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      ttlSeconds: i * 600,
+      callbackUrl: `${receiver.url}/cb`,
+    });
   await receiver.waitFor(6);
   return { env: { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: key }, receiver };
 }
 
 describe('the progress line of long work', () => {
   it('says what, how far and how long is left, and "finishing" once all it counts is done', () => {
-    expect(progressText({ what: 'clock advance', done: 1800, total: 3600, unit: 'sandbox seconds', elapsedMs: 3000 })).toBe(
-      'clock advance: 50% (1,800 of 3,600 sandbox seconds), about 3 s left',
+    expect(
+      progressText({ what: 'clock advance', done: 1800, total: 3600, unit: 'sandbox seconds', elapsedMs: 3000 }),
+    ).toBe('clock advance: 50% (1,800 of 3,600 sandbox seconds), about 3 s left');
+    expect(progressText({ what: 'import', done: 0, total: 10, unit: 'steps', elapsedMs: 1200 })).toBe(
+      'import: 0% (0 of 10 steps), working out the time left',
     );
-    expect(progressText({ what: 'import', done: 0, total: 10, unit: 'steps', elapsedMs: 1200 })).toBe('import: 0% (0 of 10 steps), working out the time left');
-    expect(progressText({ what: 'import', done: 10, total: 10, unit: 'steps', elapsedMs: 1200 })).toBe('import: 100% (10 of 10 steps), finishing');
-    expect(progressText({ what: 'export', done: 0, total: 0, unit: 'MB received', elapsedMs: 4200 })).toBe('export: 4 s so far');
+    expect(progressText({ what: 'import', done: 10, total: 10, unit: 'steps', elapsedMs: 1200 })).toBe(
+      'import: 100% (10 of 10 steps), finishing',
+    );
+    expect(progressText({ what: 'export', done: 0, total: 0, unit: 'MB received', elapsedMs: 4200 })).toBe(
+      'export: 4 s so far',
+    );
   });
 
   it('is wanted on a terminal only, and not with --json or --quiet, nor in CI', () => {
@@ -77,7 +96,11 @@ describe('the progress line of long work', () => {
     const saved = process.env.CI;
     try {
       delete process.env.CI;
-      expect([progressWanted(false, terminal), progressWanted(true, terminal), progressWanted(false, { isTTY: false } as NodeJS.WriteStream)]).toEqual([true, false, false]);
+      expect([
+        progressWanted(false, terminal),
+        progressWanted(true, terminal),
+        progressWanted(false, { isTTY: false } as NodeJS.WriteStream),
+      ]).toEqual([true, false, false]);
       process.env.CI = 'true';
       expect(progressWanted(false, terminal)).toBe(false);
       process.env.CI = 'false';
@@ -97,7 +120,10 @@ describe('the progress line of long work', () => {
     const draws = run.output.split('\r\x1b[K').slice(1);
     const lines = draws.filter((draw) => draw.startsWith('clock advance: '));
     expect(lines.length).toBeGreaterThan(1);
-    for (const line of lines) expect(line).toMatch(/^clock advance: \d+% \([\d,]+ of 5,400 sandbox seconds\), (about \d+ s left|working out the time left|finishing)$/);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^clock advance: \d+% \([\d,]+ of 5,400 sandbox seconds\), (about \d+ s left|working out the time left|finishing)$/,
+      );
     // The line is erased before the answer, which starts on a clean line.
     expect(draws.at(-1)).toMatch(/^now +\S+\r?\noffsetSeconds +5400\r?\n$/);
   }, 60_000);
@@ -105,13 +131,17 @@ describe('the progress line of long work', () => {
   it.each([
     ['--json', ['--json'], {}],
     ['CI', [], { CI: 'true' }],
-  ])('clock advance shows nothing with %s on a terminal', async (_, flags, more) => {
-    const { env } = await slowClock(`sk_progress_${flags.length}`);
-    const run = await inTerminal(['clock', 'advance', '90m', ...flags], { ...env, ...more });
-    expect(run.code).toBe(0);
-    expect(run.output).not.toContain('clock advance:');
-    expect(run.output).not.toContain('\x1b[K');
-  }, 60_000);
+  ])(
+    'clock advance shows nothing with %s on a terminal',
+    async (_, flags, more) => {
+      const { env } = await slowClock(`sk_progress_${flags.length}`);
+      const run = await inTerminal(['clock', 'advance', '90m', ...flags], { ...env, ...more });
+      expect(run.code).toBe(0);
+      expect(run.output).not.toContain('clock advance:');
+      expect(run.output).not.toContain('\x1b[K');
+    },
+    60_000,
+  );
 
   it('clock advance shows nothing when stderr is not a terminal', async () => {
     const { env } = await slowClock('sk_progress_pipe');
@@ -132,7 +162,9 @@ describe('the progress line of an import and an export', () => {
     const [payment] = Object.values(doc.account.vaPayments) as { id: string }[];
     doc.account.events = {};
     doc.account.deliveries = {};
-    doc.account.vaPayments = Object.fromEntries(Array.from({ length: 30_000 }, () => randomUUID()).map((id) => [id, { ...payment, id }]));
+    doc.account.vaPayments = Object.fromEntries(
+      Array.from({ length: 30_000 }, () => randomUUID()).map((id) => [id, { ...payment, id }]),
+    );
     const dir = useTmp();
     writeFileSync(join(dir, 'big.json'), JSON.stringify(doc));
     const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: 'sk_progress_import' };
@@ -140,14 +172,20 @@ describe('the progress line of an import and an export', () => {
     const imported = await inTerminal(['import', join(dir, 'big.json')], env);
     expect(imported.code).toBe(0);
     const importDraws = imported.output.split('\r\x1b[K').slice(1);
-    expect(importDraws.filter((draw) => /^import: \d+% \([\d,]+ of 30,00\d steps\), (about \d+ s left|working out the time left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
+    expect(
+      importDraws.filter((draw) =>
+        /^import: \d+% \([\d,]+ of 30,00\d steps\), (about \d+ s left|working out the time left|finishing)$/.test(draw),
+      ).length,
+    ).toBeGreaterThan(0);
     expect(importDraws.at(-1)).toMatch(/^imported 30000 vaPayments, /);
 
     // Exported again, whole (on a fast machine in less than the second a line waits for: the next test paces one).
     const exported = await inTerminal(['export', '--out', join(dir, 'again.json')], env);
     expect(exported.code).toBe(0);
     expect(exported.output.split('\r\x1b[K').at(-1)).toMatch(/^exported 30000 vaPayments, /);
-    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'again.json'), 'utf8')).account.vaPayments)).toHaveLength(30_000);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'again.json'), 'utf8')).account.vaPayments)).toHaveLength(
+      30_000,
+    );
 
     // Piped, neither says anything on stderr.
     const piped = await runCli(['import', join(dir, 'big.json')], env);
@@ -160,7 +198,13 @@ describe('the progress line of an export', () => {
     const server = await useServer();
     const source = api(server.url, 'sk_progress_paced');
     await source.data('POST', '/api/v1/va-payments', { ...PAYMENT });
-    const body = Buffer.from(JSON.stringify({ success: true, data: await source.data('GET', '/sandbox/v1/export'), timestamp: new Date().toISOString() }));
+    const body = Buffer.from(
+      JSON.stringify({
+        success: true,
+        data: await source.data('GET', '/sandbox/v1/export'),
+        timestamp: new Date().toISOString(),
+      }),
+    );
     // The sandbox's own answer, held 1.5 s (as a large account's is while it is built), then sent in 20 parts 100 ms apart.
     const paced = createServer(async (_request, response) => {
       await sleep(1500);
@@ -175,11 +219,17 @@ describe('the progress line of an export', () => {
     await new Promise<void>((done) => paced.listen(0, '127.0.0.1', done));
     try {
       const file = join(useTmp(), 'paced.json');
-      const run = await inTerminal(['export', '--out', file], { VA_SANDBOX_URL: `http://127.0.0.1:${(paced.address() as AddressInfo).port}` });
+      const run = await inTerminal(['export', '--out', file], {
+        VA_SANDBOX_URL: `http://127.0.0.1:${(paced.address() as AddressInfo).port}`,
+      });
       expect(run.code).toBe(0);
       const draws = run.output.split('\r\x1b[K').slice(1);
       expect(draws).toContain('export: 1 s so far');
-      expect(draws.filter((draw) => /^export: \d+% \([\d,]+ of [\d,]+ KB received\), (about \d+ s left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
+      expect(
+        draws.filter((draw) =>
+          /^export: \d+% \([\d,]+ of [\d,]+ KB received\), (about \d+ s left|finishing)$/.test(draw),
+        ).length,
+      ).toBeGreaterThan(0);
       expect(draws.at(-1)).toMatch(/^exported 1 vaPayments, /);
       expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(JSON.parse(body.toString()).data);
     } finally {
@@ -192,11 +242,19 @@ describe("the progress of the server's own work", () => {
   it('a migration at start shows the line on the terminal of va-sandbox start, erased before the line saying it is done', async () => {
     const output = await startInTerminal(['--data', previousRelease(1000)]);
     const draws = output.split('\r\x1b[K').slice(1);
-    expect(draws.filter((draw) => /^migration: \d+% \([\d,]+ of 1,000 accounts\), (about \d+ s left|working out the time left|finishing)$/.test(draw)).length).toBeGreaterThan(0);
-    expect(draws.find((draw) => draw.startsWith('copied '))).toMatch(/^copied the previous release's data set \S+ into \S+ \(1000 accounts\)/);
+    expect(
+      draws.filter((draw) =>
+        /^migration: \d+% \([\d,]+ of 1,000 accounts\), (about \d+ s left|working out the time left|finishing)$/.test(
+          draw,
+        ),
+      ).length,
+    ).toBeGreaterThan(0);
+    expect(draws.find((draw) => draw.startsWith('copied '))).toMatch(
+      /^copied the previous release's data set \S+ into \S+ \(1000 accounts\)/,
+    );
   }, 120_000);
 
-  it('what fell due while no server ran (the data set\'s expiries) is reported as catching up at start, then over', async () => {
+  it("what fell due while no server ran (the data set's expiries) is reported as catching up at start, then over", async () => {
     // Reported to the same board as the migration, so `start` draws it the same way once it runs past a second.
     const views: ({ what: string; total: number; unit: string } | null)[] = [];
     await useServer({ data: previousRelease(1000), onServerWork: (view) => views.push(view) });
@@ -216,9 +274,16 @@ describe("the progress of the server's own work", () => {
   it('a retention sweep says how many of the accounts in use it went through, then that it is over', async () => {
     const views: unknown[] = [];
     const server = await useServer({ keepDays: 1, onServerWork: (view) => views.push(view) });
-    for (const key of ['sk_sweep_1', 'sk_sweep_2', 'sk_sweep_3']) await api(server.url, key).data('POST', '/api/v1/va-payments', { ...PAYMENT });
+    for (const key of ['sk_sweep_1', 'sk_sweep_2', 'sk_sweep_3'])
+      await api(server.url, key).data('POST', '/api/v1/va-payments', { ...PAYMENT });
     server.runtime.sweep();
-    expect(views.map((view) => (view === null ? null : [(view as { what: string }).what, (view as { done: number }).done, (view as { total: number }).total]))).toEqual([
+    expect(
+      views.map((view) =>
+        view === null
+          ? null
+          : [(view as { what: string }).what, (view as { done: number }).done, (view as { total: number }).total],
+      ),
+    ).toEqual([
       ['retention sweep', 0, 3],
       ['retention sweep', 1, 3],
       ['retention sweep', 2, 3],
@@ -233,10 +298,14 @@ describe('GET /sandbox/v1/progress', () => {
     const { env } = await slowClock('sk_progress_endpoint');
     const mine = api(env.VA_SANDBOX_URL, 'sk_progress_endpoint');
     const moving = mine.data('POST', '/sandbox/v1/clock/advance', { seconds: 5400 });
-    const during = await eventually(async () => {
-      const view = await mine.data('GET', '/sandbox/v1/progress');
-      return view?.done > 0 ? view : null;
-    }, 10_000, 'progress of the clock move');
+    const during = await eventually(
+      async () => {
+        const view = await mine.data('GET', '/sandbox/v1/progress');
+        return view?.done > 0 ? view : null;
+      },
+      10_000,
+      'progress of the clock move',
+    );
     expect(during).toMatchObject({ what: 'clock advance', total: 5400, unit: 'sandbox seconds' });
     expect(await api(env.VA_SANDBOX_URL, 'sk_progress_other').data('GET', '/sandbox/v1/progress')).toBeNull();
     await moving;

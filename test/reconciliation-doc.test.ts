@@ -9,7 +9,11 @@ import { api, ROOT, useServer } from './helpers.js';
  * `Invoices:` line is checked against the sandbox after it, and each ```json error block against the answer before it.
  */
 
-type Block = { kind: 'http'; name?: string; text: string } | { kind: 'balance' | 'error'; value: Record<string, unknown> } | { kind: 'ledger'; rows: [string, number][] } | { kind: 'invoices'; items: [string, string][] };
+type Block =
+  | { kind: 'http'; name?: string; text: string }
+  | { kind: 'balance' | 'error'; value: Record<string, unknown> }
+  | { kind: 'ledger'; rows: [string, number][] }
+  | { kind: 'invoices'; items: [string, string][] };
 
 function blocksOf(markdown: string): Block[] {
   const blocks: Block[] = [];
@@ -27,12 +31,17 @@ function blocksOf(markdown: string): Block[] {
       const rows: [string, number][] = [];
       // "Ledger:", a blank line, the header and its rule, then one row per entry.
       for (i += 3; lines[i + 1]?.startsWith('|'); ) {
-        const [entryType, amount] = lines[++i]!.split('|').slice(1).map((cell) => cell.trim());
+        const [entryType, amount] = lines[++i]!.split('|')
+          .slice(1)
+          .map((cell) => cell.trim());
         rows.push([entryType!, Number(amount)]);
       }
       blocks.push({ kind: 'ledger', rows });
     } else if (line.startsWith('Invoices: ')) {
-      const items = line.slice('Invoices: '.length).split(', ').map((item) => item.split(' ') as [string, string]);
+      const items = line
+        .slice('Invoices: '.length)
+        .split(', ')
+        .map((item) => item.split(' ') as [string, string]);
       blocks.push({ kind: 'invoices', items });
     }
   }
@@ -52,17 +61,19 @@ describe('docs/reconciliation.md', () => {
 
   it('shows a client, two invoices, a cash-in, an allocation and a reversal, and a balance after each', () => {
     const requests = blocks.filter((b) => b.kind === 'http').map((b) => (b as { text: string }).text.split('\n')[0]);
-    expect(requests).toEqual(expect.arrayContaining([
-      'POST /api/v1/clients',
-      'POST /api/v1/clients/${client.id}/invoices',
-      'POST /sandbox/v1/transfers',
-      'POST /sandbox/v1/clients/${client.id}/invoices/${invoice1.id}/allocations',
-      'POST /sandbox/v1/clients/${client.id}/ledger',
-    ]));
+    expect(requests).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/clients',
+        'POST /api/v1/clients/${client.id}/invoices',
+        'POST /sandbox/v1/transfers',
+        'POST /sandbox/v1/clients/${client.id}/invoices/${invoice1.id}/allocations',
+        'POST /sandbox/v1/clients/${client.id}/ledger',
+      ]),
+    );
     expect(blocks.filter((b) => b.kind === 'balance').length).toBeGreaterThanOrEqual(6);
   });
 
-  it('runs as written: every request answers as the page says, every ledger, invoice line and balance shown is the sandbox\'s', async () => {
+  it("runs as written: every request answers as the page says, every ledger, invoice line and balance shown is the sandbox's", async () => {
     const server = await useServer();
     const client = api(server.url, 'sk_reconciliation_doc');
     const scope: Record<string, any> = {};
@@ -74,15 +85,25 @@ describe('docs/reconciliation.md', () => {
         const [method, path] = request!.split(' ') as [string, string];
         last = await client.call(method, path, body.length > 0 ? JSON.parse(body.join('\n')) : undefined);
         const expectsError = blocks[n + 1]?.kind === 'error';
-        expect(last.status < 300, `${where}: ${request} -> ${last.status} ${JSON.stringify(last.body.error ?? '')}`).toBe(!expectsError);
+        expect(
+          last.status < 300,
+          `${where}: ${request} -> ${last.status} ${JSON.stringify(last.body.error ?? '')}`,
+        ).toBe(!expectsError);
         if (block.name) scope[block.name] = last.body.data;
       } else if (block.kind === 'error') {
         expect(last!.body.error, where).toMatchObject(block.value);
       } else if (block.kind === 'balance') {
-        expect(await client.data('GET', `/api/v1/clients/${scope.client.id}/balance`), where).toEqual({ clientId: scope.client.id, currency: 'ARS', ...block.value });
+        expect(await client.data('GET', `/api/v1/clients/${scope.client.id}/balance`), where).toEqual({
+          clientId: scope.client.id,
+          currency: 'ARS',
+          ...block.value,
+        });
       } else if (block.kind === 'ledger') {
         const { transactions } = await client.data('GET', `/api/v1/clients/${scope.client.id}/transactions?limit=100`);
-        expect(transactions.map((e: any) => [e.entryType, e.amount]), where).toEqual(block.rows);
+        expect(
+          transactions.map((e: any) => [e.entryType, e.amount]),
+          where,
+        ).toEqual(block.rows);
       } else if (block.kind === 'invoices') {
         const { data } = await client.list(`/api/v1/clients/${scope.client.id}/invoices?limit=100`);
         expect(data.map((i: any) => [i.invoiceNumber, i.paymentStatus]).reverse(), where).toEqual(block.items);

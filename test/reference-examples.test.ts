@@ -21,7 +21,10 @@ const CREATE_VA_PAYMENT_EXAMPLE =
   '{"paymentHubId": 123, "amount": 125000, "currency": "ARS", "lockMode": "amount_and_time", "ttlSeconds": 1800, "clientId": "4f0de7f2-7cd9-4ea2-bb82-f3118ddbe940", "clientTaxId": "30712345678", "clientName": "Acme SA", "callbackUrl": "https://merchant.example/webhooks/basilic", "successUrl": "https://merchant.example/payments/success", "failureUrl": "https://merchant.example/payments/failure", "externalReference": "order-123", "metadata": {"orderId": "order-123"}}';
 
 /** The two configurations the service allows, each the example with the other one taken out. */
-const CREATE_VA_PAYMENT_PAIR_EXAMPLE = CREATE_VA_PAYMENT_EXAMPLE.replace('"callbackUrl": "https://merchant.example/webhooks/basilic", ', '');
+const CREATE_VA_PAYMENT_PAIR_EXAMPLE = CREATE_VA_PAYMENT_EXAMPLE.replace(
+  '"callbackUrl": "https://merchant.example/webhooks/basilic", ',
+  '',
+);
 const CREATE_VA_PAYMENT_CALLBACK_EXAMPLE = CREATE_VA_PAYMENT_EXAMPLE.replace(
   ', "successUrl": "https://merchant.example/payments/success", "failureUrl": "https://merchant.example/payments/failure"',
   '',
@@ -47,7 +50,9 @@ describe('the reference examples, sent exactly as its pages print them', () => {
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({
       code: 'VALIDATION_ERROR',
-      details: ['callbackUrl: cannot be combined with successUrl/failureUrl: configure callbackUrl alone, or successUrl and failureUrl together'],
+      details: [
+        'callbackUrl: cannot be combined with successUrl/failureUrl: configure callbackUrl alone, or successUrl and failureUrl together',
+      ],
     });
   });
 
@@ -77,20 +82,29 @@ describe('the reference examples, sent exactly as its pages print them', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.details).toEqual(['cashinCallbackUrl: must be an http(s) URL']);
     // With a URL there, the rest of the example is taken as it is, placeholders included.
-    const withUrl = UPDATE_CLIENT_EXAMPLE.replace('"cashinCallbackUrl": "string"', '"cashinCallbackUrl": "https://tu-sistema.com/webhooks/cashin"');
+    const withUrl = UPDATE_CLIENT_EXAMPLE.replace(
+      '"cashinCallbackUrl": "string"',
+      '"cashinCallbackUrl": "https://tu-sistema.com/webhooks/cashin"',
+    );
     const updated = await client.patch(`/api/v1/clients/${created.id}`, withUrl);
     expect(updated.status).toBe(200);
     expect(updated.body.data).toMatchObject({ ...JSON.parse(withUrl), id: created.id });
     // A tax id without digits is compared as given: another client may not take "string", but may take "strings".
     const clash = await client.post('/api/v1/clients', { paymentHubId: 4, name: 'Other', taxId: 'string' });
     expect(clash.body.error?.code).toBe('TAX_ID_ALREADY_EXISTS');
-    expect((await client.post('/api/v1/clients', { paymentHubId: 4, name: 'Other', taxId: 'strings' })).status).toBe(201);
+    expect((await client.post('/api/v1/clients', { paymentHubId: 4, name: 'Other', taxId: 'strings' })).status).toBe(
+      201,
+    );
   });
 
   it('with --strict-tax-id the same example is refused for its taxId too: the CUIT check digit is checked', async () => {
     const server = await useServer({ strictTaxId: true });
     const client = api(server.url, 'sk_ref_strict');
-    const created = await client.data('POST', '/api/v1/clients', { paymentHubId: 4, name: 'Acme SA', taxId: '20-12345678-6' });
+    const created = await client.data('POST', '/api/v1/clients', {
+      paymentHubId: 4,
+      name: 'Acme SA',
+      taxId: '20-12345678-6',
+    });
     const refused = await client.patch(`/api/v1/clients/${created.id}`, UPDATE_CLIENT_EXAMPLE);
     expect(refused.body.error.details).toEqual(expect.arrayContaining(['cashinCallbackUrl: must be an http(s) URL']));
     const taxOnly = await client.patch(`/api/v1/clients/${created.id}`, { taxId: 'string' });
@@ -116,14 +130,22 @@ describe('the reference examples, sent exactly as its pages print them', () => {
   it('the CLI starts with --hubs and fills in the hub from --hub or VA_SANDBOX_HUB_ID', async () => {
     const server = await spawnServer(['--memory', '--hubs', '123,4']);
     const env = { VA_SANDBOX_URL: server.url, VA_SANDBOX_API_KEY: 'sk_ref_cli' };
-    const viaEnv = await runCli(['payments', 'create', '--amount', '10', '--json'], { ...env, VA_SANDBOX_HUB_ID: '123' });
+    const viaEnv = await runCli(['payments', 'create', '--amount', '10', '--json'], {
+      ...env,
+      VA_SANDBOX_HUB_ID: '123',
+    });
     expect(viaEnv.code).toBe(0);
     expect(JSON.parse(viaEnv.stdout)).toMatchObject({ paymentHubId: 123, currency: 'ARS', lockMode: 'time' });
-    const viaOption = await runCli(['clients', 'create', '--name', 'Ana', '--tax-id', '20-12345678-6', '--hub', '4', '--json'], env);
+    const viaOption = await runCli(
+      ['clients', 'create', '--name', 'Ana', '--tax-id', '20-12345678-6', '--hub', '4', '--json'],
+      env,
+    );
     expect(JSON.parse(viaOption.stdout)).toMatchObject({ paymentHubId: 4, hubName: 'Sandbox Hub 4' });
     const refused = await runCli(['payments', 'create', '--amount', '10'], env);
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toBe('va-sandbox: NOT_FOUND: Payment hub 1 not found; --hub: must be one of 4, 123 (the hubs this sandbox was started with)\n');
+    expect(refused.stderr).toBe(
+      'va-sandbox: NOT_FOUND: Payment hub 1 not found; --hub: must be one of 4, 123 (the hubs this sandbox was started with)\n',
+    );
     const hubs = await runCli(['hub', 'list', '--json'], env);
     expect(JSON.parse(hubs.stdout).data.map((hub: { id: number }) => hub.id)).toEqual([4, 123]);
   });
@@ -141,7 +163,10 @@ describe('required fields (contract 2.1 and 3)', () => {
 
   it('a client create without paymentHubId is 400 naming it', async () => {
     const server = await useServer();
-    const response = await api(server.url, 'sk_required').post('/api/v1/clients', { name: 'Ana', taxId: '20-12345678-6' });
+    const response = await api(server.url, 'sk_required').post('/api/v1/clients', {
+      name: 'Ana',
+      taxId: '20-12345678-6',
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([expect.stringMatching(/^paymentHubId: /)]);
   });
@@ -182,23 +207,56 @@ describe('payment hubs (contract part 1)', () => {
 
     // Settings are per hub.
     await client.patch('/sandbox/v1/hubs/4', { dedicated_client_cvus_enabled: false });
-    const disabled = await client.post('/api/v1/clients', { ...CLIENT, paymentHubId: 4, name: 'Ana', taxId: '20-12345678-6' });
+    const disabled = await client.post('/api/v1/clients', {
+      ...CLIENT,
+      paymentHubId: 4,
+      name: 'Ana',
+      taxId: '20-12345678-6',
+    });
     expect(disabled.body.error?.code).toBe('DEDICATED_CVUS_DISABLED');
-    expect((await client.post('/api/v1/clients', { ...CLIENT, paymentHubId: 123, name: 'Ana', taxId: '20-12345678-6' })).status).toBe(201);
+    expect(
+      (await client.post('/api/v1/clients', { ...CLIENT, paymentHubId: 123, name: 'Ana', taxId: '20-12345678-6' }))
+        .status,
+    ).toBe(201);
     await client.patch('/sandbox/v1/hubs/123', { brand: 'ACME', cvuProvisioning: 'delayed' });
-    const delayed = await client.data('POST', '/api/v1/clients', { ...CLIENT, paymentHubId: 123, name: 'Bea', taxId: '27-12345678-0' });
+    const delayed = await client.data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      paymentHubId: 123,
+      name: 'Bea',
+      taxId: '27-12345678-0',
+    });
     expect(delayed.cvuStatus).toBe('provisioning');
-    const other = await client.data('POST', '/api/v1/clients', { ...CLIENT, paymentHubId: 7, name: 'Cid', taxId: '23-12345678-9' });
+    const other = await client.data('POST', '/api/v1/clients', {
+      ...CLIENT,
+      paymentHubId: 7,
+      name: 'Cid',
+      taxId: '23-12345678-9',
+    });
     expect(other.cvuStatus).toBe('active');
   });
 
   it('amount locks are per hub, and a transfer to a hub collection CVU pays that hub only', async () => {
     const server = await useServer();
     const client = api(server.url, 'sk_locks');
-    const on4 = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, paymentHubId: 4, lockMode: 'amount', amount: 500 });
-    const on123 = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, paymentHubId: 123, lockMode: 'amount', amount: 500 });
+    const on4 = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      paymentHubId: 4,
+      lockMode: 'amount',
+      amount: 500,
+    });
+    const on123 = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      paymentHubId: 123,
+      lockMode: 'amount',
+      amount: 500,
+    });
     expect(on4.cvu).not.toBe(on123.cvu);
-    const clash = await client.post('/api/v1/va-payments', { ...PAYMENT, paymentHubId: 4, lockMode: 'amount', amount: 500 });
+    const clash = await client.post('/api/v1/va-payments', {
+      ...PAYMENT,
+      paymentHubId: 4,
+      lockMode: 'amount',
+      amount: 500,
+    });
     expect(clash.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     const transfer = await client.data('POST', '/sandbox/v1/transfers', { to: on123.alias.toLowerCase(), total: 500 });
     expect(transfer.target).toEqual({ type: 'va_payment', id: on123.id });
@@ -208,7 +266,8 @@ describe('payment hubs (contract part 1)', () => {
   it('GET and PATCH /sandbox/v1/hubs/{id} refuse ids that are not positive whole numbers', async () => {
     const server = await useServer();
     const client = api(server.url, 'sk_hub_ids');
-    for (const id of ['0', '-1', '1e3', 'abc']) expect((await client.call('GET', `/sandbox/v1/hubs/${id}`)).status).toBe(400);
+    for (const id of ['0', '-1', '1e3', 'abc'])
+      expect((await client.call('GET', `/sandbox/v1/hubs/${id}`)).status).toBe(400);
     expect((await client.data('GET', '/sandbox/v1/hubs/9')).id).toBe(9);
   });
 });
@@ -219,7 +278,10 @@ describe('list shapes (contract part 0): data is the array, pagination beside it
     const client = api(server.url, 'sk_lists');
     const customer = await client.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Ana', taxId: '20-12345678-6' });
     await client.data('POST', `/api/v1/clients/${customer.id}/invoices`, { total_amount: 10 });
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, callbackUrl: 'http://127.0.0.1:9/hook' });
+    const payment = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      callbackUrl: 'http://127.0.0.1:9/hook',
+    });
     await client.data('POST', '/sandbox/v1/transfers', { to: payment.cvu, total: 5 });
     for (const path of [
       '/api/v1/va-payments',
@@ -234,7 +296,12 @@ describe('list shapes (contract part 0): data is the array, pagination beside it
       expect(Object.keys(body), path).toEqual(['success', 'data', 'pagination', 'timestamp']);
       expect(Array.isArray(body.data), path).toBe(true);
       expect(body.data).toHaveLength(1);
-      expect(body.pagination).toEqual({ page: 1, limit: 1, total: expect.any(Number), totalPages: body.pagination.total });
+      expect(body.pagination).toEqual({
+        page: 1,
+        limit: 1,
+        total: expect.any(Number),
+        totalPages: body.pagination.total,
+      });
     }
     const { body } = await client.call('GET', `/api/v1/clients/${customer.id}/transactions`);
     expect(Object.keys(body.data)).toEqual(['transactions', 'pagination']);
@@ -277,7 +344,9 @@ describe('rate limit (contract part 0): per minute, on by default', () => {
     expect((await client.call('GET', '/sandbox/v1/clock')).headers.get('x-ratelimit-limit')).toBeNull();
 
     for (let sent = 2; sent < 6000; sent += 200) {
-      await Promise.all(Array.from({ length: Math.min(200, 6000 - sent) }, () => client.get('/api/v1/va-payments?limit=1')));
+      await Promise.all(
+        Array.from({ length: Math.min(200, 6000 - sent) }, () => client.get('/api/v1/va-payments?limit=1')),
+      );
     }
     const over = await client.get('/api/v1/va-payments');
     expect(over.status).toBe(429);
@@ -306,14 +375,20 @@ describe('a state file written by the previous release (0.1.0)', () => {
 
     // Its payments have expired since (the sandbox clock runs with real time): their money does not change.
     const stable = ({ status: _s, updatedAt: _u, expiredAt: _e, callbackDelivery: _c, ...rest }: any) => rest;
-    expect(stable(await client.data('GET', `/api/v1/va-payments/${before.payment.data.id}`))).toEqual(stable(before.payment.data));
+    expect(stable(await client.data('GET', `/api/v1/va-payments/${before.payment.data.id}`))).toEqual(
+      stable(before.payment.data),
+    );
     expect(await client.data('GET', `/api/v1/clients/${before.client.data.id}`)).toEqual(before.client.data);
     expect(await client.data('GET', `/api/v1/clients/${before.client.data.id}/balance`)).toEqual(before.balance.data);
     const { transactions } = await client.data('GET', `/api/v1/clients/${before.client.data.id}/transactions`);
     // The same entries, in the real API's words: tempLinkId added, sourceType transfer/va_payment/sandbox renamed.
     const renamed: Record<string, string> = { transfer: 'manual_deposit', va_payment: 'other', sandbox: 'other' };
     expect(transactions).toEqual(
-      before.transactions.data.transactions.map((entry: any) => ({ ...entry, tempLinkId: null, sourceType: renamed[entry.sourceType] })),
+      before.transactions.data.transactions.map((entry: any) => ({
+        ...entry,
+        tempLinkId: null,
+        sourceType: renamed[entry.sourceType],
+      })),
     );
     // Its invoice (total_amount, status issued) reads as today's: numbered, type B, buyer from its client, pending.
     const { data: invoices } = await client.list(`/api/v1/clients/${before.client.data.id}/invoices`);
@@ -333,7 +408,10 @@ describe('a state file written by the previous release (0.1.0)', () => {
     // Its one hub is hub 1, with its settings and collection CVU.
     expect(await client.data('GET', '/sandbox/v1/hubs/1')).toEqual(before.hub.data);
     expect((await client.list('/sandbox/v1/hubs')).data).toEqual([before.hub.data]);
-    const collection = await client.data('POST', '/sandbox/v1/transfers', { to: before.hub.data.collectionAlias, total: 1 });
+    const collection = await client.data('POST', '/sandbox/v1/transfers', {
+      to: before.hub.data.collectionAlias,
+      total: 1,
+    });
     expect(collection.cvu).toBe(before.hub.data.collectionCvu);
     // And it takes writes: a new payment on hub 1 and one on a hub of its own.
     expect((await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 3 })).status).toBe(201);
@@ -348,7 +426,12 @@ describe('an export written by the previous release (format version 1, one hub)'
     await source.patch('/sandbox/v1/hubs/1', { brand: 'ACME' });
     const payment = await source.data('POST', '/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 42 });
     const { hubs, ...records } = (await source.data('GET', '/sandbox/v1/export')).account;
-    const v1 = { format: 'va-sandbox-account', version: 1, exportedAt: await source.data('GET', '/sandbox/v1/clock').then((c: any) => c.now), account: { hub: hubs['1'], ...records } };
+    const v1 = {
+      format: 'va-sandbox-account',
+      version: 1,
+      exportedAt: await source.data('GET', '/sandbox/v1/clock').then((c: any) => c.now),
+      account: { hub: hubs['1'], ...records },
+    };
 
     const target = api(server.url, 'sk_v1_to');
     expect((await target.post('/sandbox/v1/import', v1)).status).toBe(200);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, freePort, PAYMENT, ROOT, useReceiver, useTmp } from './helpers.js';
-import { npmEnv, productionClosure, publishHere, startRegistry, type LocalRegistry } from './registry.js';
+import { type LocalRegistry, npmEnv, productionClosure, publishHere, startRegistry } from './registry.js';
 
 const run = promisify(execFile);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -48,7 +48,14 @@ describe('published to a registry', () => {
     server.stderr.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((done) => server.once('exit', done));
     try {
-      for (let i = 0; !(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)); i++) {
+      for (
+        let i = 0;
+        !(await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.ok,
+          () => false,
+        ));
+        i++
+      ) {
         if (i > 1200) throw new Error(`npx va-sandbox start did not answer: ${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -117,7 +124,14 @@ describe('published to a registry', () => {
     });
     const exited = new Promise((done) => server.once('exit', done));
     try {
-      for (let i = 0; !(await fetch(`${url}/health`).then((r) => r.ok, () => false)); i++) {
+      for (
+        let i = 0;
+        !(await fetch(`${url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        ));
+        i++
+      ) {
         if (i > 1200) throw new Error('npx va-sandbox start did not answer');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -125,7 +139,11 @@ describe('published to a registry', () => {
       const args = [...trigger!.split(' ').slice(1, -1), `${receiver.url}/webhooks`, '--url', url];
       const triggered = await run('npx', args, { cwd: dir, env });
       const callbacks = await receiver.waitFor(3);
-      expect(callbacks.map((callback) => callback.body.eventType)).toEqual(['created', 'cash_in_received', 'succeeded']);
+      expect(callbacks.map((callback) => callback.body.eventType)).toEqual([
+        'created',
+        'cash_in_received',
+        'succeeded',
+      ]);
       expect(triggered.stdout).toContain('succeeded');
     } finally {
       process.kill(-server.pid!, 'SIGINT');

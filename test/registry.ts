@@ -112,5 +112,9 @@ export async function publishHere(registry: LocalRegistry): Promise<void> {
   // --ignore-scripts: a dependency's tarball is published as it is, with no script of its own run here.
   const publish = (tarball: string) =>
     npm(publisher, 'publish', tarball, '--registry', registry.url, '--provenance=false', '--ignore-scripts');
-  await Promise.all(readdirSync(packed).filter((name) => name.endsWith('.tgz')).map((name) => publish(join(packed, name))));
+  await Promise.all(
+    readdirSync(packed)
+      .filter((name) => name.endsWith('.tgz'))
+      .map((name) => publish(join(packed, name))),
+  );
 }

@@ -1,19 +1,25 @@
-import { NEWEST } from '../src/sandbox/store/schema.js';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { fileStore } from '../src/sandbox/store/database.js';
+import { NEWEST } from '../src/sandbox/store/schema.js';
 import { api, PAYMENT, runCli, spawnServer, useServer, useTmp } from './helpers.js';
 
 /** Every text column of every table of a database file, as one string per row. */
 function everyRow(file: string): string[] {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name);
-    return tables.flatMap((table) => (db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]).map((row) => `${table} ${JSON.stringify(row)}`));
+    const tables = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as { name: string }[]).map(
+      (row) => row.name,
+    );
+    return tables.flatMap((table) =>
+      (db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]).map(
+        (row) => `${table} ${JSON.stringify(row)}`,
+      ),
+    );
   } finally {
     db.close();
   }
@@ -24,8 +30,16 @@ describe('the request journal', () => {
     const data = join(useTmp(), 'state.db');
     const first = await spawnServer(['--data', data, '--quiet']);
     const client = api(first.url, 'sk_journal_restart');
-    const created = await client.post('/api/v1/va-payments?source=shop', { ...PAYMENT, amount: 1042, externalReference: 'order-1042' }, { 'Idempotency-Key': 'order-1042' });
-    const again = await client.post('/api/v1/va-payments?source=shop', { ...PAYMENT, amount: 1042, externalReference: 'order-1042' }, { 'Idempotency-Key': 'order-1042' });
+    const created = await client.post(
+      '/api/v1/va-payments?source=shop',
+      { ...PAYMENT, amount: 1042, externalReference: 'order-1042' },
+      { 'Idempotency-Key': 'order-1042' },
+    );
+    const again = await client.post(
+      '/api/v1/va-payments?source=shop',
+      { ...PAYMENT, amount: 1042, externalReference: 'order-1042' },
+      { 'Idempotency-Key': 'order-1042' },
+    );
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     await client.get(`/api/v1/va-payments/${created.body.data.id}`);
     expect((await client.post('/api/v1/va-payments', '{"amount": ')).status).toBe(400);
@@ -52,8 +66,17 @@ describe('the request journal', () => {
       expect(create.requestHeaders['content-type']).toBe('application/json');
       expect(create.durationMs).toBeGreaterThanOrEqual(0);
       expect(replay).toMatchObject({ status: 201, replayed: true, responseBody: create.responseBody });
-      expect(read).toMatchObject({ method: 'GET', path: `/api/v1/va-payments/${created.body.data.id}`, requestBody: null, status: 200 });
-      expect(broken).toMatchObject({ status: 400, requestBody: '{"amount": ', responseBody: { error: { code: 'INVALID_JSON' } } });
+      expect(read).toMatchObject({
+        method: 'GET',
+        path: `/api/v1/va-payments/${created.body.data.id}`,
+        requestBody: null,
+        status: 200,
+      });
+      expect(broken).toMatchObject({
+        status: 400,
+        requestBody: '{"amount": ',
+        responseBody: { error: { code: 'INVALID_JSON' } },
+      });
       const one = await api(second.url, 'sk_journal_restart').get(`/sandbox/v1/requests/${create.id}`);
       expect(one.body.data).toEqual(create);
       // Another account's journal is its own.
@@ -71,16 +94,28 @@ describe('the request journal', () => {
     const server = await spawnServer(['--data', data]);
     const client = api(server.url, key);
     // A body that holds it and an answer that echoes it (a 404 names the id asked for).
-    expect((await client.post(`/api/v1/va-payments?token=${key}`, { ...PAYMENT, amount: key }, { 'X-Echo': `Bearer ${key}` })).status).toBe(400);
+    expect(
+      (
+        await client.post(
+          `/api/v1/va-payments?token=${key}`,
+          { ...PAYMENT, amount: key },
+          { 'X-Echo': `Bearer ${key}` },
+        )
+      ).status,
+    ).toBe(400);
     await client.get(`/api/v1/va-payments?externalReference=${key}`);
     expect(JSON.stringify((await client.get(`/api/v1/clients/${key}`)).body)).toContain(key);
-    const answers = [await client.get('/sandbox/v1/requests'), await client.get(`/sandbox/v1/requests?path=/api/v1/clients/*`)];
+    const answers = [
+      await client.get('/sandbox/v1/requests'),
+      await client.get(`/sandbox/v1/requests?path=/api/v1/clients/*`),
+    ];
     const items = answers[0]!.body.data as { id: string; requestHeaders: Record<string, string> }[];
     expect(items).toHaveLength(3);
     answers.push(...(await Promise.all(items.map((item) => client.get(`/sandbox/v1/requests/${item.id}`)))));
     for (const answer of answers) expect(JSON.stringify(answer.body)).not.toContain(key);
     expect(JSON.stringify(answers[0]!.body)).toContain('[API key]');
-    for (const item of items) expect(Object.keys(item.requestHeaders).map((name) => name.toLowerCase())).not.toContain('authorization');
+    for (const item of items)
+      expect(Object.keys(item.requestHeaders).map((name) => name.toLowerCase())).not.toContain('authorization');
     server.child.kill('SIGTERM');
     await new Promise((resolve) => server.child.once('exit', resolve));
     // The account's own row keeps its key (that is how the account is found); nothing else does.
@@ -98,7 +133,9 @@ describe('the request journal', () => {
     const server = await useServer({}, 'test');
     const client = api(server.url, 'sk_journal_cut');
     const long = 'é'.repeat(40_000); // 80,000 bytes of UTF-8
-    expect((await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 10, externalReference: long })).status).toBe(400);
+    expect((await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 10, externalReference: long })).status).toBe(
+      400,
+    );
     await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 10, externalReference: 'é'.repeat(100) });
     const [whole, cut] = (await client.get('/sandbox/v1/requests')).body.data;
     expect(cut.truncated).toBe(true);
@@ -139,13 +176,23 @@ describe('the request journal', () => {
     await client.post(`/api/v1/va-payments/${payment.id}/cancel`);
     await client.get('/api/v1/va-payments/not-an-id');
     const paths = async (query: string) =>
-      ((await client.get(`/sandbox/v1/requests?${query}`)).body.data as { method: string; path: string }[]).map((item) => `${item.method} ${item.path}`);
-    expect(await paths('method=post')).toEqual([`POST /api/v1/va-payments/${payment.id}/cancel`, 'POST /api/v1/va-payments']);
-    expect(await paths('path=/api/v1/va-payments/{id}')).toEqual(['GET /api/v1/va-payments/not-an-id', `GET /api/v1/va-payments/${payment.id}`]);
+      ((await client.get(`/sandbox/v1/requests?${query}`)).body.data as { method: string; path: string }[]).map(
+        (item) => `${item.method} ${item.path}`,
+      );
+    expect(await paths('method=post')).toEqual([
+      `POST /api/v1/va-payments/${payment.id}/cancel`,
+      'POST /api/v1/va-payments',
+    ]);
+    expect(await paths('path=/api/v1/va-payments/{id}')).toEqual([
+      'GET /api/v1/va-payments/not-an-id',
+      `GET /api/v1/va-payments/${payment.id}`,
+    ]);
     expect(await paths('path=/api/v1/va-payments/*/cancel')).toEqual([`POST /api/v1/va-payments/${payment.id}/cancel`]);
     expect(await paths('status=404')).toEqual(['GET /api/v1/va-payments/not-an-id']);
     expect(await paths(`method=GET&status=200&since=${since}`)).toEqual([`GET /api/v1/va-payments/${payment.id}`]);
-    expect((await client.get('/sandbox/v1/requests?method=GET&limit=1&page=2')).body).toMatchObject({ pagination: { total: 2, page: 2, totalPages: 2 } });
+    expect((await client.get('/sandbox/v1/requests?method=GET&limit=1&page=2')).body).toMatchObject({
+      pagination: { total: 2, page: 2, totalPages: 2 },
+    });
     for (const bad of ['status=abc', 'path=/sandbox/v1/requests', 'since=yesterday', 'method=TRACE']) {
       const answer = await client.get(`/sandbox/v1/requests?${bad}`);
       expect(answer.status, bad).toBe(400);
@@ -157,12 +204,25 @@ describe('the request journal', () => {
   it('names the API fault that answered a request, and a request the fault closed has no status', async () => {
     const server = await useServer({}, 'test');
     const client = api(server.url, 'sk_journal_faults');
-    const rule = (await client.post('/sandbox/v1/api-faults', { path: '/api/v1/va-payments', method: 'POST', fault: { type: 'error', status: 503 }, times: 1 })).body.data;
+    const rule = (
+      await client.post('/sandbox/v1/api-faults', {
+        path: '/api/v1/va-payments',
+        method: 'POST',
+        fault: { type: 'error', status: 503 },
+        times: 1,
+      })
+    ).body.data;
     expect((await client.post('/api/v1/va-payments', { ...PAYMENT, amount: 10 })).status).toBe(503);
-    const reset = (await client.post('/sandbox/v1/api-faults', { path: '/api/v1/clients', fault: { type: 'reset' }, times: 1 })).body.data;
+    const reset = (
+      await client.post('/sandbox/v1/api-faults', { path: '/api/v1/clients', fault: { type: 'reset' }, times: 1 })
+    ).body.data;
     await expect(client.get('/api/v1/clients')).rejects.toThrow();
     const [closed, faulted] = (await client.get('/sandbox/v1/requests')).body.data;
-    expect(faulted).toMatchObject({ status: 503, apiFault: { ruleId: rule.id, type: 'error' }, responseBody: { error: { code: 'SERVICE_UNAVAILABLE' } } });
+    expect(faulted).toMatchObject({
+      status: 503,
+      apiFault: { ruleId: rule.id, type: 'error' },
+      responseBody: { error: { code: 'SERVICE_UNAVAILABLE' } },
+    });
     expect(closed).toMatchObject({ status: null, responseBody: null, apiFault: { ruleId: reset.id, type: 'reset' } });
   });
 
@@ -207,8 +267,15 @@ describe('the request journal', () => {
 });
 
 describe('the scenario step expectRequest', () => {
-  const scenario = (steps: unknown[]) => ({ file: 'requests.json', scenario: scenarioSchema.parse({ version: 1, name: 'requests', steps }) });
-  const create = (externalReference: string, name?: string) => ({ do: 'createVaPayment', ...(name ? { name } : {}), body: { ...PAYMENT, amount: 10, externalReference } });
+  const scenario = (steps: unknown[]) => ({
+    file: 'requests.json',
+    scenario: scenarioSchema.parse({ version: 1, name: 'requests', steps }),
+  });
+  const create = (externalReference: string, name?: string) => ({
+    do: 'createVaPayment',
+    ...(name ? { name } : {}),
+    body: { ...PAYMENT, amount: 10, externalReference },
+  });
 
   it('passes when the account sent the requests (at least once, or exactly `times`), a part of the body matching', async () => {
     const { url } = await useServer({}, 'test');
@@ -219,7 +286,14 @@ describe('the scenario step expectRequest', () => {
           create('order-2'),
           { do: 'cancelVaPayment', id: '${first.id}' },
           { expectRequest: { method: 'POST', path: '/api/v1/va-payments', times: 2 } },
-          { expectRequest: { method: 'POST', path: '/api/v1/va-payments', times: 1, body: { externalReference: 'order-2', amount: 10 } } },
+          {
+            expectRequest: {
+              method: 'POST',
+              path: '/api/v1/va-payments',
+              times: 1,
+              body: { externalReference: 'order-2', amount: 10 },
+            },
+          },
           { expectRequest: { path: '/api/v1/va-payments/${first.id}/cancel' } },
           { expectRequest: { method: 'POST', path: '/api/v1/va-payments/{id}/cancel', times: 1 } },
           { expectRequest: { method: 'DELETE', path: '/api/v1/clients', times: 0 } },
@@ -246,9 +320,15 @@ describe('the scenario step expectRequest', () => {
     );
     const [, , byBody, byTimes] = run.scenarios[0]!.steps;
     expect(byBody!.status).toBe('failed');
-    expect(byBody!.failures[0]).toBe('expected at least 1 POST /api/v1/va-payments with body {"externalReference":"order-9"}, saw 0');
-    expect(byBody!.failures[1]).toMatch(/^closest: POST \/api\/v1\/va-payments 201 \([0-9a-f-]{36}\): body\.externalReference: expected "order-9", got "order-1"$/);
-    expect(byBody!.failures[2]).toMatch(/^closest: GET \/api\/v1\/clients\/0{8}-0000-4000-8000-0{12} 404 \(.*\): method GET; path /);
+    expect(byBody!.failures[0]).toBe(
+      'expected at least 1 POST /api/v1/va-payments with body {"externalReference":"order-9"}, saw 0',
+    );
+    expect(byBody!.failures[1]).toMatch(
+      /^closest: POST \/api\/v1\/va-payments 201 \([0-9a-f-]{36}\): body\.externalReference: expected "order-9", got "order-1"$/,
+    );
+    expect(byBody!.failures[2]).toMatch(
+      /^closest: GET \/api\/v1\/clients\/0{8}-0000-4000-8000-0{12} 404 \(.*\): method GET; path /,
+    );
     expect(byTimes!.failures[0]).toBe('expected exactly 2 POST /api/v1/va-payments, saw 1');
   });
 });

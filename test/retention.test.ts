@@ -10,7 +10,12 @@ describe('retention (--keep)', () => {
     const a = api(server.url, 'sk_keep');
     const client = await a.data('POST', '/api/v1/clients', { ...CLIENT, name: 'Kept SA', taxId: '20-11111111-1' });
     const cashIn = await a.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 100 });
-    const old = await a.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, clientId: client.id, callbackUrl: 'http://127.0.0.1:9/hooks' });
+    const old = await a.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 10,
+      clientId: client.id,
+      callbackUrl: 'http://127.0.0.1:9/hooks',
+    });
     await a.data('POST', `/api/v1/va-payments/${old.id}/cancel`);
     const returned = await a.data('POST', '/sandbox/v1/transfers', { to: old.cvu, total: 10 });
     expect(returned.outcome).toBe('returned');
@@ -25,7 +30,11 @@ describe('retention (--keep)', () => {
     expect((await a.get(`/api/v1/va-payments/${old.id}`)).status).toBe(404);
     expect((await a.list('/api/v1/va-payments')).data.map((p: { id: string }) => p.id)).toEqual([recent.id]);
     expect((await a.list(`/sandbox/v1/events?vaPaymentId=${old.id}`)).pagination.total).toBe(0);
-    expect((await a.list('/sandbox/v1/deliveries?limit=100')).data.filter((d: { eventType: string }) => d.eventType === 'created')).toHaveLength(1);
+    expect(
+      (await a.list('/sandbox/v1/deliveries?limit=100')).data.filter(
+        (d: { eventType: string }) => d.eventType === 'created',
+      ),
+    ).toHaveLength(1);
     const transfers = (await a.list('/sandbox/v1/transfers')).data.map((t: { id: string }) => t.id);
     expect(transfers).toContain(cashIn.id);
     expect(transfers).not.toContain(returned.id);

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
-import { loadScenarioFile, runScenarios, type RunResult } from '../src/sandbox/scenarios/scenario-runner.js';
+import { loadScenarioFile, type RunResult, runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
 import { api, ROOT, useServer } from './helpers.js';
 
 /** An account's story as a scenario (GET /sandbox/v1/scenario): recorded, then run on a fresh account, it passes. */
@@ -11,7 +11,11 @@ const FIXTURES = readdirSync(join(ROOT, 'fixtures')).filter((name) => name.endsW
 
 /** Each failed step of a run, with why. */
 const failures = (run: RunResult) =>
-  run.scenarios.flatMap((s) => s.steps.filter((step) => step.status !== 'passed').map((step) => `${step.label}: ${step.status} ${step.failures.join('; ')}`));
+  run.scenarios.flatMap((s) =>
+    s.steps
+      .filter((step) => step.status !== 'passed')
+      .map((step) => `${step.label}: ${step.status} ${step.failures.join('; ')}`),
+  );
 
 /** Records an account's story, checks it is a scenario, and runs it on a fresh account. */
 async function replay(key: string) {
@@ -31,10 +35,21 @@ describe('recording an account as a scenario', () => {
 
   it('an incident file loaded into another account: recorded, its story replays, and no step names a URL of the file', async () => {
     const source = api(server.url, 'sk_record_source');
-    const payment = await source.data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'amount', amount: 700, callbackUrl: 'https://merchant.example/hooks/va' });
+    const payment = await source.data('POST', '/api/v1/va-payments', {
+      paymentHubId: 1,
+      currency: 'ARS',
+      lockMode: 'amount',
+      amount: 700,
+      callbackUrl: 'https://merchant.example/hooks/va',
+    });
     await source.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 300 });
     await source.data('POST', '/sandbox/v1/transfers', { to: 'SANDBOX.HUB.COBROS', total: 700, taxes: 7 });
-    const client = await source.data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ana', taxId: '20-12345678-6', cashinCallbackUrl: 'https://merchant.example/hooks/cashin' });
+    const client = await source.data('POST', '/api/v1/clients', {
+      paymentHubId: 1,
+      name: 'Ana',
+      taxId: '20-12345678-6',
+      cashinCallbackUrl: 'https://merchant.example/hooks/cashin',
+    });
     await source.data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 50 });
     await source.data('POST', `/sandbox/v1/clients/${client.id}/debits`, { amount: 20, description: 'fee' });
     await source.data('POST', '/sandbox/v1/clock/advance', { seconds: 120 });
@@ -45,8 +60,16 @@ describe('recording an account as a scenario', () => {
     const { scenario, run } = await replay('sk_record_target');
     expect(failures(run)).toEqual([]);
     expect(JSON.stringify(scenario)).not.toContain('merchant.example');
-    expect(scenario.steps).toContainEqual({ do: 'expectVaPayment', id: '${payment_1.id}', match: expect.objectContaining({ status: 'completed', totalReceived: 700, receivedAmount: 693 }) });
-    expect(scenario.steps).toContainEqual({ do: 'expectBalance', clientId: '${client_1.id}', match: { totalCashIn: 50, totalCashOut: 20, totalInvoiced: 0, balance: 30 } });
+    expect(scenario.steps).toContainEqual({
+      do: 'expectVaPayment',
+      id: '${payment_1.id}',
+      match: expect.objectContaining({ status: 'completed', totalReceived: 700, receivedAmount: 693 }),
+    });
+    expect(scenario.steps).toContainEqual({
+      do: 'expectBalance',
+      clientId: '${client_1.id}',
+      match: { totalCashIn: 50, totalCashOut: 20, totalInvoiced: 0, balance: 30 },
+    });
     expect(payment.status).toBe('waiting');
   });
 });

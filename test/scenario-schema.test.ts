@@ -40,13 +40,23 @@ describe('the scenario format as a JSON Schema', () => {
 });
 
 describe('docs/scenarios.md', () => {
-  const examples = [...readFileSync(join(ROOT, 'docs', 'scenarios.md'), 'utf8').matchAll(/```json\n([^]*?)```/g)].map((match) => JSON.parse(match[1]!));
+  const examples = [...readFileSync(join(ROOT, 'docs', 'scenarios.md'), 'utf8').matchAll(/```json\n([^]*?)```/g)].map(
+    (match) => JSON.parse(match[1]!),
+  );
 
   it('holds examples, each a scenario that runs as written and passes', async () => {
     expect(examples.length).toBeGreaterThan(0);
-    const run = await runScenarios(examples.map((example, i) => ({ file: `docs/scenarios.md example ${i + 1}`, scenario: scenarioSchema.parse(example) })));
-    expect(run.scenarios.map((s) => [s.status, s.steps.filter((step) => step.status !== 'passed').flatMap((step) => step.failures)])).toEqual(
-      examples.map(() => ['passed', []]),
+    const run = await runScenarios(
+      examples.map((example, i) => ({
+        file: `docs/scenarios.md example ${i + 1}`,
+        scenario: scenarioSchema.parse(example),
+      })),
     );
+    expect(
+      run.scenarios.map((s) => [
+        s.status,
+        s.steps.filter((step) => step.status !== 'passed').flatMap((step) => step.failures),
+      ]),
+    ).toEqual(examples.map(() => ['passed', []]));
   });
 });

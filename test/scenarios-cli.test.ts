@@ -9,12 +9,20 @@ const FAILING = 'test/scenario-files/failing.json';
 
 /** The attributes of the first element `tag` in an XML text. */
 const attributes = (xml: string, tag: string) =>
-  Object.fromEntries([...(new RegExp(`<${tag}\\s([^>]*)>`).exec(xml)?.[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  Object.fromEntries(
+    [...(new RegExp(`<${tag}\\s([^>]*)>`).exec(xml)?.[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
 
 describe('va-sandbox run', () => {
   it('passes on an embedded sandbox: each step printed, exit 0, a JUnit report without failures', async () => {
     const report = join(tmp, 'ok.xml');
-    const { code, stdout, stderr } = await runCli(['run', 'fixtures/cancel.json', 'fixtures/underpaid-then-completed.json', '--report', report]);
+    const { code, stdout, stderr } = await runCli([
+      'run',
+      'fixtures/cancel.json',
+      'fixtures/underpaid-then-completed.json',
+      '--report',
+      report,
+    ]);
     expect(stderr).toContain('on an embedded sandbox');
     expect(code).toBe(0);
     expect(stdout).toContain('✓ cancel: cancelVaPayment ${payment.id}');
@@ -29,7 +37,15 @@ describe('va-sandbox run', () => {
     // As in docs/ci-example.yml: `va-sandbox start --memory` in the background, then `run --url`.
     const running = await spawnServer(['--memory']);
     const report = join(tmp, 'reports', 'failing.xml');
-    const { code, stdout, stderr } = await runCli(['run', 'fixtures/cancel.json', FAILING, '--url', running.url, '--report', report]);
+    const { code, stdout, stderr } = await runCli([
+      'run',
+      'fixtures/cancel.json',
+      FAILING,
+      '--url',
+      running.url,
+      '--report',
+      report,
+    ]);
     expect(code).toBe(1);
     expect(stdout).toContain('✗ expectVaPayment ${payment.id}');
     expect(stdout).toContain('status: expected "underpaid", got "completed"');
@@ -37,7 +53,9 @@ describe('va-sandbox run', () => {
     expect(stderr.trimEnd().split('\n').at(-1)).toBe('va-sandbox: 1 of 2 scenario(s) failed');
     const xml = readFileSync(report, 'utf8');
     expect(attributes(xml, 'testsuites')).toMatchObject({ tests: '19', failures: '3', skipped: '1' });
-    expect(xml).toContain('<failure message="status: expected &quot;underpaid&quot;, got &quot;completed&quot;" type="expectation">');
+    expect(xml).toContain(
+      '<failure message="status: expected &quot;underpaid&quot;, got &quot;completed&quot;" type="expectation">',
+    );
     expect(xml).toContain('<skipped message="an earlier step failed"/>');
   });
 
@@ -51,7 +69,15 @@ describe('va-sandbox run', () => {
 
   it('an invalid scenario file is one failed test case, naming every problem, and the others run', async () => {
     const report = join(tmp, 'invalid.xml');
-    const { code, stdout, stderr } = await runCli(['run', 'test/scenario-files/invalid.json', 'fixtures/cancel.json', '--url', server.url, '--report', report]);
+    const { code, stdout, stderr } = await runCli([
+      'run',
+      'test/scenario-files/invalid.json',
+      'fixtures/cancel.json',
+      '--url',
+      server.url,
+      '--report',
+      report,
+    ]);
     expect(code).toBe(1);
     expect(stdout).toContain('✗ load test/scenario-files/invalid.json');
     expect(stdout).toContain('steps.0.body.colour: unknown field');
@@ -60,7 +86,9 @@ describe('va-sandbox run', () => {
     expect(stderr.trimEnd().split('\n').at(-1)).toBe('va-sandbox: 1 of 2 scenario(s) failed');
     const xml = readFileSync(report, 'utf8');
     expect(xml.match(/<testsuite /g)).toHaveLength(2);
-    expect(xml).toMatch(/<testsuite name="invalid.json" file="test\/scenario-files\/invalid.json" tests="1" failures="1"/);
+    expect(xml).toMatch(
+      /<testsuite name="invalid.json" file="test\/scenario-files\/invalid.json" tests="1" failures="1"/,
+    );
     expect(xml).toContain('steps.0.body.colour: unknown field');
   });
 

@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile, runScenarios, ScenarioFileError, type RunEvent } from '../src/sandbox/scenarios/scenario-runner.js';
-import { api, freePort, ROOT, useServer, PAYMENT } from './helpers.js';
+import {
+  loadScenarioFile,
+  type RunEvent,
+  runScenarios,
+  ScenarioFileError,
+} from '../src/sandbox/scenarios/scenario-runner.js';
+import { api, freePort, PAYMENT, ROOT, useServer } from './helpers.js';
 
 const server = await useServer();
 const fixture = (name: string) => loadScenarioFile(join(ROOT, 'fixtures', name));
@@ -32,7 +37,11 @@ describe('the scenario runner', () => {
     const [first, second] = run.scenarios.map((s) => s.apiKey);
     expect(first).not.toBe(second);
     // The first account still holds its lock: the same scenario in it would conflict.
-    const left = await api(server.url, first).post('/api/v1/va-payments', { ...PAYMENT, amount: 5000, lockMode: 'amount' });
+    const left = await api(server.url, first).post('/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 5000,
+      lockMode: 'amount',
+    });
     expect(left.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
   });
 
@@ -49,15 +58,24 @@ describe('the scenario runner', () => {
     const locked = await useServer({ apiKeys: ['sk_only'] });
     const run = await runScenarios([await fixture('cancel.json')], { url: locked.url, apiKey: 'sk_other' });
     const steps = run.scenarios[0]!.steps;
-    expect(steps[0]).toMatchObject({ do: 'reset', status: 'failed', failures: [expect.stringMatching(/^UNAUTHORIZED: /)] });
+    expect(steps[0]).toMatchObject({
+      do: 'reset',
+      status: 'failed',
+      failures: [expect.stringMatching(/^UNAUTHORIZED: /)],
+    });
     expect(new Set(steps.slice(1).map((s) => s.status))).toEqual(new Set(['skipped']));
   });
 
   it('hands steps the --callback-url address of its receiver, listening on that port', async () => {
     const port = await freePort();
-    const run = await runScenarios([await fixture('cancel.json')], { url: server.url, callbackUrl: `http://localhost:${port}` });
+    const run = await runScenarios([await fixture('cancel.json')], {
+      url: server.url,
+      callbackUrl: `http://localhost:${port}`,
+    });
     expect(run.scenarios[0]!.status).toBe('passed');
-    const { data: deliveries } = await api(server.url, run.scenarios[0]!.apiKey).list('/sandbox/v1/deliveries?limit=100');
+    const { data: deliveries } = await api(server.url, run.scenarios[0]!.apiKey).list(
+      '/sandbox/v1/deliveries?limit=100',
+    );
     expect(deliveries.map((d: any) => d.url)).toContain(`http://localhost:${port}/s1/va`);
   });
 
@@ -76,12 +94,19 @@ describe('the scenario runner', () => {
         'steps.0.body.amount: must have at most 2 decimals',
         expect.stringMatching(/^steps\.0\.body\.lockMode: /),
         expect.stringMatching(/^steps\.2\.do: Invalid option "teleport": expected one of "createVaPayment"\|/),
-        expect.stringMatching(/^steps\.3\.do: Invalid option "advanceClok": did you mean "advanceClock"\? expected one of /),
+        expect.stringMatching(
+          /^steps\.3\.do: Invalid option "advanceClok": did you mean "advanceClock"\? expected one of /,
+        ),
       ]),
     );
     // The step names there are, and nothing else (the apiFault step, whose `do` may be left out, adds no `undefined`).
-    const steps = (error as ScenarioFileError).details.find((detail) => detail.startsWith('steps.2.do'))!.split('expected one of ')[1]!.split('|');
-    expect(steps).toEqual(expect.arrayContaining(['"createVaPayment"', '"advanceClock"', '"apiFault"', '"expectEvents"']));
+    const steps = (error as ScenarioFileError).details
+      .find((detail) => detail.startsWith('steps.2.do'))!
+      .split('expected one of ')[1]!
+      .split('|');
+    expect(steps).toEqual(
+      expect.arrayContaining(['"createVaPayment"', '"advanceClock"', '"apiFault"', '"expectEvents"']),
+    );
     expect(steps.filter((step) => !/^"[a-zA-Z]+"$/.test(step))).toEqual([]);
     await expect(loadScenarioFile(join(ROOT, 'no-such.json'))).rejects.toThrow('no-such.json: cannot read it (ENOENT)');
   });

@@ -5,7 +5,9 @@ import { loadScenarioFile, runScenarios, type ScenarioResult } from '../src/sand
 import { ROOT, useServer } from './helpers.js';
 
 const FIXTURES = join(ROOT, 'fixtures');
-const files = readdirSync(FIXTURES).filter((name) => name.endsWith('.json')).sort();
+const files = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 const server = await useServer();
 
 /** What failed, readably, so a red test says which step and why. */

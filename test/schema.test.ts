@@ -4,12 +4,12 @@ import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../src/core/account/account.js';
-import type { TableName } from '../src/core/records/state.js';
-import type { Where } from '../src/core/store/repository.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, exportAccount } from '../src/core/account-export/account-export.js';
 import { exportText } from '../src/core/account-export/export-text.js';
+import type { TableName } from '../src/core/records/state.js';
+import type { Where } from '../src/core/store/repository.js';
 import { fileStore } from '../src/sandbox/store/database.js';
-import { migration, MIGRATIONS, NEWEST, withFunctions } from '../src/sandbox/store/schema.js';
+import { MIGRATIONS, migration, NEWEST, withFunctions } from '../src/sandbox/store/schema.js';
 import { useTmp } from './helpers.js';
 
 const V2 = resolve(import.meta.dirname, 'data', 'v2');
@@ -33,13 +33,18 @@ const RELEASED: Record<string, string> = {
 
 /** A database's schema: every table, index and trigger with the SQL that made it. */
 const schemaOf = (db: DatabaseSync) =>
-  db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+  db
+    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+    .all();
 
 describe('the migrations', () => {
   it('a released migration never changes: add a new one', () => {
     for (const [name, sha256] of Object.entries(RELEASED)) {
       const actual = createHash('sha256').update(migration(name)).digest('hex');
-      expect(actual, `${name} was released and changed: a released migration never changes, add a new one instead`).toBe(sha256);
+      expect(
+        actual,
+        `${name} was released and changed: a released migration never changes, add a new one instead`,
+      ).toBe(sha256);
     }
     expect(MIGRATIONS.slice(0, Object.keys(RELEASED).length)).toEqual(Object.keys(RELEASED));
   });
@@ -54,12 +59,18 @@ describe('the migrations', () => {
     const idField: Record<string, string> = { pool_cvus: 'cvu', hubs: '', idempotency_keys: '' };
     v1.exec(`ATTACH '${v2file}' AS v2`);
     v1.exec('INSERT INTO accounts (key, head) SELECT key, head FROM v2.accounts');
-    const tables = (v2.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%data TEXT NOT NULL%'").all() as { name: string }[]).map((row) => row.name);
+    const tables = (
+      v2.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%data TEXT NOT NULL%'").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
     expect(tables).toHaveLength(10);
     for (const table of tables) {
       const field = idField[table] ?? 'id';
       const data = field ? `json_set(r.data, '$.${field}', r.id)` : 'r.data';
-      v1.exec(`INSERT INTO ${table} (account, id, data) SELECT a.key, r.id, ${data} FROM v2.${table} AS r JOIN v2.accounts AS a ON a.id = r.account ORDER BY r.seq`);
+      v1.exec(
+        `INSERT INTO ${table} (account, id, data) SELECT a.key, r.id, ${data} FROM v2.${table} AS r JOIN v2.accounts AS a ON a.id = r.account ORDER BY r.seq`,
+      );
     }
     v1.exec('DETACH v2');
     v1.exec(migration(MIGRATIONS[1]!));
@@ -67,9 +78,17 @@ describe('the migrations', () => {
     // Every column computed from the JSON as today's release computed it from the record (`COLUMNS`), every count the
     // same (a list's count that went back to 0 stays a row in a file that had it).
     for (const table of [...tables, 'counts']) {
-      const columns = (v2.prepare(`SELECT name FROM pragma_table_info('${table}') WHERE name NOT IN ('seq', 'account')`).all() as { name: string }[]).map((row) => row.name);
+      const columns = (
+        v2.prepare(`SELECT name FROM pragma_table_info('${table}') WHERE name NOT IN ('seq', 'account')`).all() as {
+          name: string;
+        }[]
+      ).map((row) => row.name);
       const rows = (db: DatabaseSync) =>
-        db.prepare(`SELECT a.key, ${columns.map((c) => `t.${c}`).join(', ')} FROM ${table} AS t JOIN accounts AS a ON a.id = t.account ${table === 'counts' ? 'WHERE t.n > 0 ORDER BY a.key, t.list' : 'ORDER BY a.key, t.seq'}`).all();
+        db
+          .prepare(
+            `SELECT a.key, ${columns.map((c) => `t.${c}`).join(', ')} FROM ${table} AS t JOIN accounts AS a ON a.id = t.account ${table === 'counts' ? 'WHERE t.n > 0 ORDER BY a.key, t.list' : 'ORDER BY a.key, t.seq'}`,
+          )
+          .all();
       expect(rows(v1), table).toEqual(rows(v2));
     }
   });
@@ -91,7 +110,9 @@ describe('the migrations', () => {
         expect(JSON.parse(JSON.stringify(exportAccount(account, unreadable))), key).toEqual(expected);
         expect(unreadable).toEqual([]);
         // Streamed a piece at a time, the text is byte for byte what the release's whole document gave, keys in its order.
-        expect([...exportText(account, EXPORT_FORMAT, EXPORT_VERSION, [])].join(''), key).toBe(JSON.stringify(expected));
+        expect([...exportText(account, EXPORT_FORMAT, EXPORT_VERSION, [])].join(''), key).toBe(
+          JSON.stringify(expected),
+        );
       }
     } finally {
       await store.close();
@@ -104,9 +125,15 @@ describe('the migrations', () => {
     const file = copyOfV2();
     await fileStore(file).close();
     const db = new DatabaseSync(file);
-    const { delivery } = db.prepare("SELECT delivery FROM delivery_attempts WHERE data LIKE '%\"responseStatus\":500%' LIMIT 1").get() as { delivery: string };
-    db.prepare("UPDATE delivery_attempts SET data = replace(data, '\"responseStatus\":500', '\"responseStatus\":200') WHERE delivery = ? AND n = 0").run(delivery);
-    db.prepare("UPDATE accounts SET head = replace(head, '\"clockOffsetMs\":', '\"clockOffsetMs\": ') WHERE key = 'sk_beta'").run();
+    const { delivery } = db
+      .prepare('SELECT delivery FROM delivery_attempts WHERE data LIKE \'%"responseStatus":500%\' LIMIT 1')
+      .get() as { delivery: string };
+    db.prepare(
+      'UPDATE delivery_attempts SET data = replace(data, \'"responseStatus":500\', \'"responseStatus":200\') WHERE delivery = ? AND n = 0',
+    ).run(delivery);
+    db.prepare(
+      "UPDATE accounts SET head = replace(head, '\"clockOffsetMs\":', '\"clockOffsetMs\": ') WHERE key = 'sk_beta'",
+    ).run();
     db.close();
     const store = fileStore(file);
     try {
@@ -118,8 +145,14 @@ describe('the migrations', () => {
         }
         return 'served';
       };
-      expect(read(() => store.records('sk_alpha').get('deliveries', delivery))).toMatch(new RegExp(`^${file}: delivery_attempts record ${delivery} #1 cannot be read \\(its checksum does not match.*\`va-sandbox check\``));
-      expect(read(() => store.head('sk_beta'))).toContain(`${file}: accounts record sk_beta cannot be read (its checksum does not match`);
+      expect(read(() => store.records('sk_alpha').get('deliveries', delivery))).toMatch(
+        new RegExp(
+          `^${file}: delivery_attempts record ${delivery} #1 cannot be read \\(its checksum does not match.*\`va-sandbox check\``,
+        ),
+      );
+      expect(read(() => store.head('sk_beta'))).toContain(
+        `${file}: accounts record sk_beta cannot be read (its checksum does not match`,
+      );
       const unreadable: string[] = [];
       expect(Object.keys(store.read('sk_alpha', unreadable)!.deliveries)).not.toContain(delivery);
       expect(unreadable).toEqual([`deliveries ${delivery}`]);

@@ -20,7 +20,10 @@ const linesOf = (text: string): number => text.split('\n').length - (text.endsWi
 function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
   if (node.name) return node.name.getText(source);
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name) {
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name
+  ) {
     return parent.name.getText(source);
   }
   return '(anonymous)';
@@ -28,14 +31,21 @@ function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string
 
 /** Each function over the limit in a file's text, as `file:line name (N lines)`. */
 function longFunctions(name: string, text: string, limit = MAX_FUNCTION_LINES): string[] {
-  const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true, name.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    name,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    name.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const first = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
       const last = source.getLineAndCharacterOfPosition(node.getEnd()).line + 1;
       const lines = last - first + 1;
-      if (lines > limit) found.push(`${name}:${first} ${nameOf(node as ts.FunctionLikeDeclaration, source)} (${lines} lines)`);
+      if (lines > limit)
+        found.push(`${name}:${first} ${nameOf(node as ts.FunctionLikeDeclaration, source)} (${lines} lines)`);
     }
     ts.forEachChild(node, visit);
   };
@@ -45,13 +55,18 @@ function longFunctions(name: string, text: string, limit = MAX_FUNCTION_LINES): 
 
 const sources = (readdirSync(SRC, { recursive: true, encoding: 'utf8' }) as string[])
   .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'))
-  .map((file) => ({ name: relative(ROOT, join(SRC, file)).split(sep).join('/'), text: readFileSync(join(SRC, file), 'utf8') }))
+  .map((file) => ({
+    name: relative(ROOT, join(SRC, file)).split(sep).join('/'),
+    text: readFileSync(join(SRC, file), 'utf8'),
+  }))
   .sort((a, b) => a.name.localeCompare(b.name));
 
 describe('sizes of the source', () => {
   it(`no file under src is over ${MAX_FILE_LINES} lines`, () => {
     expect(sources.length).toBeGreaterThan(100);
-    const long = sources.filter(({ text }) => linesOf(text) > MAX_FILE_LINES).map(({ name, text }) => `${name} (${linesOf(text)} lines)`);
+    const long = sources
+      .filter(({ text }) => linesOf(text) > MAX_FILE_LINES)
+      .map(({ name, text }) => `${name} (${linesOf(text)} lines)`);
     expect(long, long.join('\n')).toEqual([]);
   });
 

@@ -5,7 +5,8 @@ import { api, PAYMENT, runCli, spawnCli, stored, useReceiver, useServer, useTmp 
 
 /** A port something else listens on. */
 const takenPort = async () => new URL((await useReceiver()).url).port;
-const portTaken = (port: string) => `va-sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port\n`;
+const portTaken = (port: string) =>
+  `va-sandbox: port ${port} on 127.0.0.1 is already in use; pick another with --port\n`;
 
 describe('a start that fails (its port taken) leaves no file it created', () => {
   it('the default database: no .va-sandbox folder is left in the working folder', async () => {
@@ -33,7 +34,10 @@ describe('a start that fails (its port taken) leaves no file it created', () => 
     const port = await takenPort();
     const data = join(useTmp(), 'state.db');
     const server = await useServer({ data }, 'test');
-    const payment = await api(server.url, 'sk_start_failure').data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10 });
+    const payment = await api(server.url, 'sk_start_failure').data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 10,
+    });
     await server.close();
     expect((await runCli(['start', '--port', port, '--data', data])).code).toBe(1);
     expect(existsSync(data)).toBe(true);

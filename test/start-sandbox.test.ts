@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
 // The package entry, as a user's suite imports it: package.json "exports" -> the built dist.
-import { SandboxApiError, startSandbox, type CreateVaPaymentBody, type StartedSandbox } from 'va-sandbox';
-import { PAYMENT, CLIENT } from './helpers.js';
+import { type CreateVaPaymentBody, SandboxApiError, type StartedSandbox, startSandbox } from 'va-sandbox';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLIENT, PAYMENT } from './helpers.js';
 
 const sandbox: StartedSandbox = await startSandbox();
 afterAll(() => sandbox.stop());
@@ -12,17 +12,31 @@ describe("startSandbox() from 'va-sandbox'", () => {
     expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(sandbox.apiKey).toMatch(/^sk_test_/);
     expect((await sandbox.client.vaPayments.list()).pagination.total).toBe(0);
-    const body: CreateVaPaymentBody = { paymentHubId: 1, currency: 'ARS', amount: 5000, lockMode: 'amount_and_time', callbackUrl: `${sandbox.receiver.url}/va` };
+    const body: CreateVaPaymentBody = {
+      paymentHubId: 1,
+      currency: 'ARS',
+      amount: 5000,
+      lockMode: 'amount_and_time',
+      callbackUrl: `${sandbox.receiver.url}/va`,
+    };
     const payment = await sandbox.client.vaPayments.create(body);
     expect(payment.status).toBe('waiting');
     const transfer = await sandbox.client.transfers.create({ to: payment.cvu, total: 5000, taxes: 30 });
     expect(transfer.outcome).toBe('credited');
-    expect(await sandbox.client.vaPayments.get(payment.id)).toMatchObject({ status: 'completed', receivedAmount: 4970, remainingAmount: 0 });
+    expect(await sandbox.client.vaPayments.get(payment.id)).toMatchObject({
+      status: 'completed',
+      receivedAmount: 4970,
+      remainingAmount: 0,
+    });
   });
 
   it('has a receiver that gets the callbacks, and can fail them to show retries', async () => {
     sandbox.receiver.failNext(1, { path: '/retry' });
-    const payment = await sandbox.client.vaPayments.create({ ...PAYMENT, ttlSeconds: 60, callbackUrl: `${sandbox.receiver.url}/retry` });
+    const payment = await sandbox.client.vaPayments.create({
+      ...PAYMENT,
+      ttlSeconds: 60,
+      callbackUrl: `${sandbox.receiver.url}/retry`,
+    });
     const [first] = await sandbox.receiver.waitFor(1, (r) => r.path === '/retry');
     expect(first).toMatchObject({ status: 500, body: { eventType: 'created', vaPaymentId: payment.id } });
     expect(first!.headers['user-agent']).toBe('Service-VA-Callback/1.0');
@@ -35,7 +49,11 @@ describe("startSandbox() from 'va-sandbox'", () => {
     await sandbox.clock.advance(60);
     await sandbox.settle();
     expect((await sandbox.client.vaPayments.get(payment.id)).status).toBe('expired');
-    expect(sandbox.receiver.received.filter((r) => r.path === '/retry').map((r) => r.body.eventType)).toEqual(['created', 'created', 'failed']);
+    expect(sandbox.receiver.received.filter((r) => r.path === '/retry').map((r) => r.body.eventType)).toEqual([
+      'created',
+      'created',
+      'failed',
+    ]);
   });
 
   it('moves the account clock, and throws the API errors typed', async () => {

@@ -17,10 +17,14 @@ function tree(built: boolean): string {
   write('scripts/build-cli.js', '');
   write('package.json', '{"type": "module"}');
   const hourAgo = new Date(Date.now() - 3_600_000);
-  for (const path of ['src/cli/main.ts', 'scripts/build-cli.js', 'package.json']) utimesSync(join(root, path), hourAgo, hourAgo);
+  for (const path of ['src/cli/main.ts', 'scripts/build-cli.js', 'package.json'])
+    utimesSync(join(root, path), hourAgo, hourAgo);
   // What the fake build writes: a CLI that prints its arguments and exits with the code given after `--exit`.
   const cli = `export async function main(argv) { console.log('cli ' + argv.join(' ')); const at = argv.indexOf('--exit'); return at < 0 ? 0 : Number(argv[at + 1]); }\n`;
-  write('fake-npm.js', `import { mkdirSync, writeFileSync } from 'node:fs';\nconsole.log('fake ' + process.argv.slice(2).join(' '));\nmkdirSync('dist/bundle', { recursive: true });\nwriteFileSync(${JSON.stringify(OUTPUT)}, ${JSON.stringify(cli)});\n`);
+  write(
+    'fake-npm.js',
+    `import { mkdirSync, writeFileSync } from 'node:fs';\nconsole.log('fake ' + process.argv.slice(2).join(' '));\nmkdirSync('dist/bundle', { recursive: true });\nwriteFileSync(${JSON.stringify(OUTPUT)}, ${JSON.stringify(cli)});\n`,
+  );
   if (built) write(OUTPUT, cli);
   return root;
 }

@@ -17,7 +17,9 @@ import { api, eventually, PAYMENT, spawnServer, useTmp } from './helpers.js';
 function unCheckpointed(rows: number) {
   const file = join(useTmp(), 'state.db');
   const db = new DatabaseSync(file);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT)');
+  db.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (id INTEGER PRIMARY KEY, data TEXT)',
+  );
   const insert = db.prepare('INSERT INTO t (data) VALUES (?)');
   db.exec('BEGIN');
   for (let i = 0; i < rows; i++) insert.run('x'.repeat(500));
@@ -42,11 +44,16 @@ describe('the integrity check beside the server', () => {
     const sizes = () => [statSync(file).size, statSync(`${file}-wal`).size];
     const before = sizes();
     const check = checkAside(file);
-    const settled = check.done.then(() => 'settled', () => 'settled');
+    const settled = check.done.then(
+      () => 'settled',
+      () => 'settled',
+    );
     const t0 = performance.now();
     await check.stop();
     expect(performance.now() - t0).toBeLessThan(2_000);
-    expect(await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 300, 'pending'))])).toBe('pending');
+    expect(await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 300, 'pending'))])).toBe(
+      'pending',
+    );
     expect(sizes()).toEqual(before);
     expect(await check.stop()).toBeUndefined(); // a second stop does nothing
     db.close();
@@ -62,7 +69,12 @@ async function large(): Promise<string> {
   const db = new DatabaseSync(data);
   const account = (db.prepare("SELECT id FROM accounts WHERE key = 'sk_big'").get() as { id: number }).id;
   const insert = db.prepare('INSERT INTO idempotency_keys (account, id, data, crc, due_at) VALUES (?, ?, ?, 0, ?)');
-  const answer = JSON.stringify({ fingerprint: 'f', status: 201, body: 'x'.repeat(1000), createdAt: '2026-11-26T00:00:00.000Z' });
+  const answer = JSON.stringify({
+    fingerprint: 'f',
+    status: 201,
+    body: 'x'.repeat(1000),
+    createdAt: '2026-11-26T00:00:00.000Z',
+  });
   db.exec('BEGIN');
   for (let i = 0; i < 70_000; i++) insert.run(account, `key-${i}`, answer, 8.64e15);
   db.exec('COMMIT');
@@ -81,7 +93,9 @@ const checking = (file: string) => {
 };
 
 describe('a server on a database checked beside it', () => {
-  it('stops at once on SIGTERM while the check runs, and a killed server leaves no check behind', { timeout: 120_000 }, async () => {
+  it('stops at once on SIGTERM while the check runs, and a killed server leaves no check behind', {
+    timeout: 120_000,
+  }, async () => {
     const data = await large();
     const first = await spawnServer(['--data', data]);
     expect(checking(data).length).toBeGreaterThan(0);

@@ -1,16 +1,19 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, ROOT, useTmp } from './helpers.js';
-import { asPodman, podmanMissing, usePodman, type Podman } from './podman.js';
+import { asPodman, type Podman, podmanMissing, usePodman } from './podman.js';
 
 const run = promisify(execFile);
 
 /** The Testcontainers example of docs/container.md, as written. */
-const example = () => /<!-- snippet: testcontainers -->\n```ts\n([^]*?)^```/m.exec(readFileSync(join(ROOT, 'docs', 'container.md'), 'utf8'))![1]!;
+const example = () =>
+  /<!-- snippet: testcontainers -->\n```ts\n([^]*?)^```/m.exec(
+    readFileSync(join(ROOT, 'docs', 'container.md'), 'utf8'),
+  )![1]!;
 
 const missing = podmanMissing();
 const image = `va-sandbox-test-${randomUUID().slice(0, 8)}`;
@@ -85,7 +88,11 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
     socket = join(useTmp(), 'podman.sock');
     service = podman.spawn(['system', 'service', '--time=0', `unix://${socket}`]);
     serviceExited = new Promise((done) => service!.once('exit', done));
-    await eventually(async () => (await run('podman', ['--url', `unix://${socket}`, 'version'], { env: podman.env })).stdout, 30_000, 'the Podman socket');
+    await eventually(
+      async () => (await run('podman', ['--url', `unix://${socket}`, 'version'], { env: podman.env })).stdout,
+      30_000,
+      'the Podman socket',
+    );
   }, 900_000);
 
   afterAll(async () => {
@@ -117,9 +124,11 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
       TESTCONTAINERS_RYUK_DISABLED: 'true',
     };
     const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-    const result = await run(process.execPath, [vitest, 'run', '--reporter=verbose'], { cwd: dir, env, timeout: 240_000 }).catch(
-      (error: { stdout: string; stderr: string }) => error,
-    );
+    const result = await run(process.execPath, [vitest, 'run', '--reporter=verbose'], {
+      cwd: dir,
+      env,
+      timeout: 240_000,
+    }).catch((error: { stdout: string; stderr: string }) => error);
     const output = stripVTControlCharacters(`${result.stdout}\n${result.stderr}`);
     expect(output).toMatch(/✓ sandbox\.test\.ts > the sandbox in a container takes a payment and calls back/);
     expect(output).toMatch(/✓ options\.test\.ts > withApiKeys and withHubs/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, eventually, PAYMENT, runCli, useReceiver, useServer, type Api } from './helpers.js';
+import { type Api, api, eventually, PAYMENT, runCli, useReceiver, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
@@ -10,13 +10,22 @@ const deliveries = async (client: Api, query = '') => (await client.list(`/sandb
 const detail = (client: Api, id: string) => client.data('GET', `/sandbox/v1/deliveries/${id}`);
 /** Waits until the payment's `created` delivery has failed its first attempt and waits to retry. */
 const retrying = (client: Api) =>
-  eventually(async () => (await deliveries(client, '?eventType=created&status=retrying'))[0], 10_000, 'created retrying');
+  eventually(
+    async () => (await deliveries(client, '?eventType=created&status=retrying'))[0],
+    10_000,
+    'created retrying',
+  );
 
 describe('clock moves walk through every due instant in time order (contract part 4, time order)', () => {
   it('advance 60 after a failed created (retry at +5) with a payment expiring at +60: created 500, created 200, failed at +0, +5, +60', async () => {
     const receiver = await useReceiver((_, index) => ({ status: index === 0 ? 500 : 200 }));
     const client = account();
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, ttlSeconds: 60, callbackUrl: `${receiver.url}/hook` });
+    const payment = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 100,
+      ttlSeconds: 60,
+      callbackUrl: `${receiver.url}/hook`,
+    });
     const created = await retrying(client);
 
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 60 });
@@ -41,7 +50,12 @@ describe('clock moves walk through every due instant in time order (contract par
     const receiver = await useReceiver(() => ({ status: 503 }));
     const client = account();
     const callbackUrl = `${receiver.url}/hook`;
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, ttlSeconds: 20, callbackUrl });
+    const payment = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 100,
+      ttlSeconds: 20,
+      callbackUrl,
+    });
     const created = await retrying(client);
 
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 40 });
@@ -52,14 +66,21 @@ describe('clock moves walk through every due instant in time order (contract par
     const times = (await detail(client, created.id)).attempts.map((a: any) => a.startedAt);
     expect(ms(times[2]) - ms(times[1])).toBe(25_000);
     const [failed] = await deliveries(client, '?eventType=failed');
-    const failedTimes = (await detail(client, failed.id)).attempts.map((a: any) => ms(a.startedAt) - ms(payment.expiresAt));
+    const failedTimes = (await detail(client, failed.id)).attempts.map(
+      (a: any) => ms(a.startedAt) - ms(payment.expiresAt),
+    );
     expect(failedTimes).toEqual([0, 5000]);
   });
 
   it('clock set moves to a later time the same way; a time before now is 409 INVALID_STATE', async () => {
     const receiver = await useReceiver();
     const client = account();
-    const payment = await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 100, ttlSeconds: 90, callbackUrl: `${receiver.url}/hook` });
+    const payment = await client.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 100,
+      ttlSeconds: 90,
+      callbackUrl: `${receiver.url}/hook`,
+    });
     await receiver.waitFor(1);
     const at = new Date(ms(payment.expiresAt) + 1000).toISOString();
 
@@ -98,14 +119,23 @@ describe('clock moves walk through every due instant in time order (contract par
     const client = api(hanging.url, 'sk_time_hang');
     const payments = [];
     for (let i = 1; i <= 40; i++) {
-      payments.push(await client.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: i, ttlSeconds: i * 60, callbackUrl: `${receiver.url}/hook` }));
+      payments.push(
+        await client.data('POST', '/api/v1/va-payments', {
+          ...PAYMENT,
+          amount: i,
+          ttlSeconds: i * 60,
+          callbackUrl: `${receiver.url}/hook`,
+        }),
+      );
     }
     const started = performance.now();
     await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 10 * 365 * 24 * 3600 });
     const took = performance.now() - started;
     expect(took).toBeGreaterThan(9_000); // it did wait for the receiver, up to its bound
     expect(took).toBeLessThan(13_000);
-    const events = (await client.list('/sandbox/v1/events?limit=100')).data.filter((e: any) => e.eventType === 'failed');
+    const events = (await client.list('/sandbox/v1/events?limit=100')).data.filter(
+      (e: any) => e.eventType === 'failed',
+    );
     expect(events).toHaveLength(40);
     const expiresAt = new Map(payments.map((p) => [p.id, p.expiresAt]));
     for (const event of events) expect(event.body.createdAt).toBe(expiresAt.get(event.vaPaymentId));
@@ -115,7 +145,11 @@ describe('clock moves walk through every due instant in time order (contract par
     const walker = account();
     // 4,000 payments expiring each at an instant of its own, one second apart.
     for (let i = 0; i < 4_000; i += 40) {
-      await Promise.all(Array.from({ length: 40 }, (_, j) => walker.post('/api/v1/va-payments', { ...PAYMENT, amount: 1, ttlSeconds: i + j + 1 })));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, j) =>
+          walker.post('/api/v1/va-payments', { ...PAYMENT, amount: 1, ttlSeconds: i + j + 1 }),
+        ),
+      );
     }
     const other = account();
     const done: string[] = [];

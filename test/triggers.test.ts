@@ -9,7 +9,7 @@ import { parse } from '../src/core/records/schemas.js';
 import { TRIGGER_EVENTS } from '../src/core/records/trigger.js';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
 import { loadScenarioFile, runScenarios } from '../src/sandbox/scenarios/scenario-runner.js';
-import { api, eventually, ROOT, useReceiver, useServer, type Api, type Received } from './helpers.js';
+import { type Api, api, eventually, type Received, ROOT, useReceiver, useServer } from './helpers.js';
 
 const server = await useServer();
 const receiver = await useReceiver();

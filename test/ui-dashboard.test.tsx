@@ -1,8 +1,8 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type CallOptions, type Client } from '../src/cli/client.js';
+import { type CallOptions, type Client, createClient } from '../src/cli/client.js';
 import { Dashboard } from '../src/cli/ui/dashboard.js';
-import { api, eventually, incidentWithOpenDeliveries, useReceiver, useServer, PAYMENT } from './helpers.js';
+import { api, eventually, incidentWithOpenDeliveries, PAYMENT, useReceiver, useServer } from './helpers.js';
 import { KEY, keyboard, screenWith } from './ui-helpers.js';
 
 const server = await useServer();
@@ -26,7 +26,9 @@ function useDashboard(delayMs: (call: string) => number = () => 0) {
   const client: Client = {
     ...inner,
     async call<T>(method: string, path: string, options?: CallOptions) {
-      const query = new URLSearchParams(Object.entries(options?.query ?? {}).map(([name, value]): [string, string] => [name, String(value)])).toString();
+      const query = new URLSearchParams(
+        Object.entries(options?.query ?? {}).map(([name, value]): [string, string] => [name, String(value)]),
+      ).toString();
       const call = `${method} ${path}${query ? `?${query}` : ''}`;
       calls.push(call);
       const delay = delayMs(call);
@@ -36,7 +38,13 @@ function useDashboard(delayMs: (call: string) => number = () => 0) {
   };
   const app = render(<Dashboard connection={{ client, url: server.url, apiKey: key, embedded: null }} />);
   mounted.push(app);
-  return { app, calls, keys: keyboard(app), screen: (pattern: RegExp | string, timeoutMs?: number) => screenWith(app, pattern, timeoutMs), sandbox: api(server.url, key) };
+  return {
+    app,
+    calls,
+    keys: keyboard(app),
+    screen: (pattern: RegExp | string, timeoutMs?: number) => screenWith(app, pattern, timeoutMs),
+    sandbox: api(server.url, key),
+  };
 }
 
 const paymentLists = (calls: string[]) => calls.filter((call) => call.startsWith('GET /api/v1/va-payments?'));
@@ -46,7 +54,12 @@ describe('va-sandbox ui: the dashboard', () => {
     const { calls, screen, sandbox } = useDashboard();
     await screen(/live.*\n VA payments {2}0 of 0/);
     // Made through the API, not the dashboard: only the stream can tell it.
-    const payment = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 250, lockMode: 'amount', callbackUrl: `${receiver.url}/quiet` });
+    const payment = await sandbox.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 250,
+      lockMode: 'amount',
+      callbackUrl: `${receiver.url}/quiet`,
+    });
     const frame = await screen(/VA payments {2}1-1 of 1/);
     expect(frame).toMatch(/> waiting +ARS 250\.00 +ARS 0\.00 +ARS 250\.00 +30m00s/);
     await screen(/delivered created +attempt 1\/3 HTTP 200/);
@@ -79,7 +92,9 @@ describe('va-sandbox ui: the dashboard', () => {
 
   it('t right after a create acts on the new payment even while the list is still being read again', async () => {
     let slowLists = false;
-    const { keys, screen } = useDashboard((call) => (slowLists && call.startsWith('GET /api/v1/va-payments?') ? 3000 : 0));
+    const { keys, screen } = useDashboard((call) =>
+      slowLists && call.startsWith('GET /api/v1/va-payments?') ? 3000 : 0,
+    );
     await screen('no VA payments yet');
     await keys('n');
     await screen('New VA payment');
@@ -149,7 +164,11 @@ describe('va-sandbox ui: the dashboard', () => {
     let made = 0;
     const make = async (): Promise<void> => {
       for (let i = made++; i < 1000; i = made++) {
-        await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, ttlSeconds: 3600, callbackUrl: i % 2 === 0 ? `${receiver.url}/burst` : undefined });
+        await sandbox.data('POST', '/api/v1/va-payments', {
+          ...PAYMENT,
+          ttlSeconds: 3600,
+          callbackUrl: i % 2 === 0 ? `${receiver.url}/burst` : undefined,
+        });
       }
     };
     await Promise.all(Array.from({ length: 20 }, make));
@@ -168,7 +187,10 @@ describe('va-sandbox ui: the dashboard', () => {
     await keys('G');
     const frame = await screen(/VA payments {2}995-1000 of 1000/);
     expect(frame.split('\n').filter((line) => /^[> ] (waiting|completed)/.test(line))).toHaveLength(6);
-    expect(paymentLists(calls).slice(-2)).toEqual(['GET /api/v1/va-payments?page=166&limit=6', 'GET /api/v1/va-payments?page=167&limit=6']);
+    expect(paymentLists(calls).slice(-2)).toEqual([
+      'GET /api/v1/va-payments?page=166&limit=6',
+      'GET /api/v1/va-payments?page=167&limit=6',
+    ]);
   });
 
   it('shows when forwarding is on (set by `listen` elsewhere), and where each forwarded attempt went', async () => {
@@ -177,11 +199,19 @@ describe('va-sandbox ui: the dashboard', () => {
     await sandbox.data('PUT', '/sandbox/v1/forwarding', { url: `${receiver.url}/laptop` });
     // The header is cut at the terminal's width (100 here): the URL's start shows.
     await screen(/^.*clock .* {2}forwarding => http:\/\/127\.0/);
-    await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 320, callbackUrl: 'https://merchant.example/hook' });
+    await sandbox.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 320,
+      callbackUrl: 'https://merchant.example/hook',
+    });
     await screen(/delivered created +attempt 1\/3 HTTP 200 +\d+ ms => http:\/\/127\.0/);
     await sandbox.data('DELETE', '/sandbox/v1/forwarding');
     await screen(/forward +off: callbacks go to their own URLs/);
-    await eventually(() => !app.lastFrame()!.split('\n')[0]!.includes('forwarding =>'), 5000, 'the header without forwarding');
+    await eventually(
+      () => !app.lastFrame()!.split('\n')[0]!.includes('forwarding =>'),
+      5000,
+      'the header without forwarding',
+    );
   });
 
   it('shows the deliveries an imported file brought as held, and their first attempt once released', async () => {
@@ -199,21 +229,39 @@ describe('va-sandbox ui: the dashboard', () => {
     const key = 'sk_ui_dashboard_feed_order';
     const sandbox = api(server.url, key);
     const failing = await useReceiver(() => ({ status: 500 }));
-    const attempts = async (id: string) => (await sandbox.data('GET', `/sandbox/v1/deliveries?limit=100`)).find((d: { vaPaymentId: string }) => d.vaPaymentId === id)?.attempts;
-    const retried = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 10, callbackUrl: `${failing.url}/retried` });
+    const attempts = async (id: string) =>
+      (await sandbox.data('GET', `/sandbox/v1/deliveries?limit=100`)).find(
+        (d: { vaPaymentId: string }) => d.vaPaymentId === id,
+      )?.attempts;
+    const retried = await sandbox.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 10,
+      callbackUrl: `${failing.url}/retried`,
+    });
     await eventually(async () => (await attempts(retried.id)) === 1);
     await sandbox.data('POST', '/sandbox/v1/clock/advance', { seconds: 2 });
-    const later = await sandbox.data('POST', '/api/v1/va-payments', { ...PAYMENT, amount: 20, callbackUrl: `${receiver.url}/later` });
+    const later = await sandbox.data('POST', '/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 20,
+      callbackUrl: `${receiver.url}/later`,
+    });
     await eventually(async () => (await attempts(later.id)) === 1);
     // The first payment's retry falls due 5 s after its first attempt: 3 s after the second payment's callback.
     await sandbox.data('POST', '/sandbox/v1/clock/advance', { seconds: 3 });
     await eventually(async () => (await attempts(retried.id)) === 2);
 
-    const app = render(<Dashboard connection={{ client: createClient(server.url, key), url: server.url, apiKey: key, embedded: null }} />);
+    const app = render(
+      <Dashboard
+        connection={{ client: createClient(server.url, key), url: server.url, apiKey: key, embedded: null }}
+      />,
+    );
     mounted.push(app);
     const frame = await screenWith(app, /retrying +created +attempt 2\/3/);
     const feed = frame.split('\n').filter((line) => / (delivered|retrying) +created +attempt/.test(line));
-    expect(feed.map((line) => /(delivered|retrying) +created +attempt \d/.exec(line)![0].split(/ +/)[0])).toEqual(['delivered', 'retrying']);
+    expect(feed.map((line) => /(delivered|retrying) +created +attempt \d/.exec(line)![0].split(/ +/)[0])).toEqual([
+      'delivered',
+      'retrying',
+    ]);
     const times = feed.map((line) => /\d\d:\d\d:\d\d/.exec(line)![0]);
     expect(times).toEqual([...times].sort());
   });

@@ -24,15 +24,30 @@ afterAll(() => {
 function useTerminal(columns: number, rows: number, command: string[], cwd: string) {
   const socket = `va-sandbox-ui-${process.pid}-${SOCKETS.length + 1}`;
   SOCKETS.push(socket);
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
   const line = command.map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
-  tmux('new-session', '-d', '-s', 'ui', '-x', String(columns), '-y', String(rows), '-c', cwd, `${line}; echo "[exited $?]"; sleep 600`);
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    'ui',
+    '-x',
+    String(columns),
+    '-y',
+    String(rows),
+    '-c',
+    cwd,
+    `${line}; echo "[exited $?]"; sleep 600`,
+  );
   const screen = (escapes = false) => tmux('capture-pane', '-t', 'ui', '-p', ...(escapes ? ['-e'] : []));
   /** The screen once `pattern` is on it. */
   const waitFor = (pattern: RegExp): Promise<string> =>
-    eventually(() => (pattern.test(screen()) ? screen() : ''), WAIT_MS, `${pattern} on the screen`).catch((error: Error) => {
-      throw new Error(`${error.message}; the screen:\n${screen()}`);
-    });
+    eventually(() => (pattern.test(screen()) ? screen() : ''), WAIT_MS, `${pattern} on the screen`).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}; the screen:\n${screen()}`);
+      },
+    );
   return {
     screen,
     waitFor,
@@ -60,10 +75,17 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
 const COLOUR = /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|9[0-7]|38;[0-9;]+)m/;
 
 describe('va-sandbox ui in a real terminal', () => {
-  it('in 80x24, against a running sandbox: a payment made and paid by key presses shows its succeeded callback; q quits cleanly', { timeout: 120_000 }, async () => {
+  it('in 80x24, against a running sandbox: a payment made and paid by key presses shows its succeeded callback; q quits cleanly', {
+    timeout: 120_000,
+  }, async () => {
     const server = await spawnServer(['--memory']);
     const receiver = await useReceiver();
-    const terminal = useTerminal(80, 24, [process.execPath, BIN, 'ui', '--url', server.url, '--api-key', 'sk_e2e_ui'], useTmp());
+    const terminal = useTerminal(
+      80,
+      24,
+      [process.execPath, BIN, 'ui', '--url', server.url, '--api-key', 'sk_e2e_ui'],
+      useTmp(),
+    );
     await terminal.waitFor(/live[^]*VA payments {2}0 of 0/);
 
     await terminal.keys('n');
@@ -95,12 +117,16 @@ describe('va-sandbox ui in a real terminal', () => {
     expect(terminal.screen()).not.toContain('VA payments');
   });
 
-  it('in 100x30, with nothing listening: starts a sandbox in the process and says so, honours NO_COLOR, and q stops it', { timeout: 120_000 }, async () => {
+  it('in 100x30, with nothing listening: starts a sandbox in the process and says so, honours NO_COLOR, and q stops it', {
+    timeout: 120_000,
+  }, async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const cwd = useTmp();
     const terminal = useTerminal(100, 30, ['env', 'NO_COLOR=1', process.execPath, BIN, 'ui', '--url', url], cwd);
-    const screen = await terminal.waitFor(/\(embedded\) {2}live[^]*no sandbox answered, so one runs here: data \.va-sandbox\/state\.db, q stops it/);
+    const screen = await terminal.waitFor(
+      /\(embedded\) {2}live[^]*no sandbox answered, so one runs here: data \.va-sandbox\/state\.db, q stops it/,
+    );
     expect(screen.replace(/\n$/, '').split('\n')).toHaveLength(30);
     expect((await fetch(`${url}/health`)).ok).toBe(true);
     await terminal.keys('c');
@@ -114,7 +140,9 @@ describe('va-sandbox ui in a real terminal', () => {
 
     await terminal.keys('q');
     expect(await terminal.exited()).toEqual({ status: 0 });
-    expect(terminal.screen()).toMatch(/va-sandbox ui: stopped the sandbox it started; its state is in \.va-sandbox\/state\.db/);
+    expect(terminal.screen()).toMatch(
+      /va-sandbox ui: stopped the sandbox it started; its state is in \.va-sandbox\/state\.db/,
+    );
     await expect(fetch(`${url}/health`)).rejects.toThrow();
     expect(existsSync(join(cwd, '.va-sandbox', 'state.db'))).toBe(true);
   });

@@ -1,9 +1,14 @@
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import { SandboxApiError } from '../src/client/api-client.js';
 import { Form, type FormSpec, type Values } from '../src/cli/ui/form.js';
 import { cancelForm, clientForm, clockForm, paymentForm, redeliverForm, transferForm } from '../src/cli/ui/forms.js';
-import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../src/core/records/schemas.js';
+import { SandboxApiError } from '../src/client/api-client.js';
+import {
+  clockAdvanceSchema,
+  createClientSchema,
+  createVaPaymentSchema,
+  transferSchema,
+} from '../src/core/records/schemas.js';
 import type { VaPaymentView } from '../src/core/records/views.js';
 import { eventually } from './helpers.js';
 import { KEY, keyboard } from './ui-helpers.js';
@@ -14,11 +19,22 @@ const { enter: ENTER, tab: TAB, down: DOWN, right: RIGHT, backspace: BACKSPACE, 
  * A form on a fake terminal. `keys` writes each key as its own chunk, as a person types; `sent` holds each body
  * the form submitted; `answer` decides what the request does (default: succeeds).
  */
-async function useForm(spec: FormSpec, answer: (body: Record<string, unknown>) => Promise<void> = async () => {}, sticky?: Values) {
+async function useForm(
+  spec: FormSpec,
+  answer: (body: Record<string, unknown>) => Promise<void> = async () => {},
+  sticky?: Values,
+) {
   const sent: Record<string, unknown>[] = [];
   let cancelled = 0;
   const form = render(
-    <Form spec={spec} sticky={sticky} width={100} rows={14} onSubmit={(body) => (sent.push(body), answer(body))} onCancel={() => cancelled++} />,
+    <Form
+      spec={spec}
+      sticky={sticky}
+      width={100}
+      rows={14}
+      onSubmit={(body) => (sent.push(body), answer(body))}
+      onCancel={() => cancelled++}
+    />,
   );
   /** The error line under a field, if any. */
   const errorOf = (field: string) => {
@@ -34,7 +50,8 @@ async function useForm(spec: FormSpec, answer: (body: Record<string, unknown>) =
     errorOf,
     /** Waits for this error under the field (ink renders after the key), or fails saying what is there. */
     async expectError(field: string, expected: string | RegExp) {
-      const matches = (error = errorOf(field)) => error !== undefined && (typeof expected === 'string' ? error === expected : expected.test(error));
+      const matches = (error = errorOf(field)) =>
+        error !== undefined && (typeof expected === 'string' ? error === expected : expected.test(error));
       await eventually(() => matches(), 10_000).catch(() => expect(errorOf(field)).toMatch(expected));
     },
     /** The bodies sent, once one was. */
@@ -42,7 +59,7 @@ async function useForm(spec: FormSpec, answer: (body: Record<string, unknown>) =
   };
 }
 
-describe('forms validate with the API\'s own schemas', () => {
+describe("forms validate with the API's own schemas", () => {
   it('each form that sends a body is judged by the schema that validates that request', () => {
     expect(paymentForm().schema).toBe(createVaPaymentSchema);
     expect(clientForm().schema).toBe(createClientSchema);
@@ -52,10 +69,23 @@ describe('forms validate with the API\'s own schemas', () => {
 });
 
 describe('new VA payment form', () => {
-  it('shows every bad field inline with the schema\'s words, and sends nothing', async () => {
+  it("shows every bad field inline with the schema's words, and sends nothing", async () => {
     const form = await useForm(paymentForm());
     // amount with 3 decimals; lockMode amount; ttlSeconds 0; callbackUrl not http(s).
-    await form.keys(...'1500.001', TAB, RIGHT, TAB, BACKSPACE, BACKSPACE, BACKSPACE, BACKSPACE, '0', TAB, ...'ftp://shop.test/cb', ENTER);
+    await form.keys(
+      ...'1500.001',
+      TAB,
+      RIGHT,
+      TAB,
+      BACKSPACE,
+      BACKSPACE,
+      BACKSPACE,
+      BACKSPACE,
+      '0',
+      TAB,
+      ...'ftp://shop.test/cb',
+      ENTER,
+    );
     await form.expectError('amount', 'must have at most 2 decimals');
     await form.expectError('ttlSeconds', />=\s?1/);
     await form.expectError('callbackUrl', 'must be an http(s) URL');
@@ -77,19 +107,36 @@ describe('new VA payment form', () => {
     expect(form.frame()).toContain('http://127.0.0.1:9000/cb');
     await form.keys(...'99.9', TAB, RIGHT, RIGHT, TAB, TAB, TAB, ...'order-17', ENTER);
     expect(await form.submitted()).toEqual([
-      { amount: 99.9, lockMode: 'amount_and_time', ttlSeconds: 1800, callbackUrl: 'http://127.0.0.1:9000/cb', externalReference: 'order-17', currency: 'ARS', paymentHubId: 1 },
+      {
+        amount: 99.9,
+        lockMode: 'amount_and_time',
+        ttlSeconds: 1800,
+        callbackUrl: 'http://127.0.0.1:9000/cb',
+        externalReference: 'order-17',
+        currency: 'ARS',
+        paymentHubId: 1,
+      },
     ]);
   });
 
   it('shows what the API refused: by field when it names one, whole otherwise', async () => {
-    const conflict = new SandboxApiError(409, 'AMOUNT_LOCK_CONFLICT', 'An active amount-locked VA payment already waits for ARS 1500.00', []);
+    const conflict = new SandboxApiError(
+      409,
+      'AMOUNT_LOCK_CONFLICT',
+      'An active amount-locked VA payment already waits for ARS 1500.00',
+      [],
+    );
     const form = await useForm(paymentForm(), async () => {
       throw conflict;
     });
     await form.keys(...'1500', TAB, RIGHT, ENTER);
-    await eventually(() => form.frame().includes('AMOUNT_LOCK_CONFLICT: An active amount-locked VA payment already waits'));
+    await eventually(() =>
+      form.frame().includes('AMOUNT_LOCK_CONFLICT: An active amount-locked VA payment already waits'),
+    );
     const named = await useForm(paymentForm(), async () => {
-      throw new SandboxApiError(400, 'VALIDATION_ERROR', 'Invalid request body', ['externalReference: must be at most 255 characters']);
+      throw new SandboxApiError(400, 'VALIDATION_ERROR', 'Invalid request body', [
+        'externalReference: must be at most 255 characters',
+      ]);
     });
     await named.keys(ENTER);
     await named.expectError('externalReference', 'must be at most 255 characters');
@@ -139,7 +186,12 @@ describe('clock form', () => {
 });
 
 describe('confirmations', () => {
-  const payment = { id: '9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a', status: 'waiting', amount: 1500, alias: 'SOL.RIO.PAMPA' } as VaPaymentView;
+  const payment = {
+    id: '9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a',
+    status: 'waiting',
+    amount: 1500,
+    alias: 'SOL.RIO.PAMPA',
+  } as VaPaymentView;
 
   it('cancel says which VA payment it cancels; enter does it, esc does not', async () => {
     const form = await useForm(cancelForm(payment));
@@ -152,7 +204,9 @@ describe('confirmations', () => {
   });
 
   it('redeliver says which delivery, of which event, to which URL', async () => {
-    const form = await useForm(redeliverForm({ id: 'd-1', eventType: 'succeeded', url: 'http://127.0.0.1:9000/cb', status: 'failed' }));
+    const form = await useForm(
+      redeliverForm({ id: 'd-1', eventType: 'succeeded', url: 'http://127.0.0.1:9000/cb', status: 'failed' }),
+    );
     expect(form.frame()).toContain('succeeded to http://127.0.0.1:9000/cb, failed');
     await form.keys(ENTER);
     expect(await form.submitted()).toHaveLength(1);

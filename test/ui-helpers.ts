@@ -1,7 +1,16 @@
 import type { render } from 'ink-testing-library';
 import { eventually } from './helpers.js';
 
-export const KEY = { enter: '\r', tab: '\t', up: '\x1b[A', down: '\x1b[B', right: '\x1b[C', backspace: '\x7f', esc: '\x1b', ctrlU: '\x15' } as const;
+export const KEY = {
+  enter: '\r',
+  tab: '\t',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  right: '\x1b[C',
+  backspace: '\x7f',
+  esc: '\x1b',
+  ctrlU: '\x15',
+} as const;
 
 type Rendered = ReturnType<typeof render>;
 

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isValidCvu } from '../src/core/index.js';
-import { api, useServer, PAYMENT } from './helpers.js';
+import { api, PAYMENT, useServer } from './helpers.js';
 
 const server = await useServer();
 let keyN = 0;
 /** Each test gets its own account (a fresh API key), so tests never see each other's state. */
 const account = () => api(server.url, `sk_va_${++keyN}`);
 
-const create = (client: ReturnType<typeof account>, body: Record<string, unknown>) => client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
-const transfer = (client: ReturnType<typeof account>, body: Record<string, unknown>) => client.data('POST', '/sandbox/v1/transfers', body);
+const create = (client: ReturnType<typeof account>, body: Record<string, unknown>) =>
+  client.data('POST', '/api/v1/va-payments', { ...PAYMENT, ...body });
+const transfer = (client: ReturnType<typeof account>, body: Record<string, unknown>) =>
+  client.data('POST', '/sandbox/v1/transfers', body);
 
 describe('POST /api/v1/va-payments', () => {
   it('creates a waiting payment with defaults: ARS, lockMode time, ttl 1800, its own valid CVU and alias', async () => {
@@ -41,7 +43,13 @@ describe('POST /api/v1/va-payments', () => {
     expect(payment.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(isValidCvu(payment.cvu)).toBe(true);
     expect(payment.alias).toMatch(/^[A-Za-z0-9.-]{6,20}$/);
-    expect(payment.paymentInstructions).toMatchObject({ cvu: payment.cvu, alias: payment.alias, amount: 1500, currency: 'ARS', expiresAt: payment.expiresAt });
+    expect(payment.paymentInstructions).toMatchObject({
+      cvu: payment.cvu,
+      alias: payment.alias,
+      amount: 1500,
+      currency: 'ARS',
+      expiresAt: payment.expiresAt,
+    });
     expect(Date.parse(payment.expiresAt) - Date.parse(payment.createdAt)).toBe(1800 * 1000);
     expect(payment.callbackDelivery).toMatchObject({ events: 1, dropped: 1, lastEventType: 'created' });
   });
@@ -95,7 +103,9 @@ describe('POST /api/v1/va-payments', () => {
     expect(clash.body.error.code).toBe('AMOUNT_LOCK_CONFLICT');
     expect(clash.body.error.details).toEqual(['amount: already locked by an active VA payment']);
     await client.data('POST', `/api/v1/va-payments/${first.id}/cancel`);
-    expect((await client.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 777.77 })).status).toBe(201);
+    expect((await client.post('/api/v1/va-payments', { ...PAYMENT, lockMode: 'amount', amount: 777.77 })).status).toBe(
+      201,
+    );
   });
 
   it('rejects a currency other than ARS with 422 UNSUPPORTED_CURRENCY', async () => {
@@ -114,7 +124,10 @@ describe('POST /api/v1/va-payments', () => {
   it.each([
     [{ lockMode: 'amount' }, 'amount: is required with lockMode "amount"'],
     [{ lockMode: 'amount_and_time' }, 'amount: is required with lockMode "amount_and_time"'],
-    [{ amount: 10, callbackUrl: 'http://a.example', successUrl: 'http://b.example', failureUrl: 'http://c.example' }, 'callbackUrl: cannot be combined'],
+    [
+      { amount: 10, callbackUrl: 'http://a.example', successUrl: 'http://b.example', failureUrl: 'http://c.example' },
+      'callbackUrl: cannot be combined',
+    ],
     [{ amount: 10, successUrl: 'http://b.example' }, 'failureUrl: is required'],
     [{ amount: 10, failureUrl: 'http://b.example' }, 'successUrl: is required'],
     [{ amount: 10, callbackUrl: 'ftp://x.example' }, 'callbackUrl: must be an http(s) URL'],
@@ -124,7 +137,10 @@ describe('POST /api/v1/va-payments', () => {
     [{ amount: 1e12 }, 'amount: must be at most 999999999.99'],
     [{ amount: 1e21 }, 'amount: must be at most 999999999.99'],
     // Parsed, so `__proto__` is an own key as in a request body (an object literal would set the prototype).
-    [JSON.parse('{"amount": 10, "metadata": {"__proto__": {"x": 1}, "a": 1}}'), 'metadata.__proto__: is not a key the sandbox can keep'],
+    [
+      JSON.parse('{"amount": 10, "metadata": {"__proto__": {"x": 1}, "a": 1}}'),
+      'metadata.__proto__: is not a key the sandbox can keep',
+    ],
     [{ amount: '10' }, 'amount: Invalid input'],
     [{ ttlSeconds: 0 }, 'ttlSeconds:'],
     [{ ttlSeconds: 28801 }, 'ttlSeconds:'],
@@ -134,7 +150,10 @@ describe('POST /api/v1/va-payments', () => {
     [{ clientTaxId: '2'.repeat(65) }, 'clientTaxId: Too big: expected string to have <=64 characters'],
     [{ clientName: 'x'.repeat(256) }, 'clientName:'],
     [{ externalReference: 'x'.repeat(256) }, 'externalReference:'],
-    [{ metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'metadata: must have at most 50 keys'],
+    [
+      { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) },
+      'metadata: must have at most 50 keys',
+    ],
     [{ metadata: { big: 'x'.repeat(9000) } }, 'metadata: must be at most 8 KiB as JSON'],
     [{ metadata: [1, 2] }, 'metadata:'],
     [{ amount: 10, colour: 'red' }, 'colour: unknown field'],
@@ -148,7 +167,13 @@ describe('POST /api/v1/va-payments', () => {
   });
 
   it('names every bad field at once', async () => {
-    const response = await account().post('/api/v1/va-payments', { ...PAYMENT, amount: 1.234, ttlSeconds: 0, oops: true, clientId: 'x' });
+    const response = await account().post('/api/v1/va-payments', {
+      ...PAYMENT,
+      amount: 1.234,
+      ttlSeconds: 0,
+      oops: true,
+      clientId: 'x',
+    });
     const fields = response.body.error.details.map((d: string) => d.split(':')[0]);
     expect(fields.sort()).toEqual(['amount', 'clientId', 'oops', 'ttlSeconds']);
   });
@@ -159,13 +184,28 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     const client = account();
     const payment = await create(client, { amount: 5000, lockMode: 'amount_and_time' });
     const result = await transfer(client, { to: payment.cvu, total: 5000, taxes: 30 });
-    expect(result).toMatchObject({ outcome: 'credited', total: 5000, taxes: 30, netAmount: 4970, target: { type: 'va_payment', id: payment.id }, reason: null });
+    expect(result).toMatchObject({
+      outcome: 'credited',
+      total: 5000,
+      taxes: 30,
+      netAmount: 4970,
+      target: { type: 'va_payment', id: payment.id },
+      reason: null,
+    });
     expect(result.eventIds).toHaveLength(2);
     const after = await client.data('GET', `/api/v1/va-payments/${payment.id}`);
     expect(after).toMatchObject({ status: 'completed', totalReceived: 5000, receivedAmount: 4970, remainingAmount: 0 });
     expect(after.completedAt).toBe(result.createdAt);
     expect(after.cashIns).toEqual([
-      { operationId: result.operationId, transferId: result.id, total: 5000, taxes: 30, incomingAmount: 4970, totalWithoutTaxes: 4970, receivedAt: result.createdAt },
+      {
+        operationId: result.operationId,
+        transferId: result.id,
+        total: 5000,
+        taxes: 30,
+        incomingAmount: 4970,
+        totalWithoutTaxes: 4970,
+        receivedAt: result.createdAt,
+      },
     ]);
     const events = (await client.list('/sandbox/v1/events')).data;
     const types = events.map((e: { eventType: string }) => e.eventType).reverse();
@@ -175,7 +215,16 @@ describe('transfers credit VA payments (contract 2.3)', () => {
       vaPaymentId: payment.id,
       eventType: 'succeeded',
       status: 'completed',
-      payload: { vaPaymentId: payment.id, operationId: result.operationId, incomingAmount: 4970, total: 5000, totalWithoutTaxes: 4970, taxes: 30, receivedAmount: 4970, remainingAmount: 0 },
+      payload: {
+        vaPaymentId: payment.id,
+        operationId: result.operationId,
+        incomingAmount: 4970,
+        total: 5000,
+        totalWithoutTaxes: 4970,
+        taxes: 30,
+        receivedAmount: 4970,
+        remainingAmount: 0,
+      },
     });
     expect(succeeded.payload.total - succeeded.payload.taxes).toBe(succeeded.payload.incomingAmount);
   });
@@ -193,9 +242,26 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     const last = await transfer(client, { to: payment.cvu, total: 800, taxes: 8 });
     expect(last.outcome).toBe('credited');
     now = await client.data('GET', `/api/v1/va-payments/${payment.id}`);
-    expect(now).toMatchObject({ status: 'overpaid', totalReceived: 1100.3, receivedAmount: 1092.3, remainingAmount: 0 });
-    const types = (await client.list('/sandbox/v1/events?limit=100')).data.map((e: { eventType: string }) => e.eventType).reverse();
-    expect(types).toEqual(['created', 'cash_in_received', 'underpaid', 'cash_in_received', 'underpaid', 'cash_in_received', 'underpaid', 'cash_in_received', 'overpaid']);
+    expect(now).toMatchObject({
+      status: 'overpaid',
+      totalReceived: 1100.3,
+      receivedAmount: 1092.3,
+      remainingAmount: 0,
+    });
+    const types = (await client.list('/sandbox/v1/events?limit=100')).data
+      .map((e: { eventType: string }) => e.eventType)
+      .reverse();
+    expect(types).toEqual([
+      'created',
+      'cash_in_received',
+      'underpaid',
+      'cash_in_received',
+      'underpaid',
+      'cash_in_received',
+      'underpaid',
+      'cash_in_received',
+      'overpaid',
+    ]);
   });
 
   it('time lock: an exact single transfer completes; a larger one overpays', async () => {
@@ -205,7 +271,11 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     await transfer(client, { to: exact.cvu, total: 250 });
     await transfer(client, { to: over.cvu, total: 251 });
     expect((await client.data('GET', `/api/v1/va-payments/${exact.id}`)).status).toBe('completed');
-    expect((await client.data('GET', `/api/v1/va-payments/${over.id}`))).toMatchObject({ status: 'overpaid', remainingAmount: 0, totalReceived: 251 });
+    expect(await client.data('GET', `/api/v1/va-payments/${over.id}`)).toMatchObject({
+      status: 'overpaid',
+      remainingAmount: 0,
+      totalReceived: 251,
+    });
   });
 
   it('open amount: the first transfer completes it, with nothing remaining', async () => {
@@ -213,7 +283,11 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     const payment = await create(client, {});
     await transfer(client, { to: payment.cvu, total: 1234.56, taxes: 4.56 });
     expect(await client.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({
-      status: 'completed', amount: null, totalReceived: 1234.56, receivedAmount: 1230, remainingAmount: 0,
+      status: 'completed',
+      amount: null,
+      totalReceived: 1234.56,
+      receivedAmount: 1230,
+      remainingAmount: 0,
     });
   });
 
@@ -239,7 +313,11 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     const wrong = await transfer(client, { to: payment.cvu, total: 499.99 });
     expect(wrong.outcome).toBe('returned');
     expect(wrong.reason).toContain('does not match');
-    expect((await client.data('GET', `/api/v1/va-payments/${payment.id}`))).toMatchObject({ status: 'waiting', totalReceived: 0, cashIns: [] });
+    expect(await client.data('GET', `/api/v1/va-payments/${payment.id}`)).toMatchObject({
+      status: 'waiting',
+      totalReceived: 0,
+      cashIns: [],
+    });
     expect((await transfer(client, { to: payment.cvu, total: 500 })).outcome).toBe('credited');
   });
 
@@ -261,7 +339,9 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     expect(unknown.body.error.code).toBe('NOT_FOUND');
     const bad = await client.post('/sandbox/v1/transfers', { to: 'X', total: 10, taxes: 10, extra: 1 });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details).toEqual(expect.arrayContaining(['taxes: must be less than total', 'extra: unknown field']));
+    expect(bad.body.error.details).toEqual(
+      expect.arrayContaining(['taxes: must be less than total', 'extra: unknown field']),
+    );
     const missing = await client.post('/sandbox/v1/transfers', {});
     expect(missing.body.error.details.map((d: string) => d.split(':')[0]).sort()).toEqual(['to', 'total']);
   });
@@ -270,7 +350,11 @@ describe('transfers credit VA payments (contract 2.3)', () => {
     const client = account();
     const payment = await create(client, { amount: 10 });
     const one = await transfer(client, { to: payment.cvu, total: 1 });
-    const two = await transfer(client, { to: payment.cvu, total: 2, from: { name: 'Juan', taxId: '20-1', cbu: '0'.repeat(22) } });
+    const two = await transfer(client, {
+      to: payment.cvu,
+      total: 2,
+      from: { name: 'Juan', taxId: '20-1', cbu: '0'.repeat(22) },
+    });
     const list = await client.list('/sandbox/v1/transfers');
     expect(list.data.map((t: { id: string }) => t.id)).toEqual([two.id, one.id]);
     expect(list.data[0].from).toEqual({ name: 'Juan', taxId: '20-1', cbu: '0'.repeat(22) });
@@ -289,7 +373,11 @@ describe('POST /api/v1/va-payments/{id}/cancel', () => {
     expect(response.body.data.cancelledAt).not.toBeNull();
     const cancelled = (await client.list('/sandbox/v1/events')).data[0];
     expect(cancelled.eventType).toBe('cancelled');
-    expect(cancelled.body.payload).toMatchObject({ id: payment.id, status: 'cancelled', cancelledAt: response.body.data.cancelledAt });
+    expect(cancelled.body.payload).toMatchObject({
+      id: payment.id,
+      status: 'cancelled',
+      cancelledAt: response.body.data.cancelledAt,
+    });
     expect((await transfer(client, { to: payment.cvu, total: 10 })).outcome).toBe('returned');
   });
 
@@ -300,22 +388,27 @@ describe('POST /api/v1/va-payments/{id}/cancel', () => {
     expect((await client.data('POST', `/api/v1/va-payments/${payment.id}/cancel`)).status).toBe('cancelled');
   });
 
-  it.each(['completed', 'cancelled', 'expired'])('a %s payment cannot be cancelled: 409 INVALID_STATE naming the status', async (status) => {
-    const client = account();
-    const payment = await create(client, { amount: 10 });
-    if (status === 'completed') await transfer(client, { to: payment.cvu, total: 10 });
-    if (status === 'cancelled') await client.data('POST', `/api/v1/va-payments/${payment.id}/cancel`);
-    if (status === 'expired') await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 1800 });
-    const response = await client.post(`/api/v1/va-payments/${payment.id}/cancel`);
-    expect(response.status).toBe(409);
-    expect(response.body.error.code).toBe('INVALID_STATE');
-    expect(response.body.error.message).toContain(`is ${status}`);
-  });
+  it.each(['completed', 'cancelled', 'expired'])(
+    'a %s payment cannot be cancelled: 409 INVALID_STATE naming the status',
+    async (status) => {
+      const client = account();
+      const payment = await create(client, { amount: 10 });
+      if (status === 'completed') await transfer(client, { to: payment.cvu, total: 10 });
+      if (status === 'cancelled') await client.data('POST', `/api/v1/va-payments/${payment.id}/cancel`);
+      if (status === 'expired') await client.data('POST', '/sandbox/v1/clock/advance', { seconds: 1800 });
+      const response = await client.post(`/api/v1/va-payments/${payment.id}/cancel`);
+      expect(response.status).toBe(409);
+      expect(response.body.error.code).toBe('INVALID_STATE');
+      expect(response.body.error.message).toContain(`is ${status}`);
+    },
+  );
 
   it('takes no body: unknown fields are 400, an unknown id 404', async () => {
     const client = account();
     const payment = await create(client, { amount: 10 });
-    expect((await client.post(`/api/v1/va-payments/${payment.id}/cancel`, { reason: 'x' })).body.error.details).toEqual(['reason: unknown field']);
+    expect((await client.post(`/api/v1/va-payments/${payment.id}/cancel`, { reason: 'x' })).body.error.details).toEqual(
+      ['reason: unknown field'],
+    );
     expect((await client.post(`/api/v1/va-payments/${payment.id}/cancel`, {})).status).toBe(200);
     expect((await client.post('/api/v1/va-payments/00000000-0000-4000-8000-000000000000/cancel')).status).toBe(404);
   });
@@ -340,7 +433,9 @@ describe('expiry', () => {
     expect(byId[underpaid.id]).toMatchObject({ status: 'expired', totalReceived: 5 });
     expect(byId[done.id].status).toBe('completed');
     expect(byId[later.id].status).toBe('waiting');
-    const failed = (await client.list('/sandbox/v1/events?limit=100')).data.filter((e: { eventType: string }) => e.eventType === 'failed');
+    const failed = (await client.list('/sandbox/v1/events?limit=100')).data.filter(
+      (e: { eventType: string }) => e.eventType === 'failed',
+    );
     expect(failed.map((e: { vaPaymentId: string }) => e.vaPaymentId).sort()).toEqual([waiting.id, underpaid.id].sort());
     expect(failed[0].body).toMatchObject({ eventType: 'failed', status: 'expired', payload: { status: 'expired' } });
     // the expired payment's CVU is free again
@@ -383,7 +478,14 @@ describe('GET /api/v1/va-payments', () => {
     const client = account();
     const made: any[] = [];
     for (let i = 0; i < 5; i++) {
-      made.push(await create(client, { amount: 10 + i, externalReference: `ref-${i % 2}`, clientTaxId: i < 2 ? '20-1' : null, clientId: i === 4 ? 'AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA' : null }));
+      made.push(
+        await create(client, {
+          amount: 10 + i,
+          externalReference: `ref-${i % 2}`,
+          clientTaxId: i < 2 ? '20-1' : null,
+          clientId: i === 4 ? 'AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA' : null,
+        }),
+      );
     }
     await client.data('POST', `/api/v1/va-payments/${made[0].id}/cancel`);
     await transfer(client, { to: made[1].cvu, total: 1 });
@@ -396,7 +498,10 @@ describe('GET /api/v1/va-payments', () => {
     expect(await ids('?clientTaxId=20-1')).toEqual([made[1].id, made[0].id]);
     expect(await ids('?clientId=aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa')).toEqual([made[4].id]);
     expect(await ids(`?createdFrom=${made[2].createdAt}&createdTo=${made[3].createdAt}`)).toEqual(
-      made.filter((p) => p.createdAt >= made[2].createdAt && p.createdAt <= made[3].createdAt).map((p) => p.id).reverse(),
+      made
+        .filter((p) => p.createdAt >= made[2].createdAt && p.createdAt <= made[3].createdAt)
+        .map((p) => p.id)
+        .reverse(),
     );
     const page2 = await client.list('/api/v1/va-payments?page=2&limit=2');
     expect(page2.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3 });
@@ -404,12 +509,15 @@ describe('GET /api/v1/va-payments', () => {
     expect((await client.list('/api/v1/va-payments?page=9')).data).toEqual([]);
   });
 
-  it.each(['page=0', 'page=x', 'limit=0', 'limit=101', 'limit=1.5', 'status=paid', 'createdFrom=yesterday'])('rejects ?%s with 400 naming the parameter', async (query) => {
-    const response = await account().get(`/api/v1/va-payments?${query}`);
-    expect(response.status).toBe(400);
-    expect(response.body.error.code).toBe('VALIDATION_ERROR');
-    expect(response.body.error.details[0]).toMatch(new RegExp(`^${query.split('=')[0]}`));
-  });
+  it.each(['page=0', 'page=x', 'limit=0', 'limit=101', 'limit=1.5', 'status=paid', 'createdFrom=yesterday'])(
+    'rejects ?%s with 400 naming the parameter',
+    async (query) => {
+      const response = await account().get(`/api/v1/va-payments?${query}`);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('VALIDATION_ERROR');
+      expect(response.body.error.details[0]).toMatch(new RegExp(`^${query.split('=')[0]}`));
+    },
+  );
 });
 
 describe('GET /api/v1/va-payments/{id}', () => {

@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, incidentWithOpenDeliveries, ROOT, useReceiver, useServer, useTmp, type Received } from './helpers.js';
 import { scenarioSchema } from '../src/core/scenarios/scenario.js';
+import { api, incidentWithOpenDeliveries, type Received, ROOT, useReceiver, useServer, useTmp } from './helpers.js';
 
 /** The system's Chromium (Debian's package `chromium`); `.ci/run` installs it when missing. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -30,7 +30,16 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // Playwright gives every launch a fresh profile folder of its own (it refuses --user-data-dir here).
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -46,7 +55,11 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     page.setDefaultTimeout(SHOWN.timeout);
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => message.type() === 'error' && !/Failed to load resource/.test(message.text()) && problems.push(message.text()));
+    page.on(
+      'console',
+      (message) =>
+        message.type() === 'error' && !/Failed to load resource/.test(message.text()) && problems.push(message.text()),
+    );
     (page as Page & { problems: string[] }).problems = problems;
     return page;
   }
@@ -73,17 +86,24 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
   const listTotal = async (path: string) => (await sandbox().get(path)).body.pagination.total as number;
   /** Whether this server's redeliver takes `{"url"}` (contract part 4): a made-up delivery is then 404, not a 400 on the body. */
   const redeliverTakesUrl = async () =>
-    (await sandbox().post('/sandbox/v1/deliveries/00000000-0000-4000-8000-000000000000/redeliver', { url: 'http://127.0.0.1:9/' })).status === 404;
+    (
+      await sandbox().post('/sandbox/v1/deliveries/00000000-0000-4000-8000-000000000000/redeliver', {
+        url: 'http://127.0.0.1:9/',
+      })
+    ).status === 404;
 
   it('serves the page at /ui/ (/ redirects there) with every asset from the sandbox itself', async () => {
     const root = await fetch(`${origin}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/ui/');
-    for (const path of ['/ui/deliveries/anything', '/ui/clients/anything']) expect((await fetch(origin + path)).headers.get('content-type')).toMatch(/^text\/html/);
+    for (const path of ['/ui/deliveries/anything', '/ui/clients/anything'])
+      expect((await fetch(origin + path)).headers.get('content-type')).toMatch(/^text\/html/);
     const deep = await fetch(`${origin}/ui/payments/anything`);
     expect(deep.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await deep.text();
-    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => !url.startsWith('data:'));
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((match) => match[1]!)
+      .filter((url) => !url.startsWith('data:'));
     expect(assets.length).toBeGreaterThanOrEqual(2);
     for (const asset of assets) {
       expect(asset.startsWith('/ui/assets/')).toBe(true);
@@ -96,9 +116,18 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
 
   it('uses the default key in a fresh browser (no key form first); the header switches keys in one click', async () => {
     const fresh = await freshPage();
-    const byDefault = await api(origin, 'sk_sandbox').data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', externalReference: 'default-key' });
+    const byDefault = await api(origin, 'sk_sandbox').data('POST', '/api/v1/va-payments', {
+      paymentHubId: 1,
+      currency: 'ARS',
+      lockMode: 'time',
+      externalReference: 'default-key',
+    });
     await fresh.goto(`${origin}/ui/payments`);
-    await fresh.getByRole('link', { name: byDefault.id.slice(0, 8) }).or(fresh.getByText('default-key')).first().waitFor(SHOWN);
+    await fresh
+      .getByRole('link', { name: byDefault.id.slice(0, 8) })
+      .or(fresh.getByText('default-key'))
+      .first()
+      .waitFor(SHOWN);
     expect(await fresh.getByRole('button', { name: 'Use this key' }).count()).toBe(0);
     expect(await fresh.evaluate("localStorage.getItem('va-sandbox.apiKey')")).toBe(null);
     await fresh.getByRole('button', { name: 'API key sk_sandbox: switch' }).click();
@@ -136,7 +165,14 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await form.getByRole('button', { name: 'Create VA payment' }).click();
     const amountField = form.locator('.field', { has: page.getByLabel('Amount (ARS)') });
     await expect.poll(() => amountField.locator('.field-error').textContent()).toBe('must have at most 2 decimals');
-    await expect.poll(() => form.locator('.field', { has: page.getByLabel('Callback URL', { exact: true }) }).locator('.field-error').textContent()).toBe('must be an http(s) URL');
+    await expect
+      .poll(() =>
+        form
+          .locator('.field', { has: page.getByLabel('Callback URL', { exact: true }) })
+          .locator('.field-error')
+          .textContent(),
+      )
+      .toBe('must be an http(s) URL');
     expect(await listTotal('/api/v1/va-payments')).toBe(0);
 
     await form.getByLabel('Amount (ARS)').fill('1500');
@@ -146,7 +182,14 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await page.waitForURL(/\/ui\/payments\/[0-9a-f-]{36}$/, SHOWN);
     paymentId = page.url().split('/').at(-1)!;
     const created = await sandbox().data('GET', `/api/v1/va-payments/${paymentId}`);
-    expect(created).toMatchObject({ amount: 1500, currency: 'ARS', lockMode: 'time', paymentHubId: 1, externalReference: 'order-web-1', callbackUrl: `${receiverA.url}/hooks/va` });
+    expect(created).toMatchObject({
+      amount: 1500,
+      currency: 'ARS',
+      lockMode: 'time',
+      paymentHubId: 1,
+      externalReference: 'order-web-1',
+      callbackUrl: `${receiverA.url}/hooks/va`,
+    });
     await page.getByRole('heading', { name: `VA payment ${paymentId}` }).waitFor(SHOWN);
     await page.getByText(created.cvu, { exact: true }).first().waitFor(SHOWN);
   });
@@ -175,7 +218,9 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const succeeded = page.locator('li.event[data-event-type="succeeded"]');
     await succeeded.locator('summary', { hasText: 'Request body' }).click();
     const sent = receiverA.received.find((request) => eventTypeOf(request) === 'succeeded')!;
-    await expect.poll(() => succeeded.locator('details.json[open] pre').first().textContent()).toBe(JSON.stringify(sent.body, null, 2));
+    await expect
+      .poll(() => succeeded.locator('details.json[open] pre').first().textContent())
+      .toBe(JSON.stringify(sent.body, null, 2));
   });
 
   it('redelivers from the page: a second delivery of the same event shows with its attempt', async () => {
@@ -184,13 +229,17 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const second = succeeded.getByRole('region', { name: 'Delivery 2' });
     await second.getByText(/Attempt 1 · HTTP 200/).waitFor(SHOWN);
     await second.getByText('receiver A got succeeded').waitFor(SHOWN);
-    const sent = (await receiverA.waitFor(2, (request) => eventTypeOf(request) === 'succeeded')).map((request) => request.headers['x-service-event-id']);
+    const sent = (await receiverA.waitFor(2, (request) => eventTypeOf(request) === 'succeeded')).map(
+      (request) => request.headers['x-service-event-id'],
+    );
     expect(sent[1]).toBe(sent[0]);
   });
 
   it('redelivers to another local receiver (the URL given in the page)', async (context) => {
     if (!(await redeliverTakesUrl())) {
-      console.warn('redeliver to another URL not exercised: this server refuses {"url"} on redeliver (branch callbacks adds it)');
+      console.warn(
+        'redeliver to another URL not exercised: this server refuses {"url"} on redeliver (branch callbacks adds it)',
+      );
       return context.skip();
     }
     receiverB = await useReceiver(() => ({ status: 202, body: 'receiver B took it' }));
@@ -219,11 +268,19 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await colleague.getByRole('heading', { name: `VA payment ${paymentId}` }).waitFor(SHOWN);
     await colleague.locator('.page-head .status-completed').waitFor(SHOWN);
     for (const eventType of ['created', 'cash_in_received', 'succeeded']) {
-      const delivery = colleague.locator(`li.event[data-event-type="${eventType}"]`).getByRole('region', { name: 'Delivery 1' });
+      const delivery = colleague
+        .locator(`li.event[data-event-type="${eventType}"]`)
+        .getByRole('region', { name: 'Delivery 1' });
       await delivery.getByText(`receiver A got ${eventType}`).waitFor(SHOWN);
     }
-    await colleague.locator('li.event[data-event-type="succeeded"]').getByRole('region', { name: 'Delivery 2' }).getByText(/Attempt 1 · HTTP 200/).waitFor(SHOWN);
-    const resent = colleague.locator('li.event[data-event-type="succeeded"]').getByRole('region', { name: 'Delivery 2' });
+    await colleague
+      .locator('li.event[data-event-type="succeeded"]')
+      .getByRole('region', { name: 'Delivery 2' })
+      .getByText(/Attempt 1 · HTTP 200/)
+      .waitFor(SHOWN);
+    const resent = colleague
+      .locator('li.event[data-event-type="succeeded"]')
+      .getByRole('region', { name: 'Delivery 2' });
     await resent.getByText('Redelivery of Delivery 1').waitFor(SHOWN);
     await resent.locator('summary', { hasText: 'Request body' }).click();
     await resent.getByText('"eventType": "succeeded"').waitFor(SHOWN);
@@ -246,12 +303,21 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await expect.poll(() => rows.count(), SHOWN).toBe(deliveries);
     // A payment created elsewhere (through the API) shows up in the log by itself, and then its answer.
     const other = await useReceiver(() => ({ status: 201, body: 'second receiver' }));
-    await sandbox().data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 10, callbackUrl: `${other.url}/second` });
+    await sandbox().data('POST', '/api/v1/va-payments', {
+      paymentHubId: 1,
+      currency: 'ARS',
+      lockMode: 'time',
+      amount: 10,
+      callbackUrl: `${other.url}/second`,
+    });
     await expect.poll(() => rows.count(), SHOWN).toBe(deliveries + 1);
     await page.getByLabel('Status').selectOption('delivered');
     await expect.poll(() => rows.count(), SHOWN).toBe(deliveries + 1);
     await rows.first().getByRole('cell', { name: 'HTTP 201' }).waitFor(SHOWN);
-    await rows.first().getByRole('button', { name: /^Show delivery/ }).click();
+    await rows
+      .first()
+      .getByRole('button', { name: /^Show delivery/ })
+      .click();
     await page.getByText('second receiver').waitFor(SHOWN);
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(tmp, 'web-deliveries.png'), fullPage: true });
@@ -286,12 +352,18 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
 
   it('downloads the incident file and loads it into another account after a confirmation (picker and drop)', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Account' }).click();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download export' }).click(),
+    ]);
     const file = join(tmp, 'incident.json');
     await download.saveAs(file);
     expect(JSON.parse(readFileSync(file, 'utf8')).account.vaPayments[paymentId]).toBeTruthy();
     // The same account's story as a scenario file, which va-sandbox run replays.
-    const [recorded] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Save as scenario' }).click()]);
+    const [recorded] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Save as scenario' }).click(),
+    ]);
     const story = join(tmp, 'story.json');
     await recorded.saveAs(story);
     const scenario = scenarioSchema.parse(JSON.parse(readFileSync(story, 'utf8')));
@@ -316,11 +388,23 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       `(() => { const t = new DataTransfer(); t.items.add(new File([${JSON.stringify(readFileSync(file, 'utf8'))}], 'incident.json', { type: 'application/json' })); return t; })()`,
     );
     await other.locator('.drop-zone').dispatchEvent('drop', { dataTransfer: dropped });
-    await other.getByRole('status').filter({ hasText: `Imported incident.json: ${await listTotal('/api/v1/va-payments')} VA payments` }).waitFor(SHOWN);
-    await other.getByRole('status').filter({ hasText: "Its callbacks are held, never sent to the file's URLs, until you release them" }).waitFor(SHOWN);
-    expect(await api(origin, OTHER).data('GET', `/api/v1/va-payments/${paymentId}`)).toMatchObject({ status: 'completed' });
+    await other
+      .getByRole('status')
+      .filter({ hasText: `Imported incident.json: ${await listTotal('/api/v1/va-payments')} VA payments` })
+      .waitFor(SHOWN);
+    await other
+      .getByRole('status')
+      .filter({ hasText: "Its callbacks are held, never sent to the file's URLs, until you release them" })
+      .waitFor(SHOWN);
+    expect(await api(origin, OTHER).data('GET', `/api/v1/va-payments/${paymentId}`)).toMatchObject({
+      status: 'completed',
+    });
     await other.goto(`${origin}/ui/payments/${paymentId}`);
-    await other.locator('li.event[data-event-type="succeeded"]').getByText('receiver A got succeeded').first().waitFor(SHOWN);
+    await other
+      .locator('li.event[data-event-type="succeeded"]')
+      .getByText('receiver A got succeeded')
+      .first()
+      .waitFor(SHOWN);
     expect(problemsOf(other)).toEqual([]);
   });
 
@@ -328,14 +412,25 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     // The incident: an account with a second hub and a clock ten days ahead.
     const source = api(origin, 'sk_web_source');
     await source.data('PATCH', '/sandbox/v1/hubs/2', { cvuProvisioning: 'delayed' });
-    await source.data('POST', '/api/v1/va-payments', { paymentHubId: 2, currency: 'ARS', lockMode: 'time', amount: 75 });
+    await source.data('POST', '/api/v1/va-payments', {
+      paymentHubId: 2,
+      currency: 'ARS',
+      lockMode: 'time',
+      amount: 75,
+    });
     await source.data('POST', '/sandbox/v1/clock/advance', { seconds: 864_000 });
     const good = join(tmp, 'two-hubs.json');
     writeFileSync(good, JSON.stringify(await source.data('GET', '/sandbox/v1/export')));
     const bad = join(tmp, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ format: 'va-sandbox-account', version: 9, exportedAt: 'yesterday', account: {} }));
+    writeFileSync(
+      bad,
+      JSON.stringify({ format: 'va-sandbox-account', version: 9, exportedAt: 'yesterday', account: {} }),
+    );
 
-    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
       const account = await freshPage(viewport);
       const key = `sk_web_import_${viewport.width}`;
       await openWithKey(account, '/ui/account', key);
@@ -349,20 +444,31 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
       await account.getByLabel(/Load an incident file/).setInputFiles(bad);
       const refused = account.locator('#incident-title ~ .error-note');
       await refused.getByText('VALIDATION_ERROR').waitFor(SHOWN);
-      for (const detail of ['version: Invalid input: expected 2', 'exportedAt:', 'account.hubs:', 'account.vaPayments:']) await refused.getByText(detail).first().waitFor(SHOWN);
+      for (const detail of [
+        'version: Invalid input: expected 2',
+        'exportedAt:',
+        'account.hubs:',
+        'account.vaPayments:',
+      ])
+        await refused.getByText(detail).first().waitFor(SHOWN);
       expect(questions).toEqual([]);
 
       await account.getByLabel(/Load an incident file/).setInputFiles(good);
       await account.getByRole('status').filter({ hasText: 'Imported two-hubs.json: 1 VA payment' }).waitFor(SHOWN);
       expect(questions).toHaveLength(1);
       expect(questions[0]).toContain(`Replace everything in account "${key}" with two-hubs.json?`);
-      expect(questions[0]).toContain('It holds 1 VA payment, 0 clients, 0 transfers, 2 events, 0 deliveries, 0 ledger entries, 0 invoices');
+      expect(questions[0]).toContain(
+        'It holds 1 VA payment, 0 clients, 0 transfers, 2 events, 0 deliveries, 0 ledger entries, 0 invoices',
+      );
       // Without a reload: the hubs and the clock are the file's.
       await account.getByRole('heading', { name: '2 · Sandbox Hub 2' }).waitFor(SHOWN);
       await account.getByText(/^86\d,\d{3} s$/).waitFor(SHOWN);
       expect(account.url()).toBe(`${origin}/ui/account`);
       await account.evaluate('window.scrollTo(0, 0)');
-      await account.screenshot({ path: join(tmp, viewport.width === 390 ? 'web-account-import-phone.png' : 'web-account-import.png'), fullPage: true });
+      await account.screenshot({
+        path: join(tmp, viewport.width === 390 ? 'web-account-import-phone.png' : 'web-account-import.png'),
+        fullPage: true,
+      });
       expect(problemsOf(account)).toEqual([]);
     }
   });
@@ -375,7 +481,14 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await form.getByLabel('Tax ID').fill('20-12345678-3');
     await form.getByLabel('Emails').fill('ana@example.com, not-an-email');
     await form.getByRole('button', { name: 'Create client' }).click();
-    await expect.poll(() => form.locator('.field', { has: clientPage.getByLabel('Emails') }).locator('.field-error').textContent()).toBe('must be an email address');
+    await expect
+      .poll(() =>
+        form
+          .locator('.field', { has: clientPage.getByLabel('Emails') })
+          .locator('.field-error')
+          .textContent(),
+      )
+      .toBe('must be an email address');
     await form.getByLabel('Emails').fill('ana@example.com');
     await form.getByRole('button', { name: 'Create client' }).click();
     await clientPage.waitForURL(/\/ui\/clients\/[0-9a-f-]{36}$/, SHOWN);
@@ -397,12 +510,18 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await clientPage.getByRole('button', { name: 'Disable CVU' }).click();
     await clientPage.getByRole('button', { name: 'Activate CVU' }).waitFor(SHOWN);
     expect((await sandbox().data('GET', `/api/v1/clients/${clientId}`)).cvuStatus).toBe('disabled');
-    const cashIns = (await sandbox().data('GET', `/sandbox/v1/events?clientId=${clientId}`)) as { eventType: string; clientId: string }[];
-    expect(cashIns.map((event) => [event.eventType, event.clientId])).toEqual([['client.cashin', clientId], ['client.cashin', clientId]]);
+    const cashIns = (await sandbox().data('GET', `/sandbox/v1/events?clientId=${clientId}`)) as {
+      eventType: string;
+      clientId: string;
+    }[];
+    expect(cashIns.map((event) => [event.eventType, event.clientId])).toEqual([
+      ['client.cashin', clientId],
+      ['client.cashin', clientId],
+    ]);
     expect(problemsOf(clientPage)).toEqual([]);
   });
 
-  it('shows every error of a form at once: the page\'s check and the API\'s 400 details name the same fields', async () => {
+  it("shows every error of a form at once: the page's check and the API's 400 details name the same fields", async () => {
     const body = { paymentHubId: 'one', currency: 'ARS', lockMode: 'amount', successUrl: 'http://127.0.0.1:9/ok' };
     const answer = await sandbox().post('/api/v1/va-payments', body);
     expect(answer.status).toBe(400);
@@ -418,18 +537,28 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await form.getByLabel('Lock mode').selectOption('amount');
     await form.getByLabel('Success URL').fill('http://127.0.0.1:9/ok');
     await form.getByRole('button', { name: 'Create VA payment' }).click();
-    const errorOf = (label: string) => form.locator('.field', { has: create.getByLabel(label, { exact: true }) }).locator('.field-error');
-    await expect.poll(() => errorOf('Payment hub ID').textContent()).toBe('Invalid input: expected number, received string');
+    const errorOf = (label: string) =>
+      form.locator('.field', { has: create.getByLabel(label, { exact: true }) }).locator('.field-error');
+    await expect
+      .poll(() => errorOf('Payment hub ID').textContent())
+      .toBe('Invalid input: expected number, received string');
     expect(await errorOf('Amount (ARS)').textContent()).toBe('is required with lockMode "amount"');
     expect(await errorOf('Failure URL').textContent()).toBe('is required: successUrl and failureUrl go together');
     // A transfer's form too: an empty total and taxes over it are both named.
     const transfer = await sandbox().post('/sandbox/v1/transfers', { to: '', total: 'x', taxes: 5 });
-    expect(transfer.body.error.details).toEqual(['to: Too small: expected string to have >=1 characters', 'total: Invalid input: expected number, received string']);
+    expect(transfer.body.error.details).toEqual([
+      'to: Too small: expected string to have >=1 characters',
+      'total: Invalid input: expected number, received string',
+    ]);
     expect(problemsOf(create)).toEqual([]);
   });
 
   it('on a client page: creates an invoice, allocates cash to it, records a reversal and cancels an invoice', async () => {
-    const client = await sandbox().data('POST', '/api/v1/clients', { paymentHubId: 1, name: 'Ledger Web SA', taxId: '30-55555555-1' });
+    const client = await sandbox().data('POST', '/api/v1/clients', {
+      paymentHubId: 1,
+      name: 'Ledger Web SA',
+      taxId: '30-55555555-1',
+    });
     const transfer = await sandbox().data('POST', '/sandbox/v1/transfers', { to: client.cvu, total: 300 });
     const ledgerPage = await freshPage();
     await openWithKey(ledgerPage, `/ui/clients/${client.id}`, KEY);
@@ -438,7 +567,14 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const invoiceForm = ledgerPage.getByRole('form', { name: 'New invoice' });
     await invoiceForm.getByLabel('Total (ARS)').fill('12.345');
     await invoiceForm.getByRole('button', { name: 'Create invoice' }).click();
-    await expect.poll(() => invoiceForm.locator('.field', { has: ledgerPage.getByLabel('Total (ARS)') }).locator('.field-error').textContent()).toBe('must have at most 2 decimals');
+    await expect
+      .poll(() =>
+        invoiceForm
+          .locator('.field', { has: ledgerPage.getByLabel('Total (ARS)') })
+          .locator('.field-error')
+          .textContent(),
+      )
+      .toBe('must have at most 2 decimals');
     await invoiceForm.getByLabel('Total (ARS)').fill('200');
     await invoiceForm.getByLabel('Observations').fill('March');
     await invoiceForm.getByRole('button', { name: 'Create invoice' }).click();
@@ -459,26 +595,49 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
 
     await invoices.getByRole('button', { name: 'Cancel invoice 0001-00000001' }).click();
     await invoices.getByText('cancelled').waitFor(SHOWN);
-    expect((await sandbox().list(`/api/v1/clients/${client.id}/invoices`)).data.map((i: { paymentStatus: string }) => i.paymentStatus)).toEqual(['cancelled']);
+    expect(
+      (await sandbox().list(`/api/v1/clients/${client.id}/invoices`)).data.map(
+        (i: { paymentStatus: string }) => i.paymentStatus,
+      ),
+    ).toEqual(['cancelled']);
     expect(problemsOf(ledgerPage)).toEqual([]);
   });
 
-  it('is reachable with the keyboard: Tab goes through the payment page\'s actions', async () => {
+  it("is reachable with the keyboard: Tab goes through the payment page's actions", async () => {
     const keyboard = await freshPage();
     await openWithKey(keyboard, '/ui/payments', KEY);
-    const second = await sandbox().data('POST', '/api/v1/va-payments', { paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 50 });
+    const second = await sandbox().data('POST', '/api/v1/va-payments', {
+      paymentHubId: 1,
+      currency: 'ARS',
+      lockMode: 'time',
+      amount: 50,
+    });
     // The timeline reads only this payment's events (GET /sandbox/v1/events?vaPaymentId=), not the account's.
     const timeline = (await sandbox().get(`/sandbox/v1/events?vaPaymentId=${second.id}`)).body;
-    expect(timeline.data.map((event: { eventType: string; vaPaymentId: string }) => [event.eventType, event.vaPaymentId])).toEqual([['created', second.id]]);
+    expect(
+      timeline.data.map((event: { eventType: string; vaPaymentId: string }) => [event.eventType, event.vaPaymentId]),
+    ).toEqual([['created', second.id]]);
     expect(await listTotal('/sandbox/v1/events')).toBeGreaterThan(timeline.pagination.total);
     await keyboard.goto(`${origin}/ui/payments/${second.id}`);
     await keyboard.getByRole('button', { name: 'Send transfer' }).waitFor(SHOWN);
     const reached = new Set<string>();
     for (let i = 0; i < 40; i++) {
       await keyboard.keyboard.press('Tab');
-      reached.add(await keyboard.evaluate<string>('document.activeElement.textContent.trim() || document.activeElement.getAttribute("aria-label") || ""'));
+      reached.add(
+        await keyboard.evaluate<string>(
+          'document.activeElement.textContent.trim() || document.activeElement.getAttribute("aria-label") || ""',
+        ),
+      );
     }
-    for (const name of ['Skip to content', 'VA payments', 'Deliveries', 'Copy link', 'Send transfer', 'Cancel VA payment']) expect(reached).toContain(name);
+    for (const name of [
+      'Skip to content',
+      'VA payments',
+      'Deliveries',
+      'Copy link',
+      'Send transfer',
+      'Cancel VA payment',
+    ])
+      expect(reached).toContain(name);
     // Enter on the focused button acts: the transfer is sent.
     await keyboard.getByRole('button', { name: 'Send transfer' }).focus();
     await keyboard.keyboard.press('Enter');
@@ -491,14 +650,25 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     const rows = phone.locator('table.deliveries tbody tr');
     await expect.poll(() => rows.count(), SHOWN).toBeGreaterThanOrEqual(4);
     for (const row of await rows.all()) {
-      for (const part of [row.locator('.status'), row.getByRole('button', { name: /^Show delivery/ }), row.getByRole('link', { name: /^Open delivery/ })]) {
+      for (const part of [
+        row.locator('.status'),
+        row.getByRole('button', { name: /^Show delivery/ }),
+        row.getByRole('link', { name: /^Open delivery/ }),
+      ]) {
         const box = (await part.boundingBox())!;
         expect(box.x + box.width).toBeLessThanOrEqual(390);
       }
       expect((await row.locator('td.url').boundingBox())!.width).toBeGreaterThan(300);
     }
-    await rows.filter({ has: phone.locator('.status-delivered') }).first().getByRole('button', { name: /^Show delivery/ }).click();
-    await phone.getByText(/Attempt 1 · HTTP/).first().waitFor(SHOWN);
+    await rows
+      .filter({ has: phone.locator('.status-delivered') })
+      .first()
+      .getByRole('button', { name: /^Show delivery/ })
+      .click();
+    await phone
+      .getByText(/Attempt 1 · HTTP/)
+      .first()
+      .waitFor(SHOWN);
     expect(await phone.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
     await phone.screenshot({ path: join(tmp, 'web-deliveries-phone.png'), fullPage: true });
     expect(problemsOf(phone)).toEqual([]);
@@ -507,7 +677,14 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
   it('is usable at 390x844: no sideways scrolling, and every control has a label', async () => {
     const phone = await freshPage({ width: 390, height: 844 });
     await openWithKey(phone, `/ui/payments/${paymentId}`, KEY);
-    for (const path of [`/ui/payments/${paymentId}`, '/ui/payments', '/ui/deliveries', '/ui/create', '/ui/account', '/ui/clients']) {
+    for (const path of [
+      `/ui/payments/${paymentId}`,
+      '/ui/payments',
+      '/ui/deliveries',
+      '/ui/create',
+      '/ui/account',
+      '/ui/clients',
+    ]) {
       await phone.goto(origin + path);
       await phone.locator('main h1').first().waitFor(SHOWN);
       await expect.poll(() => phone.locator('[aria-busy="true"]').count(), SHOWN).toBe(0);
@@ -528,9 +705,13 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     // The server's retention setting (this one was started without --keep).
     await account.getByText(/^off: everything is kept \(start --keep D/).waitFor(SHOWN);
     await account.getByLabel('CVU provisioning').selectOption('delayed');
-    await expect.poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN).toBe('delayed');
+    await expect
+      .poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN)
+      .toBe('delayed');
     await account.getByLabel('CVU provisioning').selectOption('inline');
-    await expect.poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN).toBe('inline');
+    await expect
+      .poll(async () => (await sandbox().data('GET', '/sandbox/v1/hubs/1')).cvuProvisioning, SHOWN)
+      .toBe('inline');
 
     const before = (await sandbox().data('GET', '/sandbox/v1/clock')).offsetSeconds as number;
     await account.getByLabel('Advance by (seconds)').fill('3600');
@@ -542,7 +723,9 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
 
   it('sets the clock from the account page', async (context) => {
     if ((await sandbox().post('/sandbox/v1/clock/set', {})).status === 404) {
-      console.warn('set clock not exercised: this server has no POST /sandbox/v1/clock/set yet (branch callbacks adds it)');
+      console.warn(
+        'set clock not exercised: this server has no POST /sandbox/v1/clock/set yet (branch callbacks adds it)',
+      );
       return context.skip();
     }
     const account = await freshPage();
@@ -570,9 +753,16 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
     await openWithKey(held, '/ui/deliveries?status=held', HELD);
     const rows = held.locator('table.deliveries tbody tr');
     await expect.poll(() => rows.count(), SHOWN).toBe(2);
-    await held.getByText(/^This account was imported: the deliveries its file brought and the callbacks it raised since are held/).waitFor(SHOWN);
+    await held
+      .getByText(
+        /^This account was imported: the deliveries its file brought and the callbacks it raised since are held/,
+      )
+      .waitFor(SHOWN);
     await rows.first().getByText('held', { exact: true }).waitFor(SHOWN);
-    await rows.first().getByRole('button', { name: /^Show delivery/ }).click();
+    await rows
+      .first()
+      .getByRole('button', { name: /^Show delivery/ })
+      .click();
     const card = held.getByRole('region', { name: /^Delivery / });
     await card.getByText(/^Held: came with an imported file/).waitFor(SHOWN);
     await card.getByLabel(/^Release to/).fill(`${laptop.url}/one`);
@@ -588,7 +778,13 @@ describe.skipIf(!hasBrowser)('web inspector (real Chromium, real server, real re
   });
 
   it('takes the screenshots the README shows', () => {
-    for (const name of ['web-payment.png', 'web-deliveries.png', 'web-deliveries-phone.png', 'web-account-import.png', 'web-account-import-phone.png']) {
+    for (const name of [
+      'web-payment.png',
+      'web-deliveries.png',
+      'web-deliveries-phone.png',
+      'web-account-import.png',
+      'web-account-import-phone.png',
+    ]) {
       expect(readFileSync(join(tmp, name)).subarray(1, 4).toString()).toBe('PNG');
       if (UPDATE_SCREENSHOTS) copyFileSync(join(tmp, name), join(ROOT, 'docs', name));
     }

@@ -10,7 +10,11 @@ describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, 
   it('lists the requests newest first, filters them, shows one whole, and picks up new ones by itself', async () => {
     const key = 'sk_web_requests';
     const account = api(web.origin(), key);
-    await account.post('/api/v1/va-payments', { ...PAYMENT, amount: 42, externalReference: 'web-1' }, { 'Idempotency-Key': 'web-1' });
+    await account.post(
+      '/api/v1/va-payments',
+      { ...PAYMENT, amount: 42, externalReference: 'web-1' },
+      { 'Idempotency-Key': 'web-1' },
+    );
     expect((await account.post('/api/v1/va-payments', { ...PAYMENT, amount: 'x' })).status).toBe(400);
 
     const { page, problems, close } = await web.page();
@@ -23,7 +27,9 @@ describe.skipIf(!hasBrowser)("the web inspector's Requests page (real Chromium, 
 
     // A request sent while the page is open shows up without a reload.
     await account.get('/api/v1/clients');
-    await expect.poll(async () => (await cells(0).allInnerTexts()).slice(1, 4), SHOWN).toEqual(['GET', '/api/v1/clients', '200']);
+    await expect
+      .poll(async () => (await cells(0).allInnerTexts()).slice(1, 4), SHOWN)
+      .toEqual(['GET', '/api/v1/clients', '200']);
 
     await page.getByLabel('Status').fill('201');
     await expect.poll(async () => table.locator('tbody > tr').count(), SHOWN).toBe(1);

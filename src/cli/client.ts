@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { sandboxClient, type Init } from '../client/api-client.js';
+import { type Init, sandboxClient } from '../client/api-client.js';
 
 /** The CLI's only way to the sandbox: its HTTP API (the server is the only writer of its database), by the package's one client. */
 
@@ -26,7 +26,9 @@ async function request(baseUrl: string, target: URL, { method, headers, body, si
   const { request: send } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
   try {
     return await new Promise<HttpResponse>((resolve, reject) => {
-      const outgoing = send(target, { method, headers, signal }, (incoming) => resolve({ status: incoming.statusCode ?? 0, body: incoming, text: () => textOf(incoming) }));
+      const outgoing = send(target, { method, headers, signal }, (incoming) =>
+        resolve({ status: incoming.statusCode ?? 0, body: incoming, text: () => textOf(incoming) }),
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });
@@ -57,6 +59,7 @@ function unreachable(baseUrl: string, error: unknown): Error {
   const fault = error as Error & { code?: string; errors?: { code?: string }[] };
   // `localhost` may resolve to two addresses, refused one after the other: the codes come as an AggregateError.
   const code = fault.code ?? fault.errors?.[0]?.code;
-  if (code === 'ECONNREFUSED') return new UnreachableError(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``, code);
+  if (code === 'ECONNREFUSED')
+    return new UnreachableError(`no sandbox at ${baseUrl} — start one with \`va-sandbox start\``, code);
   return new UnreachableError(`cannot reach ${baseUrl}: ${fault.message || code}`, code);
 }

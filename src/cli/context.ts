@@ -1,10 +1,10 @@
 import { type Command, type InvalidArgumentError, Option } from 'commander';
+import { idsStartingWith, isShortId, isTooShortId, shortIdProblem } from '../client/short-id.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../sandbox/runtime/defaults.js';
-import { createClient, type CallOptions, type Client } from './client.js';
+import { type CallOptions, type Client, createClient } from './client.js';
 import { fieldFlags } from './flags.js';
 import { baseUrl, positiveInt } from './options.js';
 import { createOutput, type Output, type Pagination } from './render.js';
-import { idsStartingWith, isShortId, isTooShortId, shortIdProblem } from '../client/short-id.js';
 
 const DEFAULT_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 export const DEFAULT_API_KEY = 'sk_sandbox';
@@ -19,12 +19,23 @@ const GLOBAL = 'Global options:';
 export function globalOptions(command: Command, which: 'api' | 'connection' | 'output' = 'api'): Command {
   if (which !== 'output') {
     command
-      .addOption(new Option('--url <url>', `sandbox URL (env VA_SANDBOX_URL, default ${DEFAULT_URL})`).argParser(baseUrl).helpGroup(GLOBAL))
-      .addOption(new Option('--api-key <key>', `API key: each key is its own account (env VA_SANDBOX_API_KEY, default ${DEFAULT_API_KEY})`).helpGroup(GLOBAL));
+      .addOption(
+        new Option('--url <url>', `sandbox URL (env VA_SANDBOX_URL, default ${DEFAULT_URL})`)
+          .argParser(baseUrl)
+          .helpGroup(GLOBAL),
+      )
+      .addOption(
+        new Option(
+          '--api-key <key>',
+          `API key: each key is its own account (env VA_SANDBOX_API_KEY, default ${DEFAULT_API_KEY})`,
+        ).helpGroup(GLOBAL),
+      );
   }
   // `connection`: an interactive command (`ui`) prints no JSON.
   if (which === 'connection') return command;
-  return command.addOption(new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL));
+  return command.addOption(
+    new Option('--json', "print only the JSON of the response's data on stdout").helpGroup(GLOBAL),
+  );
 }
 
 /**
@@ -34,7 +45,9 @@ export function globalOptions(command: Command, which: 'api' | 'connection' | 'o
  */
 export const hubOption = (command: Command): Command =>
   fieldFlags(command, { paymentHubId: '--hub' }).addOption(
-    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(positiveInt),
+    new Option('--hub <id>', `paymentHubId to use (env VA_SANDBOX_HUB_ID, default ${DEFAULT_HUB})`).argParser(
+      positiveInt,
+    ),
   );
 
 /** `--idempotency-key`, on the commands that POST to `/api/v1` (contract part 9), as the Stripe CLI has it. */
@@ -101,7 +114,10 @@ export type Call = [method: string, path: string, options?: CallOptions];
  * The action of a command that is one API call: `call` builds it from the command's arguments and options,
  * `render` prints the answer's data for people (with `--json`, the data itself is printed).
  */
-export function apiAction<T>(call: (command: Command, ...args: string[]) => Call | Promise<Call>, render: (data: T, message?: string) => string) {
+export function apiAction<T>(
+  call: (command: Command, ...args: string[]) => Call | Promise<Call>,
+  render: (data: T, message?: string) => string,
+) {
   return async function action(this: Command): Promise<void> {
     const { client, out } = contextOf(this);
     const [method, path, options] = await call(this, ...(this.processedArgs as string[]));
@@ -114,7 +130,10 @@ export function apiAction<T>(call: (command: Command, ...args: string[]) => Call
  * The action of a list command: one page as a table. With `--json` it prints `{data, pagination}`, the list as the
  * API answers it (the page's items and where the page stands).
  */
-export function listAction<T>(call: (command: Command, ...args: string[]) => Call, render: (items: T[], pagination: Pagination) => string) {
+export function listAction<T>(
+  call: (command: Command, ...args: string[]) => Call,
+  render: (items: T[], pagination: Pagination) => string,
+) {
   return async function action(this: Command): Promise<void> {
     const { client, out } = contextOf(this);
     const [method, path, options] = call(this, ...(this.processedArgs as string[]));
@@ -145,7 +164,8 @@ export async function recordId(command: Command, listPath: string, noun: string,
 }
 
 /** A path under `base` with each id escaped: `pathTo('/api/v1/clients', id, 'balance')`. */
-export const pathTo = (base: string, ...segments: string[]): string => [base, ...segments.map(encodeURIComponent)].join('/');
+export const pathTo = (base: string, ...segments: string[]): string =>
+  [base, ...segments.map(encodeURIComponent)].join('/');
 
 /** The command's own options, without the global ones: what becomes a query or a body. */
 export function optionsOf(command: Command): Record<string, unknown> {
@@ -155,7 +175,8 @@ export function optionsOf(command: Command): Record<string, unknown> {
 
 /** A change with nothing in it is a usage error, not a request. */
 export function someOf(command: Command, body: Record<string, unknown>, verb: string): Record<string, unknown> {
-  if (Object.values(body).every((value) => value === undefined)) command.error(`nothing to ${verb}: give at least one option`);
+  if (Object.values(body).every((value) => value === undefined))
+    command.error(`nothing to ${verb}: give at least one option`);
   return body;
 }
 
@@ -163,7 +184,9 @@ export const outputOf = (command: Command): Output => createOutput(given<boolean
 
 /** The `--page` and `--limit` of every list. */
 export const pageOptions = (command: Command): Command =>
-  command.option('--page <n>', 'page, from 1', positiveInt).option('--limit <n>', 'items per page, 1 to 100 (default 20)', positiveInt);
+  command
+    .option('--page <n>', 'page, from 1', positiveInt)
+    .option('--limit <n>', 'items per page, 1 to 100 (default 20)', positiveInt);
 
 /** Every command's help ends with examples. */
 export const example = (command: Command, ...lines: string[]): Command =>

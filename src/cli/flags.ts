@@ -19,7 +19,8 @@ function flagOf(command: Command, path: string): string | undefined {
   const segments = path.split('.');
   for (let n = segments.length; n > 0; n--) {
     const field = segments.slice(0, n).join('.');
-    const flag = renamed.get(command)?.[field] ?? command.options.find((option) => option.attributeName() === field)?.long;
+    const flag =
+      renamed.get(command)?.[field] ?? command.options.find((option) => option.attributeName() === field)?.long;
     if (flag) return flag;
   }
   return undefined;
@@ -28,7 +29,8 @@ function flagOf(command: Command, path: string): string | undefined {
 /** A problem's text with the renamed fields it mentions as their flags ("must be less than total": `--amount`). */
 function inFlags(command: Command, problem: string): string {
   let text = problem;
-  for (const [field, flag] of Object.entries(renamed.get(command) ?? {})) text = text.replace(new RegExp(`(?<![\\w.-])${field.replaceAll('.', '\\.')}(?![\\w.])`, 'g'), flag);
+  for (const [field, flag] of Object.entries(renamed.get(command) ?? {}))
+    text = text.replace(new RegExp(`(?<![\\w.-])${field.replaceAll('.', '\\.')}(?![\\w.])`, 'g'), flag);
   return text;
 }
 

@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import { NotASandboxError, SandboxApiError } from '../client/api-client.js';
+import { UnreachableError } from './client.js';
 import { checkCommand } from './commands/check.js';
 import { clientsCommand } from './commands/clients.js';
 import { clockCommand } from './commands/clock.js';
@@ -9,7 +11,6 @@ import { exportCommand } from './commands/export.js';
 import { faultsCommand } from './commands/faults.js';
 import { hubCommand } from './commands/hub.js';
 import { importCommand } from './commands/import.js';
-import { scenarioCommand } from './commands/scenario.js';
 import { invoicesCommand } from './commands/invoices.js';
 import { ledgerCommand } from './commands/ledger.js';
 import { listenCommand } from './commands/listen.js';
@@ -18,12 +19,11 @@ import { receiverCommand } from './commands/receiver.js';
 import { requestsCommand } from './commands/requests.js';
 import { resetCommand } from './commands/reset.js';
 import { runCommand } from './commands/run.js';
+import { scenarioCommand } from './commands/scenario.js';
 import { startCommand } from './commands/start.js';
 import { transferCommand } from './commands/transfer.js';
 import { triggerCommand } from './commands/trigger.js';
 import { uiCommand } from './commands/ui.js';
-import { NotASandboxError, SandboxApiError } from '../client/api-client.js';
-import { UnreachableError } from './client.js';
 import { example, globalOptions, UsageError } from './context.js';
 import { namingFlags } from './flags.js';
 import { version } from './version.js';
@@ -40,7 +40,9 @@ export async function main(argv: string[]): Promise<number> {
     process.exit(process.exitCode ?? 0);
   });
   const program = new Command('va-sandbox')
-    .description('Local sandbox of the VA payments and clients API: payments, transfers, a sandbox clock and real callbacks')
+    .description(
+      'Local sandbox of the VA payments and clients API: payments, transfers, a sandbox clock and real callbacks',
+    )
     .version(version, '-v, --version')
     // Options belong to the command they follow, so `start --api-key` (accepted keys) and
     // `payments list --api-key` (the key to send) can both exist.
@@ -102,7 +104,9 @@ export async function main(argv: string[]): Promise<number> {
     const message = oneLine((error as Error).message);
     // The API's own message, without the code it is shown with to people (`NOT_FOUND: …`).
     const own = error instanceof SandboxApiError ? oneLine(error.reason) : message;
-    process.stderr.write(json ? `${JSON.stringify({ code, message: own, details, status })}\n` : `va-sandbox: ${message}\n`);
+    process.stderr.write(
+      json ? `${JSON.stringify({ code, message: own, details, status })}\n` : `va-sandbox: ${message}\n`,
+    );
     return exit;
   }
 }
@@ -117,7 +121,11 @@ const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, ' ');
 function withCommandsStarting(command: Command, text: string): string {
   const typed = /^error: unknown command '(.+)'$/.exec(text.trim())?.[1];
   if (typed === undefined) return text;
-  const names = command.createHelp().visibleCommands(command).map((sub) => sub.name()).filter((sub) => sub.startsWith(typed));
+  const names = command
+    .createHelp()
+    .visibleCommands(command)
+    .map((sub) => sub.name())
+    .filter((sub) => sub.startsWith(typed));
   if (names.length === 0) return text;
   return `${text.trimEnd()}\n(Did you mean ${names.length > 1 ? `one of ${names.join(', ')}` : names[0]}?)`;
 }
@@ -129,15 +137,17 @@ function withCommandsStarting(command: Command, text: string): string {
 function testable(command: Command, json: boolean): void {
   let name = command.name();
   for (let at = command.parent; at; at = at.parent) name = `${at.name()} ${name}`;
-  command
-    .exitOverride()
-    .configureOutput({
-      writeErr: (text) => process.stderr.write(text),
-      // Commander puts its suggestion ("Did you mean …?") on a line of its own: the error stays one line.
-      outputError: (text, write) => {
-        const message = `${oneLine(withCommandsStarting(command, text)).replace(/^error: /, '')} (see ${name} --help)`;
-        write(json ? `${JSON.stringify({ code: 'USAGE', message, details: [], status: null })}\n` : `va-sandbox: ${message}\n`);
-      },
-    });
+  command.exitOverride().configureOutput({
+    writeErr: (text) => process.stderr.write(text),
+    // Commander puts its suggestion ("Did you mean …?") on a line of its own: the error stays one line.
+    outputError: (text, write) => {
+      const message = `${oneLine(withCommandsStarting(command, text)).replace(/^error: /, '')} (see ${name} --help)`;
+      write(
+        json
+          ? `${JSON.stringify({ code: 'USAGE', message, details: [], status: null })}\n`
+          : `va-sandbox: ${message}\n`,
+      );
+    },
+  });
   for (const sub of command.commands) testable(sub, json);
 }

@@ -35,7 +35,10 @@ export const httpStatus = (value: string): number => {
 
 /** A signed amount in ARS, for adjustments: "-250", "99.90". */
 export const signedMoney = (value: string): number => {
-  if (!/^-?\d+(\.\d{1,2})?$/.test(value)) invalid('must be an amount in ARS with at most 2 decimals, with a minus sign to take money off, e.g. -250 or 99.90');
+  if (!/^-?\d+(\.\d{1,2})?$/.test(value))
+    invalid(
+      'must be an amount in ARS with at most 2 decimals, with a minus sign to take money off, e.g. -250 or 99.90',
+    );
   return Number(value);
 };
 
@@ -51,7 +54,8 @@ const UNIT_BYTES: Record<string, number> = { b: 1, kib: 1024, mib: 1024 ** 2, gi
 export const size = (value: string): number => {
   const match = /^(\d+)(B|KiB|MiB|GiB)?$/i.exec(value.trim());
   const bytes = match ? Number(match[1]) * UNIT_BYTES[(match[2] ?? 'b').toLowerCase()]! : 0;
-  if (!Number.isSafeInteger(bytes) || bytes < 1) invalid('must be a size of 1 byte or more: bytes, or with a unit, e.g. 256MiB, 512KiB, 1GiB');
+  if (!Number.isSafeInteger(bytes) || bytes < 1)
+    invalid('must be a size of 1 byte or more: bytes, or with a unit, e.g. 256MiB, 512KiB, 1GiB');
   return bytes;
 };
 
@@ -75,7 +79,10 @@ export const milliseconds = (value: string): number => {
 
 /** A time in ISO 8601 with its zone ("2026-03-01T12:00:00Z", "2026-03-01T09:00:00-03:00"). */
 export const isoTime = (value: string): string => {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) || Number.isNaN(Date.parse(value))) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) ||
+    Number.isNaN(Date.parse(value))
+  ) {
     invalid('must be an ISO 8601 time with its zone, e.g. 2026-03-01T12:00:00Z');
   }
   return value;
@@ -89,7 +96,8 @@ export const url = (value: string): string => {
 /** The sandbox's base URL, without a trailing slash so paths can be appended. */
 export const baseUrl = (value: string): string => {
   const parsed = URL.canParse(value) ? new URL(value) : null;
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) invalid('must be an http(s) URL, e.g. http://127.0.0.1:4580');
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    invalid('must be an http(s) URL, e.g. http://127.0.0.1:4580');
   return value.replace(/\/+$/, '');
 };
 
@@ -100,7 +108,10 @@ export const boolean = (value: string): boolean => {
 
 /** A comma-separated list ("created,succeeded"), without empty items; what each item may be is the API's to judge. */
 export const list = (value: string): string[] => {
-  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   if (items.length === 0) invalid('must be a comma-separated list, e.g. created,succeeded');
   return items;
 };

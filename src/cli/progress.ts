@@ -15,13 +15,21 @@ export function progressWanted(quiet: boolean, stream: NodeJS.WriteStream = proc
 }
 
 const count = (n: number): string => Math.round(n).toLocaleString('en-US');
-const seconds = (ms: number): string => (ms < 60_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`);
+const seconds = (ms: number): string =>
+  ms < 60_000
+    ? `${Math.max(1, Math.round(ms / 1000))} s`
+    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 
 /** `clock advance: 45% (540 of 1,200 sandbox seconds), about 6 s left`; with nothing to measure, the time it has run. */
 export function progressText({ what, done, total, unit, elapsedMs }: ProgressView): string {
   if (total <= 0) return `${what}: ${seconds(elapsedMs)} so far`;
   // Counted all, it may still have work it does not count (an import's writes): it says so rather than guess.
-  const left = done >= total ? 'finishing' : done > 0 ? `about ${seconds((elapsedMs * (total - done)) / done)} left` : 'working out the time left';
+  const left =
+    done >= total
+      ? 'finishing'
+      : done > 0
+        ? `about ${seconds((elapsedMs * (total - done)) / done)} left`
+        : 'working out the time left';
   return `${what}: ${Math.floor((done / total) * 100)}% (${count(done)} of ${count(total)} ${unit}), ${left}`;
 }
 
@@ -48,7 +56,11 @@ function progressLine(stream: NodeJS.WriteStream = process.stderr) {
  * Runs `work`, and if it takes longer than a second and `wanted`, shows how it stands (asked of `sample` every
  * 250 ms: the sandbox's `GET /sandbox/v1/progress`, or what a download received) until it settles.
  */
-export async function withProgress<T>(wanted: boolean, sample: () => Promise<ProgressView | null> | ProgressView | null, work: Promise<T>): Promise<T> {
+export async function withProgress<T>(
+  wanted: boolean,
+  sample: () => Promise<ProgressView | null> | ProgressView | null,
+  work: Promise<T>,
+): Promise<T> {
   if (!wanted) return work;
   const line = progressLine();
   let settled = false;

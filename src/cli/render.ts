@@ -59,7 +59,11 @@ export type Column<T> = [header: string, cell: (row: T) => Cell, align?: 'right'
 export function table<T>(rows: T[], columns: Column<T>[]): string {
   const cells = rows.map((row) => columns.map(([, cell]) => cellText(cell(row))));
   const sizes = columns.map(([header], i) => Math.max(header.length, ...cells.map((line) => width(line[i]!))));
-  const line = (values: string[]) => values.map((value, i) => pad(value, sizes[i]!, columns[i]![2] === 'right')).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => pad(value, sizes[i]!, columns[i]![2] === 'right'))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map(([header]) => paint('bold', header))), ...cells.map(line)].join('\n');
 }
 

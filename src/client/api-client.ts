@@ -1,26 +1,23 @@
 import type { z } from 'zod';
 import type { AccountExport } from '../core/account-export/account-export.js';
-import type { apiFaultRuleSchema, ApiFaultRuleView } from '../core/api-faults/api-faults.js';
+import type { ApiFaultRuleView, apiFaultRuleSchema } from '../core/api-faults/api-faults.js';
 import type { faultsSchema } from '../core/callbacks/delivery-settings.js';
-import type { Scenario } from '../core/scenarios/scenario.js';
+import type { TriggerView, triggerSchema } from '../core/records/index.js';
 import type { JournalItem } from '../core/records/request-journal.js';
-import type { Faults } from '../core/records/state.js';
-import type { Page, Pagination } from '../core/store/index.js';
-import type { triggerSchema, TriggerView } from '../core/records/index.js';
-import { at, requests, type Answer, type Query, type Requests, type SandboxClientOptions } from './http.js';
 import type {
+  allocationSchema,
   clientCvuSchema,
   createClientSchema,
   createInvoiceSchema,
   createVaPaymentSchema,
   debitSchema,
-  ledgerEntrySchema,
-  allocationSchema,
   hubPatchSchema,
+  ledgerEntrySchema,
   transferSchema,
   updateClientSchema,
   updateInvoiceSchema,
 } from '../core/records/schemas.js';
+import type { Faults } from '../core/records/state.js';
 import type {
   BalanceView,
   ClientView,
@@ -37,6 +34,9 @@ import type {
   TransferView,
   VaPaymentView,
 } from '../core/records/views.js';
+import type { Scenario } from '../core/scenarios/scenario.js';
+import type { Page, Pagination } from '../core/store/index.js';
+import { type Answer, at, type Query, type Requests, requests, type SandboxClientOptions } from './http.js';
 
 /**
  * The one client of the sandbox's HTTP API: test suites (`startSandbox().client`), the scenario runner, the CLI and
@@ -60,12 +60,22 @@ export type ApiFaultRuleBody = z.input<typeof apiFaultRuleSchema>;
 export type TriggerBody = z.input<typeof triggerSchema>;
 
 export type * from '../core/records/views.js';
-export type { AccountExport, ApiFaultRuleView, Faults, Scenario, TriggerView };
+export {
+  type Answer,
+  type CallOptions,
+  type Init,
+  NotASandboxError,
+  type Query,
+  SandboxApiError,
+  type SandboxClientOptions,
+} from './http.js';
+export type { AccountExport, ApiFaultRuleView, Faults, Page, Pagination, Scenario, TriggerView };
 
-export type { Page, Pagination };
-export { NotASandboxError, SandboxApiError, type Answer, type CallOptions, type Init, type Query, type SandboxClientOptions } from './http.js';
-
-export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
+export function sandboxClient<A extends Answer = Response>(
+  baseUrl: string,
+  apiKey: string,
+  options: SandboxClientOptions<A> = {},
+) {
   const http = requests(baseUrl, apiKey, options);
   const clock = clockCalls(http);
   return {
@@ -93,7 +103,8 @@ export function sandboxClient<A extends Answer = Response>(baseUrl: string, apiK
     /** The account's story as a scenario file. */
     scenario: (name?: string) => http.get<Scenario>('/sandbox/v1/scenario', { name }),
     /** `dryRun`: only check the file and count what it holds. */
-    import: (doc: AccountExport | unknown, { dryRun = false } = {}) => http.post<ImportResult>('/sandbox/v1/import', doc, dryRun ? { dryRun: 1 } : undefined),
+    import: (doc: AccountExport | unknown, { dryRun = false } = {}) =>
+      http.post<ImportResult>('/sandbox/v1/import', doc, dryRun ? { dryRun: 1 } : undefined),
   };
 }
 
@@ -115,15 +126,19 @@ const clientCalls = (http: Requests) => ({
   update: (id: string, body: UpdateClientBody) => http.patch<ClientView>(`/api/v1/clients/${at(id)}`, body),
   balance: (id: string) => http.get<BalanceView>(`/api/v1/clients/${at(id)}/balance`),
   /** The one list whose real shape keeps its items inside `data`: `data.transactions`, `data.pagination`. */
-  transactions: (id: string, query?: Query) => http.get<TransactionsView>(`/api/v1/clients/${at(id)}/transactions`, query),
-  createInvoice: (id: string, body: CreateInvoiceBody) => http.post<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, body),
+  transactions: (id: string, query?: Query) =>
+    http.get<TransactionsView>(`/api/v1/clients/${at(id)}/transactions`, query),
+  createInvoice: (id: string, body: CreateInvoiceBody) =>
+    http.post<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, body),
   updateInvoice: (id: string, invoiceId: string, body: UpdateInvoiceBody) =>
     http.patch<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`, body),
   invoices: (id: string, query?: Query) => http.list<InvoiceView>(`/api/v1/clients/${at(id)}/invoices`, query),
   setCvuStatus: (id: string, body: CvuStatusBody) => http.post<ClientView>(`/sandbox/v1/clients/${at(id)}/cvu`, body),
   createDebit: (id: string, body: DebitBody) => http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/debits`, body),
-  getInvoice: (id: string, invoiceId: string) => http.get<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`),
-  createLedgerEntry: (id: string, body: LedgerEntryBody) => http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/ledger`, body),
+  getInvoice: (id: string, invoiceId: string) =>
+    http.get<InvoiceView>(`/api/v1/clients/${at(id)}/invoices/${at(invoiceId)}`),
+  createLedgerEntry: (id: string, body: LedgerEntryBody) =>
+    http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/ledger`, body),
   allocate: (id: string, invoiceId: string, body: AllocationBody) =>
     http.post<EntryView>(`/sandbox/v1/clients/${at(id)}/invoices/${at(invoiceId)}/allocations`, body),
 });
@@ -142,11 +157,13 @@ function deliveryCalls(http: Requests, clock: ReturnType<typeof clockCalls>) {
     all: (query?: Query) => http.all<DeliveryView>('/sandbox/v1/deliveries', query),
     get: (id: string) => http.get<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}`),
     /** A new delivery of the same event, to `url` if given. */
-    redeliver: (id: string, url?: string) => http.post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/redeliver`, url === undefined ? undefined : { url }),
+    redeliver: (id: string, url?: string) =>
+      http.post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/redeliver`, url === undefined ? undefined : { url }),
     /** Sends every `held` delivery (an import's): how many went. */
     releaseAll: () => http.post<{ released: number }>('/sandbox/v1/deliveries/release'),
     /** Sends one `held` delivery, to `url` if given. */
-    release: (id: string, url?: string) => http.post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/release`, url === undefined ? undefined : { url }),
+    release: (id: string, url?: string) =>
+      http.post<DeliveryDetail>(`/sandbox/v1/deliveries/${at(id)}/release`, url === undefined ? undefined : { url }),
     /**
      * Resolves once no callback attempt is due: every open delivery waits for a later retry time. Call it before
      * moving the clock, so a retry counts from the failure that came before, and before reading what a receiver got.

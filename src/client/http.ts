@@ -71,7 +71,11 @@ export interface SandboxClientOptions<A extends Answer = Response> {
 }
 
 /** The requests of one key to one sandbox: `send` gives the raw answer, the others the envelope's data. */
-export function requests<A extends Answer = Response>(baseUrl: string, apiKey: string, options: SandboxClientOptions<A> = {}) {
+export function requests<A extends Answer = Response>(
+  baseUrl: string,
+  apiKey: string,
+  options: SandboxClientOptions<A> = {},
+) {
   const base = baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? ((url: URL, init: Init) => fetch(url, init) as unknown as Promise<A>);
 
@@ -80,11 +84,17 @@ export function requests<A extends Answer = Response>(baseUrl: string, apiKey: s
     const { body, query, signal, headers: extra } = request;
     const url = new URL(base + path);
     for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== '') url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
+      if (value !== undefined && value !== '')
+        url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value));
     }
     const headers: Record<string, string> = { ...options.headers, ...extra, authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const answer = await doFetch(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body), signal });
+    const answer = await doFetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      signal,
+    });
     if (answer.status >= 200 && answer.status < 300) return answer;
     const fault = (await envelopeOf(answer))?.error;
     if (!fault?.code) throw new NotASandboxError(base, answer.status);

@@ -9,13 +9,17 @@ export const SHORT_ID_SCAN = 1000;
 const PAGE = 100;
 
 /** A lower-case prefix of a UUID, at least 4 characters, that is not a whole one: what is worth looking up. */
-export const isShortId = (text: string): boolean => !UUID_PATTERN.test(text.toLowerCase()) && /^[0-9a-f][0-9a-f-]{3,35}$/i.test(text);
+export const isShortId = (text: string): boolean =>
+  !UUID_PATTERN.test(text.toLowerCase()) && /^[0-9a-f][0-9a-f-]{3,35}$/i.test(text);
 
 /** The start of a UUID under 4 characters (`4e8`): meant as a short id, but too short to be looked up. */
 export const isTooShortId = (text: string): boolean => /^[0-9a-f][0-9a-f-]{0,2}$/i.test(text);
 
 /** One page of a list, as the API answers it. */
-export type ListPage = (page: number, limit: number) => Promise<{ data: { id: string }[]; pagination: { totalPages: number } }>;
+export type ListPage = (
+  page: number,
+  limit: number,
+) => Promise<{ data: { id: string }[]; pagination: { totalPages: number } }>;
 
 /** The ids (at most two: one is enough to tell it is ambiguous) among the newest records that start with `prefix`. */
 export async function idsStartingWith(list: ListPage, prefix: string): Promise<string[]> {
@@ -34,5 +38,5 @@ export const shortIdProblem = (prefix: string, ids: string[], noun: string): str
   isTooShortId(prefix)
     ? `${prefix} is too short to look up a ${noun}: give at least 4 characters of its id`
     : ids.length === 0
-    ? `No ${noun} among the newest ${SHORT_ID_SCAN} has an id starting with ${prefix}: give the full id`
-    : `${prefix} names more than one ${noun} (${ids.join(', ')}, …): give more of the id`;
+      ? `No ${noun} among the newest ${SHORT_ID_SCAN} has an id starting with ${prefix}: give the full id`
+      : `${prefix} names more than one ${noun} (${ids.join(', ')}, …): give more of the id`;

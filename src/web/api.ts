@@ -1,4 +1,4 @@
-import { sandboxClient, SandboxApiError, type Pagination, type Query } from '../client/api-client.js';
+import { type Pagination, type Query, SandboxApiError, sandboxClient } from '../client/api-client.js';
 
 /** The sandbox's public and sandbox endpoints, called with the key the user gave, like any client. */
 
@@ -24,7 +24,7 @@ export function startingKey(): string {
   return storedKey() ?? DEFAULT_KEY;
 }
 
-export { SandboxApiError, type Pagination };
+export { type Pagination, SandboxApiError };
 
 export interface ListPage<T> {
   items: T[];
@@ -47,12 +47,18 @@ export function createApi(key: string, onRefused: () => void = () => {}) {
   return {
     ...client,
     key,
-    get: async <T>(path: string, query?: Query, signal?: AbortSignal) => (await client.call<T>('GET', path, { query, signal })).data,
+    get: async <T>(path: string, query?: Query, signal?: AbortSignal) =>
+      (await client.call<T>('GET', path, { query, signal })).data,
     /** A list page: `data` is the items and `pagination` sits beside it; a client's transactions (the one list the
      * contract keeps in its real shape) answer `data: {transactions, pagination}`. */
     async list<T>(path: string, query?: Query, signal?: AbortSignal): Promise<ListPage<T>> {
-      const { data, pagination } = await client.call<T[] | { transactions: T[]; pagination: Pagination }>('GET', path, { query, signal });
-      return Array.isArray(data) ? { items: data, pagination: pagination! } : { items: data.transactions, pagination: data.pagination };
+      const { data, pagination } = await client.call<T[] | { transactions: T[]; pagination: Pagination }>('GET', path, {
+        query,
+        signal,
+      });
+      return Array.isArray(data)
+        ? { items: data, pagination: pagination! }
+        : { items: data.transactions, pagination: data.pagination };
     },
   };
 }

@@ -67,4 +67,3 @@ export function bodyOf(fields: FormField[], values: Record<string, string>): Rec
   };
   return filled(Object.fromEntries(fields.map(({ name, kind }) => [name, read(kind, values[name] ?? '')])));
 }
-

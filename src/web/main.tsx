@@ -12,7 +12,7 @@ import { DeliveryPage } from './pages/delivery.js';
 import { PaymentPage } from './pages/payment.js';
 import { PaymentsPage } from './pages/payments.js';
 import { RequestsPage } from './pages/requests.js';
-import { Link, useLocation, type Location } from './router.js';
+import { Link, type Location, useLocation } from './router.js';
 import { AppContext } from './ui.js';
 
 const NAV: [string, string][] = [
@@ -24,7 +24,11 @@ const NAV: [string, string][] = [
   ['/account', 'Account'],
 ];
 
-const LIVE_TEXT: Record<LiveState, string> = { connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…' };
+const LIVE_TEXT: Record<LiveState, string> = {
+  connecting: 'Connecting…',
+  connected: 'Live',
+  reconnecting: 'Reconnecting…',
+};
 
 function App() {
   const [key, setKey] = useState(startingKey);
@@ -43,7 +47,8 @@ function App() {
         <main>
           <h1>VA sandbox inspector</h1>
           <p className="error-note" role="alert">
-            This sandbox refuses the key <span className="mono">{key}</span>: it was started with --api-key. Give one of its keys.
+            This sandbox refuses the key <span className="mono">{key}</span>: it was started with --api-key. Give one of
+            its keys.
           </p>
           <KeyForm current={null} onKey={chooseKey} />
         </main>
@@ -54,7 +59,17 @@ function App() {
 }
 
 /** Everything that needs the key: one API client and one live stream for the page's whole life. */
-function Connected({ apiKey, where, onKey, onRefused }: { apiKey: string; where: Location; onKey: (key: string) => void; onRefused: () => void }) {
+function Connected({
+  apiKey,
+  where,
+  onKey,
+  onRefused,
+}: {
+  apiKey: string;
+  where: Location;
+  onKey: (key: string) => void;
+  onRefused: () => void;
+}) {
   const [liveState, setLiveState] = useState<LiveState>('connecting');
   const refusedRef = useRef(onRefused);
   refusedRef.current = onRefused;
@@ -67,7 +82,10 @@ function Connected({ apiKey, where, onKey, onRefused }: { apiKey: string; where:
     setLive(connection);
     return () => connection.stop();
   }, [api]);
-  const app = useMemo(() => (live ? { api, live, epoch, reloadAll: () => setEpoch((n) => n + 1) } : null), [api, live, epoch]);
+  const app = useMemo(
+    () => (live ? { api, live, epoch, reloadAll: () => setEpoch((n) => n + 1) } : null),
+    [api, live, epoch],
+  );
   if (!app) return null;
   return (
     <AppContext.Provider value={app}>
@@ -77,7 +95,17 @@ function Connected({ apiKey, where, onKey, onRefused }: { apiKey: string; where:
   );
 }
 
-function Header({ where, live, apiKey, onKey }: { where: Location; live: LiveState | null; apiKey?: string; onKey?: (key: string) => void }) {
+function Header({
+  where,
+  live,
+  apiKey,
+  onKey,
+}: {
+  where: Location;
+  live: LiveState | null;
+  apiKey?: string;
+  onKey?: (key: string) => void;
+}) {
   const [switching, setSwitching] = useState(false);
   return (
     <header className="top">
@@ -87,7 +115,11 @@ function Header({ where, live, apiKey, onKey }: { where: Location; live: LiveSta
       <span className="brand">va-sandbox</span>
       <nav aria-label="Sections">
         {NAV.map(([to, text]) => (
-          <Link key={to} to={to} aria-current={where.path.startsWith(to) || (to === '/payments' && where.path === '/') ? 'page' : undefined}>
+          <Link
+            key={to}
+            to={to}
+            aria-current={where.path.startsWith(to) || (to === '/payments' && where.path === '/') ? 'page' : undefined}
+          >
             {text}
           </Link>
         ))}
@@ -99,7 +131,13 @@ function Header({ where, live, apiKey, onKey }: { where: Location; live: LiveSta
       ) : null}
       {apiKey && onKey ? (
         <>
-          <button type="button" className="small key" aria-expanded={switching} aria-label={`API key ${apiKey}: switch`} onClick={() => setSwitching(!switching)}>
+          <button
+            type="button"
+            className="small key"
+            aria-expanded={switching}
+            aria-label={`API key ${apiKey}: switch`}
+            onClick={() => setSwitching(!switching)}
+          >
             {apiKey}
           </button>
           {switching ? (
@@ -122,7 +160,8 @@ function Header({ where, live, apiKey, onKey }: { where: Location; live: LiveSta
 function Page({ where, onKey }: { where: Location; onKey: (key: string) => void }) {
   const [section, id] = where.path.split('/').filter(Boolean);
   const page = (() => {
-    if (section === undefined || section === 'payments') return id ? <PaymentPage id={id} /> : <PaymentsPage where={where} />;
+    if (section === undefined || section === 'payments')
+      return id ? <PaymentPage id={id} /> : <PaymentsPage where={where} />;
     if (section === 'clients') return id ? <ClientPage id={id} where={where} /> : <ClientsPage where={where} />;
     if (section === 'deliveries') return id ? <DeliveryPage id={id} /> : <DeliveriesPage where={where} />;
     if (section === 'requests') return <RequestsPage where={where} />;

@@ -1,4 +1,4 @@
-import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useState } from 'react';
 
 /** Every page lives under /ui/, so any of them is a link to share; the server answers index.html for each. */
 const BASE = '/ui';
@@ -8,7 +8,10 @@ export interface Location {
   query: URLSearchParams;
 }
 
-const current = (): Location => ({ path: location.pathname.slice(BASE.length) || '/', query: new URLSearchParams(location.search) });
+const current = (): Location => ({
+  path: location.pathname.slice(BASE.length) || '/',
+  query: new URLSearchParams(location.search),
+});
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   const url = BASE + to;

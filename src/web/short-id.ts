@@ -5,7 +5,12 @@ import type { Api } from './api.js';
  * The record a searched id names: a full id as typed; a short one (the first characters, as the lists print them)
  * found by listing `listPath` when it names exactly one record; else why not, in one line.
  */
-export async function findById(api: Api, listPath: string, noun: string, text: string): Promise<{ id: string } | { problem: string }> {
+export async function findById(
+  api: Api,
+  listPath: string,
+  noun: string,
+  text: string,
+): Promise<{ id: string } | { problem: string }> {
   const typed = text.trim().toLowerCase();
   if (isTooShortId(typed)) return { problem: shortIdProblem(typed, [], noun) };
   if (!isShortId(typed)) return { id: typed };

@@ -1,13 +1,5 @@
-import {
-  createContext,
-  useCallback,
-  useContext,
-  useEffect,
-  useRef,
-  useState,
-  type ReactNode,
-} from 'react';
-import { SandboxApiError, type Api, type ListPage, type Pagination } from './api.js';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { type Api, type ListPage, type Pagination, SandboxApiError } from './api.js';
 import type { Live, LiveListener } from './live.js';
 import { Link } from './router.js';
 
@@ -48,7 +40,11 @@ export const LIST_REFRESH_MS = 500;
  * burst of messages (an event, then its delivery attempts) reads the data once more, not once per message. Lists
  * wait longer: under load a list page re-read per burst would cost the server more than the page is worth.
  */
-export function useLiveRefresh(matches: (message: Parameters<LiveListener>[0]) => boolean, refresh: () => void, delayMs = 100) {
+export function useLiveRefresh(
+  matches: (message: Parameters<LiveListener>[0]) => boolean,
+  refresh: () => void,
+  delayMs = 100,
+) {
   const { live } = useApp();
   const latest = useRef({ matches, refresh });
   latest.current = { matches, refresh };
@@ -151,8 +147,8 @@ export function NotFound({ what, id }: { what: string; id: string }) {
     <main>
       <h1>{what} not found</h1>
       <p>
-        No {what} {id} in this account. Is the API key the one it was created with? Switch it in the header, or ask for a link that carries it.{' '}
-        <Link to="/account">Account</Link>
+        No {what} {id} in this account. Is the API key the one it was created with? Switch it in the header, or ask for
+        a link that carries it. <Link to="/account">Account</Link>
       </p>
     </main>
   );
@@ -164,7 +160,8 @@ export function ErrorNote({ error }: { error: unknown }) {
   const api = error instanceof SandboxApiError ? error : null;
   return (
     <div className="error-note" role="alert">
-      {api ? <strong>{api.code}</strong> : null} {api ? api.reason : error instanceof Error ? error.message : String(error)}
+      {api ? <strong>{api.code}</strong> : null}{' '}
+      {api ? api.reason : error instanceof Error ? error.message : String(error)}
       {api && api.details.length > 0 ? (
         <ul>
           {api.details.map((detail) => (
@@ -215,7 +212,17 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
 export type Column<T> = [header: string, cell: (item: T) => ReactNode, className?: string];
 
 /** A table of items, one row each, in a wrapper that scrolls sideways on a narrow screen (not the page). */
-export function DataTable<T>({ items, columns, className, rowKey = (item) => (item as { id: string }).id }: { items: T[]; columns: Column<T>[]; className?: string | undefined; rowKey?: (item: T) => string }) {
+export function DataTable<T>({
+  items,
+  columns,
+  className,
+  rowKey = (item) => (item as { id: string }).id,
+}: {
+  items: T[];
+  columns: Column<T>[];
+  className?: string | undefined;
+  rowKey?: (item: T) => string;
+}) {
   return (
     <div className="table-wrap">
       <table className={className}>
@@ -271,7 +278,11 @@ export function PagedList<T>({
       <ErrorNote error={list.error} />
       {list.data ? (
         <>
-          {table ? table(list.data.items) : <DataTable items={list.data.items} columns={columns ?? []} className={className} />}
+          {table ? (
+            table(list.data.items)
+          ) : (
+            <DataTable items={list.data.items} columns={columns ?? []} className={className} />
+          )}
           {list.data.items.length === 0 ? <p className="muted">No {what} yet, or none matches.</p> : null}
           <Pager pagination={list.data.pagination} what={what} onPage={onPage} />
         </>

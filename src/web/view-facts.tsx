@@ -7,6 +7,8 @@ import { Facts } from './ui.js';
  */
 export function OtherFacts<T extends object>({ view, shown }: { view: T; shown: readonly (keyof T & string)[] }) {
   const isShown = (name: string) => (shown as readonly string[]).includes(name);
-  const plain = Object.entries(view).filter(([name, value]) => !isShown(name) && (value === null || typeof value !== 'object'));
+  const plain = Object.entries(view).filter(
+    ([name, value]) => !isShown(name) && (value === null || typeof value !== 'object'),
+  );
   return <Facts items={plain.map(([name, value]) => [labelOf(name), value === null ? null : String(value)])} />;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idsStartingWith, isShortId, SHORT_ID_SCAN, type ListPage } from '../../src/client/short-id.js';
+import { idsStartingWith, isShortId, type ListPage, SHORT_ID_SCAN } from '../../src/client/short-id.js';
 
 /** A list of `total` records, newest first, whose ids are `n` in hex padded as a UUID's first block; counts the pages read. */
 function list(total: number) {
@@ -7,7 +7,10 @@ function list(total: number) {
   const read: number[] = [];
   const page: ListPage = async (page, limit) => {
     read.push(page);
-    return { data: ids.slice((page - 1) * limit, page * limit).map((id) => ({ id })), pagination: { totalPages: Math.ceil(total / limit) } };
+    return {
+      data: ids.slice((page - 1) * limit, page * limit).map((id) => ({ id })),
+      pagination: { totalPages: Math.ceil(total / limit) },
+    };
   };
   return { ids, read, page };
 }

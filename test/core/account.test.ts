@@ -13,18 +13,31 @@ class TickingClock implements WallClock {
 
 describe('a write reads the clock once', () => {
   it('a payment, its transfer, its cash-in and the events they raise carry one instant each, however the clock ticks', () => {
-    const account = createSandbox({ storage: memoryStore(), clock: new TickingClock(), ids: seededIds(3) }).account('sk_account');
+    const account = createSandbox({ storage: memoryStore(), clock: new TickingClock(), ids: seededIds(3) }).account(
+      'sk_account',
+    );
     const payment = account.write(() =>
-      account.vaPayments.createVaPayment({ paymentHubId: 1, currency: 'ARS', lockMode: 'time', amount: 1500, callbackUrl: 'http://127.0.0.1:9/h' }),
+      account.vaPayments.createVaPayment({
+        paymentHubId: 1,
+        currency: 'ARS',
+        lockMode: 'time',
+        amount: 1500,
+        callbackUrl: 'http://127.0.0.1:9/h',
+      }),
     );
     const transfer = account.write(() => account.transfers.createTransfer({ to: payment.cvu, total: 1500 }));
-    const events = account.events.listEvents({ vaPaymentId: payment.id }).data.map((event) => [event.eventType, event.createdAt]);
+    const events = account.events
+      .listEvents({ vaPaymentId: payment.id })
+      .data.map((event) => [event.eventType, event.createdAt]);
     expect(events.reverse()).toEqual([
       ['created', payment.createdAt],
       ['cash_in_received', transfer.createdAt],
       ['succeeded', transfer.createdAt],
     ]);
-    expect(account.vaPayments.getVaPayment(payment.id)).toMatchObject({ completedAt: transfer.createdAt, updatedAt: transfer.createdAt });
+    expect(account.vaPayments.getVaPayment(payment.id)).toMatchObject({
+      completedAt: transfer.createdAt,
+      updatedAt: transfer.createdAt,
+    });
   });
 });
 
@@ -33,8 +46,12 @@ describe('a write route reads the clock once', () => {
     const { app } = await useServer({ clock: new TickingClock() }, 'test');
     const headers = { authorization: 'Bearer sk_route', host: '127.0.0.1', 'content-type': 'application/json' };
     const body = JSON.stringify({ ...PAYMENT, amount: 1500, callbackUrl: 'http://127.0.0.1:9/h' });
-    const { data: payment } = (await (await app.request('/api/v1/va-payments', { method: 'POST', headers, body })).json()) as { data: { id: string; createdAt: string } };
-    const { data: events } = (await (await app.request(`/sandbox/v1/events?vaPaymentId=${payment.id}`, { headers })).json()) as { data: { createdAt: string }[] };
+    const { data: payment } = (await (
+      await app.request('/api/v1/va-payments', { method: 'POST', headers, body })
+    ).json()) as { data: { id: string; createdAt: string } };
+    const { data: events } = (await (
+      await app.request(`/sandbox/v1/events?vaPaymentId=${payment.id}`, { headers })
+    ).json()) as { data: { createdAt: string }[] };
     expect(events.map((event) => event.createdAt)).toEqual([payment.createdAt]);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ClientLedger } from '../../src/core/clients/client-ledger.js';
+import { cashInEntry, movementEntry } from '../../src/core/clients/ledger.js';
 import { DueWork } from '../../src/core/clock/due-work.js';
 import { Hubs } from '../../src/core/hubs/hubs.js';
-import { cashInEntry, movementEntry } from '../../src/core/clients/ledger.js';
 import type { Entry } from '../../src/core/index.js';
 import { CLIENT } from '../helpers.js';
 import { codeOf, moduleContext } from './context.js';
@@ -12,7 +12,11 @@ function ledgerModules(options: Parameters<typeof moduleContext>[0] = {}) {
   const context = moduleContext(options);
   const { ctx } = context;
   const nothing = () => false;
-  const due = new DueWork(ctx, { expiry: nothing, idempotency: nothing, cvu: (id, at) => ledger.provisionDue(id, at) }, () => null);
+  const due = new DueWork(
+    ctx,
+    { expiry: nothing, idempotency: nothing, cvu: (id, at) => ledger.provisionDue(id, at) },
+    () => null,
+  );
   const hubs = new Hubs(ctx);
   const ledger: ClientLedger = new ClientLedger(ctx, hubs);
   return { ...context, due, hubs, ledger };
@@ -22,18 +26,35 @@ type Modules = ReturnType<typeof ledgerModules>;
 
 /** A cash-in of `cents` net, as a matched transfer credits it: to the client's CVU, or through a VA payment. */
 function cashIn({ ctx, ledger }: Modules, clientId: string, cents: number, paymentId: string | null = null): Entry {
-  return ledger.addEntry(cashInEntry(ctx.uuid(), clientId, { amount: cents, operationId: `op_${cents}`, paymentId, now: ctx.now() }));
+  return ledger.addEntry(
+    cashInEntry(ctx.uuid(), clientId, { amount: cents, operationId: `op_${cents}`, paymentId, now: ctx.now() }),
+  );
 }
 
 describe('CVU provisioning by the hub’s cvuProvisioning', () => {
   it('inline: active in the create answer, with an alias from the hints (PREFIX.SUFFIX.BRAND), unique in the account', () => {
     const m = ledgerModules();
-    const ana = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1', aliasPrefixHint: 'ana', aliasSuffixHint: 'pérez' });
-    const twin = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-2', aliasPrefixHint: 'ana', aliasSuffixHint: 'pérez' });
+    const ana = m.ledger.createClient({
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-1',
+      aliasPrefixHint: 'ana',
+      aliasSuffixHint: 'pérez',
+    });
+    const twin = m.ledger.createClient({
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-2',
+      aliasPrefixHint: 'ana',
+      aliasSuffixHint: 'pérez',
+    });
     expect(ana).toMatchObject({ cvuStatus: 'active', alias: 'ANA.PEREZ.SANDBOX', hubName: 'Sandbox Hub 1' });
     expect(twin.alias).not.toBe(ana.alias);
     expect([ana.cvu, twin.cvu].every((cvu) => /^\d{22}$/.test(cvu!) && m.hubs.isTaken(cvu!))).toBe(true);
-    expect([m.hubs.holdersAt(ana.alias!.toLowerCase()), m.hubs.holdersAt(twin.cvu!)]).toMatchObject([[{ kind: 'client', client: { id: ana.id } }], [{ kind: 'client', client: { id: twin.id } }]]);
+    expect([m.hubs.holdersAt(ana.alias!.toLowerCase()), m.hubs.holdersAt(twin.cvu!)]).toMatchObject([
+      [{ kind: 'client', client: { id: ana.id } }],
+      [{ kind: 'client', client: { id: twin.id } }],
+    ]);
   });
 
   it('delayed: provisioning with no CVU, active 5 clock seconds after the create and not a millisecond before', () => {
@@ -62,7 +83,10 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     m.due.runDue();
     expect(m.ledger.getClient(failed.id)).toMatchObject({ cvuStatus: 'provisioning_failed', cvu: null });
     expect(m.ledger.getClient(delayed.id)).toEqual(early);
-    expect(m.ledger.setClientCvuStatus(failed.id, { cvuStatus: 'active' })).toMatchObject({ cvuStatus: 'active', cvu: expect.stringMatching(/^\d{22}$/) });
+    expect(m.ledger.setClientCvuStatus(failed.id, { cvuStatus: 'active' })).toMatchObject({
+      cvuStatus: 'active',
+      cvu: expect.stringMatching(/^\d{22}$/),
+    });
   });
 
   it('disabled and back: the CVU and alias are kept; a hub without dedicated client CVUs refuses clients', () => {
@@ -70,9 +94,14 @@ describe('CVU provisioning by the hub’s cvuProvisioning', () => {
     const client = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
     const disabled = m.ledger.setClientCvuStatus(client.id, { cvuStatus: 'disabled' });
     expect([disabled.cvuStatus, disabled.cvu, disabled.alias]).toEqual(['disabled', client.cvu, client.alias]);
-    expect(m.ledger.setClientCvuStatus(client.id, { cvuStatus: 'active' })).toMatchObject({ cvuStatus: 'active', cvu: client.cvu });
+    expect(m.ledger.setClientCvuStatus(client.id, { cvuStatus: 'active' })).toMatchObject({
+      cvuStatus: 'active',
+      cvu: client.cvu,
+    });
     m.hubs.patchHub('4', { dedicated_client_cvus_enabled: false });
-    expect(codeOf(() => m.ledger.createClient({ ...CLIENT, paymentHubId: 4, name: 'Bea', taxId: '20-2' }))).toBe('DEDICATED_CVUS_DISABLED');
+    expect(codeOf(() => m.ledger.createClient({ ...CLIENT, paymentHubId: 4, name: 'Bea', taxId: '20-2' }))).toBe(
+      'DEDICATED_CVUS_DISABLED',
+    );
   });
 });
 
@@ -80,7 +109,9 @@ describe('tax ids', () => {
   it('are kept as given, compared by their digits, unique in the account on create and on update', () => {
     const m = ledgerModules();
     const ana = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-12345678-3', externalReference: 'crm-1' });
-    expect(codeOf(() => m.ledger.createClient({ ...CLIENT, name: 'Bea', taxId: '20123456783' }))).toBe('TAX_ID_ALREADY_EXISTS');
+    expect(codeOf(() => m.ledger.createClient({ ...CLIENT, name: 'Bea', taxId: '20123456783' }))).toBe(
+      'TAX_ID_ALREADY_EXISTS',
+    );
     const bea = m.ledger.createClient({ ...CLIENT, name: 'Bea', taxId: '27-1' });
     expect(codeOf(() => m.ledger.updateClient(bea.id, { taxId: '2012345678-3' }))).toBe('TAX_ID_ALREADY_EXISTS');
     expect(m.ledger.updateClient(ana.id, { taxId: '20123456783' }).taxId).toBe('20123456783'); // its own
@@ -118,7 +149,8 @@ describe('entries and their sourceType', () => {
       else m.ledger.createDebit(id, { amount: n });
       return m.ctx.now();
     });
-    const amounts = (query: Record<string, string>) => m.ledger.listTransactions(id, query).transactions.map((e) => e.amount);
+    const amounts = (query: Record<string, string>) =>
+      m.ledger.listTransactions(id, query).transactions.map((e) => e.amount);
     expect(amounts({ entryType: 'debit' })).toEqual([-4, -2]);
     expect(amounts({ entryType: 'cash_in,debit', from: times[1]!, to: times[2]! })).toEqual([3, -2]);
     expect(amounts({ entryType: 'credit' })).toEqual([]);
@@ -132,7 +164,11 @@ describe('entries and their sourceType', () => {
       const entry = cashInEntry(m.ctx.uuid(), id, { amount: 1, operationId: 'op', paymentId: null, now: m.ctx.now() });
       m.ledger.addEntry({ ...entry, sourceType });
     }
-    expect(m.ledger.listTransactions(id, { limit: '3' }).transactions.map((e) => e.sourceType)).toEqual(['other', 'other', 'manual_deposit']);
+    expect(m.ledger.listTransactions(id, { limit: '3' }).transactions.map((e) => e.sourceType)).toEqual([
+      'other',
+      'other',
+      'manual_deposit',
+    ]);
   });
 });
 
@@ -148,10 +184,22 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
     const cancelled = m.ledger.createInvoice(ana.id, { total_amount: 0.03 });
     m.ledger.updateInvoice(ana.id, cancelled.id, { paymentStatus: 'cancelled' });
     m.ledger.createInvoice(bea.id, { total_amount: 7 });
-    expect(m.ledger.clientBalance(ana.id)).toEqual({ clientId: ana.id, currency: 'ARS', totalCashIn: 0.31, totalCashOut: 0.05, totalInvoiced: 0.05, balance: 0.21 });
+    expect(m.ledger.clientBalance(ana.id)).toEqual({
+      clientId: ana.id,
+      currency: 'ARS',
+      totalCashIn: 0.31,
+      totalCashOut: 0.05,
+      totalInvoiced: 0.05,
+      balance: 0.21,
+    });
     m.ledger.createDebit(ana.id, { amount: 999_999_999.99 });
     expect(m.ledger.clientBalance(ana.id)).toMatchObject({ totalCashOut: 1_000_000_000.04, balance: -999_999_999.78 });
-    expect(m.ledger.clientBalance(bea.id)).toMatchObject({ totalCashIn: 999.99, totalCashOut: 0, totalInvoiced: 7, balance: 992.99 });
+    expect(m.ledger.clientBalance(bea.id)).toMatchObject({
+      totalCashIn: 999.99,
+      totalCashOut: 0,
+      totalInvoiced: 7,
+      balance: 992.99,
+    });
   });
 
   it('an entry of another type (an import may bring them) counts by its sign: a negative one is cash out, a positive one is in neither total', () => {
@@ -161,7 +209,12 @@ describe('balance: spec 2.4 over every entry and every invoice, exact to the cen
     m.ledger.addEntry({ ...debit, entryType: 'reversal' });
     m.ledger.addEntry({ ...debit, id: m.ctx.uuid(), entryType: 'credit', amount: 500 });
     cashIn(m, id, 100);
-    expect(m.ledger.clientBalance(id)).toMatchObject({ totalCashIn: 1, totalCashOut: 0.03, totalInvoiced: 0, balance: 0.97 });
+    expect(m.ledger.clientBalance(id)).toMatchObject({
+      totalCashIn: 1,
+      totalCashOut: 0.03,
+      totalInvoiced: 0,
+      balance: 0.97,
+    });
   });
 });
 
@@ -171,10 +224,21 @@ describe('invoices', () => {
     const ana = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1' });
     const bea = m.ledger.createClient({ ...CLIENT, name: 'Bea', taxId: '20-2' });
     const first = m.ledger.createInvoice(ana.id, { total_amount: 10, observations: 'March', dueAt: '2026-12-01' });
-    expect(first).toMatchObject({ paymentStatus: 'pending', buyerName: 'Ana', buyerTaxId: '20-1', dueAt: '2026-12-01T00:00:00.000Z' });
+    expect(first).toMatchObject({
+      paymentStatus: 'pending',
+      buyerName: 'Ana',
+      buyerTaxId: '20-1',
+      dueAt: '2026-12-01T00:00:00.000Z',
+    });
     m.clock.advance(1000);
     const patched = m.ledger.updateInvoice(ana.id, first.id, { observations: null, totalAmount: 12.5 });
-    expect(patched).toEqual({ ...first, observations: null, totalAmount: 12.5, total_amount: 12.5, updatedAt: m.ctx.now() });
+    expect(patched).toEqual({
+      ...first,
+      observations: null,
+      totalAmount: 12.5,
+      total_amount: 12.5,
+      updatedAt: m.ctx.now(),
+    });
     const second = m.ledger.createInvoice(ana.id, { total_amount: 1 });
     expect(m.ledger.listInvoices(ana.id, {}).data).toEqual([second, patched]);
     expect(m.ledger.clientBalance(ana.id).totalInvoiced).toBe(13.5);

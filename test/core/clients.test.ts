@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clients, ledger, type Client, type Entry, type Invoice } from '../../src/core/index.js';
+import { type Client, clients, type Entry, type Invoice, ledger } from '../../src/core/index.js';
 
 describe('CUIT', () => {
   it('checks the digit with weights 5,4,3,2,7,6,5,4,3,2 mod 11, hyphens or not', () => {
@@ -26,7 +26,8 @@ describe('CUIT', () => {
 });
 
 describe('aliasBase', () => {
-  const client = (aliasPrefixHint: string | null, aliasSuffixHint: string | null) => ({ aliasPrefixHint, aliasSuffixHint }) as Client;
+  const client = (aliasPrefixHint: string | null, aliasSuffixHint: string | null) =>
+    ({ aliasPrefixHint, aliasSuffixHint }) as Client;
 
   it('is PREFIX.SUFFIX.BRAND in upper case, with the parts that are given, and undefined without hints', () => {
     expect(clients.aliasBase(client('ana', 'perez'), 'sandbox')).toBe('ANA.PEREZ.SANDBOX');
@@ -39,7 +40,8 @@ describe('aliasBase', () => {
 
 describe('balance', () => {
   const entry = (entryType: Entry['entryType'], amount: number) => ({ entryType, amount }) as Entry;
-  const invoice = (totalAmount: number, paymentStatus: Invoice['paymentStatus']) => ({ totalAmount, paymentStatus }) as Invoice;
+  const invoice = (totalAmount: number, paymentStatus: Invoice['paymentStatus']) =>
+    ({ totalAmount, paymentStatus }) as Invoice;
 
   it('is spec 2.4 in cents: cash-ins minus the absolute debits minus every invoice', () => {
     const result = ledger.balance(

@@ -1,23 +1,23 @@
-import { AccountContext, type LiveEvent } from '../../src/core/store/index.js';
-import { ClientLedger } from '../../src/core/clients/client-ledger.js';
 import { DeliveryLog } from '../../src/core/callbacks/delivery-log.js';
-import { DueWork } from '../../src/core/clock/due-work.js';
 import { Events } from '../../src/core/callbacks/events.js';
+import { ClientLedger } from '../../src/core/clients/client-ledger.js';
+import { DueWork } from '../../src/core/clock/due-work.js';
 import { Hubs } from '../../src/core/hubs/hubs.js';
-import type { Repository, Storage } from '../../src/core/store/repository.js';
-import { memoryStore } from '../../src/sandbox/store/database.js';
 import {
+  type AccountState,
   accountHead,
   defaultDeliveryPolicy,
   emptyAccountState,
   FakeClock,
   SandboxError,
   seededIds,
-  type AccountState,
   type TableName,
 } from '../../src/core/index.js';
+import { AccountContext, type LiveEvent } from '../../src/core/store/index.js';
+import type { Repository, Storage } from '../../src/core/store/repository.js';
 import { Transfers } from '../../src/core/transfers/transfers.js';
 import { VaPayments } from '../../src/core/va-payments/va-payments.js';
+import { memoryStore } from '../../src/sandbox/store/database.js';
 
 /** A record as it was written: what a store's journal would hold for it. */
 type Written = { table: TableName; id: string; after: unknown };

@@ -8,12 +8,26 @@ type Modules = ReturnType<typeof accountModules>;
 const CALLBACK = 'http://127.0.0.1:9/callback';
 
 /** What the log gives to attempt now (nothing in flight): each delivery with the URL and headers of its attempt. */
-const due = (m: Modules, inFlight: string[] = []) => [...m.log.dueDeliveries(new Set(inFlight))].map(({ delivery, url, headers }) => ({ id: delivery.id, eventId: delivery.eventId, eventType: delivery.eventType, url, headers }));
+const due = (m: Modules, inFlight: string[] = []) =>
+  [...m.log.dueDeliveries(new Set(inFlight))].map(({ delivery, url, headers }) => ({
+    id: delivery.id,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    url,
+    headers,
+  }));
 
 /** Records an attempt as the deliverer would: answered with `status` (2xx is success), at the account's clock. */
 function answer(m: Modules, deliveryId: string, status: number, more: Partial<Attempt> = {}) {
   const failed = status < 200 || status >= 300;
-  const attempt = { startedAt: m.ctx.now(), durationMs: 3, responseStatus: status, responseBody: 'ok', error: failed ? ('http_status' as const) : null, errorMessage: failed ? `HTTP ${status}` : null };
+  const attempt = {
+    startedAt: m.ctx.now(),
+    durationMs: 3,
+    responseStatus: status,
+    responseBody: 'ok',
+    error: failed ? ('http_status' as const) : null,
+    errorMessage: failed ? `HTTP ${status}` : null,
+  };
   return m.log.recordAttempt(m.ctx.get('deliveries', deliveryId)!, { ...attempt, ...more });
 }
 
@@ -23,7 +37,10 @@ describe('the retry schedule: 5 s, then 25 s of sandbox clock, 3 attempts at mos
     m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
     const { id } = due(m)[0]!;
     const start = m.ctx.nowMs();
-    expect(answer(m, id, 500)).toMatchObject({ status: 'retrying', nextAttemptAt: new Date(start + 5000).toISOString() });
+    expect(answer(m, id, 500)).toMatchObject({
+      status: 'retrying',
+      nextAttemptAt: new Date(start + 5000).toISOString(),
+    });
     expect([due(m), m.log.nextRetryAt(new Set())]).toEqual([[], start + 5000]);
     m.clock.advance(4999);
     expect(due(m)).toEqual([]);
@@ -37,7 +54,11 @@ describe('the retry schedule: 5 s, then 25 s of sandbox clock, 3 attempts at mos
     expect(answer(m, id, 500)).toMatchObject({ status: 'failed', nextAttemptAt: null });
     m.clock.advance(3600_000);
     expect([due(m), m.log.nextRetryAt(new Set())]).toEqual([[], null]);
-    expect(m.log.getDelivery(id)).toMatchObject({ status: 'failed', attempts: [{ n: 1 }, { n: 2, responseStatus: 503 }, { n: 3 }], lastError: 'http_status' });
+    expect(m.log.getDelivery(id)).toMatchObject({
+      status: 'failed',
+      attempts: [{ n: 1 }, { n: 2, responseStatus: 503 }, { n: 3 }],
+      lastError: 'http_status',
+    });
   });
 
   it('a 2xx at any attempt delivers it; a redirect or a network error is a failure like any other', () => {
@@ -49,7 +70,9 @@ describe('the retry schedule: 5 s, then 25 s of sandbox clock, 3 attempts at mos
     answer(m, id, 0, { responseStatus: null, responseBody: null, error: 'connection_refused' });
     m.clock.advance(25_000);
     expect(answer(m, id, 204)).toMatchObject({ status: 'delivered', nextAttemptAt: null });
-    expect(m.log.listDeliveries({ status: 'delivered' }).data).toMatchObject([{ id, attempts: 3, lastResponseStatus: 204, lastError: null }]);
+    expect(m.log.listDeliveries({ status: 'delivered' }).data).toMatchObject([
+      { id, attempts: 3, lastResponseStatus: 204, lastError: null },
+    ]);
   });
 });
 
@@ -72,7 +95,11 @@ describe('first attempts in the order events were raised, per VA payment and per
 
   it('an event with nowhere to go holds nothing back: it is never attempted, and says why', () => {
     const m = accountModules();
-    const payment = m.payments.createVaPayment({ ...PAYMENT, successUrl: 'http://127.0.0.1:9/ok', failureUrl: 'http://127.0.0.1:9/ko' });
+    const payment = m.payments.createVaPayment({
+      ...PAYMENT,
+      successUrl: 'http://127.0.0.1:9/ok',
+      failureUrl: 'http://127.0.0.1:9/ko',
+    });
     m.payments.cancelVaPayment(payment.id);
     expect(due(m).map((d) => [d.eventType, d.url])).toEqual([['cancelled', 'http://127.0.0.1:9/ko']]);
     const created = m.events.listEvents({ vaPaymentId: payment.id }).data.find((e) => e.eventType === 'created')!;
@@ -93,11 +120,19 @@ describe('what an attempt sends', () => {
       'X-Service-Event-Id': event.eventId,
       'X-Service-Event-Type': event.eventType,
     });
-    expect([va!.headers, cash!.headers]).toEqual([headers('Service-VA-Callback/1.0', va!), headers('Service-Client-Callback/1.0', cash!)]);
+    expect([va!.headers, cash!.headers]).toEqual([
+      headers('Service-VA-Callback/1.0', va!),
+      headers('Service-Client-Callback/1.0', cash!),
+    ]);
     answer(m, va!.id, 500);
     m.clock.advance(5000);
     expect(due(m).find((d) => d.id === va!.id)!.headers).toEqual(va!.headers);
-    expect(m.log.getDelivery(va!.id).request).toMatchObject({ method: 'POST', url: CALLBACK, headers: va!.headers, body: { eventId: va!.eventId, eventType: 'created' } });
+    expect(m.log.getDelivery(va!.id).request).toMatchObject({
+      method: 'POST',
+      url: CALLBACK,
+      headers: va!.headers,
+      body: { eventId: va!.eventId, eventType: 'created' },
+    });
   });
 });
 
@@ -106,7 +141,11 @@ describe('forwarding and faults, recorded on the attempts', () => {
     const m = accountModules();
     m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
     m.clock.advance(1000);
-    expect(m.log.setForwarding({ url: 'http://127.0.0.1:7/laptop' })).toEqual({ url: 'http://127.0.0.1:7/laptop', events: null, since: m.ctx.now() });
+    expect(m.log.setForwarding({ url: 'http://127.0.0.1:7/laptop' })).toEqual({
+      url: 'http://127.0.0.1:7/laptop',
+      events: null,
+      since: m.ctx.now(),
+    });
     const [first] = due(m);
     expect(first!.url).toBe('http://127.0.0.1:7/laptop');
     answer(m, first!.id, 500, { forwardedTo: first!.url });
@@ -116,7 +155,11 @@ describe('forwarding and faults, recorded on the attempts', () => {
     expect(retry!.url).toBe(CALLBACK);
     answer(m, retry!.id, 200);
     const delivery = m.log.getDelivery(first!.id);
-    expect([delivery.url, delivery.forwardedTo, m.log.forwarding()]).toEqual([CALLBACK, null, { url: null, events: null, since: null }]);
+    expect([delivery.url, delivery.forwardedTo, m.log.forwarding()]).toEqual([
+      CALLBACK,
+      null,
+      { url: null, events: null, since: null },
+    ]);
     expect(delivery.attempts.map((a) => [a.forwardedTo, a.request.url])).toEqual([
       ['http://127.0.0.1:7/laptop', 'http://127.0.0.1:7/laptop'],
       [null, CALLBACK],
@@ -132,8 +175,15 @@ describe('forwarding and faults, recorded on the attempts', () => {
     const { id } = due(m)[0]!;
     const delivered = answer(m, id, 200);
     const duplicated = answer(m, id, 500, { fault: 'duplicate' });
-    expect({ ...duplicated, attempts: undefined, updatedAt: undefined }).toEqual({ ...delivered, attempts: undefined, updatedAt: undefined });
-    expect(m.log.getDelivery(id).attempts.map((a) => [a.n, a.fault])).toEqual([[1, null], [2, 'duplicate']]);
+    expect({ ...duplicated, attempts: undefined, updatedAt: undefined }).toEqual({
+      ...delivered,
+      attempts: undefined,
+      updatedAt: undefined,
+    });
+    expect(m.log.getDelivery(id).attempts.map((a) => [a.n, a.fault])).toEqual([
+      [1, null],
+      [2, 'duplicate'],
+    ]);
   });
 });
 
@@ -145,12 +195,21 @@ describe('redeliver', () => {
     answer(m, id, 200);
     m.clock.advance(1000);
     const again = m.log.redeliver(id, undefined);
-    expect(again).toMatchObject({ eventId, redeliveryOf: id, url: CALLBACK, status: 'pending', attempts: [], createdAt: m.ctx.now() });
+    expect(again).toMatchObject({
+      eventId,
+      redeliveryOf: id,
+      url: CALLBACK,
+      status: 'pending',
+      attempts: [],
+      createdAt: m.ctx.now(),
+    });
     expect(due(m).map((d) => [d.id, d.url])).toEqual([[again.id, CALLBACK]]);
     answer(m, again.id, 200);
     const elsewhere = m.log.redeliver(id, { url: 'http://127.0.0.1:8/other' });
     m.log.setForwarding({ url: 'http://127.0.0.1:7/laptop' }); // a redelivery's own URL goes before forwarding
-    expect(due(m).map((d) => [d.id, d.url, d.headers['X-Service-Event-Id']])).toEqual([[elsewhere.id, 'http://127.0.0.1:8/other', eventId]]);
+    expect(due(m).map((d) => [d.id, d.url, d.headers['X-Service-Event-Id']])).toEqual([
+      [elsewhere.id, 'http://127.0.0.1:8/other', eventId],
+    ]);
     expect(m.log.getDelivery(id)).toMatchObject({ status: 'delivered', attempts: [{ n: 1 }] });
     expect(m.log.listDeliveries({ eventType: 'created' }).pagination.total).toBe(3);
     expect(codeOf(() => m.log.redeliver('00000000-0000-4000-8000-000000000000', {}))).toBe('NOT_FOUND');
@@ -166,7 +225,11 @@ describe('held deliveries (an import’s): never attempted until released', () =
     m.clock.advance(5000);
     answer(m, id, 500);
     m.log.holdOpen();
-    expect(m.log.getDelivery(id)).toMatchObject({ status: 'held', nextAttemptAt: null, attempts: [{ n: 1 }, { n: 2 }] });
+    expect(m.log.getDelivery(id)).toMatchObject({
+      status: 'held',
+      nextAttemptAt: null,
+      attempts: [{ n: 1 }, { n: 2 }],
+    });
     expect([due(m), m.log.nextRetryAt(new Set()), m.log.waitingFirst([])]).toEqual([[], null, 0]);
     m.clock.advance(3600_000);
     expect(due(m)).toEqual([]);
@@ -180,7 +243,10 @@ describe('held deliveries (an import’s): never attempted until released', () =
     m.clock.advance(5000);
     expect(answer(m, id, 500)).toMatchObject({ status: 'retrying' });
     m.clock.advance(25_000);
-    expect(answer(m, id, 500)).toMatchObject({ status: 'failed', attempts: [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }] });
+    expect(answer(m, id, 500)).toMatchObject({
+      status: 'failed',
+      attempts: [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }],
+    });
     expect(codeOf(() => m.log.release(id, {}))).toBe('INVALID_STATE');
   });
 
@@ -190,7 +256,10 @@ describe('held deliveries (an import’s): never attempted until released', () =
     const b = m.payments.createVaPayment({ ...PAYMENT, callbackUrl: CALLBACK });
     m.payments.cancelVaPayment(a.id);
     m.log.holdOpen();
-    const held = m.log.listDeliveries({ status: 'held' }).data.map((d) => d.id).reverse();
+    const held = m.log
+      .listDeliveries({ status: 'held' })
+      .data.map((d) => d.id)
+      .reverse();
     expect(held).toHaveLength(3);
     m.log.release(held[1]!, { url: 'http://127.0.0.1:9/elsewhere' });
     m.clock.advance(1000);

@@ -9,10 +9,19 @@ function setup() {
   const storage = memoryStore();
   const sandbox = createSandbox({ storage, clock, ids: seededIds(7) });
   const account = sandbox.account('sk_queue');
-  const create = (amount: number) => account.vaPayments.createVaPayment({ ...PAYMENT, amount, callbackUrl: 'http://127.0.0.1:9/hook' });
-  const due = (inFlight = new Set<string>()) => [...account.deliveries.dueDeliveries(inFlight)].map(({ delivery }) => delivery);
+  const create = (amount: number) =>
+    account.vaPayments.createVaPayment({ ...PAYMENT, amount, callbackUrl: 'http://127.0.0.1:9/hook' });
+  const due = (inFlight = new Set<string>()) =>
+    [...account.deliveries.dueDeliveries(inFlight)].map(({ delivery }) => delivery);
   const fail = (id: string) =>
-    account.deliveries.recordAttempt(storage.records('sk_queue').get('deliveries', id)!, { startedAt: account.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
+    account.deliveries.recordAttempt(storage.records('sk_queue').get('deliveries', id)!, {
+      startedAt: account.now(),
+      durationMs: 1,
+      responseStatus: 500,
+      responseBody: '',
+      error: 'http_status',
+      errorMessage: 'HTTP 500',
+    });
   return { clock, account, create, due, fail };
 }
 
@@ -24,9 +33,19 @@ describe('the delivery queue', () => {
     account.vaPayments.cancelVaPayment(first.id);
     // The first payment's `cancelled` waits until its `created` has had its first attempt, in flight or not.
     const [createdOfFirst, createdOfSecond] = due();
-    expect(due().map((d) => [d.eventType, d.id])).toEqual([['created', createdOfFirst!.id], ['created', createdOfSecond!.id]]);
+    expect(due().map((d) => [d.eventType, d.id])).toEqual([
+      ['created', createdOfFirst!.id],
+      ['created', createdOfSecond!.id],
+    ]);
     expect(due(new Set([createdOfFirst!.id])).map((d) => d.id)).toEqual([createdOfSecond!.id]);
-    account.deliveries.recordAttempt(createdOfFirst!, { startedAt: account.now(), durationMs: 1, responseStatus: 200, responseBody: '', error: null, errorMessage: null });
+    account.deliveries.recordAttempt(createdOfFirst!, {
+      startedAt: account.now(),
+      durationMs: 1,
+      responseStatus: 200,
+      responseBody: '',
+      error: null,
+      errorMessage: null,
+    });
     expect(due().map((d) => d.eventType)).toEqual(['created', 'cancelled']);
     expect(second.status).toBe('waiting');
   });

@@ -1,17 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { DueWork } from '../../src/core/clock/due-work.js';
-import { moduleContext } from './context.js';
 import { iso } from '../../src/core/conventions/index.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/core/records/index.js';
 import type { Client, VaPayment } from '../../src/core/records/state.js';
+import { moduleContext } from './context.js';
 
 /** Records that fall due at `at` (ms from the start): a waiting payment's expiry, a delayed CVU, an idempotency key. */
 function dueRecords(ctx: ReturnType<typeof moduleContext>['ctx'], start: number) {
   return {
     expiry: (id: string, at: number) =>
-      ctx.put('vaPayments', id, { id, status: 'waiting', lockMode: 'time', cvu: `cvu_${id}`, expiresAt: iso(start + at), createdAt: iso(start), clientId: null, clientTaxId: null, externalReference: null } as unknown as VaPayment),
-    cvu: (id: string, at: number) => ctx.put('clients', id, { id, taxId: id, cvu: null, alias: null, cvuReadyAt: iso(start + at), createdAt: iso(start), externalReference: null } as unknown as Client),
-    idempotency: (key: string, at: number) => ctx.put('idempotency', key, { fingerprint: '', status: 201, body: null, createdAt: iso(start + at - IDEMPOTENCY_TTL_MS) }),
+      ctx.put('vaPayments', id, {
+        id,
+        status: 'waiting',
+        lockMode: 'time',
+        cvu: `cvu_${id}`,
+        expiresAt: iso(start + at),
+        createdAt: iso(start),
+        clientId: null,
+        clientTaxId: null,
+        externalReference: null,
+      } as unknown as VaPayment),
+    cvu: (id: string, at: number) =>
+      ctx.put('clients', id, {
+        id,
+        taxId: id,
+        cvu: null,
+        alias: null,
+        cvuReadyAt: iso(start + at),
+        createdAt: iso(start),
+        externalReference: null,
+      } as unknown as Client),
+    idempotency: (key: string, at: number) =>
+      ctx.put('idempotency', key, {
+        fingerprint: '',
+        status: 201,
+        body: null,
+        createdAt: iso(start + at - IDEMPOTENCY_TTL_MS),
+      }),
   };
 }
 
@@ -20,8 +45,14 @@ function setup() {
   const done: string[] = [];
   const table = { expiry: 'vaPayments', cvu: 'clients', idempotency: 'idempotency' } as const;
   // Each handler does its work as the account's would: the record no longer falls due.
-  const handler = (kind: keyof typeof table) => (id: string, at: number) => (done.push(`${kind}:${id}@${at - start}`), ctx.records.drop(table[kind], id), true);
-  const due = new DueWork(ctx, { expiry: handler('expiry'), cvu: handler('cvu'), idempotency: handler('idempotency') }, () => null);
+  const handler = (kind: keyof typeof table) => (id: string, at: number) => (
+    done.push(`${kind}:${id}@${at - start}`), ctx.records.drop(table[kind], id), true
+  );
+  const due = new DueWork(
+    ctx,
+    { expiry: handler('expiry'), cvu: handler('cvu'), idempotency: handler('idempotency') },
+    () => null,
+  );
   const start = ctx.nowMs();
   return { clock, ctx, due, done, start, make: dueRecords(ctx, start) };
 }
@@ -49,8 +80,14 @@ describe('the clock and due work', () => {
     const start = ctx.nowMs();
     const make = dueRecords(ctx, start);
     const seen: number[] = [];
-    const record = (table: 'vaPayments' | 'clients') => (id: string) => (seen.push(ctx.nowMs() - start), ctx.records.drop(table, id), true);
-    const due = new DueWork(ctx, { expiry: record('vaPayments'), cvu: record('clients'), idempotency: () => true }, () => null);
+    const record = (table: 'vaPayments' | 'clients') => (id: string) => (
+      seen.push(ctx.nowMs() - start), ctx.records.drop(table, id), true
+    );
+    const due = new DueWork(
+      ctx,
+      { expiry: record('vaPayments'), cvu: record('clients'), idempotency: () => true },
+      () => null,
+    );
     make.expiry('p1', 1000);
     make.cvu('c1', 4000);
     clock.advance(600_000);

@@ -15,7 +15,14 @@ function attempted(m: Modules): Map<string, string> {
     for (const { delivery, url } of m.log.dueDeliveries(new Set())) {
       made = true;
       to.set(delivery.eventId, url);
-      m.log.recordAttempt(delivery, { startedAt: m.ctx.now(), durationMs: 1, responseStatus: 500, responseBody: '', error: 'http_status', errorMessage: 'HTTP 500' });
+      m.log.recordAttempt(delivery, {
+        startedAt: m.ctx.now(),
+        durationMs: 1,
+        responseStatus: 500,
+        responseBody: '',
+        error: 'http_status',
+        errorMessage: 'HTTP 500',
+      });
     }
   }
   return to;
@@ -53,22 +60,48 @@ const FAILURE = 'http://127.0.0.1:9/failure';
 describe('routing (spec 6.1)', () => {
   it('callbackUrl: all seven events go to it', () => {
     const to = [CALLBACK];
-    expect(routes({ callbackUrl: CALLBACK })).toEqual({ created: to, cash_in_received: to, underpaid: to, succeeded: to, overpaid: to, failed: to, cancelled: to });
+    expect(routes({ callbackUrl: CALLBACK })).toEqual({
+      created: to,
+      cash_in_received: to,
+      underpaid: to,
+      succeeded: to,
+      overpaid: to,
+      failed: to,
+      cancelled: to,
+    });
   });
 
   it('successUrl + failureUrl: succeeded to success; failed, cancelled, and underpaid/overpaid of a payment naming no client to failure; created and cash_in_received dropped', () => {
     const dropped = (type: string) => [`dropped: ${type} is not delivered when successUrl/failureUrl are configured`];
-    const common = { created: dropped('created'), cash_in_received: dropped('cash_in_received'), succeeded: [SUCCESS], failed: [FAILURE], cancelled: [FAILURE] };
+    const common = {
+      created: dropped('created'),
+      cash_in_received: dropped('cash_in_received'),
+      succeeded: [SUCCESS],
+      failed: [FAILURE],
+      cancelled: [FAILURE],
+    };
     const urls = { successUrl: SUCCESS, failureUrl: FAILURE };
     expect(routes(urls)).toEqual({ ...common, underpaid: [FAILURE], overpaid: [FAILURE] });
     for (const namesClient of [{ clientTaxId: '20-1' }, { clientId: '0f4e2a1c-1111-4222-8333-444455556666' }]) {
-      expect(routes({ ...urls, ...namesClient }), JSON.stringify(namesClient)).toEqual({ ...common, underpaid: [SUCCESS], overpaid: [SUCCESS] });
+      expect(routes({ ...urls, ...namesClient }), JSON.stringify(namesClient)).toEqual({
+        ...common,
+        underpaid: [SUCCESS],
+        overpaid: [SUCCESS],
+      });
     }
   });
 
   it('no URL at all: every event is dropped and says why, and none is ever attempted', () => {
     const why = ['dropped: no callbackUrl or successUrl/failureUrl configured'];
-    expect(routes({})).toEqual({ created: why, cash_in_received: why, underpaid: why, succeeded: why, overpaid: why, failed: why, cancelled: why });
+    expect(routes({})).toEqual({
+      created: why,
+      cash_in_received: why,
+      underpaid: why,
+      succeeded: why,
+      overpaid: why,
+      failed: why,
+      cancelled: why,
+    });
   });
 
   it('client.cashin goes to the client’s cashinCallbackUrl as it is when the transfer comes; without one it is dropped', () => {
@@ -80,7 +113,11 @@ describe('routing (spec 6.1)', () => {
     const sent = attempted(m);
     const [routed, dropped] = allEvents(m);
     expect([routed!.url, sent.get(routed!.id)]).toEqual([CALLBACK, CALLBACK]);
-    expect([dropped!.url, dropped!.droppedReason, sent.has(dropped!.id)]).toEqual([null, 'the client has no cashinCallbackUrl', false]);
+    expect([dropped!.url, dropped!.droppedReason, sent.has(dropped!.id)]).toEqual([
+      null,
+      'the client has no cashinCallbackUrl',
+      false,
+    ]);
   });
 });
 
@@ -95,9 +132,27 @@ describe('bodies', () => {
     m.due.runDue();
     const [onCreate, onCancel, , onExpiry] = allEvents(m);
     expect(created.callbackDelivery).toMatchObject({ events: 1, pending: 1, lastEventType: 'created' }); // it counts its own event
-    expect(onCreate!.body).toEqual({ eventId: onCreate!.id, vaPaymentId: created.id, eventType: 'created', status: 'waiting', payload: created, createdAt: created.createdAt });
-    expect(onCancel!.body).toEqual({ eventId: onCancel!.id, vaPaymentId: created.id, eventType: 'cancelled', status: 'cancelled', payload: cancelled, createdAt: cancelled.cancelledAt });
-    expect(onExpiry!.body).toMatchObject({ eventType: 'failed', status: 'expired', payload: { ...m.payments.getVaPayment(expiring.id), callbackDelivery: expect.anything() } });
+    expect(onCreate!.body).toEqual({
+      eventId: onCreate!.id,
+      vaPaymentId: created.id,
+      eventType: 'created',
+      status: 'waiting',
+      payload: created,
+      createdAt: created.createdAt,
+    });
+    expect(onCancel!.body).toEqual({
+      eventId: onCancel!.id,
+      vaPaymentId: created.id,
+      eventType: 'cancelled',
+      status: 'cancelled',
+      payload: cancelled,
+      createdAt: cancelled.cancelledAt,
+    });
+    expect(onExpiry!.body).toMatchObject({
+      eventType: 'failed',
+      status: 'expired',
+      payload: { ...m.payments.getVaPayment(expiring.id), callbackDelivery: expect.anything() },
+    });
   });
 
   it('a transfer’s events carry its amount fields, with receivedAmount and remainingAmount the payment’s after it', () => {
@@ -106,7 +161,9 @@ describe('bodies', () => {
     const first = m.transfers.createTransfer({ to: payment.cvu, total: 60, taxes: 0.5 });
     m.clock.advance(1000);
     const second = m.transfers.createTransfer({ to: payment.cvu, total: 50.25 });
-    const bodies = allEvents(m).slice(1).map((event) => event.body);
+    const bodies = allEvents(m)
+      .slice(1)
+      .map((event) => event.body);
     const payload = (transfer: typeof first, receivedAmount: number, remainingAmount: number) => ({
       vaPaymentId: payment.id,
       operationId: transfer.operationId,
@@ -128,7 +185,12 @@ describe('bodies', () => {
 
   it('client.cashin is spec 6.2 field for field', () => {
     const m = accountModules();
-    const client = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-12345678-3', cashinCallbackUrl: CALLBACK });
+    const client = m.ledger.createClient({
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-12345678-3',
+      cashinCallbackUrl: CALLBACK,
+    });
     const transfer = m.transfers.createTransfer({ to: client.alias!, total: 1000, taxes: 12.34 });
     const [event] = allEvents(m);
     expect(event!.body).toEqual({
@@ -160,18 +222,35 @@ describe('the order of a payment’s events', () => {
       return m.transfers.createTransfer({ to: payment.cvu, total });
     });
     const ofPayment = m.events.listEvents({ vaPaymentId: payment.id.toUpperCase() }).data.reverse();
-    expect(ofPayment.map((e) => e.eventType)).toEqual(['created', 'cash_in_received', 'underpaid', 'cash_in_received', 'succeeded']);
+    expect(ofPayment.map((e) => e.eventType)).toEqual([
+      'created',
+      'cash_in_received',
+      'underpaid',
+      'cash_in_received',
+      'succeeded',
+    ]);
     expect(ofPayment.slice(1).map((e) => e.id)).toEqual(transfers.flatMap((t) => t.eventIds));
-    expect(ofPayment.map((e) => e.createdAt)).toEqual([payment.createdAt, ...transfers.flatMap((t) => [t.createdAt, t.createdAt])]);
-    expect(m.events.listEvents({ clientId: client.id, limit: '1' })).toMatchObject({ data: [{ eventType: 'client.cashin', body: { total: 6 } }], pagination: { total: 2 } });
-    expect(m.payments.getVaPayment(payment.id).callbackDelivery).toMatchObject({ events: 5, pending: 5, lastEventType: 'succeeded' });
+    expect(ofPayment.map((e) => e.createdAt)).toEqual([
+      payment.createdAt,
+      ...transfers.flatMap((t) => [t.createdAt, t.createdAt]),
+    ]);
+    expect(m.events.listEvents({ clientId: client.id, limit: '1' })).toMatchObject({
+      data: [{ eventType: 'client.cashin', body: { total: 6 } }],
+      pagination: { total: 2 },
+    });
+    expect(m.payments.getVaPayment(payment.id).callbackDelivery).toMatchObject({
+      events: 5,
+      pending: 5,
+      lastEventType: 'succeeded',
+    });
   });
 
   it('an expiry met by a clock move is raised at its due instant, not when the move ends', () => {
     const m = accountModules();
     const payment = m.payments.createVaPayment({ ...PAYMENT, ttlSeconds: 60, callbackUrl: CALLBACK });
     const move = m.due.move('advance', { seconds: 3600 });
-    for (let at = m.due.nextInstant(move.until(), null); at !== null; at = m.due.nextInstant(move.until(), null)) m.due.standAt(at);
+    for (let at = m.due.nextInstant(move.until(), null); at !== null; at = m.due.nextInstant(move.until(), null))
+      m.due.standAt(at);
     move.finish();
     expect(allEvents(m).map((e) => [e.eventType, e.createdAt])).toEqual([
       ['created', payment.createdAt],

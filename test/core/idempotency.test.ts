@@ -6,7 +6,11 @@ import { moduleContext } from './context.js';
 describe('idempotency', () => {
   it('keeps an answer for 24 hours of the account’s clock; a key remembered again is kept from then', () => {
     const { clock, ctx } = moduleContext();
-    const handlers = { expiry: () => false, cvu: () => false, idempotency: (key: string, at: number): boolean => keys.forget(key, at) };
+    const handlers = {
+      expiry: () => false,
+      cvu: () => false,
+      idempotency: (key: string, at: number): boolean => keys.forget(key, at),
+    };
     const due = new DueWork(ctx, handlers, () => null);
     const keys = new Idempotency(ctx);
     keys.remember('a', 'f1', 201, { n: 1 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatCents, fromCents, generateAlias, generateCvu, isValidCvu, money, seededIds, toCents, ALIAS_PATTERN } from '../../src/core/index.js';
+import {
+  ALIAS_PATTERN,
+  formatCents,
+  fromCents,
+  generateAlias,
+  generateCvu,
+  isValidCvu,
+  money,
+  seededIds,
+  toCents,
+} from '../../src/core/index.js';
 
 describe('money', () => {
   it('reads numbers with at most 2 decimals as exact cents', () => {
@@ -27,8 +37,10 @@ describe('money', () => {
   });
 
   it('says what is wrong in its own words: a huge amount is too large (not "2 decimals"), a negative one below 0', () => {
-    const message = (schema: ReturnType<typeof money>, value: number) => schema.safeParse(value).error?.issues[0]?.message;
-    for (const huge of [1e21, 1e308, 999999999.995, 1_000_000_000]) expect(message(money(), huge), String(huge)).toBe('must be at most 999999999.99');
+    const message = (schema: ReturnType<typeof money>, value: number) =>
+      schema.safeParse(value).error?.issues[0]?.message;
+    for (const huge of [1e21, 1e308, 999999999.995, 1_000_000_000])
+      expect(message(money(), huge), String(huge)).toBe('must be at most 999999999.99');
     expect(message(money(), -1e21)).toBe('must be greater than 0');
     expect(message(money({ allowZero: true }), -1e21)).toBe('must be 0 or more');
     expect(message(money(), 1.234)).toBe('must have at most 2 decimals');
@@ -47,7 +59,8 @@ describe('CVU', () => {
 
   it('rejects a CVU with a wrong check digit in either block', () => {
     const cvu = generateCvu(seededIds(3));
-    const flip = (text: string, at: number) => text.slice(0, at) + String((Number(text[at]) + 1) % 10) + text.slice(at + 1);
+    const flip = (text: string, at: number) =>
+      text.slice(0, at) + String((Number(text[at]) + 1) % 10) + text.slice(at + 1);
     expect(isValidCvu(flip(cvu, 7))).toBe(false);
     expect(isValidCvu(flip(cvu, 21))).toBe(false);
     expect(isValidCvu(flip(cvu, 10))).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeAccount, type AccountState, type Client, type LegacyInvoice } from '../../src/core/records/state.js';
+import { type AccountState, type Client, type LegacyInvoice, normalizeAccount } from '../../src/core/records/state.js';
 
 const CLIENT = { id: 'c1', name: 'Acme SA', taxId: '30-12345678-9' } as Client;
 
@@ -22,12 +22,22 @@ describe('normalizeAccount: invoices stored by the release before 0.2', () => {
     const account = {
       clients: { c1: CLIENT },
       invoices: {
-        b: legacy('b', '2026-03-02T00:00:00.000Z', { status: 'paid', description: 'April', externalReference: 'inv-9', dueDate: '2026-04-30' }),
+        b: legacy('b', '2026-03-02T00:00:00.000Z', {
+          status: 'paid',
+          description: 'April',
+          externalReference: 'inv-9',
+          dueDate: '2026-04-30',
+        }),
         a: legacy('a', '2026-03-01T00:00:00.000Z', { status: 'cancelled' }),
       },
     } as unknown as AccountState;
     const { invoices } = normalizeAccount(account);
-    expect(invoices.a).toMatchObject({ invoiceNumber: '0001-00000001', paymentStatus: 'cancelled', allocated: 0, totalAmount: 1000 });
+    expect(invoices.a).toMatchObject({
+      invoiceNumber: '0001-00000001',
+      paymentStatus: 'cancelled',
+      allocated: 0,
+      totalAmount: 1000,
+    });
     expect(invoices.b).toEqual({
       id: 'b',
       clientId: 'c1',
@@ -57,9 +67,15 @@ describe('normalizeAccount: invoices stored by the release before 0.2', () => {
   });
 
   it('number after the type B invoices the account has already', () => {
-    const account = { clients: { c1: CLIENT }, invoices: { a: legacy('a', '2026-03-01T00:00:00.000Z') } } as unknown as AccountState;
+    const account = {
+      clients: { c1: CLIENT },
+      invoices: { a: legacy('a', '2026-03-01T00:00:00.000Z') },
+    } as unknown as AccountState;
     const today = normalizeAccount(structuredClone(account)).invoices.a!;
-    account.invoices = { a: { ...today, id: 'a', invoiceNumber: '0001-00000007' }, z: legacy('z', '2026-01-01T00:00:00.000Z') as never };
+    account.invoices = {
+      a: { ...today, id: 'a', invoiceNumber: '0001-00000007' },
+      z: legacy('z', '2026-01-01T00:00:00.000Z') as never,
+    };
     expect(normalizeAccount(account).invoices.z!.invoiceNumber).toBe('0001-00000008');
   });
 });

@@ -17,11 +17,26 @@ describe('matching a transfer to a hub’s collection CVU', () => {
     const other = m.payments.createVaPayment({ ...PAYMENT, paymentHubId: 4, lockMode: 'amount', amount: 10.5 });
     const hub = m.hubs.hubFor(1);
     const missed = m.transfers.createTransfer({ to: hub.collectionAlias.toLowerCase(), total: 10.5 });
-    expect(missed).toMatchObject({ outcome: 'returned', reason: 'no active amount-locked VA payment waits for 10.5 ARS', target: null, eventIds: [], cvu: hub.collectionCvu });
+    expect(missed).toMatchObject({
+      outcome: 'returned',
+      reason: 'no active amount-locked VA payment waits for 10.5 ARS',
+      target: null,
+      eventIds: [],
+      cvu: hub.collectionCvu,
+    });
     const taxed = m.transfers.createTransfer({ to: hub.collectionCvu, total: 10, taxes: 0.3 });
-    expect(taxed).toMatchObject({ outcome: 'credited', reason: null, target: { type: 'va_payment', id: ten.id }, netAmount: 9.7 });
+    expect(taxed).toMatchObject({
+      outcome: 'credited',
+      reason: null,
+      target: { type: 'va_payment', id: ten.id },
+      netAmount: 9.7,
+    });
     expect(m.transfers.createTransfer({ to: hub.collectionAlias, total: 10 })).toMatchObject({ outcome: 'returned' }); // its lock ended with it
-    expect(m.payments.getVaPayment(ten.id)).toMatchObject({ status: 'completed', totalReceived: 10, receivedAmount: 9.7 });
+    expect(m.payments.getVaPayment(ten.id)).toMatchObject({
+      status: 'completed',
+      totalReceived: 10,
+      receivedAmount: 9.7,
+    });
     expect(m.payments.getVaPayment(other.id)).toMatchObject({ status: 'waiting', totalReceived: 0 });
   });
 });
@@ -31,23 +46,36 @@ describe('matching a transfer to a pool CVU', () => {
     const m = accountModules();
     const time = m.payments.createVaPayment({ ...PAYMENT, amount: 100 });
     const both = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount_and_time', amount: 100 });
-    expect(m.transfers.createTransfer({ to: time.alias.toLowerCase(), total: 1 })).toMatchObject({ outcome: 'credited', cvu: time.cvu, target: { id: time.id } });
+    expect(m.transfers.createTransfer({ to: time.alias.toLowerCase(), total: 1 })).toMatchObject({
+      outcome: 'credited',
+      cvu: time.cvu,
+      target: { id: time.id },
+    });
     expect(m.transfers.createTransfer({ to: both.cvu, total: 99.99 })).toMatchObject({
       outcome: 'returned',
       reason: `total 99.99 does not match the locked amount 100 of VA payment ${both.id}`,
     });
     expect(m.payments.getVaPayment(both.id)).toMatchObject({ status: 'waiting', totalReceived: 0, cashIns: [] }); // a returned transfer changes no payment
-    expect(m.transfers.createTransfer({ to: both.alias, total: 100 })).toMatchObject({ outcome: 'credited', target: { id: both.id } });
+    expect(m.transfers.createTransfer({ to: both.alias, total: 100 })).toMatchObject({
+      outcome: 'credited',
+      target: { id: both.id },
+    });
   });
 
   it('the CVU of a payment that ended is returned to the payer until it is lent again', () => {
     const m = accountModules();
     const ended = m.payments.createVaPayment({ ...PAYMENT });
     m.payments.cancelVaPayment(ended.id);
-    expect(m.transfers.createTransfer({ to: ended.cvu, total: 5 })).toMatchObject({ outcome: 'returned', reason: 'no active VA payment holds this CVU' });
+    expect(m.transfers.createTransfer({ to: ended.cvu, total: 5 })).toMatchObject({
+      outcome: 'returned',
+      reason: 'no active VA payment holds this CVU',
+    });
     const next = m.payments.createVaPayment({ ...PAYMENT });
     expect(next.cvu).toBe(ended.cvu);
-    expect(m.transfers.createTransfer({ to: ended.alias, total: 5 })).toMatchObject({ outcome: 'credited', target: { id: next.id } });
+    expect(m.transfers.createTransfer({ to: ended.alias, total: 5 })).toMatchObject({
+      outcome: 'credited',
+      target: { id: next.id },
+    });
   });
 
   it('a CVU or alias nothing in the account has is NOT_FOUND, and no transfer is kept', () => {
@@ -62,26 +90,55 @@ describe('matching a transfer to a pool CVU', () => {
 describe('matching a transfer to a client’s CVU', () => {
   it('an active CVU is credited: a cash_in entry of the net amount (manual_deposit) and one client.cashin event', () => {
     const m = accountModules();
-    const client = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-12345678-3', cashinCallbackUrl: 'http://127.0.0.1:9/cashin' });
+    const client = m.ledger.createClient({
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-12345678-3',
+      cashinCallbackUrl: 'http://127.0.0.1:9/cashin',
+    });
     const transfer = m.transfers.createTransfer({ to: client.alias!.toLowerCase(), total: 100.1, taxes: 0.2 });
-    expect(transfer).toMatchObject({ outcome: 'credited', cvu: client.cvu, target: { type: 'client', id: client.id }, netAmount: 99.9 });
+    expect(transfer).toMatchObject({
+      outcome: 'credited',
+      cvu: client.cvu,
+      target: { type: 'client', id: client.id },
+      netAmount: 99.9,
+    });
     expect(eventTypes(m, transfer)).toEqual(['client.cashin']);
     expect(m.ledger.listTransactions(client.id, {}).transactions).toEqual([
-      expect.objectContaining({ entryType: 'cash_in', amount: 99.9, sourceType: 'manual_deposit', paymentId: null, operationId: transfer.operationId }),
+      expect.objectContaining({
+        entryType: 'cash_in',
+        amount: 99.9,
+        sourceType: 'manual_deposit',
+        paymentId: null,
+        operationId: transfer.operationId,
+      }),
     ]);
   });
 
   it('a CVU not active (still provisioning, or disabled) is returned with why: no entry, no event', () => {
     const m = accountModules();
     m.hubs.patchHub('1', { cvuProvisioning: 'delayed' });
-    const client = m.ledger.createClient({ ...CLIENT, name: 'Ana', taxId: '20-1', cashinCallbackUrl: 'http://127.0.0.1:9/cashin' });
+    const client = m.ledger.createClient({
+      ...CLIENT,
+      name: 'Ana',
+      taxId: '20-1',
+      cashinCallbackUrl: 'http://127.0.0.1:9/cashin',
+    });
     m.clock.advance(5000);
     m.due.runDue();
     m.ledger.setClientCvuStatus(client.id, { cvuStatus: 'disabled' });
     const { cvu } = m.ledger.getClient(client.id);
     const transfer = m.transfers.createTransfer({ to: cvu!, total: 10 });
-    expect(transfer).toMatchObject({ outcome: 'returned', reason: `the CVU of client ${client.id} is disabled`, target: null, eventIds: [] });
-    expect([m.ledger.listTransactions(client.id, {}).pagination.total, m.events.listEvents({}).pagination.total]).toEqual([0, 0]);
+    expect(transfer).toMatchObject({
+      outcome: 'returned',
+      reason: `the CVU of client ${client.id} is disabled`,
+      target: null,
+      eventIds: [],
+    });
+    expect([
+      m.ledger.listTransactions(client.id, {}).pagination.total,
+      m.events.listEvents({}).pagination.total,
+    ]).toEqual([0, 0]);
   });
 
   it('a transfer credited to a VA payment whose clientId is the client’s is a cash_in entry of it too, with paymentId (sourceType other)', () => {
@@ -92,7 +149,13 @@ describe('matching a transfer to a client’s CVU', () => {
     const transfer = m.transfers.createTransfer({ to: named.cvu, total: 50, taxes: 1.5 });
     m.transfers.createTransfer({ to: byTaxId.cvu, total: 50 });
     expect(m.ledger.listTransactions(client.id, {}).transactions).toEqual([
-      expect.objectContaining({ entryType: 'cash_in', amount: 48.5, sourceType: 'other', paymentId: named.id, operationId: transfer.operationId }),
+      expect.objectContaining({
+        entryType: 'cash_in',
+        amount: 48.5,
+        sourceType: 'other',
+        paymentId: named.id,
+        operationId: transfer.operationId,
+      }),
     ]);
   });
 });
@@ -122,10 +185,23 @@ describe('under, exact and over: G is the sum of credited gross totals', () => {
     const m = accountModules();
     const payment = m.payments.createVaPayment({ ...PAYMENT, amount: 0.3 });
     m.transfers.createTransfer({ to: payment.cvu, total: 0.1, taxes: 0.01 });
-    expect(m.payments.getVaPayment(payment.id)).toMatchObject({ totalReceived: 0.1, receivedAmount: 0.09, remainingAmount: 0.2 });
+    expect(m.payments.getVaPayment(payment.id)).toMatchObject({
+      totalReceived: 0.1,
+      receivedAmount: 0.09,
+      remainingAmount: 0.2,
+    });
     const last = m.transfers.createTransfer({ to: payment.cvu, total: 0.2 });
-    expect(m.payments.getVaPayment(payment.id)).toMatchObject({ totalReceived: 0.3, receivedAmount: 0.29, remainingAmount: 0, completedAt: last.createdAt });
-    expect(m.payments.getVaPayment(payment.id).cashIns.map((c) => [c.total, c.taxes, c.incomingAmount, c.totalWithoutTaxes, c.transferId])).toEqual([
+    expect(m.payments.getVaPayment(payment.id)).toMatchObject({
+      totalReceived: 0.3,
+      receivedAmount: 0.29,
+      remainingAmount: 0,
+      completedAt: last.createdAt,
+    });
+    expect(
+      m.payments
+        .getVaPayment(payment.id)
+        .cashIns.map((c) => [c.total, c.taxes, c.incomingAmount, c.totalWithoutTaxes, c.transferId]),
+    ).toEqual([
       [0.1, 0.01, 0.09, 0.09, expect.any(String)],
       [0.2, 0, 0.2, 0.2, last.id],
     ]);
@@ -135,7 +211,10 @@ describe('under, exact and over: G is the sum of credited gross totals', () => {
     const m = accountModules();
     const payment = m.payments.createVaPayment({ ...PAYMENT });
     const made = [3, 2, 1].map((total) => m.transfers.createTransfer({ to: payment.alias, total, taxes: 0.5 }));
-    expect(m.transfers.listTransfers({ limit: '2' })).toMatchObject({ data: [made[2], made[1]], pagination: { total: 3, totalPages: 2 } });
+    expect(m.transfers.listTransfers({ limit: '2' })).toMatchObject({
+      data: [made[2], made[1]],
+      pagination: { total: 3, totalPages: 2 },
+    });
     expect(made.map((t) => t.netAmount)).toEqual([2.5, 1.5, 0.5]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { vaPayment, type VaPayment } from '../../src/core/index.js';
+import { type VaPayment, vaPayment } from '../../src/core/index.js';
 import { PAYMENT } from '../helpers.js';
 import { accountModules, codeOf } from './context.js';
 
@@ -8,7 +8,14 @@ type Modules = ReturnType<typeof accountModules>;
 /** Credits a transfer of `total` (gross) and `taxes` to a payment, as a matched transfer does. */
 function credit({ ctx, payments }: Modules, id: string, total: number, taxes = 0): VaPayment {
   const payment = ctx.get('vaPayments', id)!;
-  const cashIn = { operationId: `op_${total}`, transferId: `t_${total}`, total, taxes, incomingAmount: total - taxes, receivedAt: ctx.now() };
+  const cashIn = {
+    operationId: `op_${total}`,
+    transferId: `t_${total}`,
+    total,
+    taxes,
+    incomingAmount: total - taxes,
+    receivedAt: ctx.now(),
+  };
   return payments.apply(vaPayment.creditTransfer(payment, cashIn, ctx.now())).payment;
 }
 
@@ -21,7 +28,10 @@ describe('lock modes', () => {
     const both = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount_and_time', amount: 10 });
     expect([amount.cvu, amount.alias]).toEqual([hub.collectionCvu, hub.collectionAlias]);
     expect(new Set([hub.collectionCvu, time.cvu, both.cvu]).size).toBe(3);
-    expect([m.hubs.holdersAt(time.alias.toLowerCase())[0]?.cvu, m.hubs.holdersAt(both.cvu)[0]?.cvu]).toEqual([time.cvu, both.cvu]);
+    expect([m.hubs.holdersAt(time.alias.toLowerCase())[0]?.cvu, m.hubs.holdersAt(both.cvu)[0]?.cvu]).toEqual([
+      time.cvu,
+      both.cvu,
+    ]);
     expect([time.amount, time.paymentInstructions.amount, time.remainingAmount]).toEqual([null, null, 0]);
   });
 
@@ -33,7 +43,9 @@ describe('lock modes', () => {
     m.clock.advance(1000);
     credit(m, a!.id, 5); // an open amount: completed by its first transfer, so the CVU is free again
     expect(m.ctx.get('vaPayments', a!.id)!.status).toBe('completed');
-    const next = [1, 2, 3].map(() => m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount_and_time', amount: 7 }).cvu);
+    const next = [1, 2, 3].map(
+      () => m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount_and_time', amount: 7 }).cvu,
+    );
     expect(next.slice(0, 2)).toEqual([b!.cvu, a!.cvu]);
     expect([a!.cvu, b!.cvu, c!.cvu]).not.toContain(next[2]); // c still holds its own
   });
@@ -56,7 +68,9 @@ describe('amount locks per hub', () => {
   it('a second active amount-locked payment of a hub for the same amount is AMOUNT_LOCK_CONFLICT; other hubs and amounts are free', () => {
     const m = accountModules();
     const first = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 12.34 });
-    expect(codeOf(() => m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 12.34 }))).toBe('AMOUNT_LOCK_CONFLICT');
+    expect(codeOf(() => m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 12.34 }))).toBe(
+      'AMOUNT_LOCK_CONFLICT',
+    );
     const elsewhere = m.payments.createVaPayment({ ...PAYMENT, paymentHubId: 4, lockMode: 'amount', amount: 12.34 });
     m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 12.35 });
     // amount_and_time has a CVU of its own: it takes no amount lock and meets none.
@@ -73,7 +87,10 @@ describe('amount locks per hub', () => {
     m.clock.advance(60_000);
     m.due.runDue();
     const again = m.payments.createVaPayment({ ...PAYMENT, lockMode: 'amount', amount: 50 });
-    expect([m.payments.getVaPayment(expiring.id).status, m.payments.lockedBy(1, 5000)?.id]).toEqual(['expired', again.id]);
+    expect([m.payments.getVaPayment(expiring.id).status, m.payments.lockedBy(1, 5000)?.id]).toEqual([
+      'expired',
+      again.id,
+    ]);
   });
 });
 
@@ -92,7 +109,13 @@ function busyPayments() {
     }).id;
   });
   for (const i of [31, 4, 18]) m.payments.cancelVaPayment(made[i]!);
-  for (const [i, total] of [[22, 500], [7, 1700], [36, 5000], [1, 1100]] as const) credit(m, made[i]!, total);
+  for (const [i, total] of [
+    [22, 500],
+    [7, 1700],
+    [36, 5000],
+    [1, 1100],
+  ] as const)
+    credit(m, made[i]!, total);
   m.clock.advance(3600_000);
   m.due.runDue(); // the short-lived ones expire
   return { m, made };
@@ -104,7 +127,10 @@ function scan(payments: Record<string, VaPayment>, matches: (p: VaPayment) => bo
   return { ids: all.slice((page - 1) * limit, page * limit).map((p) => p.id), total: all.length };
 }
 
-const listed = ({ data, pagination }: { data: { id: string }[]; pagination: { total: number } }) => ({ ids: data.map((p) => p.id), total: pagination.total });
+const listed = ({ data, pagination }: { data: { id: string }[]; pagination: { total: number } }) => ({
+  ids: data.map((p) => p.id),
+  total: pagination.total,
+});
 
 describe('lists by status, clientId, clientTaxId, externalReference and created range', () => {
   const { m, made } = busyPayments();
@@ -117,20 +143,31 @@ describe('lists by status, clientId, clientTaxId, externalReference and created 
     [{ status: 'completed' }, (p) => p.status === 'completed'],
     [{ clientTaxId: '20-12345678-3' }, (p) => p.clientTaxId === '20-12345678-3'],
     [{ clientTaxId: '20123456783' }, () => false], // kept as given: a list matches it as given
-    [{ clientId: '0f4e2a1c-1111-4222-8333-444455556666', status: 'cancelled,waiting' }, (p) => p.clientId !== null && ['cancelled', 'waiting'].includes(p.status)],
+    [
+      { clientId: '0f4e2a1c-1111-4222-8333-444455556666', status: 'cancelled,waiting' },
+      (p) => p.clientId !== null && ['cancelled', 'waiting'].includes(p.status),
+    ],
     [{ externalReference: 'order-2' }, (p) => p.externalReference === 'order-2'],
-    [{ externalReference: 'order-1', clientTaxId: '27111111114', createdTo: middle }, (p) => p.externalReference === 'order-1' && p.clientTaxId === '27111111114' && p.createdAt <= middle],
+    [
+      { externalReference: 'order-1', clientTaxId: '27111111114', createdTo: middle },
+      (p) => p.externalReference === 'order-1' && p.clientTaxId === '27111111114' && p.createdAt <= middle,
+    ],
     [{ createdFrom: middle, limit: '5', page: '3' }, (p) => p.createdAt >= middle],
   ];
 
-  it.each(cases.map(([query, matches]) => [JSON.stringify(query), query, matches] as const))('%s answers as a scan of every payment would, newest first', (_, query, matches) => {
-    const expected = scan(payments, matches, Number(query.page ?? 1), Number(query.limit ?? 20));
-    expect(listed(m.payments.listVaPayments(query))).toEqual(expected);
-    expect(expected.total > 0).toBe(query.clientTaxId !== '20123456783');
-  });
+  it.each(cases.map(([query, matches]) => [JSON.stringify(query), query, matches] as const))(
+    '%s answers as a scan of every payment would, newest first',
+    (_, query, matches) => {
+      const expected = scan(payments, matches, Number(query.page ?? 1), Number(query.limit ?? 20));
+      expect(listed(m.payments.listVaPayments(query))).toEqual(expected);
+      expect(expected.total > 0).toBe(query.clientTaxId !== '20123456783');
+    },
+  );
 
   it('the account covers every status the lists are asked for', () => {
-    expect(new Set(Object.values(payments).map((p) => p.status))).toEqual(new Set(['waiting', 'underpaid', 'completed', 'overpaid', 'expired', 'cancelled']));
+    expect(new Set(Object.values(payments).map((p) => p.status))).toEqual(
+      new Set(['waiting', 'underpaid', 'completed', 'overpaid', 'expired', 'cancelled']),
+    );
   });
 });
 
@@ -146,7 +183,12 @@ describe('expiry at the instant', () => {
     m.clock.advance(1);
     expect(m.due.runDue()).toBe(true);
     for (const id of [waiting.id, underpaid.id]) {
-      expect(m.payments.getVaPayment(id)).toMatchObject({ status: 'expired', expiredAt: waiting.expiresAt, updatedAt: waiting.expiresAt, callbackDelivery: { lastEventType: 'failed' } });
+      expect(m.payments.getVaPayment(id)).toMatchObject({
+        status: 'expired',
+        expiredAt: waiting.expiresAt,
+        updatedAt: waiting.expiresAt,
+        callbackDelivery: { lastEventType: 'failed' },
+      });
     }
     expect(m.payments.lockedBy(1, 3000)).toBeUndefined();
     expect(m.ctx.get('pool', underpaid.cvu)!.vaPaymentId).toBeNull();
@@ -160,7 +202,11 @@ describe('expiry at the instant', () => {
     m.clock.advance(3600_000);
     m.due.runDue();
     expect(m.payments.getVaPayment(late.id)).toMatchObject({ status: 'expired', expiredAt: late.expiresAt });
-    expect(m.payments.getVaPayment(cancelled.id)).toMatchObject({ status: 'cancelled', expiredAt: null, callbackDelivery: { events: 2 } });
+    expect(m.payments.getVaPayment(cancelled.id)).toMatchObject({
+      status: 'cancelled',
+      expiredAt: null,
+      callbackDelivery: { events: 2 },
+    });
   });
 });
 

@@ -23,7 +23,9 @@ export function checkCommand(): Command {
       // Loaded here: the other commands never pay for node:sqlite.
       const { checkDatabase, damagedLine } = await import('../../sandbox/store/check.js');
       const result = checkDatabase(opts.data, opts.full === true);
-      outputOf(cmd).result({ file: opts.data, ...result }, ({ records, damaged, note }) => (damaged.length > 0 ? damaged.join('\n') : `ok: ${records} records in ${opts.data}${note ? ` (${note})` : ''}`));
+      outputOf(cmd).result({ file: opts.data, ...result }, ({ records, damaged, note }) =>
+        damaged.length > 0 ? damaged.join('\n') : `ok: ${records} records in ${opts.data}${note ? ` (${note})` : ''}`,
+      );
       // Exit 1, with what to do on stderr.
       if (result.damaged.length > 0) throw new Error(damagedLine(opts.data, result));
     });

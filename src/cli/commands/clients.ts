@@ -1,10 +1,23 @@
 import { Command, Option } from 'commander';
-import { ENTRY_TYPES } from '../../core/records/words.js';
 import type { balanceView, clientView, entryView } from '../../core/records/views.js';
-import { apiAction, example, hubOf, hubOption, idempotencyOption, listAction, globalOptions, optionsOf, pageOptions, pathTo, recordId, someOf } from '../context.js';
+import { ENTRY_TYPES } from '../../core/records/words.js';
+import {
+  apiAction,
+  example,
+  globalOptions,
+  hubOf,
+  hubOption,
+  idempotencyOption,
+  listAction,
+  optionsOf,
+  pageOptions,
+  pathTo,
+  recordId,
+  someOf,
+} from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { collect, keyValue, url } from '../options.js';
-import { ars, block, page, pairs, status, viewBlock, type Pagination } from '../render.js';
+import { ars, block, type Pagination, page, pairs, status, viewBlock } from '../render.js';
 
 type ClientView = ReturnType<typeof clientView>;
 type EntryView = ReturnType<typeof entryView>;
@@ -24,7 +37,11 @@ export function clientsCommand(): Command {
     .addCommand(balanceCommand())
     .addCommand(transactionsCommand())
     .addCommand(cvuCommand());
-  return example(command, 'va-sandbox clients create --name "Ana Pérez" --tax-id 20-12345678-6', `va-sandbox clients balance ${ID}`);
+  return example(
+    command,
+    'va-sandbox clients create --name "Ana Pérez" --tax-id 20-12345678-6',
+    `va-sandbox clients balance ${ID}`,
+  );
 }
 
 /** The options of the client's fields, shared by create and update. */
@@ -42,17 +59,26 @@ function clientOptions(command: Command): Command {
 /** The request body from those options: the contract's field names; `--no-cashin-callback-url` sends null. */
 function clientBody(command: Command): Record<string, unknown> {
   const { email, phone, cashinCallbackUrl, ...fields } = optionsOf(command);
-  return { ...fields, emails: email, phones: phone, cashinCallbackUrl: cashinCallbackUrl === false ? null : cashinCallbackUrl };
+  return {
+    ...fields,
+    emails: email,
+    phones: phone,
+    cashinCallbackUrl: cashinCallbackUrl === false ? null : cashinCallbackUrl,
+  };
 }
 
 function createCommand(): Command {
   const command = clientOptions(
     new Command('create')
-      .description('Create a client: with the hub\'s inline provisioning the answer carries its active CVU and alias')
+      .description("Create a client: with the hub's inline provisioning the answer carries its active CVU and alias")
       .requiredOption('--name <name>', 'name')
       .requiredOption('--tax-id <cuit>', 'taxId (CUIT), unique in the account'),
-  )
-    .action(apiAction<ClientView>((cmd) => ['POST', PATH, { body: { paymentHubId: hubOf(cmd), ...clientBody(cmd) } }], clientBlock));
+  ).action(
+    apiAction<ClientView>(
+      (cmd) => ['POST', PATH, { body: { paymentHubId: hubOf(cmd), ...clientBody(cmd) } }],
+      clientBlock,
+    ),
+  );
   return example(
     hubOption(globalOptions(idempotencyOption(command))),
     'va-sandbox clients create --name "Ana Pérez" --tax-id 20-12345678-6 --cashin-callback-url http://127.0.0.1:9000/cashin',
@@ -68,7 +94,12 @@ function updateCommand(): Command {
       .option('--tax-id <cuit>', 'taxId (CUIT), unique in the account'),
   )
     .option('--no-cashin-callback-url', 'remove the cashinCallbackUrl')
-    .action(apiAction<ClientView>((cmd, id) => ['PATCH', pathTo(PATH, id), { body: someOf(cmd, clientBody(cmd), 'update') }], clientBlock));
+    .action(
+      apiAction<ClientView>(
+        (cmd, id) => ['PATCH', pathTo(PATH, id), { body: someOf(cmd, clientBody(cmd), 'update') }],
+        clientBlock,
+      ),
+    );
   return example(
     globalOptions(command),
     `va-sandbox clients update ${ID} --cashin-callback-url https://shop.test/cashin`,
@@ -82,12 +113,15 @@ function listCommand(): Command {
       .description('List clients, newest first')
       .option('--tax-id <cuit>', 'taxId')
       .option('--external-reference <ref>', 'externalReference'),
-  )
-    .action(
-      listAction<ClientView>(
-        (cmd) => ['GET', PATH, { query: optionsOf(cmd) }],
-        (items, pagination) =>
-          page(items, pagination, ['client', 'clients'], [
+  ).action(
+    listAction<ClientView>(
+      (cmd) => ['GET', PATH, { query: optionsOf(cmd) }],
+      (items, pagination) =>
+        page(
+          items,
+          pagination,
+          ['client', 'clients'],
+          [
             ['id', (c) => c.id],
             ['name', (c) => c.name],
             ['taxId', (c) => c.taxId],
@@ -95,17 +129,27 @@ function listCommand(): Command {
             ['cvu', (c) => c.cvu],
             ['alias', (c) => c.alias],
             ['createdAt', (c) => c.createdAt],
-          ]),
-      ),
-    );
-  return example(globalOptions(command), 'va-sandbox clients list', 'va-sandbox clients list --tax-id 20-12345678-6 --json');
+          ],
+        ),
+    ),
+  );
+  return example(
+    globalOptions(command),
+    'va-sandbox clients list',
+    'va-sandbox clients list --tax-id 20-12345678-6 --json',
+  );
 }
 
 function getCommand(): Command {
   const command = new Command('get')
     .description('One client, with its CVU and alias')
     .argument('<id>', 'client id, or its first characters (8 tell it apart)')
-    .action(apiAction<ClientView>(async (cmd, id) => ['GET', pathTo(PATH, await recordId(cmd, PATH, 'client', id))], clientBlock));
+    .action(
+      apiAction<ClientView>(
+        async (cmd, id) => ['GET', pathTo(PATH, await recordId(cmd, PATH, 'client', id))],
+        clientBlock,
+      ),
+    );
   return example(globalOptions(command), `va-sandbox clients get ${ID}`);
 }
 
@@ -137,32 +181,50 @@ function transactionsCommand(): Command {
       .option('--entry-type <list>', `entryType, comma-separated: ${ENTRY_TYPES.join(', ')}`)
       .option('--from <iso>', 'created at or after this ISO 8601 time')
       .option('--to <iso>', 'created at or before this ISO 8601 time'),
-  )
-    .action(
-      // The real shape of this one list keeps its items inside `data`: `data.transactions`, `data.pagination`.
-      apiAction<{ transactions: EntryView[]; pagination: Pagination }>(
-        (cmd, id) => ['GET', pathTo(PATH, id, 'transactions'), { query: optionsOf(cmd) }],
-        ({ transactions, pagination }) =>
-          page(transactions, pagination, ['transaction', 'transactions'], [
+  ).action(
+    // The real shape of this one list keeps its items inside `data`: `data.transactions`, `data.pagination`.
+    apiAction<{ transactions: EntryView[]; pagination: Pagination }>(
+      (cmd, id) => ['GET', pathTo(PATH, id, 'transactions'), { query: optionsOf(cmd) }],
+      ({ transactions, pagination }) =>
+        page(
+          transactions,
+          pagination,
+          ['transaction', 'transactions'],
+          [
             ['createdAt', (e) => e.createdAt],
             ['entryType', (e) => e.entryType],
             ['amount', (e) => ars(e.amount), 'right'],
             ['description', (e) => e.description],
             ['paymentId', (e) => e.paymentId],
             ['operationId', (e) => e.operationId],
-          ]),
-      ),
-    );
+          ],
+        ),
+    ),
+  );
   return example(globalOptions(command), `va-sandbox clients transactions ${ID} --entry-type cash_in --limit 50`);
 }
 
 function cvuCommand(): Command {
   const command = new Command('cvu')
-    .description("Move a client's CVU (sandbox): provisioning or active for one not provisioned yet (a manual hub's), active or disabled")
+    .description(
+      "Move a client's CVU (sandbox): provisioning or active for one not provisioned yet (a manual hub's), active or disabled",
+    )
     .argument('<id>', 'client id')
-    .addOption(new Option('--status <cvuStatus>', 'the cvuStatus to set').choices(['provisioning', 'active', 'disabled']).makeOptionMandatory())
-    .action(apiAction<ClientView>((cmd, id) => ['POST', pathTo('/sandbox/v1/clients', id, 'cvu'), { body: { cvuStatus: optionsOf(cmd).status } }], clientBlock));
-  return example(globalOptions(fieldFlags(command, { cvuStatus: '--status' })), `va-sandbox clients cvu ${ID} --status active`);
+    .addOption(
+      new Option('--status <cvuStatus>', 'the cvuStatus to set')
+        .choices(['provisioning', 'active', 'disabled'])
+        .makeOptionMandatory(),
+    )
+    .action(
+      apiAction<ClientView>(
+        (cmd, id) => ['POST', pathTo('/sandbox/v1/clients', id, 'cvu'), { body: { cvuStatus: optionsOf(cmd).status } }],
+        clientBlock,
+      ),
+    );
+  return example(
+    globalOptions(fieldFlags(command, { cvuStatus: '--status' })),
+    `va-sandbox clients cvu ${ID} --status active`,
+  );
 }
 
 function clientBlock(c: ClientView): string {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { apiAction, contextOf, example, given, globalOptions, type Call } from '../context.js';
+import { apiAction, type Call, contextOf, example, given, globalOptions } from '../context.js';
 import { duration, isoTime } from '../options.js';
 import { progressWanted, sandboxProgress, withProgress } from '../progress.js';
 import { block } from '../render.js';
@@ -20,7 +20,11 @@ const move = (call: (command: Command) => Call) =>
   async function action(this: Command): Promise<void> {
     const { client, out } = contextOf(this);
     const [method, path, options] = call(this);
-    const { data } = await withProgress(progressWanted(given<boolean>(this, 'json') === true), sandboxProgress(client), client.call<Clock>(method, path, options));
+    const { data } = await withProgress(
+      progressWanted(given<boolean>(this, 'json') === true),
+      sandboxProgress(client),
+      client.call<Clock>(method, path, options),
+    );
     out.result(data, clockBlock);
   };
 
@@ -30,11 +34,15 @@ const move = (call: (command: Command) => Call) =>
  */
 export function clockCommand(): Command {
   const advance = new Command('advance')
-    .description('Move the sandbox clock forward; expiries and callback retries that fall due run in time order before it answers')
+    .description(
+      'Move the sandbox clock forward; expiries and callback retries that fall due run in time order before it answers',
+    )
     .argument('<duration>', 'seconds, or 90s, 15m, 2h, 1h30m, 1d', duration)
     .action(move((cmd) => ['POST', '/sandbox/v1/clock/advance', { body: { seconds: cmd.processedArgs[0] } }]));
   const set = new Command('set')
-    .description('Move the sandbox clock forward to a time (an earlier one is refused); what falls due runs in time order before it answers')
+    .description(
+      'Move the sandbox clock forward to a time (an earlier one is refused); what falls due runs in time order before it answers',
+    )
     .argument('<time>', 'ISO 8601 with its zone, e.g. 2026-03-01T12:00:00Z', isoTime)
     .action(move((cmd) => ['POST', '/sandbox/v1/clock/set', { body: { at: cmd.processedArgs[0] } }]));
   const command = new Command('clock')

@@ -13,7 +13,9 @@ export function completionCommand(): Command {
   const command = new Command('completion')
     .description('Print a shell completion script: commands, subcommands and options complete with Tab')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-    .action(async (shell: string, _opts, cmd: Command) => (await completer(cmd)).setup('va-sandbox', 'va-sandbox', shell));
+    .action(async (shell: string, _opts, cmd: Command) =>
+      (await completer(cmd)).setup('va-sandbox', 'va-sandbox', shell),
+    );
   return example(
     command,
     'va-sandbox completion bash >> ~/.bashrc',
@@ -44,7 +46,8 @@ async function completer(command: Command) {
   const completion = tab(program, { completionCommandName: 'completion' });
   // Completed as this command is: its description, and no powershell (which the adapter offers).
   const own = completion.commands.get('completion');
-  if (own) own.description = command.name() === 'completion' ? command.description() : completionCommand().description();
+  if (own)
+    own.description = command.name() === 'completion' ? command.description() : completionCommand().description();
   const shell = own?.arguments.get('shell');
   if (shell) shell.handler = (complete) => SHELLS.forEach((name) => void complete(name, ''));
   return completion;

@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import type { Account, LiveEvent } from '../../core/account/account.js';
-import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/records/words.js';
 import type { deliveryView } from '../../core/records/views.js';
+import { DELIVERY_STATUSES, EVENT_TYPES } from '../../core/records/words.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
 import { fieldFlags } from '../flags.js';
-import { url } from '../options.js';
-import { block, count, pad, page, paint, status, type Output, type Pagination } from '../render.js';
 import { followUntilInterrupted } from '../follow.js';
+import { url } from '../options.js';
+import { block, count, type Output, type Pagination, pad, page, paint, status } from '../render.js';
 
 type DeliveryView = ReturnType<typeof deliveryView>;
 export type DeliveryDetail = ReturnType<Account['deliveries']['getDelivery']>;
@@ -19,22 +19,30 @@ const PATH = '/sandbox/v1/deliveries';
 /** `deliveries list|show|redeliver|release`: the callback delivery log (contract part 4). */
 export function deliveriesCommand(): Command {
   const command = new Command('deliveries')
-    .description('The callback delivery log: list it (or follow it live), show a delivery, redeliver one, release held ones')
+    .description(
+      'The callback delivery log: list it (or follow it live), show a delivery, redeliver one, release held ones',
+    )
     .addCommand(listCommand())
     .addCommand(showCommand())
     .addCommand(redeliverCommand())
     .addCommand(releaseCommand());
-  return example(command, 'va-sandbox deliveries list --follow', 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
+  return example(
+    command,
+    'va-sandbox deliveries list --follow',
+    'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b',
+  );
 }
 
 function listCommand(): Command {
   const command = pageOptions(
     new Command('list')
-      .description('List deliveries, newest first; with --follow, then print each new attempt as it happens until interrupted')
+      .description(
+        'List deliveries, newest first; with --follow, then print each new attempt as it happens until interrupted',
+      )
       .option('--status <list>', `status, comma-separated: ${DELIVERY_STATUSES.join(', ')}`)
       .option('--event-type <list>', `eventType, comma-separated: ${EVENT_TYPES.join(', ')}`),
   )
-    .option('--follow', "stream new attempts live (with --json: one JSON line per attempt, and no list)")
+    .option('--follow', 'stream new attempts live (with --json: one JSON line per attempt, and no list)')
     .action(async (_opts, cmd: Command) => {
       const { client, out } = contextOf(cmd);
       const { follow, ...query } = optionsOf(cmd);
@@ -48,20 +56,30 @@ function listCommand(): Command {
   );
 }
 
-const matches = (list: unknown, value: string) => typeof list !== 'string' || list.split(',').map((item) => item.trim()).includes(value);
+const matches = (list: unknown, value: string) =>
+  typeof list !== 'string' ||
+  list
+    .split(',')
+    .map((item) => item.trim())
+    .includes(value);
 
 const deliveriesPage = ({ data, pagination }: DeliveriesPage) =>
-  page(data, pagination, ['delivery', 'deliveries'], [
-    ['id', (d) => d.id],
-    ['status', (d) => status(d.status)],
-    ['eventType', (d) => d.eventType],
-    ['for', whose],
-    ['attempts', (d) => d.attempts, 'right'],
-    ['lastResponseStatus', (d) => d.lastResponseStatus, 'right'],
-    ['lastError', (d) => d.lastError],
-    ['url', sentTo],
-    ['updatedAt', (d) => d.updatedAt],
-  ]);
+  page(
+    data,
+    pagination,
+    ['delivery', 'deliveries'],
+    [
+      ['id', (d) => d.id],
+      ['status', (d) => status(d.status)],
+      ['eventType', (d) => d.eventType],
+      ['for', whose],
+      ['attempts', (d) => d.attempts, 'right'],
+      ['lastResponseStatus', (d) => d.lastResponseStatus, 'right'],
+      ['lastError', (d) => d.lastError],
+      ['url', sentTo],
+      ['updatedAt', (d) => d.updatedAt],
+    ],
+  );
 
 /** The VA payment or client a delivery's event is about. */
 const whose = (d: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>): string =>
@@ -89,7 +107,8 @@ async function followAttempts(client: Client, out: Output, query: Query): Promis
     },
     onMessage: (message) => {
       if (message.type !== 'delivery') return;
-      if (matches(query.status, message.delivery.status) && matches(query.eventType, message.delivery.eventType)) out.item(message, attemptLine);
+      if (matches(query.status, message.delivery.status) && matches(query.eventType, message.delivery.eventType))
+        out.item(message, attemptLine);
     },
   });
 }
@@ -101,9 +120,19 @@ export const outcome = (attempt: Pick<Attempt, 'responseStatus' | 'error'>): str
   attempt.responseStatus === null ? (attempt.error ?? '') : `HTTP ${attempt.responseStatus}`;
 
 function attemptLine({ delivery, attempt }: LiveDelivery): string {
-  const what = attempt ? `attempt ${attempt.n}  ${outcome(attempt)}` : `queued${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}`;
+  const what = attempt
+    ? `attempt ${attempt.n}  ${outcome(attempt)}`
+    : `queued${delivery.redeliveryOf ? ` (redelivery of ${delivery.redeliveryOf})` : ''}`;
   const to = attempt ? (attempt.forwardedTo ?? delivery.url) : (delivery.forwardedTo ?? delivery.url);
-  return [attempt?.startedAt ?? delivery.updatedAt, pad(status(delivery.status), 9), pad(delivery.eventType, 16), pad(whose(delivery), 44), pad(what, 29), to, delivery.id].join('  ');
+  return [
+    attempt?.startedAt ?? delivery.updatedAt,
+    pad(status(delivery.status), 9),
+    pad(delivery.eventType, 16),
+    pad(whose(delivery), 44),
+    pad(what, 29),
+    to,
+    delivery.id,
+  ].join('  ');
 }
 
 const deliveryId = (command: Command, id: string) => recordId(command, PATH, 'delivery', id);
@@ -112,7 +141,9 @@ function showCommand(): Command {
   const command = new Command('show')
     .description('One delivery: the request exactly as sent, and every attempt with its response')
     .argument('<id>', 'delivery id, or its first characters (8 tell it apart)')
-    .action(apiAction<DeliveryDetail>(async (cmd, id) => ['GET', pathTo(PATH, await deliveryId(cmd, id))], deliveryDetail));
+    .action(
+      apiAction<DeliveryDetail>(async (cmd, id) => ['GET', pathTo(PATH, await deliveryId(cmd, id))], deliveryDetail),
+    );
   return example(globalOptions(command), 'va-sandbox deliveries show 0c5e1f2a-3b4d-4e6f-8a9b-1c2d3e4f5a6b');
 }
 
@@ -123,7 +154,11 @@ function redeliverCommand(): Command {
     .option('--to <url>', 'send this one delivery to another URL (e.g. your laptop) instead of its own', url)
     .action(
       apiAction<DeliveryDetail>(
-        async (cmd, id) => ['POST', pathTo(PATH, await deliveryId(cmd, id), 'redeliver'), cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } }],
+        async (cmd, id) => [
+          'POST',
+          pathTo(PATH, await deliveryId(cmd, id), 'redeliver'),
+          cmd.opts().to === undefined ? {} : { body: { url: cmd.opts().to } },
+        ],
         (d) => `redelivery ${d.id} of ${d.redeliveryOf} queued\n${deliveryDetail(d)}`,
       ),
     );
@@ -137,7 +172,9 @@ function redeliverCommand(): Command {
 /** `release [id]`: held deliveries (an imported account's, never sent on their own) go out now, as first attempts. */
 function releaseCommand(): Command {
   const command = new Command('release')
-    .description("Send held deliveries (an imported account's, never sent until released): all of them, which ends the hold, or the one given")
+    .description(
+      "Send held deliveries (an imported account's, never sent until released): all of them, which ends the hold, or the one given",
+    )
     .argument('[id]', 'delivery id (default: every held delivery)')
     .option('--to <url>', 'send this one delivery to another URL instead of the forwarding URL or its own', url)
     .action(async function (this: Command, id: string | undefined) {
@@ -148,7 +185,11 @@ function releaseCommand(): Command {
         const { data } = await client.call<{ released: number }>('POST', `${PATH}/release`);
         return out.result(data, ({ released }) => `released ${count(released, ['held delivery', 'held deliveries'])}`);
       }
-      const { data } = await client.call<DeliveryDetail>('POST', pathTo(PATH, id, 'release'), to === undefined ? {} : { body: { url: to } });
+      const { data } = await client.call<DeliveryDetail>(
+        'POST',
+        pathTo(PATH, id, 'release'),
+        to === undefined ? {} : { body: { url: to } },
+      );
       out.result(data, (d) => `delivery ${d.id} released\n${deliveryDetail(d)}`);
     });
   return example(
@@ -183,9 +224,20 @@ export function deliveryDetail(d: DeliveryDetail): string {
     JSON.stringify(d.request.body),
   ].join('\n');
   const attempts = d.attempts.map((a) => {
-    const got = paint(a.error === null ? 'green' : 'red', [outcome(a), a.responseStatus === null ? a.errorMessage : null].filter(Boolean).join(': '));
-    const where = [`=> ${a.request.url}`, a.fault ? paint('yellow', `fault: ${a.fault}`) : null].filter(Boolean).join('  ');
+    const got = paint(
+      a.error === null ? 'green' : 'red',
+      [outcome(a), a.responseStatus === null ? a.errorMessage : null].filter(Boolean).join(': '),
+    );
+    const where = [`=> ${a.request.url}`, a.fault ? paint('yellow', `fault: ${a.fault}`) : null]
+      .filter(Boolean)
+      .join('  ');
     return `${paint('bold', `attempt ${a.n}`)}  ${a.startedAt}  ${got}  ${a.durationMs} ms${where ? `  ${where}` : ''}${a.responseBody ? `\n${a.responseBody}` : ''}`;
   });
-  return [summary, '', paint('bold', 'request (as sent)'), request, ...attempts.flatMap((attempt) => ['', attempt])].join('\n');
+  return [
+    summary,
+    '',
+    paint('bold', 'request (as sent)'),
+    request,
+    ...attempts.flatMap((attempt) => ['', attempt]),
+  ].join('\n');
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { faultText, ruleWhen } from '../../client/api-fault-words.js';
 import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
-import { apiFaultKinds, type ApiFaultType } from '../../core/records/words.js';
+import { type ApiFaultType, apiFaultKinds } from '../../core/records/words.js';
 import { apiAction, example, globalOptions, listAction, pageOptions, pathTo } from '../context.js';
 import { milliseconds, positiveInt } from '../options.js';
 import { block, table } from '../render.js';
@@ -57,7 +57,10 @@ function ruleOf(command: Command) {
   if (faults.length !== 1) command.error(`give one fault: ${ONE_OF}`);
   if (o.times !== undefined && o.probability !== undefined) command.error('give --times or --probability, not both');
   if (o.seed !== undefined && o.probability === undefined) command.error('--seed goes with --probability');
-  const when = o.probability === undefined ? { times: o.times ?? 1 } : { probability: o.probability, ...(o.seed === undefined ? {} : { seed: o.seed }) };
+  const when =
+    o.probability === undefined
+      ? { times: o.times ?? 1 }
+      : { probability: o.probability, ...(o.seed === undefined ? {} : { seed: o.seed }) };
   return { path: o.path, ...(o.method ? { method: o.method.toUpperCase() } : {}), fault: faults[0], ...when };
 }
 
@@ -65,16 +68,36 @@ function ruleOf(command: Command) {
 export function faultsApiCommand(): Command {
   const add = new Command('add')
     .description(`Add a rule: matching /api/v1 requests get ${apiFaultKinds('named')}`)
-    .requiredOption('--path <path>', 'a path under /api/v1; {id} or * stands for one segment, e.g. /api/v1/va-payments/{id}/cancel')
+    .requiredOption(
+      '--path <path>',
+      'a path under /api/v1; {id} or * stands for one segment, e.g. /api/v1/va-payments/{id}/cancel',
+    )
     .option('--method <method>', 'POST, GET, PATCH, DELETE or * (default *)')
-    .option('--status <status>', 'answer 500, 502, 503, 504 or 429 in the error envelope; nothing is carried out', positiveInt)
+    .option(
+      '--status <status>',
+      'answer 500, 502, 503, 504 or 429 in the error envelope; nothing is carried out',
+      positiveInt,
+    )
     .option('--delay <ms>', 'carry the request out, answer that much later: 400, 400ms, 2s', milliseconds)
     .option('--reset', 'reset the connection with no answer; nothing is carried out')
-    .addOption(new Option('--hang [ms]', 'no answer for that long (default 30s), or until the client closes; nothing is carried out').argParser(milliseconds))
+    .addOption(
+      new Option(
+        '--hang [ms]',
+        'no answer for that long (default 30s), or until the client closes; nothing is carried out',
+      ).argParser(milliseconds),
+    )
     .option('--lost-answer', 'carry the request out and commit it, then close the connection with no answer')
     .option('--times <n>', 'the next N matching requests (default 1)', positiveInt)
-    .option('--probability <p>', 'each matching request with this probability, 0 to 1, drawn from the rule’s seeded generator', number)
-    .option('--seed <n>', 'where the generator starts (default 1): the same requests get the same faults on every run', number)
+    .option(
+      '--probability <p>',
+      'each matching request with this probability, 0 to 1, drawn from the rule’s seeded generator',
+      number,
+    )
+    .option(
+      '--seed <n>',
+      'where the generator starts (default 1): the same requests get the same faults on every run',
+      number,
+    )
     .action(apiAction<ApiFaultRuleView>((cmd) => ['POST', PATH, { body: ruleOf(cmd) }], ruleBlock));
   const list = pageOptions(new Command('list'))
     .description('The rules, in the order they apply, with their hits')
@@ -100,7 +123,10 @@ export function faultsApiCommand(): Command {
     .action(
       apiAction<ApiFaultRuleView | { deleted: number }>(
         (_cmd, id) => ['DELETE', id === undefined ? PATH : pathTo(PATH, id)],
-        (data) => ('deleted' in data ? `removed ${data.deleted} API fault rule${data.deleted === 1 ? '' : 's'}` : `removed rule ${data.id}`),
+        (data) =>
+          'deleted' in data
+            ? `removed ${data.deleted} API fault rule${data.deleted === 1 ? '' : 's'}`
+            : `removed rule ${data.id}`,
       ),
     );
   const command = new Command('api')
@@ -114,6 +140,16 @@ export function faultsApiCommand(): Command {
       ),
     )
     .addCommand(example(globalOptions(list), 'va-sandbox faults api list'))
-    .addCommand(example(globalOptions(clear), 'va-sandbox faults api clear', 'va-sandbox faults api clear 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f'));
-  return example(command, 'va-sandbox faults api add --path /api/v1/va-payments --status 503', 'va-sandbox faults api list');
+    .addCommand(
+      example(
+        globalOptions(clear),
+        'va-sandbox faults api clear',
+        'va-sandbox faults api clear 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f',
+      ),
+    );
+  return example(
+    command,
+    'va-sandbox faults api add --path /api/v1/va-payments --status 503',
+    'va-sandbox faults api list',
+  );
 }

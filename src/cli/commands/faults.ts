@@ -19,24 +19,34 @@ const faultsBlock = (faults: Faults) =>
  * with what at-least-once delivery does: duplicates, slowness, events of different payments in any order.
  */
 export function faultsCommand(): Command {
-  const show = new Command('show').description("Show the account's delivery faults").action(apiAction<Faults>(() => ['GET', PATH], faultsBlock));
+  const show = new Command('show')
+    .description("Show the account's delivery faults")
+    .action(apiAction<Faults>(() => ['GET', PATH], faultsBlock));
   const set = new Command('set')
     .description('Set the delivery faults (what is not given is off)')
-    .option('--duplicate', 'send each attempt that gets 2xx once more, same eventId and body (logged as an attempt marked fault)')
+    .option(
+      '--duplicate',
+      'send each attempt that gets 2xx once more, same eventId and body (logged as an attempt marked fault)',
+    )
     .option('--delay <ms>', 'wait this long before each attempt: 200, 200ms, 2s (at most 10 s)', milliseconds)
     .option('--shuffle', 'do not hold first attempts of different payments and clients to the order they were raised')
     .action(
-      apiAction<Faults>(
-        (cmd) => {
-          const opts = cmd.opts<{ duplicate?: true; delay?: number; shuffle?: true }>();
-          return ['PUT', PATH, { body: { duplicate: opts.duplicate === true, delayMs: opts.delay ?? 0, shuffle: opts.shuffle === true } }];
-        },
-        faultsBlock,
-      ),
+      apiAction<Faults>((cmd) => {
+        const opts = cmd.opts<{ duplicate?: true; delay?: number; shuffle?: true }>();
+        return [
+          'PUT',
+          PATH,
+          { body: { duplicate: opts.duplicate === true, delayMs: opts.delay ?? 0, shuffle: opts.shuffle === true } },
+        ];
+      }, faultsBlock),
     );
-  const clear = new Command('clear').description('Turn every delivery fault off').action(apiAction<Faults>(() => ['PUT', PATH, { body: {} }], faultsBlock));
+  const clear = new Command('clear')
+    .description('Turn every delivery fault off')
+    .action(apiAction<Faults>(() => ['PUT', PATH, { body: {} }], faultsBlock));
   const command = new Command('faults')
-    .description('Delivery faults, to test callback handlers (duplicates, delays, out of order); `faults api`: faults of the API itself')
+    .description(
+      'Delivery faults, to test callback handlers (duplicates, delays, out of order); `faults api`: faults of the API itself',
+    )
     .addCommand(example(globalOptions(show), 'va-sandbox faults show'))
     .addCommand(example(globalOptions(set), 'va-sandbox faults set --duplicate --delay 200ms --shuffle'))
     .addCommand(example(globalOptions(clear), 'va-sandbox faults clear'))

@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import type { forwardingView } from '../../core/callbacks/delivery-settings.js';
+import { EVENT_TYPES } from '../../core/records/words.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions } from '../context.js';
-import { followUntilInterrupted } from '../follow.js';
-import { EVENT_TYPES } from '../../core/records/words.js';
 import { fieldFlags } from '../flags.js';
+import { followUntilInterrupted } from '../follow.js';
 import { list, url } from '../options.js';
-import { pad, paint, type Output } from '../render.js';
+import { type Output, pad, paint } from '../render.js';
 import type { LiveMessage } from '../ui/live.js';
 import { outcome } from './deliveries.js';
 
@@ -28,9 +28,15 @@ interface ListenOptions {
  */
 export function listenCommand(): Command {
   const command = new Command('listen')
-    .description("Forward the account's callbacks to a local URL while this runs, printing each one; Ctrl-C stops forwarding")
+    .description(
+      "Forward the account's callbacks to a local URL while this runs, printing each one; Ctrl-C stops forwarding",
+    )
     .requiredOption('--forward-to <url>', 'where every callback attempt goes instead of its configured URL', url)
-    .option('--events <list>', `forward only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (the others still go to their own URLs)`, list)
+    .option(
+      '--events <list>',
+      `forward only these event types, comma-separated: ${EVENT_TYPES.join(', ')} (the others still go to their own URLs)`,
+      list,
+    )
     .option('--print-body', "print each callback's body and the first 2 KiB of the handler's response body too")
     .action(async (opts: ListenOptions, cmd: Command) => {
       const { client, out } = contextOf(cmd);
@@ -69,7 +75,8 @@ const forward = async (client: Client, { forwardTo, events }: ListenOptions) =>
 async function stopForwarding(client: Client, out: Output, mine: Forwarding): Promise<void> {
   try {
     const { data: now } = await client.call<Forwarding>('GET', PATH);
-    if (now.url !== mine.url || now.since !== mine.since) return out.note(`forwarding left to ${now.url ?? 'nobody'}: another listen set it`);
+    if (now.url !== mine.url || now.since !== mine.since)
+      return out.note(`forwarding left to ${now.url ?? 'nobody'}: another listen set it`);
     await client.call<Forwarding>('DELETE', PATH);
     out.note('forwarding off: callbacks go to their own URLs again');
   } catch (error) {

@@ -1,10 +1,24 @@
 import { Command, Option } from 'commander';
-import { VA_PAYMENT_STATUSES } from '../../core/records/words.js';
 import type { VaPaymentView } from '../../core/records/views.js';
-import { apiAction, contextOf, example, globalOptions, hubOf, hubOption, idempotencyOf, idempotencyOption, listAction, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
+import { VA_PAYMENT_STATUSES } from '../../core/records/words.js';
+import {
+  apiAction,
+  contextOf,
+  example,
+  globalOptions,
+  hubOf,
+  hubOption,
+  idempotencyOf,
+  idempotencyOption,
+  listAction,
+  optionsOf,
+  pageOptions,
+  pathTo,
+  recordId,
+} from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { duration, keyValue, money, url } from '../options.js';
-import { ars, count, page, pairs, paint, status, table, viewBlock } from '../render.js';
+import { ars, count, page, paint, pairs, status, table, viewBlock } from '../render.js';
 
 const PATH = '/api/v1/va-payments';
 
@@ -16,7 +30,11 @@ export function paymentsCommand(): Command {
     .addCommand(listCommand())
     .addCommand(getCommand())
     .addCommand(cancelCommand());
-  return example(command, 'va-sandbox payments create --amount 1500 --lock amount', 'va-sandbox payments list --status waiting');
+  return example(
+    command,
+    'va-sandbox payments create --amount 1500 --lock amount',
+    'va-sandbox payments list --status waiting',
+  );
 }
 
 function createCommand(): Command {
@@ -29,7 +47,11 @@ function createCommand(): Command {
     .option('--client-id <uuid>', 'clientId of the payer')
     .option('--client-tax-id <cuit>', 'clientTaxId of the payer')
     .option('--client-name <name>', 'clientName of the payer')
-    .addOption(new Option('--callback-url <url>', 'callbackUrl: receives all seven events').argParser(url).conflicts(['successUrl', 'failureUrl']))
+    .addOption(
+      new Option('--callback-url <url>', 'callbackUrl: receives all seven events')
+        .argParser(url)
+        .conflicts(['successUrl', 'failureUrl']),
+    )
     .option('--success-url <url>', 'successUrl (with --failure-url)', url)
     .option('--failure-url <url>', 'failureUrl (with --success-url)', url)
     .option('--external-reference <ref>', 'externalReference for your reconciliation')
@@ -38,7 +60,13 @@ function createCommand(): Command {
       const { client, out } = contextOf(cmd);
       const { lock, ttl, currency, ...fields } = optionsOf(cmd);
       // The API requires paymentHubId, currency and lockMode; the CLI fills them in for people.
-      const body = { paymentHubId: hubOf(cmd), currency: currency ?? 'ARS', lockMode: lock ?? 'time', ...fields, ttlSeconds: ttl };
+      const body = {
+        paymentHubId: hubOf(cmd),
+        currency: currency ?? 'ARS',
+        lockMode: lock ?? 'time',
+        ...fields,
+        ttlSeconds: ttl,
+      };
       const { data } = await client.call<VaPaymentView>('POST', PATH, { body, ...idempotencyOf(cmd) });
       out.result(data, paymentBlock);
       if (!out.json) out.note(`pay it: va-sandbox transfer --to ${data.alias} --amount ${data.amount ?? '<ars>'}`);
@@ -61,12 +89,15 @@ function listCommand(): Command {
       .option('--external-reference <ref>', 'externalReference')
       .option('--created-from <iso>', 'created at or after this ISO 8601 time')
       .option('--created-to <iso>', 'created at or before this ISO 8601 time'),
-  )
-    .action(
-      listAction<VaPaymentView>(
-        (cmd) => ['GET', PATH, { query: optionsOf(cmd) }],
-        (items, pagination) =>
-          page(items, pagination, ['VA payment', 'VA payments'], [
+  ).action(
+    listAction<VaPaymentView>(
+      (cmd) => ['GET', PATH, { query: optionsOf(cmd) }],
+      (items, pagination) =>
+        page(
+          items,
+          pagination,
+          ['VA payment', 'VA payments'],
+          [
             ['id', (p) => p.id],
             ['status', (p) => status(p.status)],
             ['lockMode', (p) => p.lockMode],
@@ -75,10 +106,15 @@ function listCommand(): Command {
             ['alias', (p) => p.alias],
             ['externalReference', (p) => p.externalReference],
             ['createdAt', (p) => p.createdAt],
-          ]),
-      ),
-    );
-  return example(globalOptions(command), 'va-sandbox payments list --status waiting,underpaid --limit 5', 'va-sandbox payments list --json | jq -r ".data[].id"');
+          ],
+        ),
+    ),
+  );
+  return example(
+    globalOptions(command),
+    'va-sandbox payments list --status waiting,underpaid --limit 5',
+    'va-sandbox payments list --json | jq -r ".data[].id"',
+  );
 }
 
 function getCommand(): Command {
@@ -93,7 +129,12 @@ function cancelCommand(): Command {
   const command = new Command('cancel')
     .description('Cancel a waiting or underpaid VA payment and release its lock (event cancelled)')
     .argument('<id>', 'VA payment id, or its first characters (8 tell it apart)')
-    .action(apiAction<VaPaymentView>(async (cmd, id) => ['POST', pathTo(PATH, await paymentId(cmd, id), 'cancel')], (payment, message) => `${message}\n${paymentBlock(payment)}`));
+    .action(
+      apiAction<VaPaymentView>(
+        async (cmd, id) => ['POST', pathTo(PATH, await paymentId(cmd, id), 'cancel')],
+        (payment, message) => `${message}\n${paymentBlock(payment)}`,
+      ),
+    );
   return example(
     globalOptions(idempotencyOption(command)),
     'va-sandbox payments cancel 9b2f6c1e-6a4e-4c1b-9a57-0f3b2d1c8e4a',
@@ -117,7 +158,10 @@ function paymentBlock(p: VaPaymentView): string {
     totalReceived: ars,
     receivedAmount: ars,
     remainingAmount: ars,
-    callbackDelivery: () => (delivery.events === 0 ? null : `${count(delivery.events, ['event', 'events'])}${deliveries ? `: ${deliveries}` : ''}; last ${delivery.lastEventType}`),
+    callbackDelivery: () =>
+      delivery.events === 0
+        ? null
+        : `${count(delivery.events, ['event', 'events'])}${deliveries ? `: ${deliveries}` : ''}; last ${delivery.lastEventType}`,
   });
   if (p.cashIns.length === 0) return lines;
   const cashIns = table(p.cashIns, [

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { DEFAULT_HOST } from '../../sandbox/runtime/defaults.js';
 import type { ReceivedCallback } from '../../sandbox/delivery/index.js';
+import { DEFAULT_HOST } from '../../sandbox/runtime/defaults.js';
 import { example, globalOptions, outputOf } from '../context.js';
 import { httpStatus, port, wholeNumber } from '../options.js';
 import { paint } from '../render.js';
@@ -34,7 +34,9 @@ export function receiverCommand(): Command {
           out.item({ receivedAt, method, path, status, headers, body }, () => callbackText(request));
         },
       }).catch((error: NodeJS.ErrnoException) => {
-        throw error.code === 'EADDRINUSE' ? new Error(`port ${opts.port} on ${opts.host} is already in use; pick another with --port`) : error;
+        throw error.code === 'EADDRINUSE'
+          ? new Error(`port ${opts.port} on ${opts.host} is already in use; pick another with --port`)
+          : error;
       });
       if (opts.failFirst > 0) receiver.failNext(opts.failFirst);
       const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${receiver.port}`;
@@ -59,5 +61,10 @@ function callbackText({ method, path, rawHeaders, body, status, receivedAt }: Re
   const headers = rawHeaders.filter(([name]) => KEY_HEADER.test(name)).map(([name, value]) => `  ${name}: ${value}`);
   const shown = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
   const answered = paint(status < 300 ? 'green' : 'red', `answered ${status}`);
-  return [`${paint('bold', `${method} ${path}`)}  ${answered}  ${paint('dim', receivedAt)}`, ...headers, shown, ''].join('\n');
+  return [
+    `${paint('bold', `${method} ${path}`)}  ${answered}  ${paint('dim', receivedAt)}`,
+    ...headers,
+    shown,
+    '',
+  ].join('\n');
 }

@@ -3,7 +3,7 @@ import { journalNote as note } from '../../client/journal-note.js';
 import type { JournalItem } from '../../core/records/request-journal.js';
 import type { Client, Query } from '../client.js';
 import { apiAction, contextOf, example, globalOptions, optionsOf, pageOptions, pathTo, recordId } from '../context.js';
-import { block, page, pad, paint, type Output, type Pagination } from '../render.js';
+import { block, type Output, type Pagination, pad, page, paint } from '../render.js';
 
 const PATH = '/sandbox/v1/requests';
 
@@ -15,10 +15,16 @@ type RequestsPage = { data: JournalItem[]; pagination: Pagination };
 /** `requests list|show`: the request journal, what the integration sent to `/api/v1` and what it was answered. */
 export function requestsCommand(): Command {
   const command = new Command('requests')
-    .description('The request journal: every /api/v1 request of the account as sent and answered (list it, follow it, show one)')
+    .description(
+      'The request journal: every /api/v1 request of the account as sent and answered (list it, follow it, show one)',
+    )
     .addCommand(listCommand())
     .addCommand(showCommand());
-  return example(command, 'va-sandbox requests list --method POST --path /api/v1/va-payments', 'va-sandbox requests show 5a6b7c8d');
+  return example(
+    command,
+    'va-sandbox requests list --method POST --path /api/v1/va-payments',
+    'va-sandbox requests show 5a6b7c8d',
+  );
 }
 
 function listCommand(): Command {
@@ -48,18 +54,31 @@ const listRequests = async (client: Client, query: Query): Promise<RequestsPage>
 };
 
 const requestsPage = ({ data, pagination }: RequestsPage) =>
-  page(data, pagination, ['request', 'requests'], [
-    ['id', (r) => r.id],
-    ['at', (r) => r.at],
-    ['method', (r) => r.method],
-    ['path', (r) => r.path],
-    ['status', (r) => r.status ?? 'no answer', 'right'],
-    ['ms', (r) => r.durationMs, 'right'],
-    ['note', note],
-  ]);
+  page(
+    data,
+    pagination,
+    ['request', 'requests'],
+    [
+      ['id', (r) => r.id],
+      ['at', (r) => r.at],
+      ['method', (r) => r.method],
+      ['path', (r) => r.path],
+      ['status', (r) => r.status ?? 'no answer', 'right'],
+      ['ms', (r) => r.durationMs, 'right'],
+      ['note', note],
+    ],
+  );
 
 const requestLine = (r: JournalItem): string =>
-  [r.at, pad(r.method, 6), pad(String(r.status ?? 'no answer'), 9), pad(r.path, 60), `${r.durationMs}ms`, note(r), paint('dim', r.id)].join('  ');
+  [
+    r.at,
+    pad(r.method, 6),
+    pad(String(r.status ?? 'no answer'), 9),
+    pad(r.path, 60),
+    `${r.durationMs}ms`,
+    note(r),
+    paint('dim', r.id),
+  ].join('  ');
 
 /**
  * `--follow`: asks for the newest requests every `FOLLOW_EVERY_MS` and prints those it has not printed, oldest first,
@@ -94,7 +113,12 @@ function showCommand(): Command {
   const command = new Command('show')
     .description('One request: its headers and body as sent, and the answer')
     .argument('<id>', 'request id, or its first characters (8 tell it apart)')
-    .action(apiAction<JournalItem>(async (cmd, id) => ['GET', pathTo(PATH, await recordId(cmd, PATH, 'request', id))], requestDetail));
+    .action(
+      apiAction<JournalItem>(
+        async (cmd, id) => ['GET', pathTo(PATH, await recordId(cmd, PATH, 'request', id))],
+        requestDetail,
+      ),
+    );
   return example(globalOptions(command), 'va-sandbox requests show 5a6b7c8d');
 }
 

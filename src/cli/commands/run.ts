@@ -7,10 +7,17 @@ import { DEFAULT_API_KEY, example, given, globalOptions, outputOf } from '../con
 import { baseUrl, url } from '../options.js';
 import { paint } from '../render.js';
 
-const MARK: Record<StepResult['status'], string> = { passed: paint('green', '✓'), failed: paint('red', '✗'), skipped: paint('gray', '-') };
+const MARK: Record<StepResult['status'], string> = {
+  passed: paint('green', '✓'),
+  failed: paint('red', '✗'),
+  skipped: paint('gray', '-'),
+};
 
 const stepLine = (step: StepResult): string =>
-  [`  ${MARK[step.status]} ${step.status === 'skipped' ? paint('gray', step.label) : step.label}`, ...step.failures.map((f) => `      ${paint('red', f)}`)].join('\n');
+  [
+    `  ${MARK[step.status]} ${step.status === 'skipped' ? paint('gray', step.label) : step.label}`,
+    ...step.failures.map((f) => `      ${paint('red', f)}`),
+  ].join('\n');
 
 /** Live, human lines for each scenario and step as it finishes. */
 function humanProgress(event: RunEvent): void {
@@ -52,7 +59,11 @@ export function runCommand(): Command {
   const command = new Command('run')
     .description('Run scenario files: steps against the sandbox, expectations on payments, balances and callbacks')
     .argument('<scenario...>', 'scenario files (JSON), or patterns such as fixtures/*.json (expanded here)')
-    .option('--callback-url <url>', 'the address the sandbox reaches the built-in receiver at, when not loopback (its port is used)', url)
+    .option(
+      '--callback-url <url>',
+      'the address the sandbox reaches the built-in receiver at, when not loopback (its port is used)',
+      url,
+    )
     .option('--report <file>', 'write a JUnit XML report here')
     .action(async (files: string[], opts: { callbackUrl?: string; report?: string }, cmd: Command) => {
       const out = outputOf(cmd);
@@ -60,8 +71,11 @@ export function runCommand(): Command {
       const target = given<string>(cmd, 'url') ?? (envUrl === undefined ? undefined : baseUrl(envUrl));
       const apiKey = given<string>(cmd, 'apiKey') ?? (process.env.VA_SANDBOX_API_KEY || undefined);
       // A sandbox that is not there is one line, as for every other command, not a list of skipped steps.
-      if (target) for await (const _ of (await createClient(target, apiKey ?? DEFAULT_API_KEY).send('GET', '/health')).body);
-      const { loadScenarioFile, runScenarios, ScenarioFileError } = await import('../../sandbox/scenarios/scenario-runner.js');
+      if (target)
+        for await (const _ of (await createClient(target, apiKey ?? DEFAULT_API_KEY).send('GET', '/health')).body);
+      const { loadScenarioFile, runScenarios, ScenarioFileError } = await import(
+        '../../sandbox/scenarios/scenario-runner.js'
+      );
       const paths = await expand(files);
       // A file that is not a scenario fails on its own; the others run.
       const scenarios = await Promise.all(
@@ -72,7 +86,12 @@ export function runCommand(): Command {
           }),
         ),
       );
-      if (!out.json) out.note(target ? `running ${paths.length} scenario(s) against ${target}` : `running ${paths.length} scenario(s) on an embedded sandbox`);
+      if (!out.json)
+        out.note(
+          target
+            ? `running ${paths.length} scenario(s) against ${target}`
+            : `running ${paths.length} scenario(s) on an embedded sandbox`,
+        );
       const run = await runScenarios(scenarios, {
         url: target,
         apiKey,

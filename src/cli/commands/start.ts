@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { jsonLine, lineWriter, logLine, type LogEntry } from '../../sandbox/http/server-log.js';
+import { jsonLine, type LogEntry, lineWriter, logLine } from '../../sandbox/http/server-log.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { progressWanted, serverWorkLine } from '../progress.js';
 import { apiKeyProblem, applyConfig, startOptions } from '../start-options.js';
@@ -9,7 +9,12 @@ import { version } from '../version.js';
 function switchesOff(cmd: Command, opts: Record<string, unknown>): void {
   for (const option of cmd.options) {
     const name = option.attributeName();
-    if (option.isBoolean() && option.envVar && cmd.getOptionValueSource(name) === 'env' && /^(0|false|no)$/i.test(process.env[option.envVar] ?? '')) {
+    if (
+      option.isBoolean() &&
+      option.envVar &&
+      cmd.getOptionValueSource(name) === 'env' &&
+      /^(0|false|no)$/i.test(process.env[option.envVar] ?? '')
+    ) {
       opts[name] = undefined;
     }
   }
@@ -29,70 +34,79 @@ function reachable(url: string): string {
 export function startCommand(): Command {
   const command = new Command('start').description('Start the sandbox server (the only writer of its state database)');
   for (const option of startOptions()) command.addOption(option);
-  command
-    .action(async (flags: { config?: string }, cmd: Command) => {
-      if (flags.config !== undefined) applyConfig(cmd, flags.config);
-      const opts = cmd.opts();
-      switchesOff(cmd, opts);
-      // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
-      const { startServer } = await import('../../sandbox/http/server.js');
-      // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
-      const programKey = given<string>(cmd.parent!, 'apiKey');
-      const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);
-      if (programKeyProblem) cmd.error(`option '--api-key <key>' ${programKeyProblem}`);
-      const ownKeys = cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
-      const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
-      const requestLog = lineWriter(process.stdout);
-      // Listened for before the server listens: whoever sees it answer may stop it at once, and is not killed mid-start.
-      const stopped = new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      const server = await startServer({
-        port: opts.port,
-        host: opts.host,
-        allowedHosts: opts.allowedHost,
-        data: opts.data,
-        memory: opts.memory,
-        fsync: opts.fsync,
-        apiKeys,
-        rateLimit: opts.rateLimit,
-        retryDelays: opts.retryDelays,
-        callbackTimeoutMs: opts.callbackTimeout * 1000,
-        strictTaxId: opts.strictTaxId,
-        hubIds: opts.hubs,
-        keepDays: opts.keep,
-        journal: opts.journal,
-        bufferBudget: opts.bufferBudget,
-        log: (line) => process.stderr.write(`${line}\n`),
-        ...(opts.quiet ? {} : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
-        version,
-        ownsProcess: true,
-        onServerWork: serverWorkLine(progressWanted(opts.quiet === true)),
-      });
-      const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
-      // With --log json, stdout holds only the log's JSON lines.
-      const banner = opts.log === 'json' && !opts.quiet ? process.stderr : process.stdout;
-      banner.write(
-        [
-          `va-sandbox ${version} listening on ${server.url}`,
-          `  data:    ${server.dataPath ?? '(memory only)'}${opts.keep ? ` (ended payments kept ${opts.keep} days of sandbox clock)` : ''}`,
-          `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
-          `  try:     curl -s ${reachable(server.url)}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
-          '',
-        ].join('\n'),
-      );
-      // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
-      // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
-      import('undici').catch(() => {});
-      // A large database is checked while the server answers: found damaged, the server stops with a start's line.
-      const damaged = server.checked.then(() => new Promise<never>(() => {}), (error: Error) => error);
-      const refused = await Promise.race([stopped.then(() => null), damaged]);
-      await server.close();
-      requestLog.flush();
-      if (refused) throw refused;
-      banner.write(server.dataPath === null ? 'va-sandbox stopped; it kept nothing (--memory)\n' : `va-sandbox stopped; state saved in ${server.dataPath}\n`);
+  command.action(async (flags: { config?: string }, cmd: Command) => {
+    if (flags.config !== undefined) applyConfig(cmd, flags.config);
+    const opts = cmd.opts();
+    switchesOff(cmd, opts);
+    // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
+    const { startServer } = await import('../../sandbox/http/server.js');
+    // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
+    const programKey = given<string>(cmd.parent!, 'apiKey');
+    const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);
+    if (programKeyProblem) cmd.error(`option '--api-key <key>' ${programKeyProblem}`);
+    const ownKeys =
+      cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
+    const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
+    const requestLog = lineWriter(process.stdout);
+    // Listened for before the server listens: whoever sees it answer may stop it at once, and is not killed mid-start.
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
     });
+    const server = await startServer({
+      port: opts.port,
+      host: opts.host,
+      allowedHosts: opts.allowedHost,
+      data: opts.data,
+      memory: opts.memory,
+      fsync: opts.fsync,
+      apiKeys,
+      rateLimit: opts.rateLimit,
+      retryDelays: opts.retryDelays,
+      callbackTimeoutMs: opts.callbackTimeout * 1000,
+      strictTaxId: opts.strictTaxId,
+      hubIds: opts.hubs,
+      keepDays: opts.keep,
+      journal: opts.journal,
+      bufferBudget: opts.bufferBudget,
+      log: (line) => process.stderr.write(`${line}\n`),
+      ...(opts.quiet
+        ? {}
+        : { onLog: (entry: LogEntry) => requestLog.write(opts.log === 'json' ? jsonLine(entry) : logLine(entry)) }),
+      version,
+      ownsProcess: true,
+      onServerWork: serverWorkLine(progressWanted(opts.quiet === true)),
+    });
+    const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
+    // With --log json, stdout holds only the log's JSON lines.
+    const banner = opts.log === 'json' && !opts.quiet ? process.stderr : process.stdout;
+    banner.write(
+      [
+        `va-sandbox ${version} listening on ${server.url}`,
+        `  data:    ${server.dataPath ?? '(memory only)'}${opts.keep ? ` (ended payments kept ${opts.keep} days of sandbox clock)` : ''}`,
+        `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
+        `  try:     curl -s ${reachable(server.url)}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
+        '',
+      ].join('\n'),
+    );
+    // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
+    // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
+    import('undici').catch(() => {});
+    // A large database is checked while the server answers: found damaged, the server stops with a start's line.
+    const damaged = server.checked.then(
+      () => new Promise<never>(() => {}),
+      (error: Error) => error,
+    );
+    const refused = await Promise.race([stopped.then(() => null), damaged]);
+    await server.close();
+    requestLog.flush();
+    if (refused) throw refused;
+    banner.write(
+      server.dataPath === null
+        ? 'va-sandbox stopped; it kept nothing (--memory)\n'
+        : `va-sandbox stopped; state saved in ${server.dataPath}\n`,
+    );
+  });
   return example(
     command,
     'va-sandbox start --port 4580 --data ./.va-sandbox/state.db',

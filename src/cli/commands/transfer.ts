@@ -23,7 +23,11 @@ export function transferCommand(): Command {
           const opts = cmd.opts();
           const from = { name: opts.fromName, taxId: opts.fromTaxId, cbu: opts.fromCbu };
           const given = Object.values(from).some((value) => value !== undefined);
-          return ['POST', '/sandbox/v1/transfers', { body: { to: opts.to, total: opts.amount, taxes: opts.taxes, from: given ? from : undefined } }];
+          return [
+            'POST',
+            '/sandbox/v1/transfers',
+            { body: { to: opts.to, total: opts.amount, taxes: opts.taxes, from: given ? from : undefined } },
+          ];
         },
         (t) =>
           block([
@@ -43,7 +47,12 @@ export function transferCommand(): Command {
           ]),
       ),
     );
-  fieldFlags(command, { total: '--amount', 'from.name': '--from-name', 'from.taxId': '--from-tax-id', 'from.cbu': '--from-cbu' });
+  fieldFlags(command, {
+    total: '--amount',
+    'from.name': '--from-name',
+    'from.taxId': '--from-tax-id',
+    'from.cbu': '--from-cbu',
+  });
   return example(
     globalOptions(command),
     'va-sandbox transfer --to SANDBOX.HUB.COBROS --amount 1500',

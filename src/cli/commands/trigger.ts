@@ -1,13 +1,13 @@
 import { Argument, Command } from 'commander';
 import type { TriggerView } from '../../core/records/index.js';
-import { EVENT_TYPES } from '../../core/records/words.js';
 import type { EventView } from '../../core/records/views.js';
+import { EVENT_TYPES } from '../../core/records/words.js';
 import type { Client } from '../client.js';
 import { contextOf, example, globalOptions, hubOf, hubOption } from '../context.js';
 import { fieldFlags } from '../flags.js';
 import { followUntilInterrupted } from '../follow.js';
 import { money, url } from '../options.js';
-import { paint, type Output } from '../render.js';
+import { type Output, paint } from '../render.js';
 import type { LiveMessage } from '../ui/live.js';
 import { callbackLines } from './listen.js';
 

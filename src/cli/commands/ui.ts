@@ -18,7 +18,9 @@ function needUiPackages(): void {
   if (missing.length === 0) return;
   const install = UI_PACKAGES.map((name) => `${name}@${peerRanges[name]}`).join(' ');
   const needs = missing.join(' and ');
-  throw new UsageError(`ui needs ${needs}, which a plain install leaves out: npm install --save-dev va-sandbox ${install}`);
+  throw new UsageError(
+    `ui needs ${needs}, which a plain install leaves out: npm install --save-dev va-sandbox ${install}`,
+  );
 }
 
 /**
@@ -39,5 +41,9 @@ export function uiCommand(): Command {
       const { runUi } = await import('../ui/run.js');
       await runUi({ ...connectionOf(cmd), hubId: hubOf(cmd), version });
     });
-  return example(hubOption(globalOptions(command, 'connection')), 'va-sandbox ui', 'va-sandbox ui --url http://127.0.0.1:4580 --api-key sk_ci_42');
+  return example(
+    hubOption(globalOptions(command, 'connection')),
+    'va-sandbox ui',
+    'va-sandbox ui --url http://127.0.0.1:4580 --api-key sk_ci_42',
+  );
 }

@@ -1,6 +1,6 @@
-import type { ClientView } from './use-sandbox.js';
-import { ars, status, type Column } from '../render.js';
+import { ars, type Column, status } from '../render.js';
 import { ListPane, type ListPaneProps } from './pane.js';
+import type { ClientView } from './use-sandbox.js';
 
 const columns: Column<ClientView>[] = [
   ['name', (c) => c.name],

@@ -8,17 +8,20 @@ import { Form, type FormSpec, type Values } from './form.js';
 import { redeliverForm } from './forms.js';
 import type { Key } from './help-line.js';
 import type { Layout } from './layout.js';
-import { Pane, type ListWindow } from './pane.js';
+import { type ListWindow, Pane } from './pane.js';
 import { PaymentsPane } from './payments-pane.js';
 import { span } from './time.js';
-import { apiFaultsText, type ApiFaultsSummary } from './use-api-faults.js';
+import { type ApiFaultsSummary, apiFaultsText } from './use-api-faults.js';
 import type { ClientView } from './use-sandbox.js';
 
 export const PANES = ['payments', 'clients', 'feed'] as const;
 export type PaneName = (typeof PANES)[number];
 
 /** `then` runs once the form's request succeeded. */
-export type Mode = { kind: 'panes' } | { kind: 'form'; spec: FormSpec; then?: () => void } | { kind: 'delivery'; id: string };
+export type Mode =
+  | { kind: 'panes' }
+  | { kind: 'form'; spec: FormSpec; then?: () => void }
+  | { kind: 'delivery'; id: string };
 
 /** The dashboard's first line: where it is connected, the stream, the key, the sandbox clock, faults and forwarding. */
 export function headerLine(
@@ -57,7 +60,21 @@ export interface DashboardBodyProps {
 }
 
 /** What stands between the header and the status line: a delivery, a form under the payments, or the three panes. */
-export function DashboardBody({ mode, setMode, detail, columns, layout, focus, payments, clients, selected, nowMs, sticky, onSubmit, feed }: DashboardBodyProps) {
+export function DashboardBody({
+  mode,
+  setMode,
+  detail,
+  columns,
+  layout,
+  focus,
+  payments,
+  clients,
+  selected,
+  nowMs,
+  sticky,
+  onSubmit,
+  feed,
+}: DashboardBodyProps) {
   if (mode.kind === 'delivery') {
     return (
       <DeliveryView
@@ -70,7 +87,14 @@ export function DashboardBody({ mode, setMode, detail, columns, layout, focus, p
     );
   }
   const paymentsPane = (
-    <PaymentsPane window={payments} selected={selected.payments} rows={layout.payments} focused={focus === 'payments'} width={columns} nowMs={nowMs} />
+    <PaymentsPane
+      window={payments}
+      selected={selected.payments}
+      rows={layout.payments}
+      focused={focus === 'payments'}
+      width={columns}
+      nowMs={nowMs}
+    />
   );
   if (mode.kind === 'form') {
     return (
@@ -91,7 +115,13 @@ export function DashboardBody({ mode, setMode, detail, columns, layout, focus, p
   return (
     <>
       {paymentsPane}
-      <ClientsPane window={clients} selected={selected.clients} rows={layout.clients} focused={focus === 'clients'} width={columns} />
+      <ClientsPane
+        window={clients}
+        selected={selected.clients}
+        rows={layout.clients}
+        focused={focus === 'clients'}
+        width={columns}
+      />
       <Pane
         title={`feed  events and delivery attempts${feed.following ? '' : '  (paused: End follows)'}`}
         focused={focus === 'feed'}
@@ -107,9 +137,31 @@ export function DashboardBody({ mode, setMode, detail, columns, layout, focus, p
 
 /** The keys the help line shows, for what is open and focused. */
 export function helpKeys(mode: Mode, focus: PaneName): Key[] {
-  if (mode.kind === 'form') return [['tab', 'next field'], ['←→', 'choose'], ['enter', mode.spec.verb], ['esc', 'back']];
-  if (mode.kind === 'delivery') return [['↑↓ pgup pgdn', 'scroll'], ['r', 'redeliver'], ['esc', 'back'], ['q', 'quit']];
+  if (mode.kind === 'form')
+    return [
+      ['tab', 'next field'],
+      ['←→', 'choose'],
+      ['enter', mode.spec.verb],
+      ['esc', 'back'],
+    ];
+  if (mode.kind === 'delivery')
+    return [
+      ['↑↓ pgup pgdn', 'scroll'],
+      ['r', 'redeliver'],
+      ['esc', 'back'],
+      ['q', 'quit'],
+    ];
   const acts: Key[] =
-    focus === 'feed' ? [['enter', 'open'], ['r', 'redeliver']] : focus === 'payments' ? [['t', 'transfer'], ['x', 'cancel']] : [['t', 'transfer']];
+    focus === 'feed'
+      ? [
+          ['enter', 'open'],
+          ['r', 'redeliver'],
+        ]
+      : focus === 'payments'
+        ? [
+            ['t', 'transfer'],
+            ['x', 'cancel'],
+          ]
+        : [['t', 'transfer']];
   return [['n', 'payment'], ['c', 'client'], ...acts, ['a', 'clock'], ['tab', 'pane'], ['q', 'quit']];
 }

@@ -1,6 +1,6 @@
 import { useApp } from 'ink';
 import type { VaPaymentView } from '../../core/records/views.js';
-import { PANES, type Mode, type PaneName } from './dashboard-body.js';
+import { type Mode, PANES, type PaneName } from './dashboard-body.js';
 import { transferTargetOf } from './dashboard-state.js';
 import { deliveryOf, type FeedEntry } from './feed.js';
 import { cancelForm, clientForm, clockForm, paymentForm, redeliverForm, transferForm } from './forms.js';
@@ -48,16 +48,29 @@ export function usePaneKeys(state: PaneKeysState): void {
       else if (key.home || input === 'g') move(-Infinity);
       else if (key.end || input === 'G') move(Infinity);
       // What was just created is the newest: it gets selected, so the next key acts on it.
-      else if (input === 'n') setMode({ kind: 'form', spec: paymentForm({ hubId, onCreated: state.setCreated }), then: () => setSelected((now) => ({ ...now, payments: 0 })) });
-      else if (input === 'c') setMode({ kind: 'form', spec: clientForm(hubId), then: () => setSelected((now) => ({ ...now, clients: 0 })) });
-      else if (input === 't') setMode({ kind: 'form', spec: transferForm(transferTargetOf(focus === 'clients' ? state.clientRow : undefined, payment)) });
+      else if (input === 'n')
+        setMode({
+          kind: 'form',
+          spec: paymentForm({ hubId, onCreated: state.setCreated }),
+          then: () => setSelected((now) => ({ ...now, payments: 0 })),
+        });
+      else if (input === 'c')
+        setMode({ kind: 'form', spec: clientForm(hubId), then: () => setSelected((now) => ({ ...now, clients: 0 })) });
+      else if (input === 't')
+        setMode({
+          kind: 'form',
+          spec: transferForm(transferTargetOf(focus === 'clients' ? state.clientRow : undefined, payment)),
+        });
       else if (input === 'a') setMode({ kind: 'form', spec: clockForm() });
       else if (input === 'x') {
         if (payment) setMode({ kind: 'form', spec: cancelForm(payment) });
         else setNote({ text: 'no VA payment selected', error: true });
       } else if (input === 'r' || key.return || input === 'o') {
         const delivery = selectedDelivery();
-        if (delivery !== null) setMode(input === 'r' ? { kind: 'form', spec: redeliverForm(delivery) } : { kind: 'delivery', id: delivery.id });
+        if (delivery !== null)
+          setMode(
+            input === 'r' ? { kind: 'form', spec: redeliverForm(delivery) } : { kind: 'delivery', id: delivery.id },
+          );
       }
     },
     { isActive: mode.kind !== 'form' },

@@ -2,16 +2,23 @@ import type { EventEmitter } from 'node:events';
 import { Box, Text } from 'ink';
 import { useCallback, useReducer, useRef, useState } from 'react';
 import { paint } from '../render.js';
-import { dataPathOf, type Connection } from './connect.js';
+import { type Connection, dataPathOf } from './connect.js';
 import { DashboardBody, headerLine, helpKeys, type Mode, type PaneName } from './dashboard-body.js';
 import { usePaneKeys } from './dashboard-keys.js';
-import { feedWindow, useDeliveryDetail, useJustCreated, useListWindows, useLogLines, type Tops } from './dashboard-state.js';
+import {
+  feedWindow,
+  type Tops,
+  useDeliveryDetail,
+  useJustCreated,
+  useListWindows,
+  useLogLines,
+} from './dashboard-state.js';
 import { feedLine } from './feed.js';
 import type { Values } from './form.js';
 import { HelpLine } from './help-line.js';
 import { layoutOf, useTerminalSize } from './layout.js';
 import { useApiFaults } from './use-api-faults.js';
-import { useDebounced, useLiveFeed, useForwarding, useSandboxClock } from './use-sandbox.js';
+import { useDebounced, useForwarding, useLiveFeed, useSandboxClock } from './use-sandbox.js';
 
 /** Lists are asked again this long after the last stream message, and at least this often while messages keep coming. */
 const REFRESH_WAIT_MS = 150;
@@ -78,9 +85,27 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
     setSelected((now) => ({ ...now, [focus]: Math.min(Math.max(now[focus] + step, 0), Math.max(total - 1, 0)) }));
   };
 
-  usePaneKeys({ mode, setMode, focus, setFocus, layout, move, setSelected, setNote, setCreated, hubId, payment, clientRow, feedEntry: feed.entry });
+  usePaneKeys({
+    mode,
+    setMode,
+    focus,
+    setFocus,
+    layout,
+    move,
+    setSelected,
+    setNote,
+    setCreated,
+    hubId,
+    payment,
+    clientRow,
+    feedEntry: feed.entry,
+  });
 
-  const submit = async ({ spec, then }: Extract<Mode, { kind: 'form' }>, body: Record<string, unknown>, values: Values) => {
+  const submit = async (
+    { spec, then }: Extract<Mode, { kind: 'form' }>,
+    body: Record<string, unknown>,
+    values: Values,
+  ) => {
     const text = await spec.submit(client, body);
     const kept = spec.fields.filter((field) => field.sticky).map((field) => [field.name, values[field.name] ?? '']);
     setSticky((now) => ({ ...now, ...Object.fromEntries(kept) }));
@@ -98,7 +123,11 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
           {...{ mode, setMode, detail, columns, layout, focus, payments, clients, selected, sticky }}
           nowMs={clock.nowMs ?? Date.now()}
           onSubmit={submit}
-          feed={{ lines: feed.lines.map((entry) => feedLine(entry.message)), selected: focus === 'feed' ? feed.position - feed.top : null, following: feedSelected === null }}
+          feed={{
+            lines: feed.lines.map((entry) => feedLine(entry.message)),
+            selected: focus === 'feed' ? feed.position - feed.top : null,
+            following: feedSelected === null,
+          }}
         />
       </Box>
       <Text wrap="truncate-end">{note.error ? paint('red', note.text) : note.text}</Text>

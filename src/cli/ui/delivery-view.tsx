@@ -1,6 +1,6 @@
-import { Box, measureElement, Text, type DOMElement } from 'ink';
+import { Box, type DOMElement, measureElement, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
-import { deliveryDetail, type DeliveryDetail } from '../commands/deliveries.js';
+import { type DeliveryDetail, deliveryDetail } from '../commands/deliveries.js';
 import { pad } from '../render.js';
 import { useKeys } from './keys.js';
 

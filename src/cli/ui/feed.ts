@@ -70,16 +70,28 @@ export function feedLine(message: LiveMessage): string {
       pad(n === 0 ? '' : outcome(got), 10),
       pad(attempt ? `${attempt.durationMs} ms` : '', 7, true),
       // A forwarded attempt shows where it went; the configured URL is in the delivery's detail.
-      (attempt ? attempt.forwardedTo : delivery.forwardedTo) ? `=> ${attempt?.forwardedTo ?? delivery.forwardedTo}` : (delivery.url ?? delivery.reason),
+      (attempt ? attempt.forwardedTo : delivery.forwardedTo)
+        ? `=> ${attempt?.forwardedTo ?? delivery.forwardedTo}`
+        : (delivery.url ?? delivery.reason),
     ].join(' ');
   }
   if (message.type === 'forwarding') {
     const { url, since } = message.forwarding;
-    return [time(since ?? ''), pad(paint('cyan', 'forward'), 9), url === null ? 'off: callbacks go to their own URLs' : `every callback => ${url}`].join(' ');
+    return [
+      time(since ?? ''),
+      pad(paint('cyan', 'forward'), 9),
+      url === null ? 'off: callbacks go to their own URLs' : `every callback => ${url}`,
+    ].join(' ');
   }
   if (message.type === 'apiFaults') {
     const { faulted, active } = message.apiFaults;
-    if (faulted) return [time(faulted.at), pad(paint('red', 'fault'), 9), pad(faulted.fault, 16), `${faulted.method} ${faulted.path}`].join(' ');
+    if (faulted)
+      return [
+        time(faulted.at),
+        pad(paint('red', 'fault'), 9),
+        pad(faulted.fault, 16),
+        `${faulted.method} ${faulted.path}`,
+      ].join(' ');
     return [' '.repeat(8), pad(paint('red', 'fault'), 9), `api fault rules: ${active} on`].join(' ');
   }
   if (message.type === 'event') {
@@ -89,5 +101,12 @@ export function feedLine(message: LiveMessage): string {
   }
   const { transfer } = message;
   const target = transfer.target ? `${transfer.target.type} ${transfer.target.id}` : transfer.reason;
-  return [time(transfer.createdAt), pad(paint('cyan', 'transfer'), 9), pad(ars(transfer.total), 16), `to ${transfer.to}`, status(transfer.outcome), target].join(' ');
+  return [
+    time(transfer.createdAt),
+    pad(paint('cyan', 'transfer'), 9),
+    pad(ars(transfer.total), 16),
+    `to ${transfer.to}`,
+    status(transfer.outcome),
+    target,
+  ].join(' ');
 }

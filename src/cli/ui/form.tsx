@@ -1,8 +1,8 @@
-import { Box, Text, type Key } from 'ink';
+import { Box, type Key, Text } from 'ink';
 import { useReducer, useRef, useState } from 'react';
 import type { z } from 'zod';
-import { issuesToDetails } from '../../core/records/schemas.js';
 import { SandboxApiError } from '../../client/api-client.js';
+import { issuesToDetails } from '../../core/records/schemas.js';
 import type { Client } from '../client.js';
 import { pad, paint } from '../render.js';
 import { useKeys } from './keys.js';
@@ -65,7 +65,10 @@ function validate(spec: FormSpec, values: Values): { body: Record<string, unknow
     }
   }
   const result = spec.schema?.safeParse(body);
-  const errors = { ...(result && !result.success ? errorsOf(issuesToDetails(result.error), spec.fields) : {}), ...unparsed };
+  const errors = {
+    ...(result && !result.success ? errorsOf(issuesToDetails(result.error), spec.fields) : {}),
+    ...unparsed,
+  };
   // The body as typed, not the schema's output: the API takes ARS, the schema's output is cents.
   return Object.keys(errors).length > 0 ? { errors } : { body };
 }
@@ -157,7 +160,10 @@ export function Form({ spec, sticky = {}, width, rows, onSubmit, onCancel }: For
           : `${value}${i === active ? '_' : ''}${value === '' && f.hint ? `  ${paint('dim', f.hint)}` : ''}`;
         return (
           <Box key={f.name} flexDirection="column">
-            <Text wrap="truncate-end" bold={i === active}>{`${i === active ? '>' : ' '} ${pad(f.name, label)}  ${shown}`}</Text>
+            <Text
+              wrap="truncate-end"
+              bold={i === active}
+            >{`${i === active ? '>' : ' '} ${pad(f.name, label)}  ${shown}`}</Text>
             {errors[f.name] && <Text wrap="truncate-end">{`${indent}${paint('red', `! ${errors[f.name]}`)}`}</Text>}
           </Box>
         );

@@ -1,4 +1,9 @@
-import { clockAdvanceSchema, createClientSchema, createVaPaymentSchema, transferSchema } from '../../core/records/schemas.js';
+import {
+  clockAdvanceSchema,
+  createClientSchema,
+  createVaPaymentSchema,
+  transferSchema,
+} from '../../core/records/schemas.js';
 import type { clientView, deliveryView, transferView, VaPaymentView } from '../../core/records/views.js';
 import { pathTo } from '../context.js';
 import { duration } from '../options.js';
@@ -17,7 +22,13 @@ const number = (text: string): unknown => {
 const PAYMENTS = '/api/v1/va-payments';
 
 /** `hubId`: the paymentHubId filled in (`--hub`); `onCreated` hears of the payment made, before the list is read again. */
-export function paymentForm({ hubId = 1, onCreated }: { hubId?: number; onCreated?: (payment: VaPaymentView) => void } = {}): FormSpec {
+export function paymentForm({
+  hubId = 1,
+  onCreated,
+}: {
+  hubId?: number;
+  onCreated?: (payment: VaPaymentView) => void;
+} = {}): FormSpec {
   return {
     title: 'New VA payment',
     fields: [
@@ -91,7 +102,11 @@ export function transferForm(target: TransferTarget | null): FormSpec {
 export function cancelForm(payment: VaPaymentView): FormSpec {
   return {
     title: 'Cancel VA payment',
-    about: [payment.id, `${payment.status}, ${payment.amount === null ? 'any amount' : ars(payment.amount)}, ${payment.alias}`, 'enter cancels it and releases its lock (event cancelled); esc keeps it'],
+    about: [
+      payment.id,
+      `${payment.status}, ${payment.amount === null ? 'any amount' : ars(payment.amount)}, ${payment.alias}`,
+      'enter cancels it and releases its lock (event cancelled); esc keeps it',
+    ],
     fields: [],
     verb: 'cancel it',
     async submit(client) {
@@ -109,7 +124,9 @@ export function clockForm(): FormSpec {
     schema: clockAdvanceSchema,
     verb: 'advance',
     async submit(client, body) {
-      const { data } = await client.call<{ now: string; offsetSeconds: number }>('POST', '/sandbox/v1/clock/advance', { body });
+      const { data } = await client.call<{ now: string; offsetSeconds: number }>('POST', '/sandbox/v1/clock/advance', {
+        body,
+      });
       return `clock advanced to ${data.now} (${data.offsetSeconds}s ahead)`;
     },
   };
@@ -118,11 +135,18 @@ export function clockForm(): FormSpec {
 export function redeliverForm(delivery: Pick<DeliveryView, 'id' | 'eventType' | 'url' | 'status'>): FormSpec {
   return {
     title: 'Redeliver',
-    about: [`delivery ${delivery.id}`, `${delivery.eventType} to ${delivery.url ?? '(no URL)'}, ${delivery.status}`, 'enter sends the event again, same eventId; esc goes back'],
+    about: [
+      `delivery ${delivery.id}`,
+      `${delivery.eventType} to ${delivery.url ?? '(no URL)'}, ${delivery.status}`,
+      'enter sends the event again, same eventId; esc goes back',
+    ],
     fields: [],
     verb: 'redeliver',
     async submit(client) {
-      const { data } = await client.call<DeliveryView>('POST', pathTo('/sandbox/v1/deliveries', delivery.id, 'redeliver'));
+      const { data } = await client.call<DeliveryView>(
+        'POST',
+        pathTo('/sandbox/v1/deliveries', delivery.id, 'redeliver'),
+      );
       return `redelivery ${data.id} of ${delivery.id} queued`;
     },
   };

@@ -1,4 +1,4 @@
-import { useInput, type Key } from 'ink';
+import { type Key, useInput } from 'ink';
 
 const CONTROL = /[\x00-\x1f\x7f]/;
 
@@ -12,7 +12,12 @@ export function useKeys(handler: (input: string, key: Key) => void, options: { i
     if (input.length <= 1) return handler(input, key);
     for (const char of input) {
       const control = CONTROL.test(char);
-      handler(control ? '' : char, { ...key, tab: char === '\t', return: char === '\r', backspace: char === '\x7f' || char === '\b' });
+      handler(control ? '' : char, {
+        ...key,
+        tab: char === '\t',
+        return: char === '\r',
+        backspace: char === '\x7f' || char === '\b',
+      });
     }
   }, options);
 }

@@ -1,6 +1,6 @@
+import { serverSentEvents } from '../../client/sse.js';
 import type { LiveEvent } from '../../core/account/account.js';
 import type { Client } from '../client.js';
-import { serverSentEvents } from '../../client/sse.js';
 
 /** One message of `GET /sandbox/v1/stream`: an event, a transfer or a delivery attempt of the account. */
 export type LiveMessage = WithoutAccount<LiveEvent>;

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { pad, table, type Column } from '../render.js';
+import { type Column, pad, table } from '../render.js';
 
 export interface PaneProps {
   title: string;
@@ -60,7 +60,12 @@ export interface ListPaneProps<T> extends Pick<PaneProps, 'focused' | 'width' | 
 export function ListPane<T>({ name, window, columns, selected, ...pane }: ListPaneProps<T>) {
   const items = window?.items ?? [];
   const [header = '', ...lines] = items.length === 0 ? [] : table(items, columns).split('\n');
-  const where = window === null ? 'loading…' : items.length === 0 ? `0 of ${window.total}` : `${window.offset + 1}-${window.offset + items.length} of ${window.total}`;
+  const where =
+    window === null
+      ? 'loading…'
+      : items.length === 0
+        ? `0 of ${window.total}`
+        : `${window.offset + 1}-${window.offset + items.length} of ${window.total}`;
   return (
     <Pane
       {...pane}

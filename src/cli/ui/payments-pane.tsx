@@ -1,6 +1,6 @@
 import { ACTIVE_STATUSES } from '../../core/records/state.js';
 import type { VaPaymentView } from '../../core/records/views.js';
-import { ars, status, type Column } from '../render.js';
+import { ars, type Column, status } from '../render.js';
 import { ListPane, type ListPaneProps } from './pane.js';
 import { expiresIn } from './time.js';
 

@@ -21,15 +21,24 @@ const LEAVE_SCREEN = '\x1b[?1049l';
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Runs the dashboard until `q` (or Ctrl-C); a sandbox it started stops with it, its state saved. */
-export async function runUi(options: UiOptions, io: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } = process): Promise<void> {
+export async function runUi(
+  options: UiOptions,
+  io: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } = process,
+): Promise<void> {
   const parsed = uiOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+  if (!parsed.success)
+    throw new Error(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
   const { url, apiKey, hubId, version } = parsed.data;
-  if (!io.stdin.isTTY || !io.stdout.isTTY) throw new Error('ui is interactive: run it in a terminal (stdin and stdout must be one)');
+  if (!io.stdin.isTTY || !io.stdout.isTTY)
+    throw new Error('ui is interactive: run it in a terminal (stdin and stdout must be one)');
   const logs = new EventEmitter();
   const connection = await connect(url, apiKey, { version, log: (line) => logs.emit('line', line) });
   io.stdout.write(ENTER_SCREEN);
-  const app = render(<Dashboard connection={connection} hubId={hubId} logs={logs} />, { stdin: io.stdin, stdout: io.stdout, patchConsole: false });
+  const app = render(<Dashboard connection={connection} hubId={hubId} logs={logs} />, {
+    stdin: io.stdin,
+    stdout: io.stdout,
+    patchConsole: false,
+  });
   const stop = () => app.unmount();
   for (const signal of SIGNALS) process.once(signal, stop);
   try {
@@ -39,7 +48,9 @@ export async function runUi(options: UiOptions, io: { stdin: NodeJS.ReadStream; 
     io.stdout.write(LEAVE_SCREEN);
     if (connection.embedded) {
       await connection.embedded.close();
-      io.stdout.write(`va-sandbox ui: stopped the sandbox it started; its state is in ${dataPathOf(connection.embedded)}\n`);
+      io.stdout.write(
+        `va-sandbox ui: stopped the sandbox it started; its state is in ${dataPathOf(connection.embedded)}\n`,
+      );
     }
   }
 }

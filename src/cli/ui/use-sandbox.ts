@@ -23,7 +23,13 @@ type Load<T> = (page: number, limit: number) => Promise<{ items: T[]; total: num
  * The window of an API list from item `top` on, `rows` items: one or two of the API's pages of `rows` items, so
  * only what fits is asked for and rendered, however long the list. Asked again when `version` changes.
  */
-export function useListWindow<T>(load: Load<T>, top: number, rows: number, version: number, onError: (error: Error) => void): ListWindow<T> | null {
+export function useListWindow<T>(
+  load: Load<T>,
+  top: number,
+  rows: number,
+  version: number,
+  onError: (error: Error) => void,
+): ListWindow<T> | null {
   const limit = Math.min(Math.max(rows, 1), MAX_LIMIT);
   const [window, setWindow] = useState<ListWindow<T> | null>(null);
   useEffect(() => {
@@ -31,7 +37,13 @@ export function useListWindow<T>(load: Load<T>, top: number, rows: number, versi
     const page = Math.floor(top / limit) + 1;
     const skip = top - (page - 1) * limit;
     Promise.all((skip === 0 ? [page] : [page, page + 1]).map((n) => load(n, limit))).then(
-      (pages) => current && setWindow({ items: pages.flatMap(({ items }) => items).slice(skip, skip + limit), total: pages[0]!.total, offset: top }),
+      (pages) =>
+        current &&
+        setWindow({
+          items: pages.flatMap(({ items }) => items).slice(skip, skip + limit),
+          total: pages[0]!.total,
+          offset: top,
+        }),
       (error: Error) => current && onError(error),
     );
     return () => {
@@ -44,7 +56,9 @@ export function useListWindow<T>(load: Load<T>, top: number, rows: number, versi
 export const paymentsLoader =
   (client: Client): Load<VaPaymentView> =>
   async (page, limit) => {
-    const { data, pagination } = await client.call<VaPaymentView[]>('GET', '/api/v1/va-payments', { query: { page, limit } });
+    const { data, pagination } = await client.call<VaPaymentView[]>('GET', '/api/v1/va-payments', {
+      query: { page, limit },
+    });
     return { items: data, total: pagination!.total };
   };
 
@@ -52,8 +66,12 @@ export const paymentsLoader =
 export const clientsLoader =
   (client: Client): Load<ClientView> =>
   async (page, limit) => {
-    const { data, pagination } = await client.call<ReturnType<typeof clientView>[]>('GET', '/api/v1/clients', { query: { page, limit } });
-    const balances = await Promise.all(data.map((c) => client.call<BalanceView>('GET', pathTo('/api/v1/clients', c.id, 'balance'))));
+    const { data, pagination } = await client.call<ReturnType<typeof clientView>[]>('GET', '/api/v1/clients', {
+      query: { page, limit },
+    });
+    const balances = await Promise.all(
+      data.map((c) => client.call<BalanceView>('GET', pathTo('/api/v1/clients', c.id, 'balance'))),
+    );
     return { items: data.map((c, i) => ({ ...c, balance: balances[i]!.data.balance })), total: pagination!.total };
   };
 
@@ -77,13 +95,18 @@ export function useForwarding(client: Client, version: number, onError: (error: 
  * The sandbox clock: read again when `version` changes, and between reads it runs on from the last one, so
  * countdowns tick every second without asking the server.
  */
-export function useSandboxClock(client: Client, version: number, onError: (error: Error) => void): { nowMs: number | null; offsetSeconds: number } {
+export function useSandboxClock(
+  client: Client,
+  version: number,
+  onError: (error: Error) => void,
+): { nowMs: number | null; offsetSeconds: number } {
   const [read, setRead] = useState<{ skewMs: number; offsetSeconds: number } | null>(null);
   const [, tick] = useState(0);
   useEffect(() => {
     let current = true;
     client.call<{ now: string; offsetSeconds: number }>('GET', '/sandbox/v1/clock').then(
-      ({ data }) => current && setRead({ skewMs: Date.parse(data.now) - Date.now(), offsetSeconds: data.offsetSeconds }),
+      ({ data }) =>
+        current && setRead({ skewMs: Date.parse(data.now) - Date.now(), offsetSeconds: data.offsetSeconds }),
       (error: Error) => current && onError(error),
     );
     return () => {
@@ -101,7 +124,10 @@ export function useSandboxClock(client: Client, version: number, onError: (error
  * The feed: the latest deliveries of the log, then every message of the live stream as it comes, capped.
  * `onMessage` hears each message as it arrives, and null when the stream (re)connects (anything may have changed).
  */
-export function useLiveFeed(client: Client, onMessage: (message: LiveMessage | null) => void): { entries: FeedEntry[]; stream: StreamState } {
+export function useLiveFeed(
+  client: Client,
+  onMessage: (message: LiveMessage | null) => void,
+): { entries: FeedEntry[]; stream: StreamState } {
   const [entries, setEntries] = useState<FeedEntry[]>([]);
   const [stream, setStream] = useState<StreamState>('connecting');
   const listener = useRef(onMessage);
@@ -121,7 +147,9 @@ export function useLiveFeed(client: Client, onMessage: (message: LiveMessage | n
     const readHistory = async () => {
       history = 'reading';
       try {
-        const { data } = await client.call<DeliveryView[]>('GET', '/sandbox/v1/deliveries', { query: { limit: HISTORY } });
+        const { data } = await client.call<DeliveryView[]>('GET', '/sandbox/v1/deliveries', {
+          query: { limit: HISTORY },
+        });
         const live = new Set(pending.map((message) => deliveryOf(message)?.id));
         const past = data.filter((d) => !live.has(d.id)).reverse();
         pending = [...past.map((delivery): LiveMessage => ({ type: 'delivery', delivery, attempt: null })), ...pending];

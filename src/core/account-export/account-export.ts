@@ -1,17 +1,12 @@
 import { z } from 'zod';
-import { COUNTED_TABLES, type Account } from '../account/index.js';
-import { iso, ms, SandboxError } from '../conventions/index.js';
+import { type Account, COUNTED_TABLES } from '../account/index.js';
+import { compacted, droppedDelivery, hold, isOpen } from '../callbacks/index.js';
 import { MAX_CLOCK_MS } from '../clock/index.js';
+import { iso, ms, SandboxError } from '../conventions/index.js';
+import { type AccountState, type Delivery, issuesToDetails, keyedByCaller } from '../records/index.js';
 import { crossRecordChecks, type Known, type Problem, recordProblems } from './export-checks.js';
 import { exportedAccount, time } from './export-records.js';
 import { exportText } from './export-text.js';
-import {
-  issuesToDetails,
-  keyedByCaller,
-  type AccountState,
-  type Delivery,
-} from '../records/index.js';
-import { droppedDelivery, hold, isOpen, compacted } from '../callbacks/index.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
@@ -23,11 +18,11 @@ export const EXPORT_FORMAT = 'va-sandbox-account';
 /** Version 2 keeps every hub (`hubs`); a version 1 file's one `hub` is read as hub 1. */
 export const EXPORT_VERSION = 2;
 
-
 /** A version 1 file (one `hub`) as version 2 (its hub is hub 1), so incident files of earlier releases still load. */
 function upgrade(doc: unknown): unknown {
   const old = doc as { version?: unknown; account?: { hub?: unknown } } | null;
-  if (old?.version !== 1 || typeof old.account !== 'object' || old.account === null || !('hub' in old.account)) return doc;
+  if (old?.version !== 1 || typeof old.account !== 'object' || old.account === null || !('hub' in old.account))
+    return doc;
   const { hub: first, ...account } = old.account;
   return { ...old, version: 2, account: { hubs: { '1': first }, ...account } };
 }
@@ -62,7 +57,10 @@ type TableOfFile = keyof AccountExport['account'];
 export type Pause = () => Promise<void> | undefined;
 
 /** A JSON object, its members not looked at (a `z.record` would walk every one). */
-const anyObject = z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'must be an object');
+const anyObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be an object',
+);
 
 /** The file's envelope with its tables' records left unchecked: they are checked one at a time (`checkExport`). */
 const envelope = z.preprocess(
@@ -157,19 +155,31 @@ export function exportAccount(account: Account, unreadable: string[] = []): Acco
  * An export's events and deliveries as this release stores them: an event carrying its VA payment whole keeps no copy
  * when it renders the same (`compacted`), and a dropped event's delivery is not stored (`droppedDelivery`).
  */
-async function stored({ events, deliveries, vaPayments }: AccountExport['account'], pause: Pause): Promise<Pick<AccountState, 'events' | 'deliveries'>> {
-  const isDropped = (d: Delivery) => d.id === d.eventId && events[d.eventId]!.url === null && sameRecord(d, droppedDelivery(events[d.eventId]!));
+async function stored(
+  { events, deliveries, vaPayments }: AccountExport['account'],
+  pause: Pause,
+): Promise<Pick<AccountState, 'events' | 'deliveries'>> {
+  const isDropped = (d: Delivery) =>
+    d.id === d.eventId && events[d.eventId]!.url === null && sameRecord(d, droppedDelivery(events[d.eventId]!));
   const compact: AccountState['events'] = {};
   for (const [id, event] of Object.entries(events)) {
     compact[id] = compacted(event, (paymentId) => vaPayments[paymentId]);
     await pause();
   }
-  return { events: compact, deliveries: Object.fromEntries(Object.entries(deliveries).filter(([, d]) => !isDropped(d))) };
+  return {
+    events: compact,
+    deliveries: Object.fromEntries(Object.entries(deliveries).filter(([, d]) => !isDropped(d))),
+  };
 }
 
 /** Whether two flat records hold the same fields, in any order. */
 const sameRecord = (a: object, b: object): boolean => {
-  const entries = (record: object) => JSON.stringify(Object.entries(record).filter(([, v]) => v !== undefined).sort(([x], [y]) => (x < y ? -1 : 1)));
+  const entries = (record: object) =>
+    JSON.stringify(
+      Object.entries(record)
+        .filter(([, v]) => v !== undefined)
+        .sort(([x], [y]) => (x < y ? -1 : 1)),
+    );
   return entries(a) === entries(b);
 };
 
@@ -179,7 +189,10 @@ const countsOf = (tables: Record<(typeof COUNTED_TABLES)[number], Record<string,
 
 /** `POST /sandbox/v1/import?dryRun=1`: check the file and count what it holds, without importing it. */
 export const importQuery = z.object({
-  dryRun: z.enum(['1', 'true']).optional().describe('Check the file and answer its counts (`imported: false`); the account is left as it is'),
+  dryRun: z
+    .enum(['1', 'true'])
+    .optional()
+    .describe('Check the file and answer its counts (`imported: false`); the account is left as it is'),
 });
 
 /**
@@ -194,10 +207,23 @@ export async function importAccount(account: Account, body: unknown, dryRun = fa
   const { forwarding, faults, apiFaults } = account.head;
   // Invoices of earlier releases are read as today's when the account indexes its state (`normalizeAccount`).
   // Its open deliveries are held as they are stored: none may go out before `holdImported` (the file's URLs are never called).
-  const held = Object.values(records.deliveries).filter(isOpen).map((d) => d.id);
-  const deliveries = Object.fromEntries(Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]));
+  const held = Object.values(records.deliveries)
+    .filter(isOpen)
+    .map((d) => d.id);
+  const deliveries = Object.fromEntries(
+    Object.entries(records.deliveries).map(([id, d]) => [id, isOpen(d) ? hold(d) : d]),
+  );
   // Held from now until released (`heldSince`): the callbacks the account raises are held too.
-  await account.replace({ clockOffsetMs: ms(doc.exportedAt) - wallNow, forwarding, faults, apiFaults, heldSince: doc.exportedAt, ...records, deliveries, invoices: records.invoices as AccountState['invoices'] });
+  await account.replace({
+    clockOffsetMs: ms(doc.exportedAt) - wallNow,
+    forwarding,
+    faults,
+    apiFaults,
+    heldSince: doc.exportedAt,
+    ...records,
+    deliveries,
+    invoices: records.invoices as AccountState['invoices'],
+  });
   account.holdImported(held);
   // Counted once held: what fell due at the file's time (an expiry) raised events of its own.
   return { imported: true, clock: account.clock.view(), counts: account.counts() };

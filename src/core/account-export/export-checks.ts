@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { taxIdKey, ACTIVE_STATUSES, type Entry, type VaPayment } from '../records/index.js';
 import { isOpen } from '../callbacks/index.js';
-import type { exportedAccount } from './export-records.js';
 import { formatCents, ms } from '../conventions/index.js';
+import { ACTIVE_STATUSES, type Entry, taxIdKey, type VaPayment } from '../records/index.js';
+import type { exportedAccount } from './export-records.js';
 
 /**
  * The checks of an account export across its records (`account-export.ts`), each a list of problems by path. They run
@@ -16,7 +16,8 @@ export type Problem = { path: (string | number)[]; message: string };
 export type Known = (table: keyof Records, key: string) => boolean;
 
 /** The record of a table under a key the file gave: its own member only (a key such as `constructor` finds nothing else). */
-const own = <T>(table: Record<string, T>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+const own = <T>(table: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
 
 export const crossRecordChecks = [integrityProblems, moneyProblems, uniquenessProblems, ownershipProblems] as const;
 
@@ -90,13 +91,17 @@ function integrityProblems(account: Records, known: Known): Problem[] {
   for (const [key, hub] of Object.entries(account.hubs)) {
     if (String(hub.id) !== key) problems.push({ path: ['hubs', key, 'id'], message: `must equal its key ${key}` });
   }
-  for (const [name, records] of [['vaPayments', account.vaPayments], ['clients', account.clients]] as const) {
+  for (const [name, records] of [
+    ['vaPayments', account.vaPayments],
+    ['clients', account.clients],
+  ] as const) {
     for (const [key, record] of Object.entries(records)) {
       missing([name, key, 'paymentHubId'], 'hubs', 'payment hub', String(record.paymentHubId));
     }
   }
   for (const [key, payment] of Object.entries(account.vaPayments)) {
-    if (payment.lockMode !== 'time' && payment.amount === null) problems.push({ path: ['vaPayments', key, 'amount'], message: `is required with lockMode ${payment.lockMode}` });
+    if (payment.lockMode !== 'time' && payment.amount === null)
+      problems.push({ path: ['vaPayments', key, 'amount'], message: `is required with lockMode ${payment.lockMode}` });
   }
   for (const [key, cvu] of Object.entries(account.pool)) {
     if (cvu.vaPaymentId !== null) missing(['pool', key, 'vaPaymentId'], 'vaPayments', 'VA payment', cvu.vaPaymentId);
@@ -111,14 +116,17 @@ function integrityProblems(account: Records, known: Known): Problem[] {
     if ((isOpen(d) || d.status === 'held') && (d.url ?? d.redeliverTo ?? null) === null) {
       problems.push({ path: ['deliveries', key], message: `a ${d.status} delivery needs a url` });
     }
-    if ((d.attemptsBefore ?? 0) > d.attempts.length) problems.push({ path: ['deliveries', key, 'attemptsBefore'], message: 'must be at most its attempts' });
+    if ((d.attemptsBefore ?? 0) > d.attempts.length)
+      problems.push({ path: ['deliveries', key, 'attemptsBefore'], message: 'must be at most its attempts' });
   }
   for (const [key, c] of Object.entries(account.clients)) {
-    if ((c.cvu === null) !== (c.alias === null)) problems.push({ path: ['clients', key], message: 'cvu and alias are both set or both null' });
+    if ((c.cvu === null) !== (c.alias === null))
+      problems.push({ path: ['clients', key], message: 'cvu and alias are both set or both null' });
     if ((c.cvuStatus === 'provisioning') !== (c.cvuReadyAt !== null)) {
       problems.push({ path: ['clients', key, 'cvuReadyAt'], message: 'is set exactly when cvuStatus is provisioning' });
     }
-    if (c.cvuStatus === 'active' && c.cvu === null) problems.push({ path: ['clients', key, 'cvu'], message: 'an active CVU needs its number' });
+    if (c.cvuStatus === 'active' && c.cvu === null)
+      problems.push({ path: ['clients', key, 'cvu'], message: 'an active CVU needs its number' });
   }
   for (const name of ['entries', 'invoices'] as const) {
     for (const [key, record] of Object.entries(account[name])) {
@@ -129,7 +137,13 @@ function integrityProblems(account: Records, known: Known): Problem[] {
 }
 
 /** The sign each kind of ledger entry has (contract part 3: positive credit, negative debit). */
-const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, credit: 1, debit: -1, reversal: -1, invoice_allocation: 1 };
+const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = {
+  cash_in: 1,
+  credit: 1,
+  debit: -1,
+  reversal: -1,
+  invoice_allocation: 1,
+};
 
 /**
  * What the API's rules make true of amounts, checked as strictly: a VA payment's totals are the sums of its cash-ins
@@ -139,7 +153,8 @@ const ENTRY_SIGN: Partial<Record<Entry['entryType'], 1 | -1>> = { cash_in: 1, cr
 function moneyProblems(account: Records): Problem[] {
   const problems: Problem[] = [];
   const taxed = (path: (string | number)[], { total, taxes }: { total: number; taxes: number }) => {
-    if (taxes >= total) problems.push({ path: [...path, 'taxes'], message: `must be less than total (${formatCents(total)})` });
+    if (taxes >= total)
+      problems.push({ path: [...path, 'taxes'], message: `must be less than total (${formatCents(total)})` });
   };
   for (const [key, payment] of Object.entries(account.vaPayments)) {
     const at = (...path: (string | number)[]) => ['vaPayments', key, ...path];
@@ -147,24 +162,38 @@ function moneyProblems(account: Records): Problem[] {
     let net = 0;
     payment.cashIns.forEach((c, i) => {
       taxed(at('cashIns', i), c);
-      if (c.incomingAmount !== c.total - c.taxes) problems.push({ path: at('cashIns', i, 'incomingAmount'), message: 'must equal total - taxes' });
+      if (c.incomingAmount !== c.total - c.taxes)
+        problems.push({ path: at('cashIns', i, 'incomingAmount'), message: 'must equal total - taxes' });
       gross += c.total;
       net += c.incomingAmount;
     });
-    if (payment.totalReceived !== gross) problems.push({ path: at('totalReceived'), message: `must equal the sum of cashIns' total (${formatCents(gross)})` });
+    if (payment.totalReceived !== gross)
+      problems.push({
+        path: at('totalReceived'),
+        message: `must equal the sum of cashIns' total (${formatCents(gross)})`,
+      });
     if (payment.receivedAmount !== net) {
-      problems.push({ path: at('receivedAmount'), message: `must equal the sum of cashIns' incomingAmount (${formatCents(net)})` });
+      problems.push({
+        path: at('receivedAmount'),
+        message: `must equal the sum of cashIns' incomingAmount (${formatCents(net)})`,
+      });
     }
     if (!statusAgrees(payment.status, payment.amount, gross)) {
       const of = payment.amount === null ? 'an open amount' : formatCents(payment.amount);
-      problems.push({ path: at('status'), message: `${payment.status} does not agree with ${formatCents(gross)} received of ${of}` });
+      problems.push({
+        path: at('status'),
+        message: `${payment.status} does not agree with ${formatCents(gross)} received of ${of}`,
+      });
     }
   }
   for (const [key, transfer] of Object.entries(account.transfers)) taxed(['transfers', key], transfer);
   for (const [key, entry] of Object.entries(account.entries)) {
     const sign = ENTRY_SIGN[entry.entryType];
     if (entry.amount === 0 || (sign !== undefined && Math.sign(entry.amount) !== sign)) {
-      problems.push({ path: ['entries', key, 'amount'], message: `a ${entry.entryType} entry must be ${sign === -1 ? 'negative' : sign === 1 ? 'positive' : 'other than 0'}` });
+      problems.push({
+        path: ['entries', key, 'amount'],
+        message: `a ${entry.entryType} entry must be ${sign === -1 ? 'negative' : sign === 1 ? 'positive' : 'other than 0'}`,
+      });
     }
   }
   return problems;
@@ -186,14 +215,27 @@ function uniquenessProblems(account: Records): Problem[] {
   };
   for (const [key, p] of Object.entries(account.vaPayments)) {
     if (!ACTIVE_STATUSES.includes(p.status)) continue;
-    if (p.lockMode !== 'amount') take(`cvu:${p.cvu}`, ['vaPayments', key, 'cvu'], (other) => `${p.cvu} is already the CVU of active VA payment ${other}`);
+    if (p.lockMode !== 'amount')
+      take(
+        `cvu:${p.cvu}`,
+        ['vaPayments', key, 'cvu'],
+        (other) => `${p.cvu} is already the CVU of active VA payment ${other}`,
+      );
     else if (p.amount !== null) {
       const lock = `amount:${p.paymentHubId}:${p.amount}`;
-      take(lock, ['vaPayments', key, 'amount'], (other) => `${formatCents(p.amount!)} is already locked on hub ${p.paymentHubId} by active VA payment ${other}`);
+      take(
+        lock,
+        ['vaPayments', key, 'amount'],
+        (other) => `${formatCents(p.amount!)} is already locked on hub ${p.paymentHubId} by active VA payment ${other}`,
+      );
     }
   }
   for (const [key, c] of Object.entries(account.clients)) {
-    take(`taxId:${taxIdKey(c.taxId)}`, ['clients', key, 'taxId'], (other) => `${c.taxId} is already the tax id of client ${other} (compared by its digits)`);
+    take(
+      `taxId:${taxIdKey(c.taxId)}`,
+      ['clients', key, 'taxId'],
+      (other) => `${c.taxId} is already the tax id of client ${other} (compared by its digits)`,
+    );
   }
   return problems;
 }
@@ -216,7 +258,6 @@ function statusAgrees(status: VaPayment['status'], amount: number | null, gross:
   }
 }
 
-
 /**
  * Contract parts 1 and 2.3: each CVU and alias of the account has one holder (a pool entry, lent to an active own-CVU
  * payment or free; a hub's collection account; a client), a CVU and an alias being one namespace (a transfer's `to` is
@@ -237,13 +278,22 @@ function ownershipProblems(account: Records, known: Known): Problem[] {
   };
   for (const [key, entry] of Object.entries(account.pool)) {
     if (entry.cvu !== key) problems.push({ path: ['pool', key, 'cvu'], message: `must equal its key ${key}` });
-    const holder = entry.vaPaymentId === null ? `pool entry ${key} (free)` : `pool entry ${key} (lent to VA payment ${entry.vaPaymentId})`;
+    const holder =
+      entry.vaPaymentId === null
+        ? `pool entry ${key} (free)`
+        : `pool entry ${key} (lent to VA payment ${entry.vaPaymentId})`;
     claim(['pool', key, 'cvu'], 'CVU', entry.cvu, holder);
     claim(['pool', key, 'alias'], 'alias', entry.alias, holder);
     const payment = entry.vaPaymentId === null ? undefined : own(account.vaPayments, entry.vaPaymentId);
-    if (payment && !(ACTIVE_STATUSES.includes(payment.status) && payment.lockMode !== 'amount' && payment.cvu === entry.cvu)) {
+    if (
+      payment &&
+      !(ACTIVE_STATUSES.includes(payment.status) && payment.lockMode !== 'amount' && payment.cvu === entry.cvu)
+    ) {
       const on = payment.lockMode === 'amount' ? 'amount-locked' : `on CVU ${payment.cvu}`;
-      problems.push({ path: ['pool', key, 'vaPaymentId'], message: `VA payment ${payment.id} does not hold this CVU (it is ${payment.status}, ${on})` });
+      problems.push({
+        path: ['pool', key, 'vaPaymentId'],
+        message: `VA payment ${payment.id} does not hold this CVU (it is ${payment.status}, ${on})`,
+      });
     }
   }
   for (const [key, hub] of Object.entries(account.hubs)) {
@@ -259,18 +309,33 @@ function ownershipProblems(account: Records, known: Known): Problem[] {
     const at = (field: string) => ['vaPayments', key, field];
     if (payment.lockMode === 'amount') {
       const hub = own(account.hubs, String(payment.paymentHubId));
-      if (hub && payment.cvu !== hub.collectionCvu) problems.push({ path: at('cvu'), message: `an amount-locked payment is on its hub's collection CVU ${hub.collectionCvu} (hub ${hub.id})` });
-      if (hub && payment.alias.toUpperCase() !== hub.collectionAlias.toUpperCase()) problems.push({ path: at('alias'), message: `an amount-locked payment is on its hub's collection alias ${hub.collectionAlias} (hub ${hub.id})` });
+      if (hub && payment.cvu !== hub.collectionCvu)
+        problems.push({
+          path: at('cvu'),
+          message: `an amount-locked payment is on its hub's collection CVU ${hub.collectionCvu} (hub ${hub.id})`,
+        });
+      if (hub && payment.alias.toUpperCase() !== hub.collectionAlias.toUpperCase())
+        problems.push({
+          path: at('alias'),
+          message: `an amount-locked payment is on its hub's collection alias ${hub.collectionAlias} (hub ${hub.id})`,
+        });
       continue;
     }
     const entry = own(account.pool, payment.cvu);
     if (entry === undefined) {
-      if (!known('pool', payment.cvu)) problems.push({ path: at('cvu'), message: `${payment.cvu} is not a pool entry of the file: an active payment's own CVU is lent by the pool` });
+      if (!known('pool', payment.cvu))
+        problems.push({
+          path: at('cvu'),
+          message: `${payment.cvu} is not a pool entry of the file: an active payment's own CVU is lent by the pool`,
+        });
     } else if (entry.vaPaymentId !== payment.id) {
       const says = entry.vaPaymentId === null ? 'marks it free' : `lends it to VA payment ${entry.vaPaymentId}`;
       problems.push({ path: at('cvu'), message: `pool entry ${payment.cvu} ${says}, not to this active payment` });
     } else if (entry.alias.toUpperCase() !== payment.alias.toUpperCase()) {
-      problems.push({ path: at('alias'), message: `must be ${entry.alias}, the alias of pool entry ${payment.cvu} that lends it its CVU` });
+      problems.push({
+        path: at('alias'),
+        message: `must be ${entry.alias}, the alias of pool entry ${payment.cvu} that lends it its CVU`,
+      });
     }
   }
   return problems;

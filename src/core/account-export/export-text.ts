@@ -1,6 +1,6 @@
 import type { Account } from '../account/index.js';
 import { droppedDelivery, sent } from '../callbacks/index.js';
-import { TABLES, type Delivery, type SandboxEvent, type TableName, type VaPayment } from '../records/index.js';
+import { type Delivery, type SandboxEvent, TABLES, type TableName, type VaPayment } from '../records/index.js';
 
 /**
  * The account export as JSON text, a piece at a time, read from the store a batch at a time (`Account.rows`): the
@@ -8,11 +8,17 @@ import { TABLES, type Delivery, type SandboxEvent, type TableName, type VaPaymen
  * `exportAccount` gives (which is this text, parsed). The records of a damaged database that cannot be read are
  * left out and named in `unreadable` (each table's in turn, then the events whose payment is gone).
  */
-export function* exportText(account: Account, format: string, version: number, unreadable: string[]): Generator<string> {
+export function* exportText(
+  account: Account,
+  format: string,
+  version: number,
+  unreadable: string[],
+): Generator<string> {
   const gone: string[] = [];
   yield `{"format":${JSON.stringify(format)},"version":${version},"exportedAt":${JSON.stringify(account.now())},"account":{`;
   let first = true;
-  const member = (name: string, text: string) => `${first ? ((first = false), '') : ','}${JSON.stringify(name)}:${text}`;
+  const member = (name: string, text: string) =>
+    `${first ? ((first = false), '') : ','}${JSON.stringify(name)}:${text}`;
   // Forwarding and faults (of callbacks and of the API) are this sandbox's settings for the session, not part of the incident.
   for (const [name, value] of Object.entries(account.head)) {
     if (!SETTINGS.has(name) && value !== undefined) yield member(name, JSON.stringify(value));
@@ -86,6 +92,7 @@ function* droppedDeliveries(account: Account): Generator<Delivery> {
 
 /** Whether an earlier release stored a dropped event's first delivery (see `normalizeAccount`). */
 function storedFirst(account: Account, event: SandboxEvent): boolean {
-  for (const [, delivery] of account.rows('deliveries', { event_id: event.id }, [])) if (delivery.redeliveryOf === null) return true;
+  for (const [, delivery] of account.rows('deliveries', { event_id: event.id }, []))
+    if (delivery.redeliveryOf === null) return true;
   return false;
 }

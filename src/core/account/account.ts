@@ -1,18 +1,33 @@
-import { AccountContext, type AccountDeps, Idempotency, type AccountHead, type Where } from '../store/index.js';
 import { ApiFaults } from '../api-faults/index.js';
-import { ClientLedger } from '../clients/index.js';
 import { DeliveryLog, Events } from '../callbacks/index.js';
+import { ClientLedger } from '../clients/index.js';
 import { DueWork, prune } from '../clock/index.js';
 import { Hubs } from '../hubs/index.js';
-import { accountHead, keyedByCaller, normalizeAccount, type AccountState, type Row, type TableName } from '../records/index.js';
+import {
+  type AccountState,
+  accountHead,
+  keyedByCaller,
+  normalizeAccount,
+  type Row,
+  type TableName,
+} from '../records/index.js';
+import { AccountContext, type AccountDeps, type AccountHead, Idempotency, type Where } from '../store/index.js';
 import { Transfers } from '../transfers/index.js';
 import { VaPayments } from '../va-payments/index.js';
 
-export type { AccountDeps, LiveEvent } from '../store/index.js';
 export type { DueDelivery } from '../callbacks/index.js';
+export type { AccountDeps, LiveEvent } from '../store/index.js';
 
 /** The kinds of records an import counts. */
-export const COUNTED_TABLES = ['vaPayments', 'clients', 'transfers', 'events', 'deliveries', 'entries', 'invoices'] as const;
+export const COUNTED_TABLES = [
+  'vaPayments',
+  'clients',
+  'transfers',
+  'events',
+  'deliveries',
+  'entries',
+  'invoices',
+] as const;
 
 export function emptyAccountState(): AccountState {
   return {
@@ -96,7 +111,10 @@ export class Account {
    * export count them (a dropped event's first delivery included, which is not stored).
    */
   counts() {
-    return { ...Object.fromEntries(COUNTED_TABLES.map((table) => [table, this.ctx.records.count(table)])), deliveries: this.deliveries.count() };
+    return {
+      ...Object.fromEntries(COUNTED_TABLES.map((table) => [table, this.ctx.records.count(table)])),
+      deliveries: this.deliveries.count(),
+    };
   }
 
   /** Reads the head again from the store (after a write it could not keep was rolled back). */

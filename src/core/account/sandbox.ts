@@ -1,8 +1,8 @@
-import { Account, emptyAccountState, type LiveEvent } from './account.js';
-import type { WallClock, IdSource } from '../conventions/index.js';
 import { defaultDeliveryPolicy } from '../callbacks/index.js';
-import type { DeliveryPolicy, Storage } from '../store/index.js';
+import type { IdSource, WallClock } from '../conventions/index.js';
 import { accountHead } from '../records/index.js';
+import type { DeliveryPolicy, Storage } from '../store/index.js';
+import { Account, emptyAccountState, type LiveEvent } from './account.js';
 
 export interface SandboxOptions {
   /** Where accounts are kept (the server's SQLite store): an account is read from it when first used. */

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { type AccountContext, type ApiFaultsNews, paginate } from '../store/index.js';
-import { notFound, SandboxError, type ErrorCode, mulberry32Step } from '../conventions/index.js';
+import { type ErrorCode, mulberry32Step, notFound, SandboxError } from '../conventions/index.js';
 import {
-  listQuery,
-  parse,
   API_FAULT_METHODS,
   API_PATH_PATTERN,
-  apiFaultRuleRecord,
-  apiFaultSchema,
   type ApiFault,
   type ApiFaultRule,
+  apiFaultRuleRecord,
+  apiFaultSchema,
+  listQuery,
+  parse,
 } from '../records/index.js';
+import { type AccountContext, type ApiFaultsNews, paginate } from '../store/index.js';
 
 export type { ApiFault, ApiFaultRule, ApiFaultType } from '../records/index.js';
 
@@ -33,33 +33,61 @@ const API_FAULT_ERRORS = {
 const MAX_API_FAULT_RULES = 100;
 const DEFAULT_SEED = 1;
 
-
 /** `POST /sandbox/v1/api-faults`: exactly one of `times` and `probability`; `seed` only with `probability`. */
 export const apiFaultRuleSchema = z
   .strictObject({
     method: z.enum(API_FAULT_METHODS).default('*'),
-    path: z.string().max(512).regex(API_PATH_PATTERN, 'must be a path under /api/v1, where {id} or * stands for one segment'),
+    path: z
+      .string()
+      .max(512)
+      .regex(API_PATH_PATTERN, 'must be a path under /api/v1, where {id} or * stands for one segment'),
     fault: apiFaultSchema,
-    times: z.number().int().min(1).max(10_000).nullable().default(null).describe('The next N matching requests; then the rule is spent'),
-    probability: z.number().min(0).max(1).nullable().default(null).describe("Each matching request, drawn from the rule's own generator"),
-    seed: z.number().int().nullable().default(null).describe('Where the generator starts (default 1): the same requests in the same order get the same faults'),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .nullable()
+      .default(null)
+      .describe('The next N matching requests; then the rule is spent'),
+    probability: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .default(null)
+      .describe("Each matching request, drawn from the rule's own generator"),
+    seed: z
+      .number()
+      .int()
+      .nullable()
+      .default(null)
+      .describe('Where the generator starts (default 1): the same requests in the same order get the same faults'),
   })
   .superRefine((rule, ctx) => {
-    if ((rule.times === null) === (rule.probability === null)) ctx.addIssue({ code: 'custom', path: ['times'], message: 'give times or probability, exactly one' });
-    if (rule.seed !== null && rule.probability === null) ctx.addIssue({ code: 'custom', path: ['seed'], message: 'only a rule with a probability draws' });
+    if ((rule.times === null) === (rule.probability === null))
+      ctx.addIssue({ code: 'custom', path: ['times'], message: 'give times or probability, exactly one' });
+    if (rule.seed !== null && rule.probability === null)
+      ctx.addIssue({ code: 'custom', path: ['seed'], message: 'only a rule with a probability draws' });
   });
 
 /** A rule as the API answers it: what was asked (defaults filled in), and `id`, `hits`, `spent`, `createdAt`. */
 export const apiFaultRuleViewSchema = apiFaultRuleRecord.omit({ draw: true }).extend({
   id: z.uuid(),
-  seed: z.number().int().nullable().describe('The seed the generator started from (1 unless given); null for a times rule'),
+  seed: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The seed the generator started from (1 unless given); null for a times rule'),
   hits: z.number().int().describe('Requests the rule faulted'),
   spent: z.boolean().describe('A times rule that faulted its N requests: it matches nothing more'),
   createdAt: z.iso.datetime(),
 });
 export type ApiFaultRuleView = z.output<typeof apiFaultRuleViewSchema>;
 
-export const apiFaultsClearedSchema = z.strictObject({ deleted: z.number().int().describe('How many rules were removed') });
+export const apiFaultsClearedSchema = z.strictObject({
+  deleted: z.number().int().describe('How many rules were removed'),
+});
 
 const apiFaultRuleView = ({ draw: _draw, ...rule }: ApiFaultRule): ApiFaultRuleView => rule;
 
@@ -73,7 +101,10 @@ export interface Strike {
 export function pathMatches(pattern: string, path: string): boolean {
   const want = pattern.replace(/\/$/, '').split('/');
   const got = path.replace(/\/$/, '').split('/');
-  return want.length === got.length && want.every((segment, i) => segment === '*' || /^\{\w*\}$/.test(segment) || segment === got[i]);
+  return (
+    want.length === got.length &&
+    want.every((segment, i) => segment === '*' || /^\{\w*\}$/.test(segment) || segment === got[i])
+  );
 }
 
 /** The error a rule's `error` fault answers with. */
@@ -100,17 +131,33 @@ export class ApiFaults {
 
   private announce(faulted: ApiFaultsNews['faulted'] = null): void {
     const rules = this.rules;
-    const apiFaults = { rules: rules.length, active: rules.filter((r) => !r.spent).length, hits: rules.reduce((sum, r) => sum + r.hits, 0), faulted };
+    const apiFaults = {
+      rules: rules.length,
+      active: rules.filter((r) => !r.spent).length,
+      hits: rules.reduce((sum, r) => sum + r.hits, 0),
+      faulted,
+    };
     this.ctx.notify('apiFaults', () => ({ type: 'apiFaults', account: this.ctx.key, apiFaults }));
   }
 
   add(body: unknown): ApiFaultRuleView {
     const input = parse(apiFaultRuleSchema, body);
     if (this.rules.length >= MAX_API_FAULT_RULES) {
-      throw new SandboxError('INVALID_STATE', `The account has ${MAX_API_FAULT_RULES} API fault rules already: remove some first`);
+      throw new SandboxError(
+        'INVALID_STATE',
+        `The account has ${MAX_API_FAULT_RULES} API fault rules already: remove some first`,
+      );
     }
     const seed = input.probability === null ? null : (input.seed ?? DEFAULT_SEED);
-    const rule: ApiFaultRule = { id: this.ctx.uuid(), ...input, seed, hits: 0, spent: false, createdAt: this.ctx.now(), draw: (seed ?? 0) >>> 0 };
+    const rule: ApiFaultRule = {
+      id: this.ctx.uuid(),
+      ...input,
+      seed,
+      hits: 0,
+      spent: false,
+      createdAt: this.ctx.now(),
+      draw: (seed ?? 0) >>> 0,
+    };
     this.rules = [...this.rules, rule];
     this.announce();
     return apiFaultRuleView(rule);
@@ -140,7 +187,9 @@ export class ApiFaults {
    */
   strike(method: string, path: string): Strike | null {
     const rules = this.rules;
-    const index = rules.findIndex((r) => !r.spent && (r.method === '*' || r.method === method) && pathMatches(r.path, path));
+    const index = rules.findIndex(
+      (r) => !r.spent && (r.method === '*' || r.method === method) && pathMatches(r.path, path),
+    );
     const rule = rules[index];
     if (!rule) return null;
     let next = rule;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import {
-  VA_PAYMENT_STATUSES,
+  ars,
   type EventType,
+  isoTime,
+  uuid,
+  VA_PAYMENT_STATUSES,
   type VaEventType,
   vaPaymentObjectSchema,
   vaPaymentView,
-  ars,
-  isoTime,
-  uuid,
 } from '../records/index.js';
 import { createVaPayment } from '../va-payments/index.js';
 
@@ -55,10 +55,13 @@ export const VA_CALLBACK_SCHEMAS = {
 } as const;
 
 /** Any VA callback body, told apart by `eventType`. */
-export const vaCallbackSchema = z.discriminatedUnion('eventType', Object.values(VA_CALLBACK_SCHEMAS) as [
-  (typeof VA_CALLBACK_SCHEMAS)[VaEventType],
-  ...(typeof VA_CALLBACK_SCHEMAS)[VaEventType][],
-]);
+export const vaCallbackSchema = z.discriminatedUnion(
+  'eventType',
+  Object.values(VA_CALLBACK_SCHEMAS) as [
+    (typeof VA_CALLBACK_SCHEMAS)[VaEventType],
+    ...(typeof VA_CALLBACK_SCHEMAS)[VaEventType][],
+  ],
+);
 
 /** The client cash-in body (spec 6.2). */
 export const clientCashinCallbackSchema = z.strictObject({
@@ -82,18 +85,42 @@ export type VaCallback = z.output<typeof vaCallbackSchema>;
 export type ClientCashinCallback = z.output<typeof clientCashinCallbackSchema>;
 
 /** The schema of each callback kind's body. */
-export const CALLBACK_SCHEMAS: Record<EventType, z.ZodType> = { ...VA_CALLBACK_SCHEMAS, 'client.cashin': clientCashinCallbackSchema };
+export const CALLBACK_SCHEMAS: Record<EventType, z.ZodType> = {
+  ...VA_CALLBACK_SCHEMAS,
+  'client.cashin': clientCashinCallbackSchema,
+};
 
 /** When each callback is sent and where it goes (spec 6.1 and 6.2): the reference's words, in the OpenAPI document too. */
 export const CALLBACK_REFERENCE: Record<EventType, { sent: string; routed: string }> = {
-  created: { sent: 'the VA payment is created; the payload is the create response', routed: 'callbackUrl (dropped under successUrl/failureUrl)' },
-  cash_in_received: { sent: 'a transfer arrived and was credited to the VA payment', routed: 'callbackUrl (dropped under successUrl/failureUrl)' },
+  created: {
+    sent: 'the VA payment is created; the payload is the create response',
+    routed: 'callbackUrl (dropped under successUrl/failureUrl)',
+  },
+  cash_in_received: {
+    sent: 'a transfer arrived and was credited to the VA payment',
+    routed: 'callbackUrl (dropped under successUrl/failureUrl)',
+  },
   succeeded: { sent: 'a transfer completed the payment (paid in full)', routed: 'callbackUrl, or successUrl' },
-  underpaid: { sent: 'a transfer left the payment short of its amount', routed: 'callbackUrl, or successUrl if the payment names a client, else failureUrl' },
-  overpaid: { sent: 'a transfer took the payment past its amount', routed: 'callbackUrl, or successUrl if the payment names a client, else failureUrl' },
-  failed: { sent: 'the VA payment expired before it was paid; the payload is the expired payment', routed: 'callbackUrl, or failureUrl' },
-  cancelled: { sent: 'the integrator cancelled the VA payment; the payload is the cancel response', routed: 'callbackUrl, or failureUrl' },
-  'client.cashin': { sent: "a transfer was credited to a client's dedicated CVU", routed: "the client's cashinCallbackUrl" },
+  underpaid: {
+    sent: 'a transfer left the payment short of its amount',
+    routed: 'callbackUrl, or successUrl if the payment names a client, else failureUrl',
+  },
+  overpaid: {
+    sent: 'a transfer took the payment past its amount',
+    routed: 'callbackUrl, or successUrl if the payment names a client, else failureUrl',
+  },
+  failed: {
+    sent: 'the VA payment expired before it was paid; the payload is the expired payment',
+    routed: 'callbackUrl, or failureUrl',
+  },
+  cancelled: {
+    sent: 'the integrator cancelled the VA payment; the payload is the cancel response',
+    routed: 'callbackUrl, or failureUrl',
+  },
+  'client.cashin': {
+    sent: "a transfer was credited to a client's dedicated CVU",
+    routed: "the client's cashinCallbackUrl",
+  },
 };
 
 const PAYMENT_ID = '6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b';
@@ -107,10 +134,35 @@ const PAID_AT = '2026-03-02T14:07:41.503Z';
  */
 export const examplePayment = vaPaymentView(
   createVaPayment(
-    { paymentHubId: 123, currency: 'ARS', lockMode: 'amount_and_time', amount: 500_000, ttlSeconds: 1800, callbackUrl: 'https://merchant.example/webhooks/va', externalReference: 'order-1042', metadata: { orderId: 1042 } },
-    { id: PAYMENT_ID, cvu: '0000999900000012345678', alias: 'CERRO.LIMON.ESTEPA', now: CREATED_AT, expiresAt: EXPIRES_AT },
+    {
+      paymentHubId: 123,
+      currency: 'ARS',
+      lockMode: 'amount_and_time',
+      amount: 500_000,
+      ttlSeconds: 1800,
+      callbackUrl: 'https://merchant.example/webhooks/va',
+      externalReference: 'order-1042',
+      metadata: { orderId: 1042 },
+    },
+    {
+      id: PAYMENT_ID,
+      cvu: '0000999900000012345678',
+      alias: 'CERRO.LIMON.ESTEPA',
+      now: CREATED_AT,
+      expiresAt: EXPIRES_AT,
+    },
   ).payment,
-  { events: 1, delivered: 0, pending: 1, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: 'created', lastAttemptAt: null },
+  {
+    events: 1,
+    delivered: 0,
+    pending: 1,
+    retrying: 0,
+    failed: 0,
+    dropped: 0,
+    held: 0,
+    lastEventType: 'created',
+    lastAttemptAt: null,
+  },
 );
 
 const transferPayload = (total: number, taxes: number, remainingAmount: number) => ({
@@ -136,7 +188,12 @@ const EXAMPLE_EVENT_IDS: Record<VaEventType, string> = {
   cancelled: '61e4af82-7093-4eb5-9a2b-3c4d5e6f7081',
 };
 
-const vaExample = (eventType: VaEventType, status: (typeof VA_PAYMENT_STATUSES)[number], payload: unknown, createdAt = PAID_AT) => ({
+const vaExample = (
+  eventType: VaEventType,
+  status: (typeof VA_PAYMENT_STATUSES)[number],
+  payload: unknown,
+  createdAt = PAID_AT,
+) => ({
   eventId: EXAMPLE_EVENT_IDS[eventType],
   vaPaymentId: PAYMENT_ID,
   eventType,
@@ -155,10 +212,27 @@ export const CALLBACK_EXAMPLES: Record<EventType, unknown> = {
   failed: vaExample(
     'failed',
     'expired',
-    { ...examplePayment, status: 'expired', updatedAt: EXPIRES_AT, expiredAt: EXPIRES_AT, callbackDelivery: { ...examplePayment.callbackDelivery, events: 2, delivered: 1, lastEventType: 'failed', lastAttemptAt: CREATED_AT } },
+    {
+      ...examplePayment,
+      status: 'expired',
+      updatedAt: EXPIRES_AT,
+      expiredAt: EXPIRES_AT,
+      callbackDelivery: {
+        ...examplePayment.callbackDelivery,
+        events: 2,
+        delivered: 1,
+        lastEventType: 'failed',
+        lastAttemptAt: CREATED_AT,
+      },
+    },
     EXPIRES_AT,
   ),
-  cancelled: vaExample('cancelled', 'cancelled', { ...examplePayment, status: 'cancelled', updatedAt: PAID_AT, cancelledAt: PAID_AT }),
+  cancelled: vaExample('cancelled', 'cancelled', {
+    ...examplePayment,
+    status: 'cancelled',
+    updatedAt: PAID_AT,
+    cancelledAt: PAID_AT,
+  }),
   'client.cashin': {
     eventId: '5d6e7f80-91a2-4b3c-8d4e-5f6a7b8c9d0e',
     clientId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',

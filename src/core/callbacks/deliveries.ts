@@ -1,7 +1,6 @@
 import { iso, ms } from '../conventions/index.js';
-import type { DeliveryPolicy } from '../store/index.js';
 import type { Attempt, Delivery, SandboxEvent } from '../records/index.js';
-
+import type { DeliveryPolicy } from '../store/index.js';
 
 export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 3, retryDelays: [5, 25] };
 
@@ -9,7 +8,13 @@ export const defaultDeliveryPolicy: DeliveryPolicy = { maxAttempts: 3, retryDela
  * A delivery of an event, kept before its first attempt; an event with nowhere to go is `dropped`. A redelivery may
  * name another URL for itself (`redeliverTo`), which also gives a dropped event somewhere to go.
  */
-export function newDelivery(event: SandboxEvent, id: string, now: string, redeliveryOf: string | null = null, redeliverTo: string | null = null): Delivery {
+export function newDelivery(
+  event: SandboxEvent,
+  id: string,
+  now: string,
+  redeliveryOf: string | null = null,
+  redeliverTo: string | null = null,
+): Delivery {
   const dropped = event.url === null && redeliverTo === null;
   return {
     id,
@@ -41,7 +46,12 @@ function nextAttemptAt(policy: DeliveryPolicy, failedAttempts: number, failedAt:
  * Spec 3.3: pending -> delivered on 2xx; otherwise retrying, and failed once attempts are exhausted. A fault's extra
  * send (`duplicate`) is logged with the others and changes nothing else.
  */
-export function recordAttempt(policy: DeliveryPolicy, delivery: Delivery, outcome: Omit<Attempt, 'n'>, now: string): Delivery {
+export function recordAttempt(
+  policy: DeliveryPolicy,
+  delivery: Delivery,
+  outcome: Omit<Attempt, 'n'>,
+  now: string,
+): Delivery {
   const attempt: Attempt = { ...outcome, n: delivery.attempts.length + 1 };
   const attempts = [...delivery.attempts, attempt];
   if (attempt.fault) return { ...delivery, attempts, updatedAt: now };
@@ -58,7 +68,12 @@ export const isOpen = (delivery: Delivery): boolean => delivery.status === 'pend
 const HELD_REASON = 'came with an imported file: sent only when released';
 
 /** An open delivery of an imported file, kept as it was but never attempted (`held`) until `release`. */
-export const hold = (delivery: Delivery): Delivery => ({ ...delivery, status: 'held', reason: HELD_REASON, nextAttemptAt: null });
+export const hold = (delivery: Delivery): Delivery => ({
+  ...delivery,
+  status: 'held',
+  reason: HELD_REASON,
+  nextAttemptAt: null,
+});
 
 /** Why a delivery raised after an import waits: the account is held until its held deliveries are released. */
 const HELD_RAISED_REASON = 'raised in an imported account: sent only when released';
@@ -68,7 +83,9 @@ const HELD_RAISED_REASON = 'raised in an imported account: sent only when releas
  * set, pinned to it (`redeliverTo`), so its retries never fall back to the event's URL should forwarding stop.
  */
 export const holdRaised = (delivery: Delivery, forwardingUrl: string | undefined): Delivery =>
-  forwardingUrl === undefined ? { ...hold(delivery), reason: HELD_RAISED_REASON } : { ...delivery, redeliverTo: forwardingUrl };
+  forwardingUrl === undefined
+    ? { ...hold(delivery), reason: HELD_RAISED_REASON }
+    : { ...delivery, redeliverTo: forwardingUrl };
 
 /**
  * A held delivery let go: pending now, its next attempt a first one (in raise order, and with every attempt of the

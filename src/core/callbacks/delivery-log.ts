@@ -1,9 +1,38 @@
+import { isDamaged, ms, notFound, SandboxError, UUID_PATTERN, unlessDamaged } from '../conventions/index.js';
+import {
+  type Attempt,
+  type CallbackDeliverySummary,
+  type Delivery,
+  deliveryView,
+  EVENT_TYPES,
+  type Faults,
+  type Forwarding,
+  isDropped,
+  listDeliveriesQuery,
+  NO_EVENTS,
+  parse,
+  type SandboxEvent,
+} from '../records/index.js';
 import { type AccountContext, pageFrom } from '../store/index.js';
-import { ms, isDamaged, notFound, SandboxError, unlessDamaged, UUID_PATTERN } from '../conventions/index.js';
-import { callbackHeaders, droppedDelivery, hold, holdRaised, newDelivery, recordAttempt, release } from './deliveries.js';
-import { attemptUrl, faultsOf, faultsSchema, forwardingSchema, forwardingUrl, forwardingView, redeliverSchema } from './delivery-settings.js';
-import { NO_EVENTS, isDropped, listDeliveriesQuery, parse, EVENT_TYPES, type Attempt, type Delivery, type Faults, type Forwarding, type SandboxEvent, deliveryView, type CallbackDeliverySummary } from '../records/index.js';
-import { sent, type SentEvent } from './event-body.js';
+import {
+  callbackHeaders,
+  droppedDelivery,
+  hold,
+  holdRaised,
+  newDelivery,
+  recordAttempt,
+  release,
+} from './deliveries.js';
+import {
+  attemptUrl,
+  faultsOf,
+  faultsSchema,
+  forwardingSchema,
+  forwardingUrl,
+  forwardingView,
+  redeliverSchema,
+} from './delivery-settings.js';
+import { type SentEvent, sent } from './event-body.js';
 
 /** A delivery whose attempt is due: what to send (the event's body, its headers) and where (see `attemptUrl`). */
 export interface DueDelivery {
@@ -33,7 +62,9 @@ export class DeliveryLog {
    * while the account is held (`holdRaised`).
    */
   storeFirst(delivery: Delivery): void {
-    this.store(this.ctx.head.heldSince ? holdRaised(delivery, forwardingUrl(this.ctx.head, delivery.eventType)) : delivery);
+    this.store(
+      this.ctx.head.heldSince ? holdRaised(delivery, forwardingUrl(this.ctx.head, delivery.eventType)) : delivery,
+    );
   }
 
   /** An event's deliveries, oldest first: a dropped event's first is the event itself, under its id (`isDropped`). */
@@ -51,7 +82,8 @@ export class DeliveryLog {
       for (const delivery of this.of(event)) {
         summary[delivery.status]++;
         const startedAt = delivery.attempts.at(-1)?.startedAt;
-        if (startedAt && (summary.lastAttemptAt === null || startedAt > summary.lastAttemptAt)) summary.lastAttemptAt = startedAt;
+        if (startedAt && (summary.lastAttemptAt === null || startedAt > summary.lastAttemptAt))
+          summary.lastAttemptAt = startedAt;
       }
     }
     return summary;
@@ -64,12 +96,19 @@ export class DeliveryLog {
   listDeliveries(query: Record<string, string>) {
     const q = parse(listDeliveriesQuery, query, 'query');
     const { records } = this.ctx;
-    const where = { ...(q.status === undefined ? {} : { status: q.status }), ...(q.eventType === undefined ? {} : { event_type: q.eventType }) };
-    const dropped = q.status === undefined || q.status.includes('dropped') ? { dropped: q.eventType ?? EVENT_TYPES } : null;
+    const where = {
+      ...(q.status === undefined ? {} : { status: q.status }),
+      ...(q.eventType === undefined ? {} : { event_type: q.eventType }),
+    };
+    const dropped =
+      q.status === undefined || q.status.includes('dropped') ? { dropped: q.eventType ?? EVENT_TYPES } : null;
     const stored = records.each('deliveries', { where, descending: true });
-    const events = dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
+    const events =
+      dropped === null ? [][Symbol.iterator]() : records.each('events', { where: dropped, descending: true });
     const total = records.count('deliveries', where) + (dropped === null ? 0 : records.count('events', dropped));
-    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, (delivery) => deliveryView(delivery, this.ctx.get('events', delivery.eventId)!));
+    return pageFrom(newestOf(stored, mapped(events, droppedDelivery)), total, q, (delivery) =>
+      deliveryView(delivery, this.ctx.get('events', delivery.eventId)!),
+    );
   }
 
   /** How many deliveries the list holds: the stored ones and the dropped events' first ones. */
@@ -120,7 +159,10 @@ export class DeliveryLog {
     const { url } = parse(redeliverSchema, body ?? {});
     const event = this.ctx.get('events', original.eventId)!;
     if (event.url === null && url === undefined) {
-      throw new SandboxError('INVALID_STATE', `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`);
+      throw new SandboxError(
+        'INVALID_STATE',
+        `Event ${event.id} was dropped (${event.droppedReason}); there is no URL to redeliver to: give one as {"url"}`,
+      );
     }
     const delivery = newDelivery(event, this.ctx.uuid(), this.ctx.now(), original.id, url ?? null);
     this.store(delivery);
@@ -130,7 +172,8 @@ export class DeliveryLog {
 
   /** After an import: every open delivery is held (the file's own, and those its due work raised at the file's time). */
   holdOpen(): void {
-    for (const delivery of [...this.ctx.records.each('deliveries', { where: { status: ['pending', 'retrying'] } })]) this.update(hold(delivery), null);
+    for (const delivery of [...this.ctx.records.each('deliveries', { where: { status: ['pending', 'retrying'] } })])
+      this.update(hold(delivery), null);
   }
 
   /**
@@ -140,7 +183,8 @@ export class DeliveryLog {
   releaseAll() {
     const held = [...this.ctx.records.each('deliveries', { where: { status: 'held' } })];
     const now = this.ctx.now();
-    for (const delivery of held) this.update(release(delivery, now, forwardingUrl(this.ctx.head, delivery.eventType)), null);
+    for (const delivery of held)
+      this.update(release(delivery, now, forwardingUrl(this.ctx.head, delivery.eventType)), null);
     if (this.ctx.head.heldSince) {
       this.ctx.head.heldSince = null;
       this.ctx.changedHeader();
@@ -156,7 +200,10 @@ export class DeliveryLog {
     const delivery = this.delivery(id);
     const { url } = parse(redeliverSchema, body ?? {});
     if (delivery.status !== 'held') {
-      throw new SandboxError('INVALID_STATE', `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`);
+      throw new SandboxError(
+        'INVALID_STATE',
+        `Delivery ${delivery.id} is ${delivery.status}, not held: only a held delivery is released (redeliver sends any one again)`,
+      );
     }
     this.update(release(delivery, this.ctx.now(), url ?? forwardingUrl(this.ctx.head, delivery.eventType)), null);
     return this.getDelivery(delivery.id);
@@ -220,9 +267,14 @@ export class DeliveryLog {
       });
       if (due) yield due;
     }
-    const retries = this.ctx.records.each('deliveries', { by: 'retry_at', where: { retry_at: { to: this.ctx.nowMs() } } });
+    const retries = this.ctx.records.each('deliveries', {
+      by: 'retry_at',
+      where: { retry_at: { to: this.ctx.nowMs() } },
+    });
     for (const delivery of retries) {
-      const due = inFlight.has(delivery.id) ? null : unlessDamaged(() => this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!));
+      const due = inFlight.has(delivery.id)
+        ? null
+        : unlessDamaged(() => this.dueDelivery(delivery, this.ctx.get('events', delivery.eventId)!));
       if (due) yield due;
     }
   }
@@ -237,13 +289,19 @@ export class DeliveryLog {
   }
 
   private dueDelivery(delivery: Delivery, event: SandboxEvent): DueDelivery {
-    return { delivery, event: this.withBody(event), headers: callbackHeaders(event), url: attemptUrl(delivery, this.ctx.head) ?? '' };
+    return {
+      delivery,
+      event: this.withBody(event),
+      headers: callbackHeaders(event),
+      url: attemptUrl(delivery, this.ctx.head) ?? '',
+    };
   }
 
   /** When the next retry not under way is due (the account's clock), or null. */
   nextRetryAt(inFlight: ReadonlySet<string>): number | null {
     if (inFlight.size === 0) return this.ctx.records.min('deliveries', 'retry_at') as number | null;
-    for (const delivery of this.ctx.records.each('deliveries', { by: 'retry_at' })) if (!inFlight.has(delivery.id)) return ms(delivery.nextAttemptAt!);
+    for (const delivery of this.ctx.records.each('deliveries', { by: 'retry_at' }))
+      if (!inFlight.has(delivery.id)) return ms(delivery.nextAttemptAt!);
     return null;
   }
 
@@ -273,7 +331,13 @@ export class DeliveryLog {
   private notify(delivery: Delivery, attempt: Attempt | null): void {
     this.ctx.notify('delivery', () => {
       const { vaPaymentId, clientId, body } = this.sent(delivery.eventId);
-      return { type: 'delivery', account: this.ctx.key, delivery: deliveryView(delivery, { vaPaymentId, clientId }), attempt, event: { vaPaymentId, clientId, body } };
+      return {
+        type: 'delivery',
+        account: this.ctx.key,
+        delivery: deliveryView(delivery, { vaPaymentId, clientId }),
+        attempt,
+        event: { vaPaymentId, clientId, body },
+      };
     });
   }
 }

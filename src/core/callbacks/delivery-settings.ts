@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import {
-  httpUrl,
-  EVENT_TYPES,
   type AccountState,
   type Delivery,
+  EVENT_TYPES,
   type EventType,
   type Faults,
   type Forwarding,
   type ForwardingView,
+  httpUrl,
 } from '../records/index.js';
 
 /**

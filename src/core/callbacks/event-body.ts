@@ -1,13 +1,13 @@
 import { fromCents } from '../conventions/index.js';
 import {
   type CallbackDeliverySummary,
+  counting,
+  NO_EVENTS,
+  remainingAmount,
   type SandboxEvent,
   type SentEvent,
   type VaPayment,
-  remainingAmount,
   vaPaymentView,
-  counting,
-  NO_EVENTS,
 } from '../records/index.js';
 import { asCreated, statusAfter } from '../va-payments/index.js';
 
@@ -31,7 +31,17 @@ export function sent(event: SandboxEvent, paymentOf: PaymentOf): SentEvent {
   if (event.body) return event as SentEvent;
   const payment = paymentOf(event.vaPaymentId!)!;
   const [status, payload] = event.cashIn === undefined ? carried(event, payment) : credited(payment, event.cashIn);
-  return { ...event, body: { eventId: event.id, vaPaymentId: payment.id, eventType: event.eventType, status, payload, createdAt: event.createdAt } };
+  return {
+    ...event,
+    body: {
+      eventId: event.id,
+      vaPaymentId: payment.id,
+      eventType: event.eventType,
+      status,
+      payload,
+      createdAt: event.createdAt,
+    },
+  };
 }
 
 /** `created`, `cancelled`, `failed`: the payment object as it was. */
@@ -72,9 +82,11 @@ export function compacted(event: SandboxEvent, paymentOf: PaymentOf): SandboxEve
   const { body, ...rest } = event;
   const payload = body.payload as { callbackDelivery?: CallbackDeliverySummary; operationId?: string } | null;
   const compact: SandboxEvent =
-    event.eventType === 'created' ? rest
-    : event.eventType === 'cancelled' || event.eventType === 'failed' ? { ...rest, callbackDelivery: payload?.callbackDelivery }
-    : { ...rest, cashIn: payment.cashIns.findIndex((c) => c.operationId === payload?.operationId) };
+    event.eventType === 'created'
+      ? rest
+      : event.eventType === 'cancelled' || event.eventType === 'failed'
+        ? { ...rest, callbackDelivery: payload?.callbackDelivery }
+        : { ...rest, cashIn: payment.cashIns.findIndex((c) => c.operationId === payload?.operationId) };
   if (compact.cashIn === -1) return event;
   return JSON.stringify(sent(compact, paymentOf).body) === JSON.stringify(body) ? compact : event;
 }

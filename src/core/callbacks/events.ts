@@ -1,9 +1,9 @@
+import { counting, eventView, listEventsQuery, parse, type SandboxEvent, type VaPayment } from '../records/index.js';
 import { type AccountContext, pageOf, type Where } from '../store/index.js';
+import * as va from '../va-payments/index.js';
 import { newDelivery } from './deliveries.js';
 import type { DeliveryLog } from './delivery-log.js';
-import { counting, listEventsQuery, parse, type SandboxEvent, type VaPayment, eventView } from '../records/index.js';
 import { sent } from './event-body.js';
-import * as va from '../va-payments/index.js';
 
 /**
  * Events: what the service raises for a VA payment or a client, each with what its body is made from
@@ -24,14 +24,20 @@ export class Events {
     const q = parse(listEventsQuery, query, 'query');
     const source = (q.vaPaymentId ?? q.clientId)?.toLowerCase();
     // Both given: a VA payment's events have no clientId, so only a client's own id names any.
-    const clash = q.vaPaymentId !== undefined && q.clientId !== undefined && q.vaPaymentId.toLowerCase() !== q.clientId.toLowerCase();
+    const clash =
+      q.vaPaymentId !== undefined &&
+      q.clientId !== undefined &&
+      q.vaPaymentId.toLowerCase() !== q.clientId.toLowerCase();
     const where: Where = source === undefined ? {} : { source: clash ? [] : source };
     return pageOf(this.ctx.records, 'events', where, q, (event) => this.view(event));
   }
 
   /** The event as the API shows it: its body as sent, and its deliveries (a dropped one's included, see `DeliveryLog.of`). */
   private view(event: SandboxEvent) {
-    return eventView(sent(event, (id) => this.ctx.get('vaPayments', id)), this.log.of(event));
+    return eventView(
+      sent(event, (id) => this.ctx.get('vaPayments', id)),
+      this.log.of(event),
+    );
   }
 
   /** Raises a VA payment's event: a transfer's names the cash-in it credited; `cancelled` and `failed` keep the delivery summary they carry. */
@@ -45,7 +51,8 @@ export class Events {
       createdAt: this.ctx.now(),
     };
     if (draft.cashIn) event.cashIn = payment.cashIns.indexOf(draft.cashIn);
-    else if (draft.eventType !== 'created') event.callbackDelivery = counting(this.log.summary(this.of(payment.id)), event);
+    else if (draft.eventType !== 'created')
+      event.callbackDelivery = counting(this.log.summary(this.of(payment.id)), event);
     return this.raise(event);
   }
 

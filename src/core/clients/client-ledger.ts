@@ -1,15 +1,20 @@
-import { type AccountContext, pageOf } from '../store/index.js';
 import { iso, ms, notFound, SandboxError, UUID_PATTERN } from '../conventions/index.js';
-import * as clients from './clients.js';
 import { generateAlias, type Hubs } from '../hubs/index.js';
-import * as invoices from './invoices.js';
-import * as ledger from './ledger.js';
 import {
   allocationSchema,
+  balanceView,
+  type Client,
   clientCvuSchema,
+  clientView,
   createClientSchema,
   createInvoiceSchema,
   debitSchema,
+  type Entry,
+  entryView,
+  type Invoice,
+  invoiceNumber,
+  invoiceSequence,
+  invoiceView,
   ledgerEntrySchema,
   listClientsQuery,
   listQuery,
@@ -17,16 +22,11 @@ import {
   parse,
   updateClientSchema,
   updateInvoiceSchema,
-  invoiceNumber,
-  invoiceSequence,
-  type Client,
-  type Entry,
-  type Invoice,
-  balanceView,
-  clientView,
-  entryView,
-  invoiceView,
 } from '../records/index.js';
+import { type AccountContext, pageOf } from '../store/index.js';
+import * as clients from './clients.js';
+import * as invoices from './invoices.js';
+import * as ledger from './ledger.js';
 
 /**
  * Clients with a dedicated CVU, their ledger of entries, their invoices and balance. The rules themselves are in
@@ -43,14 +43,18 @@ export class ClientLedger {
     if (this.ctx.deps.strictTaxId) clients.assertCuit(input.taxId);
     const hub = this.hubs.hubFor(input.paymentHubId);
     if (!hub.dedicated_client_cvus_enabled) {
-      throw new SandboxError('DEDICATED_CVUS_DISABLED', `Payment hub ${hub.id} does not have dedicated client CVUs enabled`, [
-        'paymentHubId: dedicated_client_cvus_enabled is false on this hub',
-      ]);
+      throw new SandboxError(
+        'DEDICATED_CVUS_DISABLED',
+        `Payment hub ${hub.id} does not have dedicated client CVUs enabled`,
+        ['paymentHubId: dedicated_client_cvus_enabled is false on this hub'],
+      );
     }
     this.checkTaxIdFree(input.taxId, null);
     const now = this.ctx.nowMs();
     const client = clients.createClient(input, { id: this.ctx.uuid(), now, hub });
-    return this.viewOf(this.storeClient(hub.cvuProvisioning === 'inline' ? this.provisionCvu(client, iso(now)) : client));
+    return this.viewOf(
+      this.storeClient(hub.cvuProvisioning === 'inline' ? this.provisionCvu(client, iso(now)) : client),
+    );
   }
 
   getClient(id: string) {
@@ -81,7 +85,10 @@ export class ClientLedger {
     const client = this.client(id);
     const { cvuStatus } = parse(clientCvuSchema, body);
     const now = this.ctx.now();
-    const next = cvuStatus === 'active' && client.cvu === null ? this.provisionCvu(client, now) : clients.setCvuStatus(client, cvuStatus, now);
+    const next =
+      cvuStatus === 'active' && client.cvu === null
+        ? this.provisionCvu(client, now)
+        : clients.setCvuStatus(client, cvuStatus, now);
     return this.viewOf(this.storeClient(next));
   }
 
@@ -102,7 +109,9 @@ export class ClientLedger {
     const client = this.client(id);
     const q = parse(listTransactionsQuery, query, 'query');
     const where = {
-      ...(q.entryType === undefined ? { client_id: client.id } : { entry_type: q.entryType.map((type) => `${client.id}:${type}`) }),
+      ...(q.entryType === undefined
+        ? { client_id: client.id }
+        : { entry_type: q.entryType.map((type) => `${client.id}:${type}`) }),
       ...(q.from === undefined && q.to === undefined
         ? {}
         : { created_at: { from: q.from === undefined ? null : ms(q.from), to: q.to === undefined ? null : ms(q.to) } }),
@@ -123,11 +132,16 @@ export class ClientLedger {
     const input = parse(ledgerEntrySchema, body);
     const entryId = this.ctx.uuid();
     const now = this.ctx.now();
-    if (input.entryType === 'reversal') return entryView(this.addEntry(ledger.reversalEntry(entryId, this.reversible(client, input.operationId), input, now)));
+    if (input.entryType === 'reversal')
+      return entryView(
+        this.addEntry(ledger.reversalEntry(entryId, this.reversible(client, input.operationId), input, now)),
+      );
     if (input.operationId != null && this.operation(client.id, input.operationId) !== undefined) {
-      throw new SandboxError('VALIDATION_ERROR', `Operation ${input.operationId} is already in the ledger of client ${client.id}`, [
-        'operationId: already names another entry of this client',
-      ]);
+      throw new SandboxError(
+        'VALIDATION_ERROR',
+        `Operation ${input.operationId} is already in the ledger of client ${client.id}`,
+        ['operationId: already names another entry of this client'],
+      );
     }
     return entryView(this.addEntry(ledger.movementEntry(entryId, client.id, input, now)));
   }
@@ -170,14 +184,24 @@ export class ClientLedger {
     const invoice = this.invoice(client, invoiceId);
     const { amount } = parse(allocationSchema, body);
     const { totalCashIn, totalCashOut, allocated } = ledger.balance(this.entriesOf(client.id), []);
-    const result = invoices.allocate(invoice, amount, { id: this.ctx.uuid(), unallocated: totalCashIn - totalCashOut - allocated, now: this.ctx.now() });
+    const result = invoices.allocate(invoice, amount, {
+      id: this.ctx.uuid(),
+      unallocated: totalCashIn - totalCashOut - allocated,
+      now: this.ctx.now(),
+    });
     this.storeInvoice(result.invoice);
     return entryView(this.addEntry(result.entry));
   }
 
   listInvoices(id: string, query: Record<string, string>) {
     const client = this.client(id);
-    return pageOf(this.ctx.records, 'invoices', { client_id: client.id }, parse(listQuery, query, 'query'), invoiceView);
+    return pageOf(
+      this.ctx.records,
+      'invoices',
+      { client_id: client.id },
+      parse(listQuery, query, 'query'),
+      invoiceView,
+    );
   }
 
   /** The client's credited entry of an operation, for a reversal: refused when there is none, or it was reversed. */
@@ -189,7 +213,9 @@ export class ClientLedger {
       ]);
     }
     if (this.ctx.records.find('entries', { where: { reversal: `${client.id}:${operationId}` } })) {
-      throw new SandboxError('INVALID_STATE', `Operation ${operationId} was reversed already`, ['operationId: reversed already']);
+      throw new SandboxError('INVALID_STATE', `Operation ${operationId} was reversed already`, [
+        'operationId: reversed already',
+      ]);
     }
     return entry;
   }
@@ -247,7 +273,11 @@ export class ClientLedger {
   /** The client with a CVU and an alias from its hints (or a random one), both unique in the account. */
   private provisionCvu(client: Client, now: string): Client {
     const brand = this.ctx.get('hubs', String(client.paymentHubId))?.brand ?? 'SANDBOX';
-    const alias = generateAlias(this.ctx.deps.ids, (candidate) => this.hubs.isTaken(candidate), clients.aliasBase(client, brand));
+    const alias = generateAlias(
+      this.ctx.deps.ids,
+      (candidate) => this.hubs.isTaken(candidate),
+      clients.aliasBase(client, brand),
+    );
     return clients.provision(client, { cvu: this.hubs.uniqueCvu(), alias }, now);
   }
 

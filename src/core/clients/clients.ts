@@ -1,14 +1,15 @@
-import { iso, SandboxError, fromCents } from '../conventions/index.js';
+import { fromCents, iso, SandboxError } from '../conventions/index.js';
 import {
-  type CreateClientInput,
-  type UpdateClientInput,
   type Client,
+  type CreateClientInput,
   type CvuStatus,
   type Hub,
   type SandboxEvent,
   type Transfer,
   taxIdDigits,
+  type UpdateClientInput,
 } from '../records/index.js';
+
 export { taxIdDigits, taxIdKey } from '../records/index.js';
 
 const PROVISIONING_DELAY_MS = 5000;
@@ -33,7 +34,10 @@ export function assertCuit(taxId: string): void {
 }
 
 const aliasPart = (hint: string | null): string =>
-  (hint ?? '').normalize('NFD').replace(/[^A-Za-z0-9-]/g, '').toUpperCase();
+  (hint ?? '')
+    .normalize('NFD')
+    .replace(/[^A-Za-z0-9-]/g, '')
+    .toUpperCase();
 
 /** The alias the hints ask for, `PREFIX.SUFFIX.BRAND` (generateAlias cuts it to 20 and makes it unique); undefined without hints. */
 export function aliasBase(client: Client, brand: string): string | undefined {
@@ -73,7 +77,8 @@ export function createClient(input: CreateClientInput, ctx: { id: string; now: n
 }
 
 /** A PATCH value: absent keeps the current one, null clears it to `cleared`. */
-export const patched = <T>(value: T | null | undefined, current: T, cleared: T): T => (value === undefined ? current : (value ?? cleared));
+export const patched = <T>(value: T | null | undefined, current: T, cleared: T): T =>
+  value === undefined ? current : (value ?? cleared);
 
 /** The alias hints are kept for the record; an alias already provisioned does not change. */
 export function updateClient(client: Client, patch: UpdateClientInput, now: string): Client {
@@ -101,7 +106,11 @@ export function provision(client: Client, address: { cvu: string; alias: string 
  * The sandbox's switch (`POST /sandbox/v1/clients/{id}/cvu`) for a client that already has its CVU, to disable one, or
  * to mark a CVU not yet provisioned as requested (`provisioning`: it stays so until switched to `active`).
  */
-export function setCvuStatus(client: Client, cvuStatus: Extract<CvuStatus, 'provisioning' | 'active' | 'disabled'>, now: string): Client {
+export function setCvuStatus(
+  client: Client,
+  cvuStatus: Extract<CvuStatus, 'provisioning' | 'active' | 'disabled'>,
+  now: string,
+): Client {
   if (cvuStatus === 'provisioning' && client.cvu !== null) {
     throw new SandboxError('INVALID_STATE', `Client ${client.id} already has its CVU (cvuStatus ${client.cvuStatus})`, [
       'cvuStatus: provisioning is for a client without a CVU yet',
@@ -109,7 +118,6 @@ export function setCvuStatus(client: Client, cvuStatus: Extract<CvuStatus, 'prov
   }
   return { ...client, cvuStatus, cvuReadyAt: null, updatedAt: now };
 }
-
 
 /** The `client.cashin` event of a transfer credited to an active client CVU: its body is spec 6.2, field for field. */
 export function cashInEvent(client: Client, transfer: Transfer, eventId: string, now: string): SandboxEvent {

@@ -1,5 +1,5 @@
-import { SandboxError, formatCents, type Cents } from '../conventions/index.js';
-import type { DebitInput, LedgerEntryInput, Balance, Entry, Invoice } from '../records/index.js';
+import { type Cents, formatCents, SandboxError } from '../conventions/index.js';
+import type { Balance, DebitInput, Entry, Invoice, LedgerEntryInput } from '../records/index.js';
 
 /** A client's ledger (contract part 3) as pure rules: the entries of money in and out, and the balance over them. */
 
@@ -15,7 +15,8 @@ export function cashInEntry(
     entryType: 'cash_in',
     amount: credit.amount,
     currency: 'ARS',
-    description: credit.paymentId === null ? 'Transfer to the client CVU' : `Transfer credited to VA payment ${credit.paymentId}`,
+    description:
+      credit.paymentId === null ? 'Transfer to the client CVU' : `Transfer credited to VA payment ${credit.paymentId}`,
     operationId: credit.operationId,
     paymentId: credit.paymentId,
     invoiceId: null,
@@ -25,7 +26,12 @@ export function cashInEntry(
 }
 
 /** A movement the sandbox records: a debit is stored negative, a credit positive, an adjustment with its own sign. */
-export function movementEntry(id: string, clientId: string, input: DebitInput & { entryType?: 'credit' | 'debit' | 'adjustment'; operationId?: string | null }, now: string): Entry {
+export function movementEntry(
+  id: string,
+  clientId: string,
+  input: DebitInput & { entryType?: 'credit' | 'debit' | 'adjustment'; operationId?: string | null },
+  now: string,
+): Entry {
   const entryType = input.entryType ?? 'debit';
   return {
     id,
@@ -43,17 +49,27 @@ export function movementEntry(id: string, clientId: string, input: DebitInput & 
 }
 
 /** Entries a reversal can take back: credits of money that arrived, named by their operation. */
-export const isReversible = (entry: Entry): boolean => (entry.entryType === 'cash_in' || entry.entryType === 'credit') && entry.amount > 0;
+export const isReversible = (entry: Entry): boolean =>
+  (entry.entryType === 'cash_in' || entry.entryType === 'credit') && entry.amount > 0;
 
 /**
  * The bank returns a credited operation: an entry taking back its whole amount, with its `operationId` (and
  * `paymentId`). `original` is the client's reversible entry of that operation, not reversed yet.
  */
-export function reversalEntry(id: string, original: Entry, input: Extract<LedgerEntryInput, { entryType: 'reversal' }>, now: string): Entry {
+export function reversalEntry(
+  id: string,
+  original: Entry,
+  input: Extract<LedgerEntryInput, { entryType: 'reversal' }>,
+  now: string,
+): Entry {
   if (input.amount != null && input.amount !== original.amount) {
-    throw new SandboxError('VALIDATION_ERROR', `A reversal takes back the whole operation ${original.operationId}: ${formatCents(original.amount)}`, [
-      `amount: must be ${formatCents(original.amount)}, the amount of operation ${original.operationId} (or left out)`,
-    ]);
+    throw new SandboxError(
+      'VALIDATION_ERROR',
+      `A reversal takes back the whole operation ${original.operationId}: ${formatCents(original.amount)}`,
+      [
+        `amount: must be ${formatCents(original.amount)}, the amount of operation ${original.operationId} (or left out)`,
+      ],
+    );
   }
   return {
     ...original,

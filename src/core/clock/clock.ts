@@ -1,4 +1,4 @@
-import { SandboxError, iso, type WallClock } from '../conventions/index.js';
+import { iso, SandboxError, type WallClock } from '../conventions/index.js';
 
 /** A clock that only moves when told: for tests and deterministic runs. */
 export class FakeClock implements WallClock {
@@ -20,6 +20,8 @@ export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
 /** A clock move to `toMs` refused past MAX_CLOCK_MS, naming the field that asked for it. */
 export function checkClockMove(toMs: number, field: string): void {
   if (toMs > MAX_CLOCK_MS) {
-    throw new SandboxError('VALIDATION_ERROR', `The sandbox clock cannot pass ${iso(MAX_CLOCK_MS)}`, [`${field}: would move the clock past ${iso(MAX_CLOCK_MS)}`]);
+    throw new SandboxError('VALIDATION_ERROR', `The sandbox clock cannot pass ${iso(MAX_CLOCK_MS)}`, [
+      `${field}: would move the clock past ${iso(MAX_CLOCK_MS)}`,
+    ]);
   }
 }

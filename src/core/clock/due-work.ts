@@ -1,7 +1,7 @@
-import type { AccountContext } from '../store/index.js';
-import { checkClockMove } from './clock.js';
 import { iso, ms, SandboxError } from '../conventions/index.js';
 import { COLUMNS, clockAdvanceSchema, clockSetSchema, MAX_CLOCK_MOVE_SECONDS, parse } from '../records/index.js';
+import type { AccountContext } from '../store/index.js';
+import { checkClockMove } from './clock.js';
 
 /** A clock move as `DueWork.move` parsed it: walk to `until()` (read at each step), then `finish` (the clock it leaves). */
 export interface ClockMove {
@@ -55,10 +55,16 @@ export class DueWork {
     const { at: text } = parse(clockSetSchema, body);
     const at = ms(text);
     const now = ctx.nowMs();
-    if (at < now) throw new SandboxError('INVALID_STATE', `The sandbox clock only moves forward: ${iso(at)} is before now (${iso(now)})`);
+    if (at < now)
+      throw new SandboxError(
+        'INVALID_STATE',
+        `The sandbox clock only moves forward: ${iso(at)} is before now (${iso(now)})`,
+      );
     checkClockMove(at, 'at');
     if (at - now > MAX_CLOCK_MOVE_SECONDS * 1000) {
-      throw new SandboxError('VALIDATION_ERROR', 'Invalid request body: at: must be at most 10 years after now', ['at: must be at most 10 years after now']);
+      throw new SandboxError('VALIDATION_ERROR', 'Invalid request body: at: must be at most 10 years after now', [
+        'at: must be at most 10 years after now',
+      ]);
     }
     return { until: () => at, finish: () => this.runOn((wallNow) => at - wallNow) };
   }
@@ -128,6 +134,9 @@ export class DueWork {
   /** The sandbox time of the next thing due (an expiry, a delayed CVU, an idempotency key to forget), or null. */
   nextDueAt(): number | null {
     const times = Object.values(DUE).map(({ table, column }) => this.ctx.records.min(table, column) as number | null);
-    return times.reduce<number | null>((first, at) => (at !== null && (first === null || at < first) ? at : first), null);
+    return times.reduce<number | null>(
+      (first, at) => (at !== null && (first === null || at < first) ? at : first),
+      null,
+    );
   }
 }

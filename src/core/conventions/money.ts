@@ -32,25 +32,30 @@ export const formatCents = (cents: Cents): string => {
  * 999999999.99 either way; yields cents.
  */
 export function money(options: { allowZero?: boolean; signed?: boolean } = {}) {
-  return z
-    .number()
-    .transform((amount, ctx) => {
-      // Checked first: 1e21 prints in exponent form, which is not "more than 2 decimals" but too large.
-      if (Math.abs(amount) > MAX_CENTS / 100) {
-        const negative = options.allowZero ? 'must be 0 or more' : 'must be greater than 0';
-        const message = options.signed ? 'must be at most 999999999.99 either way' : amount < 0 ? negative : 'must be at most 999999999.99';
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      const cents = toCents(amount);
-      if (cents === null) {
-        ctx.addIssue({ code: 'custom', message: 'must have at most 2 decimals' });
-        return z.NEVER;
-      }
-      if (options.signed ? cents === 0 : cents < 0 || (cents === 0 && !options.allowZero)) {
-        ctx.addIssue({ code: 'custom', message: options.signed ? 'must not be 0' : options.allowZero ? 'must be 0 or more' : 'must be greater than 0' });
-        return z.NEVER;
-      }
-      return cents;
-    });
+  return z.number().transform((amount, ctx) => {
+    // Checked first: 1e21 prints in exponent form, which is not "more than 2 decimals" but too large.
+    if (Math.abs(amount) > MAX_CENTS / 100) {
+      const negative = options.allowZero ? 'must be 0 or more' : 'must be greater than 0';
+      const message = options.signed
+        ? 'must be at most 999999999.99 either way'
+        : amount < 0
+          ? negative
+          : 'must be at most 999999999.99';
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    const cents = toCents(amount);
+    if (cents === null) {
+      ctx.addIssue({ code: 'custom', message: 'must have at most 2 decimals' });
+      return z.NEVER;
+    }
+    if (options.signed ? cents === 0 : cents < 0 || (cents === 0 && !options.allowZero)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: options.signed ? 'must not be 0' : options.allowZero ? 'must be 0 or more' : 'must be greater than 0',
+      });
+      return z.NEVER;
+    }
+    return cents;
+  });
 }

@@ -33,11 +33,43 @@ export function poolNumber(cvuOrAlias: string): number | null {
   return /^\d{12}$/.test(digits) ? Number(digits) : null;
 }
 
-
 const WORDS = [
-  'SOL', 'RIO', 'PAMPA', 'MATE', 'TANGO', 'ANDES', 'LAGO', 'CERRO', 'PUNA', 'DELTA', 'ROBLE', 'CEIBO',
-  'LUNA', 'NUBE', 'VIENTO', 'MAR', 'PINO', 'SAUCE', 'ARENA', 'PIEDRA', 'HOJA', 'FARO', 'PUENTE', 'CAMPO',
-  'TALA', 'YERBA', 'LIMON', 'NOGAL', 'OMBU', 'QUENA', 'BOMBO', 'CHACRA', 'ESTEPA', 'GLACIAR', 'COLINA', 'VALLE',
+  'SOL',
+  'RIO',
+  'PAMPA',
+  'MATE',
+  'TANGO',
+  'ANDES',
+  'LAGO',
+  'CERRO',
+  'PUNA',
+  'DELTA',
+  'ROBLE',
+  'CEIBO',
+  'LUNA',
+  'NUBE',
+  'VIENTO',
+  'MAR',
+  'PINO',
+  'SAUCE',
+  'ARENA',
+  'PIEDRA',
+  'HOJA',
+  'FARO',
+  'PUENTE',
+  'CAMPO',
+  'TALA',
+  'YERBA',
+  'LIMON',
+  'NOGAL',
+  'OMBU',
+  'QUENA',
+  'BOMBO',
+  'CHACRA',
+  'ESTEPA',
+  'GLACIAR',
+  'COLINA',
+  'VALLE',
 ];
 
 /**
@@ -46,7 +78,11 @@ const WORDS = [
  */
 export function generateAlias(ids: IdSource, taken: (alias: string) => boolean, base?: string): string {
   if (base !== undefined) {
-    const clean = base.toUpperCase().replace(/[^A-Z0-9.-]/g, '').slice(0, 20).padEnd(6, 'X');
+    const clean = base
+      .toUpperCase()
+      .replace(/[^A-Z0-9.-]/g, '')
+      .slice(0, 20)
+      .padEnd(6, 'X');
     if (!taken(clean)) return clean;
     for (let n = 2; ; n++) {
       const suffix = `-${n}`;
@@ -58,7 +94,8 @@ export function generateAlias(ids: IdSource, taken: (alias: string) => boolean, 
   for (let attempt = 0; ; attempt++) {
     // Three words while they are plentiful (46,656 of them: once most are lent, a few tries, not many); then two
     // words and four digits, which never run out.
-    const candidate = attempt < 3 ? `${pick()}.${pick()}.${pick()}` : `${pick()}.${pick()}.${String(ids.int(10_000)).padStart(4, '0')}`;
+    const candidate =
+      attempt < 3 ? `${pick()}.${pick()}.${pick()}` : `${pick()}.${pick()}.${String(ids.int(10_000)).padStart(4, '0')}`;
     if (candidate.length <= 20 && !taken(candidate)) return candidate;
   }
 }

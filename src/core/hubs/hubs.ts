@@ -1,17 +1,17 @@
-import { type AccountContext, paginate } from '../store/index.js';
-import { generateCvu, poolAlias, POOL_ALIASES, poolCvu, POOL_CVUS, poolNumber } from './cvu.js';
 import { SandboxError } from '../conventions/index.js';
 import {
-  hubIdSchema,
-  hubPatchSchema,
-  listQuery,
-  parse,
   type Client,
   type Hub,
-  type PoolCvu,
-  type VaPayment,
+  hubIdSchema,
+  hubPatchSchema,
   hubView,
+  listQuery,
+  type PoolCvu,
+  parse,
+  type VaPayment,
 } from '../records/index.js';
+import { type AccountContext, paginate } from '../store/index.js';
+import { generateCvu, POOL_ALIASES, POOL_CVUS, poolAlias, poolCvu, poolNumber } from './cvu.js';
 
 /** What holds a CVU or alias in an account: a hub's collection account, a pool entry or a client. */
 export type Holder =
@@ -57,7 +57,11 @@ export class Hubs {
     const { hubIds } = this.ctx.deps;
     if (hubIds && !hubIds.includes(id)) {
       const detail = `${field}: must be one of ${[...hubIds].sort((a, b) => a - b).join(', ')}`;
-      throw new SandboxError('NOT_FOUND', `Payment hub ${id} not found; ${detail} (the hubs this sandbox was started with)`, [detail]);
+      throw new SandboxError(
+        'NOT_FOUND',
+        `Payment hub ${id} not found; ${detail} (the hubs this sandbox was started with)`,
+        [detail],
+      );
     }
     const hub: Hub = {
       id,
@@ -98,7 +102,10 @@ export class Hubs {
       records.highest('hubs', 'cvu', POOL_CVUS),
       records.highest('hubs', 'alias', POOL_ALIASES),
     ];
-    return highest.reduce<number>((next, value) => Math.max(next, value === null ? 0 : poolNumber(String(value))! + 1), 0);
+    return highest.reduce<number>(
+      (next, value) => Math.max(next, value === null ? 0 : poolNumber(String(value))! + 1),
+      0,
+    );
   }
 
   /** Takes back the pool CVU a time-locked payment that ended held, to lend again after those released before it. */
@@ -120,7 +127,14 @@ export class Hubs {
     const alias = cvuOrAlias.toUpperCase();
     if (poolNumber(alias) !== null) return true;
     const cvu = { cvu: cvuOrAlias };
-    return this.ctx.records.has([['pool', { id: cvuOrAlias }], ['pool', { alias }], ['clients', { alias }], ['clients', cvu], ['hubs', { alias }], ['hubs', cvu]]);
+    return this.ctx.records.has([
+      ['pool', { id: cvuOrAlias }],
+      ['pool', { alias }],
+      ['clients', { alias }],
+      ['clients', cvu],
+      ['hubs', { alias }],
+      ['hubs', cvu],
+    ]);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_FAULT_KINDS } from './words.js';
+
 export { API_FAULT_TYPES, type ApiFaultType } from './words.js';
 
 /** An API fault rule (contract part 7) as an account keeps it, in its head beside the tables. */
@@ -13,7 +14,9 @@ const status = z.union([z.literal(500), z.literal(502), z.literal(503), z.litera
 
 export const apiFaultSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('error'), status }).describe(API_FAULT_KINDS.error.does),
-  z.strictObject({ type: z.literal('delay'), ms: z.number().int().min(1).max(60_000) }).describe(API_FAULT_KINDS.delay.does),
+  z
+    .strictObject({ type: z.literal('delay'), ms: z.number().int().min(1).max(60_000) })
+    .describe(API_FAULT_KINDS.delay.does),
   z.strictObject({ type: z.literal('reset') }).describe(API_FAULT_KINDS.reset.does),
   z
     .strictObject({ type: z.literal('hang'), ms: z.number().int().min(1).max(120_000).default(DEFAULT_HANG_MS) })

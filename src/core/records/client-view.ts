@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import { fromCents } from '../conventions/index.js';
-import { CVU_STATUSES, ENTRY_TYPES, LEGACY_SOURCE_TYPES, SOURCE_TYPES, type Client, type Entry, type SourceType } from './client.js';
+import {
+  type Client,
+  CVU_STATUSES,
+  ENTRY_TYPES,
+  type Entry,
+  LEGACY_SOURCE_TYPES,
+  SOURCE_TYPES,
+  type SourceType,
+} from './client.js';
 import type { Hub } from './hub.js';
-import { INVOICE_TYPES, PAYMENT_STATUSES, type Invoice } from './invoice.js';
-import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
+import { INVOICE_TYPES, type Invoice, PAYMENT_STATUSES } from './invoice.js';
+import { ars, isoTime, type ShowsEvery, uuid } from './view-fields.js';
 
 /** A client, a line of its ledger and an invoice as the API answers them (contract part 3). */
 
@@ -88,7 +96,9 @@ export function entryView(entry: Entry): EntryView {
 
 /** An entry's `sourceType` in the real API's values, whatever release wrote it. */
 const sourceTypeOf = (entry: Entry): SourceType =>
-  entry.sourceType in LEGACY_SOURCE_TYPES ? LEGACY_SOURCE_TYPES[entry.sourceType as keyof typeof LEGACY_SOURCE_TYPES] : (entry.sourceType as SourceType);
+  entry.sourceType in LEGACY_SOURCE_TYPES
+    ? LEGACY_SOURCE_TYPES[entry.sourceType as keyof typeof LEGACY_SOURCE_TYPES]
+    : (entry.sourceType as SourceType);
 
 /** The invoice as the reference shows it, with the amount under both its names (spec `total_amount`, reference `totalAmount`). */
 export const invoiceViewSchema = z.strictObject({
@@ -144,4 +154,3 @@ export function invoiceView(invoice: Invoice): InvoiceView {
     updatedAt: invoice.updatedAt,
   };
 }
-

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { alias, cents, cvu, hubId, httpUrl, id, metadata, taxId, text, time } from './fields.js';
-import { CVU_STATUSES, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
-export { CVU_STATUSES, type CvuStatus, SOURCE_TYPES, type SourceType, ENTRY_TYPES } from './words.js';
+import { alias, cents, cvu, httpUrl, hubId, id, metadata, taxId, text, time } from './fields.js';
+import { CVU_STATUSES, ENTRY_TYPES, SOURCE_TYPES, type SourceType } from './words.js';
+
+export { CVU_STATUSES, type CvuStatus, ENTRY_TYPES, SOURCE_TYPES, type SourceType } from './words.js';
 
 /** A client with its dedicated CVU, and the lines of its ledger (contract part 3), as stored. */
 
@@ -33,7 +34,11 @@ export type Client = z.infer<typeof clientRecord>;
 
 /** The real API's values: a transfer to the client's CVU is `manual_deposit`; a VA payment's cash-in or a debit is `other`. */
 /** What entries said before the real values were adopted, and what each now reads as. */
-export const LEGACY_SOURCE_TYPES = { transfer: 'manual_deposit', va_payment: 'other', sandbox: 'other' } as const satisfies Record<string, SourceType>;
+export const LEGACY_SOURCE_TYPES = {
+  transfer: 'manual_deposit',
+  va_payment: 'other',
+  sandbox: 'other',
+} as const satisfies Record<string, SourceType>;
 export type LegacySourceType = keyof typeof LEGACY_SOURCE_TYPES;
 
 const entryType = z.enum(ENTRY_TYPES);

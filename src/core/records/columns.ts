@@ -5,7 +5,7 @@
 
 import { ms } from '../conventions/index.js';
 import { taxIdKey } from './client.js';
-import { invoiceSequence, type AccountState, type SandboxEvent, type TableName } from './state.js';
+import { type AccountState, invoiceSequence, type SandboxEvent, type TableName } from './state.js';
 import { isActive } from './va-payment.js';
 
 /** A record of a table, as the core reads and writes it. */

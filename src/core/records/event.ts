@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { bodyDepth, httpUrl, id, json, text, time } from './fields.js';
-import { EVENT_TYPES, DELIVERY_STATUSES, ATTEMPT_ERRORS } from './words.js';
-export { type VaEventType, EVENT_TYPES, type EventType, DELIVERY_STATUSES, ATTEMPT_ERRORS, type AttemptError } from './words.js';
+import { ATTEMPT_ERRORS, DELIVERY_STATUSES, EVENT_TYPES } from './words.js';
+
+export {
+  ATTEMPT_ERRORS,
+  type AttemptError,
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  type EventType,
+  type VaEventType,
+} from './words.js';
 
 /** An event the service raises and its deliveries (contract part 4), as stored. */
 
@@ -23,11 +31,22 @@ export type CallbackDeliverySummary = z.infer<typeof callbackDeliverySummary>;
 
 /** The summary of a payment that raised no event yet. */
 export const NO_EVENTS: CallbackDeliverySummary = {
-  events: 0, delivered: 0, pending: 0, retrying: 0, failed: 0, dropped: 0, held: 0, lastEventType: null, lastAttemptAt: null,
+  events: 0,
+  delivered: 0,
+  pending: 0,
+  retrying: 0,
+  failed: 0,
+  dropped: 0,
+  held: 0,
+  lastEventType: null,
+  lastAttemptAt: null,
 };
 
 /** A summary that counts one more event, just raised: its delivery pending, or none when it is dropped. */
-export function counting(summary: CallbackDeliverySummary, event: Pick<SandboxEvent, 'eventType' | 'url'>): CallbackDeliverySummary {
+export function counting(
+  summary: CallbackDeliverySummary,
+  event: Pick<SandboxEvent, 'eventType' | 'url'>,
+): CallbackDeliverySummary {
   const status = event.url === null ? 'dropped' : 'pending';
   return { ...summary, events: summary.events + 1, [status]: summary[status] + 1, lastEventType: event.eventType };
 }
@@ -65,7 +84,9 @@ export type SandboxEvent = z.infer<typeof eventRecord>;
 export type SentEvent = SandboxEvent & { body: Record<string, unknown> };
 
 /** An event as an export holds it: with its body, as every release's files did. */
-export const exportedEventRecord = eventRecord.omit({ callbackDelivery: true, cashIn: true, deliveryStored: true }).extend({ body: bodyDepth(json) });
+export const exportedEventRecord = eventRecord
+  .omit({ callbackDelivery: true, cashIn: true, deliveryStored: true })
+  .extend({ body: bodyDepth(json) });
 
 /**
  * Spec 3.3's statuses, and `held`: a delivery that came with an imported file, never attempted until the user releases

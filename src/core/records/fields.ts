@@ -67,7 +67,12 @@ export const metadata = z.preprocess(
   (value, ctx) => {
     // A record is made anew by assignment, where `__proto__` would set the prototype and vanish: refused by name rather.
     if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
-      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is not a key the sandbox can keep: use another name', input: value });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['__proto__'],
+        message: 'is not a key the sandbox can keep: use another name',
+        input: value,
+      });
     }
     return value;
   },
@@ -75,7 +80,10 @@ export const metadata = z.preprocess(
     .record(z.string(), z.unknown())
     .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 keys')
     // `abort`: measuring the size of a value nested too deep is not even tried.
-    .refine((value) => nestsAtMost(value, MAX_JSON_DEPTH), { message: `must nest at most ${MAX_JSON_DEPTH} levels deep`, abort: true })
+    .refine((value) => nestsAtMost(value, MAX_JSON_DEPTH), {
+      message: `must nest at most ${MAX_JSON_DEPTH} levels deep`,
+      abort: true,
+    })
     .refine((value) => jsonSize(value) <= 8192, 'must be at most 8 KiB as JSON'),
 );
 
@@ -84,4 +92,7 @@ export const metadata = z.preprocess(
  * (a remembered redelivery answer: data, attempts, one, request, body, payload), so it nests at most 8 more than that.
  */
 export const bodyDepth = <T extends z.ZodType>(schema: T) =>
-  schema.refine((value) => nestsAtMost(value, MAX_JSON_DEPTH + 8), `must nest at most ${MAX_JSON_DEPTH + 8} levels deep`);
+  schema.refine(
+    (value) => nestsAtMost(value, MAX_JSON_DEPTH + 8),
+    `must nest at most ${MAX_JSON_DEPTH + 8} levels deep`,
+  );

@@ -11,7 +11,12 @@ export const isoDate = z.string().refine((value) => !Number.isNaN(Date.parse(val
 export const csvItems = <T extends string>(values: readonly T[]) =>
   z
     .string()
-    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(values as [T, ...T[]])).min(1));
 export const csvOf = <T extends string>(values: readonly T[]) => csvItems(values).optional();
 
@@ -29,7 +34,12 @@ export interface Filter<V = never> {
   end?: 'from' | 'to';
 }
 
-export const filter = <S extends z.ZodType>(column: string, schema: S, key = (value: z.output<S>) => value as FilterKey, end?: 'from' | 'to') => ({
+export const filter = <S extends z.ZodType>(
+  column: string,
+  schema: S,
+  key = (value: z.output<S>) => value as FilterKey,
+  end?: 'from' | 'to',
+) => ({
   schema: schema.optional(),
   column,
   key,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { alias, cvu, hubId, id, text, time } from './fields.js';
 import { CVU_PROVISIONINGS } from './words.js';
+
 export { CVU_PROVISIONINGS } from './words.js';
 
 /** A payment hub (contract part 1) and a CVU of its pool, as stored. */

@@ -3,8 +3,8 @@
  * the columns it is looked up and listed by (columns).
  */
 export * from './api-fault-rule.js';
-export * from './client-view.js';
 export * from './client.js';
+export * from './client-view.js';
 export * from './columns.js';
 export * from './event.js';
 export * from './fields.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { id, nonNegative, positive, text, time } from './fields.js';
 import { INVOICE_TYPES, PAYMENT_STATUSES } from './words.js';
+
 export { INVOICE_TYPES, PAYMENT_STATUSES, type PaymentStatus } from './words.js';
 
 /** An invoice assigned to a client (contract part 3), as stored: what the client owes, and how much allocations covered. */
@@ -56,7 +57,9 @@ export type LegacyInvoice = z.infer<typeof legacyInvoiceRecord>;
 
 /** An invoice of this release, or one of 0.1 (it has `total_amount`): checked by its own release's schema, naming each field. */
 export const invoiceOfAnyRelease = z.unknown().transform((value, ctx): Invoice | LegacyInvoice => {
-  const result = (typeof value === 'object' && value !== null && 'total_amount' in value ? legacyInvoiceRecord : invoiceRecord).safeParse(value);
+  const result = (
+    typeof value === 'object' && value !== null && 'total_amount' in value ? legacyInvoiceRecord : invoiceRecord
+  ).safeParse(value);
   if (result.success) return result.data;
   for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   return z.NEVER;

@@ -19,7 +19,11 @@ export const journalItemSchema = z.strictObject({
   query: z.record(z.string(), z.string()).describe('The query string, parameter by parameter'),
   requestHeaders: z.record(z.string(), z.string()).describe('As sent, without Authorization'),
   requestBody: z.unknown().describe('The JSON as sent (text when not JSON, or cut); null without a body'),
-  status: z.number().int().nullable().describe('Null when no answer was sent (an API fault that closed the connection)'),
+  status: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Null when no answer was sent (an API fault that closed the connection)'),
   responseBody: z.unknown().describe('The JSON as answered (text when not JSON, or cut); null without an answer'),
   durationMs: z.number().describe('From the request to its answer, real ms'),
   idempotencyKey: z.string().nullable(),
@@ -28,7 +32,10 @@ export const journalItemSchema = z.strictObject({
     .strictObject({ ruleId: uuid, type: z.enum(API_FAULT_TYPES) })
     .nullable()
     .describe('The API fault rule that applied to it'),
-  truncated: z.literal(true).optional().describe(`A body was over ${JOURNAL_BODY_BYTES / 1024} KiB and is cut there, as text`),
+  truncated: z
+    .literal(true)
+    .optional()
+    .describe(`A body was over ${JOURNAL_BODY_BYTES / 1024} KiB and is cut there, as text`),
 });
 export type JournalItem = z.output<typeof journalItemSchema>;
 
@@ -52,4 +59,6 @@ export const listRequestsQuery = z.object({
   since: z.iso.datetime({ offset: true }).optional().describe('Only the requests that came at or after this time'),
 });
 
-export const requestsClearedSchema = z.strictObject({ deleted: z.number().int().describe('How many requests were removed') });
+export const requestsClearedSchema = z.strictObject({
+  deleted: z.number().int().describe('How many requests were removed'),
+});

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { SandboxError, money, iso, ms } from '../conventions/index.js';
-import { hubId as paymentHubId, taxId } from './fields.js';
-import { hubRecord } from './hub.js';
+import { iso, money, ms, SandboxError } from '../conventions/index.js';
 import { clientRecord, ENTRY_TYPES } from './client.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './event.js';
-import { INVOICE_TYPES } from './invoice.js';
+import { hubId as paymentHubId, taxId } from './fields.js';
 import { csvOf, isoDate } from './filters.js';
+import { hubRecord } from './hub.js';
+import { INVOICE_TYPES } from './invoice.js';
 import { unknownKind } from './suggest.js';
 import { LOCK_MODES, VA_PAYMENT_FILTERS, vaPaymentRecord } from './va-payment.js';
 
@@ -21,7 +21,13 @@ export function issuesToDetails(error: z.ZodError, input?: unknown): string[] {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown field`);
     }
-    if (issue.code === 'invalid_union' && issue.discriminator !== undefined && 'options' in issue && issue.options && input !== undefined) {
+    if (
+      issue.code === 'invalid_union' &&
+      issue.discriminator !== undefined &&
+      'options' in issue &&
+      issue.options &&
+      input !== undefined
+    ) {
       return [`${where}: ${unknownKind(valueAt(input, issue.path), issue.options)}`];
     }
     return [`${where || '(body)'}: ${issue.message}`];
@@ -30,7 +36,10 @@ export function issuesToDetails(error: z.ZodError, input?: unknown): string[] {
 
 /** The value at a zod issue's path in what was parsed. */
 const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown =>
-  path.reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);
+  path.reduce<unknown>(
+    (at, key) => (typeof at === 'object' && at !== null ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+    input,
+  );
 
 /** Parses input with a schema or throws the contract's 400 VALIDATION_ERROR naming every bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'request body'): z.output<S> {
@@ -49,9 +58,13 @@ const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
  * Cross-field checks run even when a field is already refused (by default zod skips them then), so a body's every
  * problem is named in one answer, not one after another. They see the input as sent: each checks its fields' types.
  */
-const everyProblem = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+const everyProblem = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+};
 
-const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
 const text = (max: number) => z.string().max(max);
 /**
  * A record's field as a request gives it (`records/`): absent or null where the record holds null. A field added
@@ -86,7 +99,8 @@ export const createVaPaymentSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['callbackUrl'],
-        message: 'cannot be combined with successUrl/failureUrl: configure callbackUrl alone, or successUrl and failureUrl together',
+        message:
+          'cannot be combined with successUrl/failureUrl: configure callbackUrl alone, or successUrl and failureUrl together',
       });
     }
     if ((body.successUrl != null) !== (body.failureUrl != null)) {
@@ -155,7 +169,12 @@ export const pageQuery = {
 
 /** A list query's schema: the page, then each filter's parameter (`records/filters.ts`). */
 const listOf = <F extends Record<string, { schema: z.ZodType }>>(filters: F) =>
-  z.object({ ...pageQuery, ...(Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, f.schema])) as { [K in keyof F]: F[K]['schema'] }) });
+  z.object({
+    ...pageQuery,
+    ...(Object.fromEntries(Object.entries(filters).map(([name, f]) => [name, f.schema])) as {
+      [K in keyof F]: F[K]['schema'];
+    }),
+  });
 
 export const listVaPaymentsQuery = listOf(VA_PAYMENT_FILTERS);
 
@@ -203,7 +222,9 @@ const invoiceTime = z
 
 /** The fields an invoice's create and update take (their shape: the scenario recorder asks for each again). */
 export const invoiceFields = {
-  invoiceNumber: optional(z.string().regex(/^\d{4,5}-\d{8}$/, 'must be a point of sale and a number, like 0001-00000042')),
+  invoiceNumber: optional(
+    z.string().regex(/^\d{4,5}-\d{8}$/, 'must be a point of sale and a number, like 0001-00000042'),
+  ),
   invoiceType: optional(z.enum(INVOICE_TYPES)),
   sellerTaxId: optional(taxId),
   sellerName: optional(text(255)),
@@ -229,13 +250,23 @@ function oneTotal<S extends z.ZodObject>(schema: S) {
     .superRefine((body: Totals, ctx) => {
       if (body.totalAmount == null || body.total_amount == null || body.totalAmount === body.total_amount) return;
       for (const name of ['totalAmount', 'total_amount']) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'totalAmount and total_amount name the same amount: give one, or both equal' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'totalAmount and total_amount name the same amount: give one, or both equal',
+        });
       }
     }, always)
-    .transform(({ totalAmount, total_amount, ...rest }: z.output<S> & { totalAmount?: number | null; total_amount?: number | null }) => ({
-      ...rest,
-      totalAmount: totalAmount ?? total_amount ?? undefined,
-    }));
+    .transform(
+      ({
+        totalAmount,
+        total_amount,
+        ...rest
+      }: z.output<S> & { totalAmount?: number | null; total_amount?: number | null }) => ({
+        ...rest,
+        totalAmount: totalAmount ?? total_amount ?? undefined,
+      }),
+    );
 }
 
 export const createInvoiceSchema = oneTotal(
@@ -248,7 +279,12 @@ export const createInvoiceSchema = oneTotal(
 export type CreateInvoiceInput = z.output<typeof createInvoiceSchema>;
 /** Any field of create; `paymentStatus: "cancelled"` cancels (allocations move it otherwise). */
 export const updateInvoiceSchema = oneTotal(
-  z.strictObject({ ...invoiceFields, paymentStatus: optional(z.literal('cancelled', { error: 'can only be set to cancelled: allocations move it otherwise' })) }),
+  z.strictObject({
+    ...invoiceFields,
+    paymentStatus: optional(
+      z.literal('cancelled', { error: 'can only be set to cancelled: allocations move it otherwise' }),
+    ),
+  }),
 );
 export type UpdateInvoiceInput = z.output<typeof updateInvoiceSchema>;
 
@@ -268,7 +304,12 @@ export const ledgerEntrySchema = z.discriminatedUnion(
     z.strictObject({ entryType: z.literal('credit'), amount: money(), ...movement }),
     z.strictObject({ entryType: z.literal('debit'), amount: money(), ...movement }),
     z.strictObject({ entryType: z.literal('adjustment'), amount: money({ signed: true }), ...movement }),
-    z.strictObject({ entryType: z.literal('reversal'), amount: optional(money()), description: movement.description, operationId }),
+    z.strictObject({
+      entryType: z.literal('reversal'),
+      amount: optional(money()),
+      description: movement.description,
+      operationId,
+    }),
   ],
   { error: 'must be credit, adjustment, reversal or debit' },
 );

@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import type { ApiFaultRule } from './api-fault-rule.js';
-import { clientRecord, entryRecord, type Client, type Entry } from './client.js';
-import { deliveryRecord, eventRecord, type Delivery, type EventType, type SandboxEvent } from './event.js';
-import { hubRecord, poolCvuRecord, type Hub, type PoolCvu } from './hub.js';
-import { idempotencyRecord, type IdempotencyRecord } from './idempotency.js';
-import { invoiceRecord, type Invoice, type LegacyInvoice, type PaymentStatus } from './invoice.js';
-import { transferRecord, type Transfer } from './transfer.js';
-import { vaPaymentRecord, type VaPayment } from './va-payment.js';
+import { type Client, clientRecord, type Entry, entryRecord } from './client.js';
+import { type Delivery, deliveryRecord, type EventType, eventRecord, type SandboxEvent } from './event.js';
+import { type Hub, hubRecord, type PoolCvu, poolCvuRecord } from './hub.js';
+import { type IdempotencyRecord, idempotencyRecord } from './idempotency.js';
+import { type Invoice, invoiceRecord, type LegacyInvoice, type PaymentStatus } from './invoice.js';
+import { type Transfer, transferRecord } from './transfer.js';
+import { type VaPayment, vaPaymentRecord } from './va-payment.js';
 
+export * from './client.js';
+export * from './event.js';
 /** Each kind of record is declared once, as a zod schema, in `records/`: its type is inferred from it. */
 export * from './hub.js';
-export * from './va-payment.js';
-export * from './transfer.js';
-export * from './client.js';
-export * from './invoice.js';
-export * from './event.js';
 export * from './idempotency.js';
+export * from './invoice.js';
+export * from './transfer.js';
+export * from './va-payment.js';
 
 /** An account's forwarding (contract part 4): while set, every callback attempt (of `events`, when given) goes to `url`. */
 export interface Forwarding {
@@ -61,26 +61,41 @@ export interface AccountState {
 }
 
 /** The keyed tables of an account: every record in them is replaced whole, never changed in place. */
-export const TABLES = ['hubs', 'pool', 'vaPayments', 'transfers', 'events', 'deliveries', 'idempotency', 'clients', 'entries', 'invoices'] as const;
+export const TABLES = [
+  'hubs',
+  'pool',
+  'vaPayments',
+  'transfers',
+  'events',
+  'deliveries',
+  'idempotency',
+  'clients',
+  'entries',
+  'invoices',
+] as const;
 export type TableName = (typeof TABLES)[number];
 
 /** An account's fields other than its tables (its clock offset), as a store keeps them beside the tables. */
 export function accountHead(account: AccountState): Omit<AccountState, TableName> {
-  return Object.fromEntries(Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name))) as Omit<AccountState, TableName>;
+  return Object.fromEntries(
+    Object.entries(account).filter(([name]) => !(TABLES as readonly string[]).includes(name)),
+  ) as Omit<AccountState, TableName>;
 }
 
 /**
  * A table keyed by what callers send (API keys, Idempotency-Keys) has no prototype, so "__proto__" or
  * "toString" are keys like any other rather than Object.prototype's members.
  */
-export const keyedByCaller = <T>(entries: Record<string, T> = {}): Record<string, T> => Object.assign(Object.create(null), entries);
+export const keyedByCaller = <T>(entries: Record<string, T> = {}): Record<string, T> =>
+  Object.assign(Object.create(null), entries);
 
 /**
  * Gives an account read from JSON its caller-keyed table (see `keyedByCaller`), and brings one written by an
  * earlier release up to date: its one `hub` becomes hub 1 of `hubs`, and tables added since are made empty.
  */
 export function normalizeAccount(account: AccountState): AccountState {
-  if (!account.idempotency || Object.getPrototypeOf(account.idempotency) !== null) account.idempotency = keyedByCaller(account.idempotency);
+  if (!account.idempotency || Object.getPrototypeOf(account.idempotency) !== null)
+    account.idempotency = keyedByCaller(account.idempotency);
   const legacy = account as AccountState & { hub?: Hub };
   if (legacy.hub) {
     account.hubs = { ...account.hubs, '1': legacy.hub };
@@ -137,20 +152,28 @@ function withDefaults(table: TableName, records: object[]): void {
 function markStoredDropped(account: AccountState): void {
   for (const delivery of Object.values(account.deliveries)) {
     const event = account.events[delivery.eventId];
-    if (delivery.redeliveryOf === null && event?.url === null && !event.deliveryStored) account.events[event.id] = { ...event, deliveryStored: true };
+    if (delivery.redeliveryOf === null && event?.url === null && !event.deliveryStored)
+      account.events[event.id] = { ...event, deliveryStored: true };
   }
 }
 
-const LEGACY_PAYMENT_STATUS = { issued: 'pending', paid: 'paid', cancelled: 'cancelled' } as const satisfies Record<LegacyInvoice['status'], PaymentStatus>;
+const LEGACY_PAYMENT_STATUS = { issued: 'pending', paid: 'paid', cancelled: 'cancelled' } as const satisfies Record<
+  LegacyInvoice['status'],
+  PaymentStatus
+>;
 
 /**
  * Invoices stored before 0.2 (`total_amount`, `description`, `dueDate`, `status`) read as invoices of today: type B,
  * numbered after the account's type B invoices in the order they were made, buyer from their client, `issued` as `pending`.
  */
 function upgradeInvoices(account: AccountState): void {
-  const legacy = (Object.values(account.invoices) as (Invoice | LegacyInvoice)[]).filter((i): i is LegacyInvoice => 'total_amount' in i);
+  const legacy = (Object.values(account.invoices) as (Invoice | LegacyInvoice)[]).filter(
+    (i): i is LegacyInvoice => 'total_amount' in i,
+  );
   if (legacy.length === 0) return;
-  const typeB = Object.values(account.invoices).filter((i): i is Invoice => 'invoiceNumber' in i && i.invoiceType === 'B');
+  const typeB = Object.values(account.invoices).filter(
+    (i): i is Invoice => 'invoiceNumber' in i && i.invoiceType === 'B',
+  );
   let last = Math.max(0, ...typeB.map((i) => invoiceSequence(i.invoiceNumber) ?? 0));
   legacy.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   for (const old of legacy) {
@@ -176,7 +199,10 @@ function upgradeInvoices(account: AccountState): void {
       dueAt: old.dueDate === null ? null : `${old.dueDate}T00:00:00.000Z`,
       paymentStatus: LEGACY_PAYMENT_STATUS[old.status],
       paymentTerms: null,
-      observations: [old.description, old.externalReference === null ? null : `externalReference ${old.externalReference}`].filter(Boolean).join(' · ') || null,
+      observations:
+        [old.description, old.externalReference === null ? null : `externalReference ${old.externalReference}`]
+          .filter(Boolean)
+          .join(' · ') || null,
       createdAt: old.createdAt,
       updatedAt: old.updatedAt,
     };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { money } from '../conventions/index.js';
-import { hubId, httpUrl } from './fields.js';
+import { httpUrl, hubId } from './fields.js';
 import { uuid } from './view-fields.js';
 import { EVENT_TYPES } from './words.js';
 

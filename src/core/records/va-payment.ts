@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { fromCents, MAX_CENTS, type Cents } from '../conventions/index.js';
-import { callbackDeliverySummary, type CallbackDeliverySummary } from './event.js';
+import { type Cents, fromCents, MAX_CENTS } from '../conventions/index.js';
+import { type CallbackDeliverySummary, callbackDeliverySummary } from './event.js';
+import { alias, cvu, httpUrl, hubId, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
 import { csvItems, filter, timeFilter } from './filters.js';
-import { alias, cvu, hubId, httpUrl, id, metadata, nonNegative, positive, taxId, text, time } from './fields.js';
-import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
+import { ars, isoTime, type ShowsEvery, uuid } from './view-fields.js';
 import { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
+
 export { VA_PAYMENT_STATUSES, type VaPaymentStatus } from './words.js';
 
 /**
@@ -31,7 +32,11 @@ const cashInRecord = z.strictObject({
 export type CashIn = z.infer<typeof cashInRecord>;
 
 /** A VA payment's sums: below its amount until one transfer (at most MAX_CENTS) ends it. */
-const received = z.number().int('must be whole cents').min(0, 'must be 0 or more').max(2 * MAX_CENTS);
+const received = z
+  .number()
+  .int('must be whole cents')
+  .min(0, 'must be 0 or more')
+  .max(2 * MAX_CENTS);
 
 export const vaPaymentRecord = z.strictObject({
   id,
@@ -80,7 +85,16 @@ export const VA_PAYMENT_FILTERS = {
  * The fields the lifecycle changes (`changed` in va-payment.ts takes no other); every other field is kept as the
  * payment was made. A `created` body is rendered from the payment with these at their values on creation.
  */
-export const CHANGING = ['status', 'totalReceived', 'receivedAmount', 'cashIns', 'updatedAt', 'completedAt', 'cancelledAt', 'expiredAt'] as const;
+export const CHANGING = [
+  'status',
+  'totalReceived',
+  'receivedAmount',
+  'cashIns',
+  'updatedAt',
+  'completedAt',
+  'cancelledAt',
+  'expiredAt',
+] as const;
 export type Changing = (typeof CHANGING)[number];
 
 /** The changing fields' values on creation: a field added to `CHANGING` without one here fails to compile. */

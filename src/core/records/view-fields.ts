@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 /** The primitives of every answer's schema: the API's views and the callback bodies are built from them. */
-export const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a lower-case UUID');
+export const uuid = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a lower-case UUID');
 export const isoTime = z.iso.datetime();
 /** Money: ARS as a JSON number with at most 2 decimals. */
 export const ars = z.number();

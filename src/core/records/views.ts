@@ -1,21 +1,22 @@
 import { z } from 'zod';
-import { ars, isoTime, uuid, type ShowsEvery } from './view-fields.js';
-import { fromCents, type Cents } from '../conventions/index.js';
+import { type Cents, fromCents } from '../conventions/index.js';
+import { entryViewSchema } from './client-view.js';
 import {
   ATTEMPT_ERRORS,
+  type CallbackDeliverySummary,
   CVU_PROVISIONINGS,
   DELIVERY_STATUSES,
-  EVENT_TYPES,
-  type CallbackDeliverySummary,
   type Delivery,
+  EVENT_TYPES,
   type Hub,
   type SandboxEvent,
   type SentEvent,
   type Transfer,
 } from './state.js';
-import { entryViewSchema } from './client-view.js';
+import { ars, isoTime, type ShowsEvery, uuid } from './view-fields.js';
+
 export * from './client-view.js';
-export { vaPaymentObjectSchema, vaPaymentShown, vaPaymentView, type VaPaymentView } from './va-payment.js';
+export { type VaPaymentView, vaPaymentObjectSchema, vaPaymentShown, vaPaymentView } from './va-payment.js';
 
 /**
  * What the API returns: the stored records with money as ARS numbers. Each view is a zod schema (strict: a field the
@@ -57,7 +58,9 @@ export const transferViewSchema = z.strictObject({
   total: ars,
   taxes: ars,
   netAmount: ars,
-  from: z.strictObject({ name: z.string().optional(), taxId: z.string().optional(), cbu: z.string().optional() }).nullable(),
+  from: z
+    .strictObject({ name: z.string().optional(), taxId: z.string().optional(), cbu: z.string().optional() })
+    .nullable(),
   outcome: z.enum(['credited', 'returned']),
   reason: z.string().nullable(),
   target: z.strictObject({ type: z.enum(['va_payment', 'client']), id: uuid }).nullable(),
@@ -92,7 +95,10 @@ export const deliveryViewSchema = z.strictObject({
   vaPaymentId: uuid.nullable().describe('The VA payment the event is about (null for a client cash-in)'),
   clientId: uuid.nullable().describe('The client the event is about, if any'),
   url: z.string().nullable(),
-  forwardedTo: z.string().nullable().describe('Where the last attempt went instead of `url` (forwarding), or where a redelivery was asked to go'),
+  forwardedTo: z
+    .string()
+    .nullable()
+    .describe('Where the last attempt went instead of `url` (forwarding), or where a redelivery was asked to go'),
   status: z.enum(DELIVERY_STATUSES),
   reason: z.string().nullable(),
   attempts: z.number().int().describe('How many attempts were made'),
@@ -191,13 +197,24 @@ export function balanceView(clientId: string, balance: Balance): BalanceView {
 
 /** Answers of the sandbox's own endpoints that are not records (the functions returning them are typed elsewhere). */
 
-export const paginationSchema = z.strictObject({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() });
+export const paginationSchema = z.strictObject({
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
 
 /** `GET /api/v1/clients/{id}/transactions`: the one list whose real shape keeps its page inside `data`. */
-export const transactionsViewSchema = z.strictObject({ transactions: z.array(entryViewSchema), pagination: paginationSchema });
+export const transactionsViewSchema = z.strictObject({
+  transactions: z.array(entryViewSchema),
+  pagination: paginationSchema,
+});
 export type TransactionsView = z.output<typeof transactionsViewSchema>;
 
-export const clockViewSchema = z.strictObject({ now: isoTime, offsetSeconds: z.number().describe('How far the sandbox clock runs ahead of real time') });
+export const clockViewSchema = z.strictObject({
+  now: isoTime,
+  offsetSeconds: z.number().describe('How far the sandbox clock runs ahead of real time'),
+});
 export type ClockView = z.output<typeof clockViewSchema>;
 
 export const forwardingViewSchema = z.strictObject({
@@ -216,14 +233,24 @@ const attemptSchema = z.strictObject({
   error: z.enum(ATTEMPT_ERRORS).nullable(),
   errorMessage: z.string().nullable(),
   forwardedTo: z.string().nullable(),
-  fault: z.literal('duplicate').nullable().describe('An extra send the account\'s delivery faults asked for'),
-  request: z.strictObject({ method: z.literal('POST'), url: z.string().nullable(), headers: z.record(z.string(), z.string()), body: z.record(z.string(), z.unknown()) }),
+  fault: z.literal('duplicate').nullable().describe("An extra send the account's delivery faults asked for"),
+  request: z.strictObject({
+    method: z.literal('POST'),
+    url: z.string().nullable(),
+    headers: z.record(z.string(), z.string()),
+    body: z.record(z.string(), z.unknown()),
+  }),
 });
 
 /** `GET /sandbox/v1/deliveries/{id}`: the delivery with its event, the request it sends and every attempt. */
 export const deliveryDetailSchema = z.strictObject({
   ...deliveryViewSchema.shape,
-  event: z.strictObject({ id: uuid, eventType: z.enum(EVENT_TYPES), vaPaymentId: uuid.nullable(), clientId: uuid.nullable() }),
+  event: z.strictObject({
+    id: uuid,
+    eventType: z.enum(EVENT_TYPES),
+    vaPaymentId: uuid.nullable(),
+    clientId: uuid.nullable(),
+  }),
   request: attemptSchema.shape.request,
   attempts: z.array(attemptSchema),
 });
@@ -238,7 +265,9 @@ export const importResultSchema = z.union([
 ]);
 export type ImportResult = z.output<typeof importResultSchema>;
 
-export const releasedSchema = z.strictObject({ released: z.number().int().describe('How many held deliveries were sent') });
+export const releasedSchema = z.strictObject({
+  released: z.number().int().describe('How many held deliveries were sent'),
+});
 export const resetSchema = z.strictObject({ reset: z.literal(true) });
 export const healthSchema = z.strictObject({
   status: z.literal('ok'),

@@ -1,18 +1,18 @@
 import type { Account } from '../account/index.js';
-import { push } from '../store/index.js';
-import { ms, fromCents } from '../conventions/index.js';
-import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
+import { fromCents, ms } from '../conventions/index.js';
 import {
+  type Client,
   createClientSchema,
   createVaPaymentSchema,
-  invoiceFields,
-  type Client,
   type Delivery,
   type Invoice,
+  invoiceFields,
   type SandboxEvent,
   type Transfer,
   type VaPayment,
 } from '../records/index.js';
+import { push } from '../store/index.js';
+import { RECEIVER, SCENARIO_VERSION } from './scenario.js';
 
 /**
  * An account's story as a scenario file (`GET /sandbox/v1/scenario`, `va-sandbox scenario record`): its hubs, then
@@ -48,11 +48,20 @@ function storyOf(account: Account) {
   const invoices = Object.values(state.invoices);
   const events = Object.values(state.events);
   const transfers = Object.values(state.transfers);
-  const firstDelivery = new Map(Object.values(state.deliveries).filter((d) => d.redeliveryOf === null).map((d) => [d.eventId, d]));
+  const firstDelivery = new Map(
+    Object.values(state.deliveries)
+      .filter((d) => d.redeliveryOf === null)
+      .map((d) => [d.eventId, d]),
+  );
   /** What happened at a sandbox instant, in the order it happened there. */
   const timeline: { at: number; steps: Record<string, unknown>[] }[] = [];
   const story = {
-    state, payments, clients, invoices, transfers, timeline,
+    state,
+    payments,
+    clients,
+    invoices,
+    transfers,
+    timeline,
     paymentName: new Map(payments.map((p, i) => [p.id, `payment_${i + 1}`])),
     clientName: new Map(clients.map((c, i) => [c.id, `client_${i + 1}`])),
     invoiceName: new Map(invoices.map((invoice, i) => [invoice.id, `invoice_${i + 1}`])),
@@ -66,7 +75,9 @@ function storyOf(account: Account) {
     at: (time: string, ...steps: Record<string, unknown>[]) => timeline.push({ at: ms(time), steps }),
     /** The failReceiver steps for the events a record raised at `time`. */
     failing: (source: string, time: string) =>
-      (story.eventsOf.get(source) ?? []).filter((e) => e.createdAt === time && story.failures.has(e.id)).map((e) => story.failures.get(e.id)!),
+      (story.eventsOf.get(source) ?? [])
+        .filter((e) => e.createdAt === time && story.failures.has(e.id))
+        .map((e) => story.failures.get(e.id)!),
   };
   for (const event of events) {
     const first = firstDelivery.get(event.id);
@@ -90,28 +101,44 @@ function pathOf(story: Pick<Story, 'state' | 'paymentName' | 'clientName'>, even
 function clientSteps(story: Story): void {
   for (const client of story.clients) {
     const own = story.clientName.get(client.id)!;
-    story.at(client.createdAt, ...story.failing(client.id, client.createdAt), { name: own, do: 'createClient', body: clientBody(client, receiver(`${own}/cashin`)) });
+    story.at(client.createdAt, ...story.failing(client.id, client.createdAt), {
+      name: own,
+      do: 'createClient',
+      body: clientBody(client, receiver(`${own}/cashin`)),
+    });
     // A client keeps only its last CVU status; the transfers to it tell when it was disabled (each returned one says
     // so) and active again (a credited one after those): the switches are made just before them.
     let disabled = false;
     const cvuStatus = (time: string, next: boolean) => {
-      if (next !== disabled) story.at(time, { do: 'setCvuStatus', clientId: ref(own, 'id'), cvuStatus: next ? 'disabled' : 'active' });
+      if (next !== disabled)
+        story.at(time, { do: 'setCvuStatus', clientId: ref(own, 'id'), cvuStatus: next ? 'disabled' : 'active' });
       disabled = next;
     };
     for (const transfer of client.cvu === null ? [] : (story.transfersTo.get(client.cvu) ?? [])) {
       if (transfer.outcome === 'credited') cvuStatus(transfer.createdAt, false);
       else if (transfer.reason?.endsWith(' is disabled')) cvuStatus(transfer.createdAt, true);
     }
-    if (client.cvuStatus === 'disabled' || client.cvuStatus === 'active') cvuStatus(client.updatedAt, client.cvuStatus === 'disabled');
+    if (client.cvuStatus === 'disabled' || client.cvuStatus === 'active')
+      cvuStatus(client.updatedAt, client.cvuStatus === 'disabled');
   }
 }
 
 function invoiceSteps(story: Story): void {
   for (const invoice of story.invoices) {
     const clientId = ref(story.clientName.get(invoice.clientId), 'id');
-    story.at(invoice.createdAt, { name: story.invoiceName.get(invoice.id), do: 'createInvoice', clientId, body: invoiceBody(invoice) });
+    story.at(invoice.createdAt, {
+      name: story.invoiceName.get(invoice.id),
+      do: 'createInvoice',
+      clientId,
+      body: invoiceBody(invoice),
+    });
     if (invoice.paymentStatus === 'cancelled') {
-      story.at(invoice.updatedAt, { do: 'updateInvoice', clientId, id: ref(story.invoiceName.get(invoice.id), 'id'), body: { paymentStatus: 'cancelled' } });
+      story.at(invoice.updatedAt, {
+        do: 'updateInvoice',
+        clientId,
+        id: ref(story.invoiceName.get(invoice.id), 'id'),
+        body: { paymentStatus: 'cancelled' },
+      });
     }
   }
 }
@@ -120,12 +147,25 @@ function paymentSteps(story: Story): void {
   for (const payment of story.payments) {
     const own = story.paymentName.get(payment.id)!;
     const body = paymentBody(payment, receiver(own), ref(story.clientName.get(payment.clientId ?? ''), 'id'));
-    story.at(payment.createdAt, ...story.failing(payment.id, payment.createdAt), { name: own, do: 'createVaPayment', body });
-    if (payment.cancelledAt !== null) story.at(payment.cancelledAt, ...story.failing(payment.id, payment.cancelledAt), { do: 'cancelVaPayment', id: ref(own, 'id') });
+    story.at(payment.createdAt, ...story.failing(payment.id, payment.createdAt), {
+      name: own,
+      do: 'createVaPayment',
+      body,
+    });
+    if (payment.cancelledAt !== null)
+      story.at(payment.cancelledAt, ...story.failing(payment.id, payment.cancelledAt), {
+        do: 'cancelVaPayment',
+        id: ref(own, 'id'),
+      });
     // An event no request raised (an expiry): its receiver's answers are set a second before its instant.
-    const raisedBy = [payment.createdAt, payment.cancelledAt, ...(story.creditedTimes.get(payment.id) ?? []).map((t) => t.createdAt)];
+    const raisedBy = [
+      payment.createdAt,
+      payment.cancelledAt,
+      ...(story.creditedTimes.get(payment.id) ?? []).map((t) => t.createdAt),
+    ];
     for (const event of (story.eventsOf.get(payment.id) ?? []).filter((e) => story.failures.has(e.id))) {
-      if (!raisedBy.includes(event.createdAt)) story.timeline.push({ at: ms(event.createdAt) - 1000, steps: [story.failures.get(event.id)!] });
+      if (!raisedBy.includes(event.createdAt))
+        story.timeline.push({ at: ms(event.createdAt) - 1000, steps: [story.failures.get(event.id)!] });
     }
   }
 }
@@ -138,8 +178,17 @@ function transferSteps(story: Story): Map<string, string> {
     if (to === undefined) continue;
     const own = `transfer_${i + 1}`;
     operation.set(transfer.operationId, ref(own, 'operationId')!);
-    const body = { to, total: fromCents(transfer.total), ...(transfer.taxes ? { taxes: fromCents(transfer.taxes) } : {}), ...(transfer.from ? { from: transfer.from } : {}) };
-    story.at(transfer.createdAt, ...(transfer.target ? story.failing(transfer.target.id, transfer.createdAt) : []), { name: own, do: 'transfer', body });
+    const body = {
+      to,
+      total: fromCents(transfer.total),
+      ...(transfer.taxes ? { taxes: fromCents(transfer.taxes) } : {}),
+      ...(transfer.from ? { from: transfer.from } : {}),
+    };
+    story.at(transfer.createdAt, ...(transfer.target ? story.failing(transfer.target.id, transfer.createdAt) : []), {
+      name: own,
+      do: 'transfer',
+      body,
+    });
   }
   return operation;
 }
@@ -159,13 +208,28 @@ function ledgerSteps(story: Story, operation: Map<string, string>): void {
   for (const entry of Object.values(story.state.entries)) {
     const clientId = ref(story.clientName.get(entry.clientId), 'id');
     const description = entry.description ? { description: entry.description } : {};
-    if (entry.entryType === 'debit') story.at(entry.createdAt, { do: 'createDebit', clientId, body: { amount: fromCents(-entry.amount), ...description } });
+    if (entry.entryType === 'debit')
+      story.at(entry.createdAt, {
+        do: 'createDebit',
+        clientId,
+        body: { amount: fromCents(-entry.amount), ...description },
+      });
     else if (entry.entryType === 'invoice_allocation') {
-      story.at(entry.createdAt, { do: 'allocate', clientId, invoiceId: ref(story.invoiceName.get(entry.invoiceId ?? ''), 'id'), body: { amount: fromCents(-entry.amount) } });
+      story.at(entry.createdAt, {
+        do: 'allocate',
+        clientId,
+        invoiceId: ref(story.invoiceName.get(entry.invoiceId ?? ''), 'id'),
+        body: { amount: fromCents(-entry.amount) },
+      });
     } else if (entry.entryType !== 'cash_in') {
-      const operationId = entry.operationId === null ? {} : { operationId: operation.get(entry.operationId) ?? entry.operationId };
+      const operationId =
+        entry.operationId === null ? {} : { operationId: operation.get(entry.operationId) ?? entry.operationId };
       const amount = entry.entryType === 'reversal' ? {} : { amount: fromCents(entry.amount) };
-      story.at(entry.createdAt, { do: 'ledgerEntry', clientId, body: { entryType: entry.entryType, ...amount, ...description, ...operationId } });
+      story.at(entry.createdAt, {
+        do: 'ledgerEntry',
+        clientId,
+        body: { entryType: entry.entryType, ...amount, ...description, ...operationId },
+      });
     }
   }
 }
@@ -175,7 +239,11 @@ const hubSteps = (story: Story) =>
     name: `hub_${hub.id}`,
     do: 'updateHub',
     id: hub.id,
-    body: { brand: hub.brand, dedicated_client_cvus_enabled: hub.dedicated_client_cvus_enabled, cvuProvisioning: hub.cvuProvisioning },
+    body: {
+      brand: hub.brand,
+      dedicated_client_cvus_enabled: hub.dedicated_client_cvus_enabled,
+      cvuProvisioning: hub.cvuProvisioning,
+    },
   }));
 
 /** The timeline's steps in order, the clock moved between them in whole seconds since the first, and on to `now`. */
@@ -201,17 +269,32 @@ function expectations(account: Account, story: Story): Record<string, unknown>[]
       return {
         do: 'expectVaPayment',
         id: ref(paymentName.get(payment.id), 'id'),
-        match: { status: view.status, amount: view.amount, totalReceived: view.totalReceived, receivedAmount: view.receivedAmount, remainingAmount: view.remainingAmount },
+        match: {
+          status: view.status,
+          amount: view.amount,
+          totalReceived: view.totalReceived,
+          receivedAmount: view.receivedAmount,
+          remainingAmount: view.remainingAmount,
+        },
       };
     }),
     ...clients.map((client) => {
       const { totalCashIn, totalCashOut, totalInvoiced, balance } = account.clients.clientBalance(client.id);
-      return { do: 'expectBalance', clientId: ref(clientName.get(client.id), 'id'), match: { totalCashIn, totalCashOut, totalInvoiced, balance } };
+      return {
+        do: 'expectBalance',
+        clientId: ref(clientName.get(client.id), 'id'),
+        match: { totalCashIn, totalCashOut, totalInvoiced, balance },
+      };
     }),
-    ...[...payments.map((p) => ['vaPaymentId', p.id, paymentName] as const), ...clients.map((c) => ['clientId', c.id, clientName] as const)].flatMap(([field, id, names]) => {
+    ...[
+      ...payments.map((p) => ['vaPaymentId', p.id, paymentName] as const),
+      ...clients.map((c) => ['clientId', c.id, clientName] as const),
+    ].flatMap(([field, id, names]) => {
       const own = story.eventsOf.get(id) ?? [];
       if (own.length === 0) return [];
-      return [{ do: 'expectEvents', [field]: ref(names.get(id), 'id'), events: own.map((e) => ({ eventType: e.eventType })) }];
+      return [
+        { do: 'expectEvents', [field]: ref(names.get(id), 'id'), events: own.map((e) => ({ eventType: e.eventType })) },
+      ];
     }),
   ];
 }
@@ -229,8 +312,10 @@ function askedAgain<R extends object, F extends string>(
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of Object.keys(fields) as F[]) {
-    const value = field in asked ? (asked as Partial<Record<F, unknown>>)[field] : (record as Record<string, unknown>)[field];
-    const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
+    const value =
+      field in asked ? (asked as Partial<Record<F, unknown>>)[field] : (record as Record<string, unknown>)[field];
+    const empty =
+      value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0);
     if (!empty) body[field] = value;
   }
   return body;
@@ -264,7 +349,9 @@ function clientBody(client: Client, url: string): Record<string, unknown> {
 /** The failed answers a delivery got before it got through (or gave up): one failReceiver step, or none. */
 function failuresOf(delivery: Delivery, path: string): Record<string, unknown> | undefined {
   const attempts = delivery.attempts.filter((a) => !a.fault);
-  const failed = attempts.findIndex((a) => a.responseStatus !== null && a.responseStatus >= 200 && a.responseStatus < 300);
+  const failed = attempts.findIndex(
+    (a) => a.responseStatus !== null && a.responseStatus >= 200 && a.responseStatus < 300,
+  );
   const times = failed < 0 ? attempts.length : failed;
   if (times === 0) return undefined;
   const status = attempts[0]!.responseStatus;

@@ -1,25 +1,25 @@
 import { z } from 'zod';
 import { apiFaultRuleSchema } from '../api-faults/index.js';
-import { errorStatus, type ErrorCode } from '../conventions/index.js';
-import { expectRequestStep, shorthand } from './keyed-steps.js';
+import { type ErrorCode, errorStatus } from '../conventions/index.js';
 import {
+  allocationSchema,
+  CVU_STATUSES,
   clientCvuSchema,
   clockAdvanceSchema,
   createClientSchema,
-  allocationSchema,
   createInvoiceSchema,
-  updateInvoiceSchema,
   createVaPaymentSchema,
+  DELIVERY_STATUSES,
   debitSchema,
+  EVENT_TYPES,
   hubPatchSchema,
   transferSchema,
-  updateClientSchema,
-  CVU_STATUSES,
-  DELIVERY_STATUSES,
-  EVENT_TYPES,
   triggerSchema,
+  updateClientSchema,
+  updateInvoiceSchema,
   VA_PAYMENT_STATUSES,
 } from '../records/index.js';
+import { expectRequestStep, shorthand } from './keyed-steps.js';
 
 /**
  * Scenario files (`fixtures/*.json`): named steps that drive the sandbox, `${step.path}` references to earlier
@@ -61,7 +61,8 @@ function requestBody(schema: z.ZodObject) {
       if (hasReference(body[key])) continue;
       const result = field.safeParse(body[key]);
       if (!result.success) {
-        for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
+        for (const issue of result.error.issues)
+          ctx.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
       }
     }
   });
@@ -113,68 +114,115 @@ const eventExpectation = z.strictObject({
   body: json.optional(),
 });
 
-const step = z.preprocess(shorthand, z.discriminatedUnion('do', [
-  z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),
-  z.strictObject({ do: z.literal('getVaPayment'), ...action, id: target }),
-  z.strictObject({ do: z.literal('cancelVaPayment'), ...action, id: target }),
-  z.strictObject({ do: z.literal('createClient'), ...action, body: requestBody(createClientSchema) }),
-  z.strictObject({ do: z.literal('getClient'), ...action, id: target }),
-  z.strictObject({ do: z.literal('updateClient'), ...action, id: target, body: requestBody(updateClientSchema) }),
-  z.strictObject({ do: z.literal('setCvuStatus'), ...action, clientId: target, cvuStatus: clientCvuSchema.shape.cvuStatus }),
-  z.strictObject({ do: z.literal('createInvoice'), ...action, clientId: target, body: requestBody(createInvoiceSchema.in) }),
-  z.strictObject({ do: z.literal('updateInvoice'), ...action, clientId: target, id: target, body: requestBody(updateInvoiceSchema.in) }),
-  z.strictObject({ do: z.literal('allocate'), ...action, clientId: target, invoiceId: target, body: requestBody(allocationSchema) }),
-  z.strictObject({ do: z.literal('createDebit'), ...action, clientId: target, body: requestBody(debitSchema) }),
-  // Its fields depend on its entryType: the sandbox checks the body when the step runs.
-  z.strictObject({ do: z.literal('ledgerEntry'), ...action, clientId: target, body: z.record(z.string(), z.unknown()) }),
-  z.strictObject({ do: z.literal('transfer'), ...action, body: requestBody(transferSchema) }),
-  z.strictObject({ do: z.literal('advanceClock'), ...action, seconds: clockAdvanceSchema.shape.seconds }),
-  z.strictObject({ do: z.literal('getHub'), ...action, id: hubId }),
-  z.strictObject({ do: z.literal('updateHub'), ...action, id: hubId, body: requestBody(hubPatchSchema) }),
-  z.strictObject({
-    do: z.literal('failReceiver'),
-    description: z.string().optional(),
-    /** The receiver answers the next `times` callbacks (to `path`, if given) with `status`. */
-    times: z.number().int().min(1).max(100),
-    status: z.number().int().min(300).max(599).default(500),
-    path: z.string().startsWith('/').optional(),
-  }),
-  /** `{"apiFault": {rule}}`: adds an API fault rule to the account (`do` may be left out). */
-  z.strictObject({ do: z.literal('apiFault').default('apiFault'), description: z.string().optional(), apiFault: apiFaultRuleSchema }),
-  /** `{"trigger": {"event", ...}}`: makes one event as `POST /sandbox/v1/triggers` does (`do` may be left out). */
-  z.strictObject({ do: z.literal('trigger').default('trigger'), ...action, trigger: requestBody(triggerSchema) }),
-  expectRequestStep,
-  z.strictObject({ do: z.literal('expectVaPayment'), ...expectation, id: target, match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }) }),
-  z.strictObject({
-    do: z.literal('expectClient'),
-    ...expectation,
-    id: target,
-    match: z.looseObject({ cvuStatus: z.enum(CVU_STATUSES).optional() }),
-  }),
-  z.strictObject({
-    do: z.literal('expectBalance'),
-    ...expectation,
-    clientId: target,
-    match: z.strictObject({
-      totalCashIn: z.number().optional(),
-      totalCashOut: z.number().optional(),
-      totalInvoiced: z.number().optional(),
-      balance: z.number().optional(),
+const step = z.preprocess(
+  shorthand,
+  z.discriminatedUnion('do', [
+    z.strictObject({ do: z.literal('createVaPayment'), ...action, body: requestBody(createVaPaymentSchema) }),
+    z.strictObject({ do: z.literal('getVaPayment'), ...action, id: target }),
+    z.strictObject({ do: z.literal('cancelVaPayment'), ...action, id: target }),
+    z.strictObject({ do: z.literal('createClient'), ...action, body: requestBody(createClientSchema) }),
+    z.strictObject({ do: z.literal('getClient'), ...action, id: target }),
+    z.strictObject({ do: z.literal('updateClient'), ...action, id: target, body: requestBody(updateClientSchema) }),
+    z.strictObject({
+      do: z.literal('setCvuStatus'),
+      ...action,
+      clientId: target,
+      cvuStatus: clientCvuSchema.shape.cvuStatus,
     }),
-  }),
-  /** The exact sequence of callbacks a URL of the runner's receiver got, one item per event, in order of arrival. */
-  z.strictObject({ do: z.literal('expectCallbacks'), ...expectation, url: target, callbacks: z.array(callbackExpectation) }),
-  /** The exact sequence of events raised for a VA payment or a client, oldest first, with their routing. */
-  z
-    .strictObject({
-      do: z.literal('expectEvents'),
+    z.strictObject({
+      do: z.literal('createInvoice'),
+      ...action,
+      clientId: target,
+      body: requestBody(createInvoiceSchema.in),
+    }),
+    z.strictObject({
+      do: z.literal('updateInvoice'),
+      ...action,
+      clientId: target,
+      id: target,
+      body: requestBody(updateInvoiceSchema.in),
+    }),
+    z.strictObject({
+      do: z.literal('allocate'),
+      ...action,
+      clientId: target,
+      invoiceId: target,
+      body: requestBody(allocationSchema),
+    }),
+    z.strictObject({ do: z.literal('createDebit'), ...action, clientId: target, body: requestBody(debitSchema) }),
+    // Its fields depend on its entryType: the sandbox checks the body when the step runs.
+    z.strictObject({
+      do: z.literal('ledgerEntry'),
+      ...action,
+      clientId: target,
+      body: z.record(z.string(), z.unknown()),
+    }),
+    z.strictObject({ do: z.literal('transfer'), ...action, body: requestBody(transferSchema) }),
+    z.strictObject({ do: z.literal('advanceClock'), ...action, seconds: clockAdvanceSchema.shape.seconds }),
+    z.strictObject({ do: z.literal('getHub'), ...action, id: hubId }),
+    z.strictObject({ do: z.literal('updateHub'), ...action, id: hubId, body: requestBody(hubPatchSchema) }),
+    z.strictObject({
+      do: z.literal('failReceiver'),
+      description: z.string().optional(),
+      /** The receiver answers the next `times` callbacks (to `path`, if given) with `status`. */
+      times: z.number().int().min(1).max(100),
+      status: z.number().int().min(300).max(599).default(500),
+      path: z.string().startsWith('/').optional(),
+    }),
+    /** `{"apiFault": {rule}}`: adds an API fault rule to the account (`do` may be left out). */
+    z.strictObject({
+      do: z.literal('apiFault').default('apiFault'),
+      description: z.string().optional(),
+      apiFault: apiFaultRuleSchema,
+    }),
+    /** `{"trigger": {"event", ...}}`: makes one event as `POST /sandbox/v1/triggers` does (`do` may be left out). */
+    z.strictObject({ do: z.literal('trigger').default('trigger'), ...action, trigger: requestBody(triggerSchema) }),
+    expectRequestStep,
+    z.strictObject({
+      do: z.literal('expectVaPayment'),
       ...expectation,
-      vaPaymentId: target.optional(),
-      clientId: target.optional(),
-      events: z.array(eventExpectation),
-    })
-    .refine((s) => (s.vaPaymentId === undefined) !== (s.clientId === undefined), 'give vaPaymentId or clientId, not both'),
-]));
+      id: target,
+      match: z.looseObject({ status: z.enum(VA_PAYMENT_STATUSES).optional() }),
+    }),
+    z.strictObject({
+      do: z.literal('expectClient'),
+      ...expectation,
+      id: target,
+      match: z.looseObject({ cvuStatus: z.enum(CVU_STATUSES).optional() }),
+    }),
+    z.strictObject({
+      do: z.literal('expectBalance'),
+      ...expectation,
+      clientId: target,
+      match: z.strictObject({
+        totalCashIn: z.number().optional(),
+        totalCashOut: z.number().optional(),
+        totalInvoiced: z.number().optional(),
+        balance: z.number().optional(),
+      }),
+    }),
+    /** The exact sequence of callbacks a URL of the runner's receiver got, one item per event, in order of arrival. */
+    z.strictObject({
+      do: z.literal('expectCallbacks'),
+      ...expectation,
+      url: target,
+      callbacks: z.array(callbackExpectation),
+    }),
+    /** The exact sequence of events raised for a VA payment or a client, oldest first, with their routing. */
+    z
+      .strictObject({
+        do: z.literal('expectEvents'),
+        ...expectation,
+        vaPaymentId: target.optional(),
+        clientId: target.optional(),
+        events: z.array(eventExpectation),
+      })
+      .refine(
+        (s) => (s.vaPaymentId === undefined) !== (s.clientId === undefined),
+        'give vaPaymentId or clientId, not both',
+      ),
+  ]),
+);
 
 export type ScenarioStep = z.output<typeof step>;
 export const isExpectation = (s: ScenarioStep): boolean => s.do.startsWith('expect');
@@ -195,12 +243,24 @@ export const scenarioSchema = z
       const { expect, ...rest } = s as ScenarioStep & { expect?: unknown };
       const refs = [...referencedNames(rest), ...referencedNames(expect).filter((ref) => ref !== own)];
       for (const ref of new Set(refs)) {
-        if (!known.has(ref)) ctx.addIssue({ code: 'custom', path: ['steps', i], message: `refers to \${${ref}…}, which no earlier step is named` });
+        if (!known.has(ref))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['steps', i],
+            message: `refers to \${${ref}…}, which no earlier step is named`,
+          });
       }
-      const outcomes = 'expectError' in s ? [expect, s.expectError, s.expectFault].filter((e) => e !== undefined).length : 0;
-      if (outcomes > 1) ctx.addIssue({ code: 'custom', path: ['steps', i], message: 'give one of expect, expectError and expectFault' });
+      const outcomes =
+        'expectError' in s ? [expect, s.expectError, s.expectFault].filter((e) => e !== undefined).length : 0;
+      if (outcomes > 1)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', i],
+          message: 'give one of expect, expectError and expectFault',
+        });
       if (own === undefined) return;
-      if (known.has(own)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'name'], message: `"${own}" is already taken` });
+      if (known.has(own))
+        ctx.addIssue({ code: 'custom', path: ['steps', i, 'name'], message: `"${own}" is already taken` });
       known.add(own);
     });
   });
@@ -256,11 +316,13 @@ export function mismatches(expected: unknown, actual: unknown, path = ''): strin
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${at}: expected an array, got ${show(actual)}`];
     const problems = expected.flatMap((item, i) => mismatches(item, actual[i], `${path}[${i}]`));
-    if (expected.length !== actual.length) problems.unshift(`${at}: expected ${expected.length} items, got ${actual.length}`);
+    if (expected.length !== actual.length)
+      problems.unshift(`${at}: expected ${expected.length} items, got ${actual.length}`);
     return problems;
   }
   if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${at}: expected an object, got ${show(actual)}`];
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
+      return [`${at}: expected an object, got ${show(actual)}`];
     return Object.entries(expected).flatMap(([key, item]) =>
       mismatches(item, (actual as Record<string, unknown>)[key], path ? `${path}.${key}` : key),
     );
@@ -288,7 +350,9 @@ export function scenarioJsonSchema(): Record<string, unknown> {
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
       Object.assign(jsonSchema, {
         type: 'object',
-        properties: Object.fromEntries(Object.entries(properties).map(([key, field]) => [key, { anyOf: [field, reference] }])),
+        properties: Object.fromEntries(
+          Object.entries(properties).map(([key, field]) => [key, { anyOf: [field, reference] }]),
+        ),
         ...(required ? { required } : {}),
         additionalProperties: false,
       });

@@ -2,11 +2,11 @@ import { type IdSource, iso, type WallClock } from '../conventions/index.js';
 import type {
   ApiFaultType,
   Attempt,
-  SandboxEvent,
-  TableName,
   deliveryView,
   eventView,
   ForwardingView,
+  SandboxEvent,
+  TableName,
   transferView,
 } from '../records/index.js';
 import type { AccountHead, Repository, Row, Storage } from './repository.js';
@@ -15,7 +15,13 @@ import type { AccountHead, Repository, Row, Storage } from './repository.js';
 export type LiveEvent =
   | { type: 'event'; account: string; event: ReturnType<typeof eventView> }
   | { type: 'transfer'; account: string; transfer: ReturnType<typeof transferView> }
-  | { type: 'delivery'; account: string; delivery: ReturnType<typeof deliveryView>; attempt: Attempt | null; event?: DeliveredEvent }
+  | {
+      type: 'delivery';
+      account: string;
+      delivery: ReturnType<typeof deliveryView>;
+      attempt: Attempt | null;
+      event?: DeliveredEvent;
+    }
   | { type: 'forwarding'; account: string; forwarding: ForwardingView }
   | { type: 'apiFaults'; account: string; apiFaults: ApiFaultsNews };
 

@@ -1,5 +1,5 @@
-import type { Repository, Row, Where } from './repository.js';
 import type { Filter, ListQuery, TableName } from '../records/index.js';
+import type { Repository, Row, Where } from './repository.js';
 
 export interface Pagination {
   page: number;
@@ -21,8 +21,16 @@ export function paginate<T, U>(items: T[], query: ListQuery, render: (item: T) =
 }
 
 /** One page of a table's records matching `where`, newest first, in the contract's list shape: it reads only that page. */
-export function pageOf<T extends TableName, U>(records: Repository, table: T, where: Where, query: ListQuery, render: (record: Row<T>) => U): Page<U> {
-  const data = [...records.each(table, { where, descending: true, skip: (query.page - 1) * query.limit, limit: query.limit })].map(render);
+export function pageOf<T extends TableName, U>(
+  records: Repository,
+  table: T,
+  where: Where,
+  query: ListQuery,
+  render: (record: Row<T>) => U,
+): Page<U> {
+  const data = [
+    ...records.each(table, { where, descending: true, skip: (query.page - 1) * query.limit, limit: query.limit }),
+  ].map(render);
   return { data, pagination: pagination(records.count(table, where), query) };
 }
 
@@ -39,7 +47,12 @@ export function whereOf<F extends Record<string, Filter>>(filters: F, query: { [
 }
 
 /** One page of items given newest first (`total` of them), read only as far as the page goes. */
-export function pageFrom<T, U>(newestFirst: Iterable<T>, total: number, query: ListQuery, render: (item: T) => U): Page<U> {
+export function pageFrom<T, U>(
+  newestFirst: Iterable<T>,
+  total: number,
+  query: ListQuery,
+  render: (item: T) => U,
+): Page<U> {
   const data: U[] = [];
   let skip = (query.page - 1) * query.limit;
   for (const item of newestFirst) {

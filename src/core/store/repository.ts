@@ -106,4 +106,3 @@ export const COUNTED: Partial<Record<TableName, readonly string[]>> = {
   events: ['dropped'],
   deliveries: ['status', 'event_type'],
 };
-

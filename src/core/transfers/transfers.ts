@@ -1,20 +1,20 @@
-import { type AccountContext, pageOf } from '../store/index.js';
-import { type ClientLedger, cashInEntry } from '../clients/index.js';
-import * as clients from '../clients/index.js';
-import { notFound, fromCents } from '../conventions/index.js';
 import type { Events } from '../callbacks/index.js';
+import * as clients from '../clients/index.js';
+import { type ClientLedger, cashInEntry } from '../clients/index.js';
+import { fromCents, notFound } from '../conventions/index.js';
 import type { Holder, Hubs } from '../hubs/index.js';
 import {
-  listQuery,
-  parse,
-  transferSchema,
   type CashIn,
   type Client,
+  listQuery,
+  parse,
   type Transfer,
+  transferSchema,
   transferView,
 } from '../records/index.js';
-import * as va from '../va-payments/index.js';
+import { type AccountContext, pageOf } from '../store/index.js';
 import type { VaPayments } from '../va-payments/index.js';
+import * as va from '../va-payments/index.js';
 
 /**
  * Simulated bank transfers and their matching: to a hub's collection CVU (the amount-locked payment waiting for that
@@ -43,7 +43,9 @@ export class Transfers {
       cvu: target.cvu,
       total: input.total,
       taxes: input.taxes,
-      from: input.from ? { name: input.from.name ?? undefined, taxId: input.from.taxId ?? undefined, cbu: input.from.cbu ?? undefined } : null,
+      from: input.from
+        ? { name: input.from.name ?? undefined, taxId: input.from.taxId ?? undefined, cbu: input.from.cbu ?? undefined }
+        : null,
       outcome: 'returned',
       reason: null,
       target: null,
@@ -55,7 +57,10 @@ export class Transfers {
       return this.record(transfer);
     }
     if (target.kind === 'client') return this.record(this.creditClientCvu(target.client, transfer));
-    const payment = target.kind === 'collection' ? this.payments.lockedBy(target.hubId, input.total) : this.payments.holding(target.entry);
+    const payment =
+      target.kind === 'collection'
+        ? this.payments.lockedBy(target.hubId, input.total)
+        : this.payments.holding(target.entry);
     if (!payment) {
       transfer.reason =
         target.kind === 'collection'
@@ -102,7 +107,12 @@ export class Transfers {
       transfer.reason = `the CVU of client ${client.id} is ${client.cvuStatus}`;
       return transfer;
     }
-    const credit = { amount: transfer.total - transfer.taxes, operationId: transfer.operationId, paymentId: null, now: transfer.createdAt };
+    const credit = {
+      amount: transfer.total - transfer.taxes,
+      operationId: transfer.operationId,
+      paymentId: null,
+      now: transfer.createdAt,
+    };
     this.ledger.addEntry(cashInEntry(this.ctx.uuid(), client.id, credit));
     const event = this.events.raise(clients.cashInEvent(client, transfer, this.ctx.uuid(), transfer.createdAt));
     transfer.outcome = 'credited';

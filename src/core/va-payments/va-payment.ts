@@ -1,13 +1,13 @@
-import { SandboxError, type Cents } from '../conventions/index.js';
+import { type Cents, SandboxError } from '../conventions/index.js';
 import {
-  createVaPaymentSchema,
-  type CreateVaPaymentInput,
   atCreation,
   type CashIn,
   type Changing,
+  type CreateVaPaymentInput,
+  createVaPaymentSchema,
+  isActive,
   type VaEventType,
   type VaPayment,
-  isActive,
 } from '../records/index.js';
 
 /** The VA payment lifecycle (contract 2.3) as pure transitions: each returns the next payment and its events. */
@@ -29,11 +29,24 @@ export const acceptsTotal = (payment: VaPayment, total: Cents): boolean =>
   payment.lockMode === 'time' || payment.amount === total;
 
 /** The request's fields a payment keeps as given (null where absent): each needs no line of its own here. */
-type Given = Exclude<keyof CreateVaPaymentInput, 'paymentHubId' | 'currency' | 'lockMode' | 'amount' | 'ttlSeconds' | 'clientId' | 'metadata'>;
-const OWN_LINE: string[] = ['paymentHubId', 'currency', 'lockMode', 'amount', 'ttlSeconds', 'clientId', 'metadata'] satisfies Exclude<keyof CreateVaPaymentInput, Given>[];
+type Given = Exclude<
+  keyof CreateVaPaymentInput,
+  'paymentHubId' | 'currency' | 'lockMode' | 'amount' | 'ttlSeconds' | 'clientId' | 'metadata'
+>;
+const OWN_LINE: string[] = [
+  'paymentHubId',
+  'currency',
+  'lockMode',
+  'amount',
+  'ttlSeconds',
+  'clientId',
+  'metadata',
+] satisfies Exclude<keyof CreateVaPaymentInput, Given>[];
 const GIVEN = Object.keys(createVaPaymentSchema.shape).filter((name) => !OWN_LINE.includes(name)) as Given[];
 const given = (input: CreateVaPaymentInput) =>
-  Object.fromEntries(GIVEN.map((name) => [name, input[name] ?? null])) as { [K in Given]: Exclude<CreateVaPaymentInput[K], undefined> };
+  Object.fromEntries(GIVEN.map((name) => [name, input[name] ?? null])) as {
+    [K in Given]: Exclude<CreateVaPaymentInput[K], undefined>;
+  };
 
 export function createVaPayment(
   input: CreateVaPaymentInput,
@@ -74,7 +87,8 @@ export const asCreated = (payment: VaPayment): VaPayment => ({ ...payment, ...at
  * the body raised; and a `created` body is rendered with the changing fields at their creation values.
  */
 function changed(payment: VaPayment, change: Partial<Pick<VaPayment, Changing>>): VaPayment {
-  if (!isActive(payment)) throw new Error(`VA payment ${payment.id} is ${payment.status}: a payment that ended never changes`);
+  if (!isActive(payment))
+    throw new Error(`VA payment ${payment.id} is ${payment.status}: a payment that ended never changes`);
   return { ...payment, ...change };
 }
 
@@ -131,7 +145,10 @@ export function cancel(payment: VaPayment, now: string): Transition {
 const namesClient = (payment: VaPayment): boolean => payment.clientId !== null || payment.clientTaxId !== null;
 
 /** Spec 6.1 routing: the URL an event goes to, or null and why it is dropped. */
-export function route(payment: VaPayment, eventType: VaEventType): { url: string | null; droppedReason: string | null } {
+export function route(
+  payment: VaPayment,
+  eventType: VaEventType,
+): { url: string | null; droppedReason: string | null } {
   if (payment.callbackUrl !== null) return { url: payment.callbackUrl, droppedReason: null };
   if (payment.successUrl === null || payment.failureUrl === null) {
     return { url: null, droppedReason: 'no callbackUrl or successUrl/failureUrl configured' };

@@ -1,20 +1,20 @@
-import { type AccountContext, pageOf, whereOf } from '../store/index.js';
-import { iso, ms, notFound, SandboxError, UUID_PATTERN, fromCents, type Cents } from '../conventions/index.js';
+import { type Cents, fromCents, iso, ms, notFound, SandboxError, UUID_PATTERN } from '../conventions/index.js';
 import type { Hubs } from '../hubs/index.js';
 import {
   amountLock,
+  type CallbackDeliverySummary,
+  counting,
   createVaPaymentSchema,
   listVaPaymentsQuery,
-  parse,
-  VA_PAYMENT_FILTERS,
+  NO_EVENTS,
   type PoolCvu,
+  parse,
   type SandboxEvent,
+  VA_PAYMENT_FILTERS,
   type VaPayment,
   vaPaymentView,
-  counting,
-  NO_EVENTS,
-  type CallbackDeliverySummary,
 } from '../records/index.js';
+import { type AccountContext, pageOf, whereOf } from '../store/index.js';
 import * as va from './va-payment.js';
 
 /** What the payments take of the callbacks part, which stands above them: raising a payment's events, and their summary. */
@@ -42,9 +42,11 @@ export class VaPayments {
   createVaPayment(body: unknown) {
     const input = parse(createVaPaymentSchema, body);
     if (input.currency !== 'ARS') {
-      throw new SandboxError('UNSUPPORTED_CURRENCY', `Currency ${input.currency} is not supported: VA payments are ARS only`, [
-        'currency: must be ARS',
-      ]);
+      throw new SandboxError(
+        'UNSUPPORTED_CURRENCY',
+        `Currency ${input.currency} is not supported: VA payments are ARS only`,
+        ['currency: must be ARS'],
+      );
     }
     const hub = this.hubs.hubFor(input.paymentHubId);
     if (input.lockMode === 'amount') {
@@ -59,8 +61,16 @@ export class VaPayments {
     }
     const now = this.ctx.nowMs();
     const id = this.ctx.uuid();
-    const place = input.lockMode === 'amount' ? { cvu: hub.collectionCvu, alias: hub.collectionAlias } : this.hubs.reservePoolCvu(id);
-    const { payment, events } = va.createVaPayment(input, { id, ...place, now: iso(now), expiresAt: iso(now + input.ttlSeconds * 1000) });
+    const place =
+      input.lockMode === 'amount'
+        ? { cvu: hub.collectionCvu, alias: hub.collectionAlias }
+        : this.hubs.reservePoolCvu(id);
+    const { payment, events } = va.createVaPayment(input, {
+      id,
+      ...place,
+      now: iso(now),
+      expiresAt: iso(now + input.ttlSeconds * 1000),
+    });
     this.ctx.put('vaPayments', payment.id, payment);
     // Just made, its one event (`created`) and that event's delivery before any attempt are its whole summary.
     return vaPaymentView(payment, counting(NO_EVENTS, this.events.raiseVaEvent(payment, events[0]!)));

@@ -4,7 +4,11 @@ import type { Attempt, AttemptError } from '../../core/index.js';
 export type AttemptResult = Pick<Attempt, 'responseStatus' | 'responseBody' | 'error' | 'errorMessage'>;
 
 /** One attempt's request: the event's JSON body, as text, and its callback headers. */
-export type Transport = (request: { url: string; headers: Record<string, string>; body: string }) => Promise<AttemptResult>;
+export type Transport = (request: {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}) => Promise<AttemptResult>;
 
 /**
  * One receiver (its origin) gets at most as many attempts at once as it has connections, so none waits in the HTTP
@@ -40,7 +44,9 @@ export function createSender(timeoutMs: number, transport?: Transport) {
     })));
   return {
     async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
-      return transport ? await withTimeout(transport({ url, headers, body }), timeoutMs) : await post(await client(), url, headers, body, timeoutMs);
+      return transport
+        ? await withTimeout(transport({ url, headers, body }), timeoutMs)
+        : await post(await client(), url, headers, body, timeoutMs);
     },
     async close(): Promise<void> {
       if (http) await (await http).agent.destroy();
@@ -58,7 +64,13 @@ export function originOf(url: string): string {
 }
 
 /** One POST: 2xx is success, a redirect is a failure (not followed), at most 64 KiB of the answer is read. */
-async function post({ request, agent }: Http, url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptResult> {
+async function post(
+  { request, agent }: Http,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<AttemptResult> {
   try {
     const response = await request(url, {
       method: 'POST',
@@ -69,14 +81,19 @@ async function post({ request, agent }: Http, url: string, headers: Record<strin
     });
     const responseBody = await readSome(response.body);
     const status = response.statusCode;
-    const error: AttemptError | null = status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : 'http_status';
+    const error: AttemptError | null =
+      status >= 200 && status < 300 ? null : status >= 300 && status < 400 ? 'redirect' : 'http_status';
     const location = response.headers.location;
     return {
       responseStatus: status,
       responseBody,
       error,
       errorMessage:
-        error === 'redirect' ? `redirect to ${String(location ?? '(no location)')} not followed` : error ? `HTTP ${status}` : null,
+        error === 'redirect'
+          ? `redirect to ${String(location ?? '(no location)')} not followed`
+          : error
+            ? `HTTP ${status}`
+            : null,
     };
   } catch (cause) {
     return { responseStatus: null, responseBody: null, ...classify(cause) };
@@ -124,6 +141,7 @@ function classify(cause: unknown): Pick<Attempt, 'error' | 'errorMessage'> {
     return TIMED_OUT;
   }
   if (code === 'ECONNREFUSED') return { error: 'connection_refused', errorMessage: message };
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { error: 'connection_reset', errorMessage: message };
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+    return { error: 'connection_reset', errorMessage: message };
   return { error: 'network', errorMessage: `${code ? `${code}: ` : ''}${message}` };
 }

@@ -95,7 +95,9 @@ export class Deliverer {
    */
   async deliverDue(account: Account, deadline: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')));
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(resolve, Math.max(deadline - performance.now(), 0), 'late')),
+    );
     try {
       while (!this.closed) {
         const started = this.startDue(account);
@@ -152,7 +154,11 @@ export class Deliverer {
   private start(account: Account, due: DueDelivery): void {
     this.flights.add(account.key, due);
     void this.attempt(account, due).then(() =>
-      this.closed ? undefined : this.options.onAttempt().catch((error: Error) => this.options.log(`saving a delivery attempt failed: ${error.message}`)),
+      this.closed
+        ? undefined
+        : this.options
+            .onAttempt()
+            .catch((error: Error) => this.options.log(`saving a delivery attempt failed: ${error.message}`)),
     );
     this.pacing.started(account);
   }

@@ -87,7 +87,11 @@ export async function startReceiver(options: ReceiverOptions = {}) {
       failures.push({ times, status, path });
     },
     /** Resolves with the matching requests once there are `count` of them. */
-    waitFor(count: number, filter: (request: ReceivedCallback) => boolean = () => true, timeoutMs = 10_000): Promise<ReceivedCallback[]> {
+    waitFor(
+      count: number,
+      filter: (request: ReceivedCallback) => boolean = () => true,
+      timeoutMs = 10_000,
+    ): Promise<ReceivedCallback[]> {
       return new Promise((resolve, reject) => {
         const check = () => {
           const matching = received.filter(filter);
@@ -98,7 +102,9 @@ export async function startReceiver(options: ReceiverOptions = {}) {
         };
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`the receiver got ${received.filter(filter).length} of ${count} requests within ${timeoutMs} ms`));
+          reject(
+            new Error(`the receiver got ${received.filter(filter).length} of ${count} requests within ${timeoutMs} ms`),
+          );
         }, timeoutMs);
         const done = () => {
           clearTimeout(timer);
@@ -125,7 +131,10 @@ export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /** Whether a request path is `prefix` or below it: `/hooks` covers `/hooks/va` and `/hooks?x=1`, not `/hooks2`. */
 const isUnder = (path: string, prefix: string): boolean =>
-  prefix === '/' || path === prefix || path.startsWith(`${prefix.replace(/\/$/, '')}/`) || path.startsWith(`${prefix}?`);
+  prefix === '/' ||
+  path === prefix ||
+  path.startsWith(`${prefix.replace(/\/$/, '')}/`) ||
+  path.startsWith(`${prefix}?`);
 
 /** The whole body as text; a request cut short keeps what arrived. */
 async function readAll(req: IncomingMessage): Promise<string> {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { CONNECTION_LIMITS } from './backpressure.js';
 import { giveWay } from '../runtime/give-way.js';
+import { CONNECTION_LIMITS } from './backpressure.js';
 
 /** About how much text a streamed answer reads from the store and writes at a time. */
 const PIECE_CHARS = 64 * 1024;
@@ -15,7 +15,13 @@ type Read = <T>(read: () => T) => Promise<T>;
  * before the first piece is thrown (the answer is still an envelope); after it, the connection is closed and `failed`
  * told.
  */
-export async function streamAnswer(res: ServerResponse, read: Read, pieces: Iterator<string>, failed: (error: unknown) => void, stalledMs = CONNECTION_LIMITS.stalledMs): Promise<void> {
+export async function streamAnswer(
+  res: ServerResponse,
+  read: Read,
+  pieces: Iterator<string>,
+  failed: (error: unknown) => void,
+  stalledMs = CONNECTION_LIMITS.stalledMs,
+): Promise<void> {
   let text = await read(() => take(pieces));
   res.writeHead(200, { 'content-type': 'application/json' });
   // While the socket takes every piece at once, other requests still get their turns.

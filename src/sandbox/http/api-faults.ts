@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { apiFaultError, iso, type Strike } from '../../core/index.js';
-import { header, param, type Env, type Fail, type RouteKit } from './routes/kit.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { BUDGET_RETRY_AFTER, type BufferBudget } from './budget.js';
-import { bearerKey, requestKey, withoutKey, type LogEntry } from './server-log.js';
+import { type Env, type Fail, header, param, type RouteKit } from './routes/kit.js';
+import { bearerKey, type LogEntry, requestKey, withoutKey } from './server-log.js';
 
 /** Contract part 7: an account's API fault rules, added, listed and removed like its other sandbox settings. */
 export function apiFaultRoutes({ post, list, delete: del }: RouteKit): void {
@@ -31,7 +31,8 @@ export function apiFaults(runtime: Runtime, fail: Fail, onLog?: (entry: LogEntry
     const { fault } = strike;
     // What a delay or a hang holds counts in the buffer budget: past it (but for the request's own body, counted when
     // it was let in), they are refused rather than held.
-    const busy = (fault.type === 'delay' || fault.type === 'hang') && budget?.over(Number(header(c, 'content-length')) || 0);
+    const busy =
+      (fault.type === 'delay' || fault.type === 'hang') && budget?.over(Number(header(c, 'content-length')) || 0);
     if (busy) return fail(c, budget!.refusal(), { 'Retry-After': BUDGET_RETRY_AFTER });
     switch (fault.type) {
       case 'error':
@@ -69,7 +70,12 @@ async function delayed(c: Context<Env>, ms: number, budget: BufferBudget | undef
  * Holds the connection with no answer for `ms`, then closes it. Past `HELD_CONNECTIONS` connections held at once the
  * request is answered at once, 503 with Retry-After, and its connection closed, so the server keeps no descriptor for it.
  */
-async function hang(c: Context<Env>, ms: number, fail: Fail, budget: BufferBudget | undefined): Promise<Response | void> {
+async function hang(
+  c: Context<Env>,
+  ms: number,
+  fail: Fail,
+  budget: BufferBudget | undefined,
+): Promise<Response | void> {
   const socket = c.env?.incoming?.socket;
   const release = socket && budget ? budget.holdConnection(socket) : () => {};
   if (!release) {
@@ -110,7 +116,10 @@ function noAnswer(c: Context<Env>, reset: boolean): void {
   else socket?.destroy();
   // Set, not returned: a response a middleware returns after the route answered is not used. Under the Node server
   // nothing is written: @hono/node-server leaves a response marked as already sent alone.
-  c.res = new Response(null, { status: 444, headers: socket ? { 'x-hono-already-sent': 'true' } : { [NO_ANSWER]: reset ? 'reset' : 'closed' } });
+  c.res = new Response(null, {
+    status: 444,
+    headers: socket ? { 'x-hono-already-sent': 'true' } : { [NO_ANSWER]: reset ? 'reset' : 'closed' },
+  });
 }
 
 /** Resolves after `ms`, or as soon as the client closes the connection (or aborts the request, in process). */

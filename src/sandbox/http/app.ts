@@ -1,24 +1,24 @@
-import { Hono, type Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
-import { iso, SandboxError, type Account } from '../../core/index.js';
+import { type Account, iso, SandboxError } from '../../core/index.js';
 import { scenarioJsonSchema } from '../../core/scenarios/scenario.js';
+import type { Runtime } from '../runtime/runtime.js';
 import { apiFaultRoutes, apiFaults } from './api-faults.js';
 import type { BufferBudget } from './budget.js';
 import { hostGuard } from './host-guard.js';
 import { idempotency } from './idempotency.js';
 import { journaling } from './journaling.js';
 import { openApiDocument } from './openapi.js';
-import { rateLimiter, type RateLimiter } from './rate-limit.js';
+import { type RateLimiter, rateLimiter } from './rate-limit.js';
 import { ClientGone, MIB, readIncoming, requestBodies } from './request-body.js';
 import { accountExportRoutes } from './routes/account-export.js';
 import { clientRoutes } from './routes/clients.js';
 import { deliveryRoutes } from './routes/deliveries.js';
+import { type Env, type Fail, header, routeKit } from './routes/kit.js';
 import { requestRoutes } from './routes/requests.js';
-import { header, routeKit, type Env, type Fail } from './routes/kit.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { vaPaymentRoutes } from './routes/va-payments.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { bearerKey, withoutKey, type LogEntry } from './server-log.js';
+import { bearerKey, type LogEntry, withoutKey } from './server-log.js';
 import { webUiRoutes } from './web-ui.js';
 
 export interface AppOptions {
@@ -61,7 +61,8 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   };
   const ok = (c: Context<Env>, data: unknown, status: 200 | 201 = 200, extra: Record<string, unknown> = {}) =>
     c.json({ success: true, data, ...extra, timestamp: timestamp(c) }, status);
-  const fail: Fail = (c, error, headers = {}) => c.json(errorEnvelope(error, c.req.path, timestamp(c)), error.status as 400, headers);
+  const fail: Fail = (c, error, headers = {}) =>
+    c.json(errorEnvelope(error, c.req.path, timestamp(c)), error.status as 400, headers);
 
   app.onError(errorHandler(runtime, fail));
   if (options.allowedHosts) app.use(hostGuard(options.allowedHosts));
@@ -70,9 +71,16 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
     methodNotAllowed({
       app,
       onMethodNotAllowed: (c, allowed) =>
-        fail(c as Context<Env>, new SandboxError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(', ')}`), {
-          Allow: allowed.join(', '),
-        }),
+        fail(
+          c as Context<Env>,
+          new SandboxError(
+            'METHOD_NOT_ALLOWED',
+            `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(', ')}`,
+          ),
+          {
+            Allow: allowed.join(', '),
+          },
+        ),
     }),
   );
   publicRoutes(app, runtime, options.budget);
@@ -109,7 +117,6 @@ export function createApp(runtime: Runtime, options: AppOptions = {}) {
   return app;
 }
 
-
 /** Every error a route or middleware throws, as the contract's envelope (or, for a client gone, no envelope at all). */
 function errorHandler(runtime: Runtime, fail: Fail) {
   return (error: Error, c: Context<Env>) => {
@@ -142,7 +149,12 @@ function publicRoutes(app: Hono<Env>, runtime: Runtime, budget: BufferBudget | u
     });
   }
   app.get('/health', (c) =>
-    c.json({ status: 'ok', version: runtime.version, keepDays: runtime.keepDays, ...(budget ? { bufferBudget: budget.view() } : {}) }),
+    c.json({
+      status: 'ok',
+      version: runtime.version,
+      keepDays: runtime.keepDays,
+      ...(budget ? { bufferBudget: budget.view() } : {}),
+    }),
   );
   app.get('/openapi.json', (c) => c.json(openApiDocument(runtime.version)));
   let scenarioSchema: Record<string, unknown> | undefined;
@@ -159,11 +171,17 @@ function accountOfKey(runtime: Runtime, apiKeys: string[] | undefined, limiter: 
     if (!key) throw new SandboxError('UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>');
     if (apiKeys?.length && !apiKeys.includes(key)) {
       // Only the key's end is shown: enough to tell which one was sent, never the secret.
-      throw new SandboxError('UNAUTHORIZED', `Unknown API key …${key.slice(-4)}: this sandbox accepts only the keys it was started with (--api-key)`);
+      throw new SandboxError(
+        'UNAUTHORIZED',
+        `Unknown API key …${key.slice(-4)}: this sandbox accepts only the keys it was started with (--api-key)`,
+      );
     }
     const verdict = limiter?.(key);
     if (verdict && !verdict.allowed) {
-      const error = new SandboxError('RATE_LIMIT_EXCEEDED', `More than ${verdict.headers['X-RateLimit-Limit']} requests per minute for this API key`);
+      const error = new SandboxError(
+        'RATE_LIMIT_EXCEEDED',
+        `More than ${verdict.headers['X-RateLimit-Limit']} requests per minute for this API key`,
+      );
       return fail(c, error, { ...verdict.headers, 'Retry-After': String(verdict.retryAfter) });
     }
     // Held in memory while the request runs: the same account object for every request of the key meanwhile.

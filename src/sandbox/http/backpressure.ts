@@ -77,7 +77,12 @@ class Line {
   }
 
   private next(): void {
-    while (this.waiting.length > 0 && this.answering < this.limits.answers && !this.socket.writableNeedDrain && !this.socket.destroyed) {
+    while (
+      this.waiting.length > 0 &&
+      this.answering < this.limits.answers &&
+      !this.socket.writableNeedDrain &&
+      !this.socket.destroyed
+    ) {
       const [req, res] = this.waiting.shift()!;
       this.answering++;
       res.once('close', () => {
@@ -109,4 +114,3 @@ class Line {
     this.stall.unref();
   }
 }
-

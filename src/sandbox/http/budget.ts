@@ -69,7 +69,8 @@ export class BufferBudget {
     const body = hasBody(req);
     if ((body || LARGE_ANSWERS.has(pathOf(req.url))) && this.over()) return this.refusal();
     // A chunked body is reserved at the body limit of a request (an import's is bounded on its own).
-    const reserved = body && pathOf(req.url) !== '/sandbox/v1/import' ? Number(req.headers['content-length'] ?? MIB) || 0 : 0;
+    const reserved =
+      body && pathOf(req.url) !== '/sandbox/v1/import' ? Number(req.headers['content-length'] ?? MIB) || 0 : 0;
     this.bodies += reserved;
     this.answers.add(res);
     res.once('close', () => {
@@ -101,12 +102,21 @@ export class BufferBudget {
     };
   }
 
-  refusal(why = `the server holds ${mib(this.used())} MiB for slow clients, its budget is ${mib(this.limit)} MiB`): SandboxError {
-    return new SandboxError('SERVICE_UNAVAILABLE', `Server busy: ${why}; retry later`, ['(request): over the buffer budget']);
+  refusal(
+    why = `the server holds ${mib(this.used())} MiB for slow clients, its budget is ${mib(this.limit)} MiB`,
+  ): SandboxError {
+    return new SandboxError('SERVICE_UNAVAILABLE', `Server busy: ${why}; retry later`, [
+      '(request): over the buffer budget',
+    ]);
   }
 
   view(): BudgetView {
-    return { used: this.used(), limit: this.limit, heldConnections: this.held.size, heldConnectionsLimit: this.heldLimit };
+    return {
+      used: this.used(),
+      limit: this.limit,
+      heldConnections: this.held.size,
+      heldConnectionsLimit: this.heldLimit,
+    };
   }
 }
 
@@ -116,6 +126,7 @@ export const BUDGET_RETRY_AFTER = '1';
 const mib = (bytes: number): string => (bytes / MIB).toFixed(1);
 
 /** Whether a request brings a body: a Content-Length over 0, or chunks. */
-export const hasBody = (req: IncomingMessage): boolean => Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+export const hasBody = (req: IncomingMessage): boolean =>
+  Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 
 const pathOf = (url: string | undefined): string => (url ?? '/').split('?')[0]!;

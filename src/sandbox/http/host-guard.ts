@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { SandboxError } from '../../core/index.js';
-import { header, type Env } from './routes/kit.js';
+import { type Env, header } from './routes/kit.js';
 
 /** `localhost`, 127.0.0.0/8 and `[::1]`: names a web page cannot make its own by rebinding DNS. */
 const LOOPBACK = /^(localhost|127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}|\[::1\])$/;
@@ -16,14 +16,18 @@ const hostName = (host: string): string => {
  * `Host`, so only loopback names and the given ones are served, on every route (`/health` too); the rest is 403.
  */
 export function hostGuard(allowedHosts: string[]) {
-  const allowed = new Set(allowedHosts.map((host) => hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)));
+  const allowed = new Set(
+    allowedHosts.map((host) => hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)),
+  );
   return async (c: Context<Env>, next: () => Promise<void>) => {
     const host = header(c, 'host') ?? '';
     const name = hostName(host);
     if (!LOOPBACK.test(name) && !allowed.has(name)) {
-      throw new SandboxError('HOST_NOT_ALLOWED', `Host ${host || '(none)'} is not allowed: use a loopback address or start with --allowed-host`, [
-        `Host: ${name || '(none)'} is not a loopback name or address, the --host value or an --allowed-host`,
-      ]);
+      throw new SandboxError(
+        'HOST_NOT_ALLOWED',
+        `Host ${host || '(none)'} is not allowed: use a loopback address or start with --allowed-host`,
+        [`Host: ${name || '(none)'} is not a loopback name or address, the --host value or an --allowed-host`],
+      );
     }
     await next();
   };

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { SandboxError } from '../../core/index.js';
-import { header, type Env } from './routes/kit.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { type Env, header } from './routes/kit.js';
 
 /**
  * Idempotency-Key on a POST: the first response (status and body) is replayed for the same key and body,

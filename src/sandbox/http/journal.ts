@@ -5,10 +5,10 @@
  * the key is blanked wherever else the request or its answer held it (a query string, a body that echoes it).
  */
 import { randomUUID } from 'node:crypto';
-import { iso, type ApiFaultType } from '../../core/index.js';
+import { type ApiFaultType, iso } from '../../core/index.js';
 import { JOURNAL_BODY_BYTES, type JournalItem } from '../../core/records/request-journal.js';
-import { withoutKey } from './server-log.js';
 import type { JournalRow, JournalStore } from '../store/journal.js';
+import { withoutKey } from './server-log.js';
 
 /** A request as seen, before it is made fit to keep. */
 export interface SeenRequest {
@@ -79,12 +79,20 @@ function cut(text: string | null): { text: string | null; cut: boolean } {
   if (text === null || text.length * 3 <= JOURNAL_BODY_BYTES) return { text, cut: false };
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= JOURNAL_BODY_BYTES) return { text, cut: false };
-  return { text: new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, JOURNAL_BODY_BYTES)).replace(/\uFFFD$/, ''), cut: true };
+  return {
+    text: new TextDecoder('utf-8', { fatal: false })
+      .decode(bytes.subarray(0, JOURNAL_BODY_BYTES))
+      .replace(/\uFFFD$/, ''),
+    cut: true,
+  };
 }
 
 /** A stored row as the API answers it: the bodies as the JSON they were, or as text. */
 export function journalItem(row: JournalRow): JournalItem {
-  const data = JSON.parse(row.data) as Omit<JournalItem, 'id' | 'at' | 'method' | 'path' | 'status' | 'requestBody' | 'responseBody'>;
+  const data = JSON.parse(row.data) as Omit<
+    JournalItem,
+    'id' | 'at' | 'method' | 'path' | 'status' | 'requestBody' | 'responseBody'
+  >;
   const body = (text: string | null) => {
     if (text === null || text === '') return null;
     if (data.truncated) return text;

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
+import type { JournalStore } from '../store/journal.js';
 import { NO_ANSWER } from './api-faults.js';
 import { recordRequest } from './journal.js';
-import type { JournalStore } from '../store/journal.js';
 import type { Env } from './routes/kit.js';
 
 /**

@@ -1,11 +1,22 @@
 import { emptyAccountState } from '../../core/account/account.js';
+import { type AccountExport, EXPORT_FORMAT, EXPORT_VERSION } from '../../core/account-export/account-export.js';
 import type { ApiFaultRuleView } from '../../core/api-faults/api-faults.js';
-import type { JournalItem } from '../../core/records/request-journal.js';
-import { EXPORT_FORMAT, EXPORT_VERSION, type AccountExport } from '../../core/account-export/account-export.js';
 import { CALLBACK_EXAMPLES, examplePayment } from '../../core/callbacks/callbacks.js';
-import { SCENARIO_VERSION, type Scenario } from '../../core/scenarios/scenario.js';
 import type { TriggerView } from '../../core/records/index.js';
-import type { BalanceView, ClientView, ClockView, DeliveryDetail, DeliveryView, EntryView, EventView, HubView, InvoiceView, TransferView } from '../../core/records/views.js';
+import type { JournalItem } from '../../core/records/request-journal.js';
+import type {
+  BalanceView,
+  ClientView,
+  ClockView,
+  DeliveryDetail,
+  DeliveryView,
+  EntryView,
+  EventView,
+  HubView,
+  InvoiceView,
+  TransferView,
+} from '../../core/records/views.js';
+import { SCENARIO_VERSION, type Scenario } from '../../core/scenarios/scenario.js';
 
 /**
  * One example of each answer in the OpenAPI document, typed by its view (so it cannot drift from the schema) and
@@ -85,13 +96,36 @@ const delivery: DeliveryView = {
   updatedAt: AT,
 };
 
-const request = { method: 'POST' as const, url: examplePayment.callbackUrl, headers: { 'Content-Type': 'application/json', 'User-Agent': 'Service-VA-Callback/1.0', 'X-Service-Event-Id': created.eventId, 'X-Service-Event-Type': 'created' }, body: CALLBACK_EXAMPLES.created as Record<string, unknown> };
+const request = {
+  method: 'POST' as const,
+  url: examplePayment.callbackUrl,
+  headers: {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Service-VA-Callback/1.0',
+    'X-Service-Event-Id': created.eventId,
+    'X-Service-Event-Type': 'created',
+  },
+  body: CALLBACK_EXAMPLES.created as Record<string, unknown>,
+};
 
 const deliveryDetail: DeliveryDetail = {
   ...delivery,
   event: { id: created.eventId, eventType: 'created', vaPaymentId: examplePayment.id, clientId: null },
   request,
-  attempts: [{ n: 1, startedAt: AT, durationMs: 12, responseStatus: 200, responseBody: 'ok', error: null, errorMessage: null, forwardedTo: null, fault: null, request }],
+  attempts: [
+    {
+      n: 1,
+      startedAt: AT,
+      durationMs: 12,
+      responseStatus: 200,
+      responseBody: 'ok',
+      error: null,
+      errorMessage: null,
+      forwardedTo: null,
+      fault: null,
+      request,
+    },
+  ],
 };
 
 const event: EventView = {
@@ -145,17 +179,33 @@ const invoice: InvoiceView = {
   updatedAt: AT,
 };
 
-const balance: BalanceView = { clientId: CLIENT_ID, currency: 'ARS', totalCashIn: 11970, totalCashOut: 0, totalInvoiced: 12000, balance: -30 };
+const balance: BalanceView = {
+  clientId: CLIENT_ID,
+  currency: 'ARS',
+  totalCashIn: 11970,
+  totalCashOut: 0,
+  totalInvoiced: 12000,
+  balance: -30,
+};
 const clock: ClockView = { now: PAID_AT, offsetSeconds: 3600 };
 
 const { clockOffsetMs: _offset, ...emptyRecords } = emptyAccountState();
-const accountExport: AccountExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: AT, account: { ...emptyRecords, events: {}, hubs: { '123': hub } } };
+const accountExport: AccountExport = {
+  format: EXPORT_FORMAT,
+  version: EXPORT_VERSION,
+  exportedAt: AT,
+  account: { ...emptyRecords, events: {}, hubs: { '123': hub } },
+};
 
 const scenario: Scenario = {
   version: SCENARIO_VERSION,
   name: 'Recorded from account …1234',
   steps: [
-    { name: 'payment_1', do: 'createVaPayment', body: { paymentHubId: 123, currency: 'ARS', lockMode: 'amount', amount: 5000 } },
+    {
+      name: 'payment_1',
+      do: 'createVaPayment',
+      body: { paymentHubId: 123, currency: 'ARS', lockMode: 'amount', amount: 5000 },
+    },
     { do: 'transfer', body: { to: '${payment_1.cvu}', total: 5000, taxes: 30 } },
   ],
 };
@@ -208,7 +258,13 @@ export const EXAMPLES: Record<string, unknown> = {
     path: '/api/v1/va-payments',
     query: {},
     requestHeaders: { 'Content-Type': 'application/json', 'Idempotency-Key': 'order-1042' },
-    requestBody: { paymentHubId: 123, currency: 'ARS', lockMode: 'amount', amount: 5000, externalReference: 'order-1042' },
+    requestBody: {
+      paymentHubId: 123,
+      currency: 'ARS',
+      lockMode: 'amount',
+      amount: 5000,
+      externalReference: 'order-1042',
+    },
     status: 201,
     responseBody: { success: true, data: examplePayment, timestamp: AT },
     durationMs: 3.2,
@@ -218,7 +274,11 @@ export const EXAMPLES: Record<string, unknown> = {
   } satisfies JournalItem,
   RequestsCleared: { deleted: 12 },
   Reset: { reset: true },
-  ImportResult: { imported: true, clock, counts: { vaPayments: 1, clients: 1, transfers: 1, events: 3, deliveries: 3, entries: 1, invoices: 1 } },
+  ImportResult: {
+    imported: true,
+    clock,
+    counts: { vaPayments: 1, clients: 1, transfers: 1, events: 3, deliveries: 3, entries: 1, invoices: 1 },
+  },
   Health: { status: 'ok', version: '0.1.0', keepDays: null },
   AccountExport: accountExport,
   Scenario: scenario,

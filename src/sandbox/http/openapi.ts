@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { accountExportSchema } from '../../core/account-export/account-export.js';
 import { apiFaultRuleViewSchema, apiFaultsClearedSchema } from '../../core/api-faults/api-faults.js';
-import { faultsSchema } from '../../core/callbacks/delivery-settings.js';
 import { CALLBACK_EXAMPLES, CALLBACK_REFERENCE, CALLBACK_SCHEMAS } from '../../core/callbacks/callbacks.js';
 import { callbackHeaders } from '../../core/callbacks/deliveries.js';
-import { errorStatus, type ErrorCode } from '../../core/conventions/errors.js';
-import { scenarioSchema } from '../../core/scenarios/scenario.js';
+import { faultsSchema } from '../../core/callbacks/delivery-settings.js';
+import { type ErrorCode, errorStatus } from '../../core/conventions/errors.js';
+import { triggerViewSchema } from '../../core/records/index.js';
 import { journalItemSchema, requestsClearedSchema } from '../../core/records/request-journal.js';
 import { EVENT_TYPES } from '../../core/records/state.js';
 import {
@@ -28,11 +28,11 @@ import {
   transferViewSchema,
   vaPaymentObjectSchema,
 } from '../../core/records/views.js';
-import { EXAMPLES } from './openapi-examples.js';
+import { scenarioSchema } from '../../core/scenarios/scenario.js';
 import { progressViewSchema } from '../runtime/progress.js';
-import { triggerViewSchema } from '../../core/records/index.js';
+import { EXAMPLES } from './openapi-examples.js';
 
-import { OPERATIONS, TAGS, type Operation } from './openapi-operations.js';
+import { OPERATIONS, type Operation, TAGS } from './openapi-operations.js';
 
 export { OPERATIONS };
 
@@ -43,7 +43,10 @@ export { OPERATIONS };
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of what a request may send (`input`) or an answer holds (`output`). */
 const schemaOf = (schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 };
 
@@ -101,12 +104,24 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** The example error of each status. */
 const ERROR_EXAMPLES: Record<number, [code: ErrorCode, message: string, details: string[]]> = {
-  400: ['VALIDATION_ERROR', 'Invalid request body: amount: Too small: expected number to be >0', ['amount: Too small: expected number to be >0']],
+  400: [
+    'VALIDATION_ERROR',
+    'Invalid request body: amount: Too small: expected number to be >0',
+    ['amount: Too small: expected number to be >0'],
+  ],
   401: ['UNAUTHORIZED', 'Missing API key: send Authorization: Bearer <key>', []],
-  403: ['HOST_NOT_ALLOWED', 'Host evil.example is not allowed: use a loopback address or start with --allowed-host', []],
+  403: [
+    'HOST_NOT_ALLOWED',
+    'Host evil.example is not allowed: use a loopback address or start with --allowed-host',
+    [],
+  ],
   404: ['NOT_FOUND', 'VA payment 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b not found', []],
   405: ['METHOD_NOT_ALLOWED', 'DELETE is not allowed on /api/v1/va-payments', []],
-  409: ['INVALID_STATE', 'VA payment 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b is completed: only a waiting or underpaid one can be cancelled', []],
+  409: [
+    'INVALID_STATE',
+    'VA payment 6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b is completed: only a waiting or underpaid one can be cancelled',
+    [],
+  ],
   413: ['PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB', []],
   415: ['UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json, got text/plain', []],
   422: ['UNSUPPORTED_CURRENCY', 'Currency USD is not supported: only ARS', []],
@@ -132,10 +147,17 @@ function errorResponse(status: number) {
     path: z.string(),
   });
   const [code, message, details] = ERROR_EXAMPLES[status]!;
-  const example = { success: false, error: { code, message, details }, timestamp: '2026-03-02T14:05:09.120Z', path: '/api/v1/va-payments' };
+  const example = {
+    success: false,
+    error: { code, message, details },
+    timestamp: '2026-03-02T14:05:09.120Z',
+    path: '/api/v1/va-payments',
+  };
   return {
     description: `${STATUS_TEXT[status]}: ${codes.join(', ')}`,
-    ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+    ...(status === 429
+      ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+      : {}),
     content: { 'application/json': { schema: schemaOf(envelope, 'output'), example } },
   };
 }
@@ -152,7 +174,12 @@ const EXAMPLE_TIME = '2026-03-02T14:07:41.503Z';
 /** The success envelope of an operation: `data` its answer (a list: the page's items, `pagination` beside them), and an example. */
 function successContent(op: Operation) {
   if (op.produces === 'text/event-stream') return { 'text/event-stream': { schema: { type: 'string' } } };
-  if (op.produces === 'raw-json') return { 'application/json': op.data ? { schema: ref(op.data), example: exampleOf(op.data) } : { schema: { type: 'object' } } };
+  if (op.produces === 'raw-json')
+    return {
+      'application/json': op.data
+        ? { schema: ref(op.data), example: exampleOf(op.data) }
+        : { schema: { type: 'object' } },
+    };
   const data = op.list ? { type: 'array', items: ref(op.data!) } : ref(op.data!);
   const example = exampleOf(op.data!);
   const schema = {
@@ -163,7 +190,15 @@ function successContent(op: Operation) {
       data,
       ...(op.list ? { pagination: ref(paginationSchema) } : {}),
       ...(op.message ? { message: { type: 'string' } } : {}),
-      ...(op.unreadable ? { unreadable: { type: 'array', items: { type: 'string' }, description: 'Records that could not be read (`<table> <id>`), left out' } } : {}),
+      ...(op.unreadable
+        ? {
+            unreadable: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Records that could not be read (`<table> <id>`), left out',
+            },
+          }
+        : {}),
       timestamp: { type: 'string', format: 'date-time' },
     },
     additionalProperties: false,
@@ -196,14 +231,18 @@ function operationObject(op: Operation) {
       name,
       in: 'path',
       required: true,
-      schema: op.path.startsWith('/sandbox/v1/hubs/') ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
+      schema: op.path.startsWith('/sandbox/v1/hubs/')
+        ? { type: 'integer', minimum: 1 }
+        : { type: 'string', format: 'uuid' },
     })),
-    ...Object.entries((op.query ? schemaOf(op.query).properties : {}) as Record<string, Record<string, unknown>>).map(([name, schema]) => ({
-      name,
-      in: 'query',
-      required: false,
-      schema,
-    })),
+    ...Object.entries((op.query ? schemaOf(op.query).properties : {}) as Record<string, Record<string, unknown>>).map(
+      ([name, schema]) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema,
+      }),
+    ),
   ];
   // The Host guard answers every route, `/health` too.
   const errors = new Set<number>([403, ...(op.errors ?? [])]);
@@ -221,10 +260,18 @@ function operationObject(op: Operation) {
     tags: [op.tag],
     ...(op.public ? { security: [] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: !op.optionalBody, content: { 'application/json': { schema: schemaOf(op.body) } } } } : {}),
+    ...(op.body
+      ? { requestBody: { required: !op.optionalBody, content: { 'application/json': { schema: schemaOf(op.body) } } } }
+      : {}),
     responses: {
-      [String(op.status ?? 200)]: { description: 'Success', ...(op.path.startsWith('/api/v1/') ? { headers: rateLimitHeaders } : {}), content: successContent(op) },
-      ...Object.fromEntries([...errors].sort().map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }])),
+      [String(op.status ?? 200)]: {
+        description: 'Success',
+        ...(op.path.startsWith('/api/v1/') ? { headers: rateLimitHeaders } : {}),
+        content: successContent(op),
+      },
+      ...Object.fromEntries(
+        [...errors].sort().map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]),
+      ),
     },
   };
 }
@@ -240,8 +287,17 @@ function webhooks() {
       const example = CALLBACK_EXAMPLES[eventType] as { eventId: string };
       const headers = Object.entries(callbackHeaders({ id: example.eventId, eventType }))
         .filter(([name]) => name !== 'Content-Type')
-        .map(([name, value]) => ({ name, in: 'header', required: true, schema: name === 'X-Service-Event-Id' ? { type: 'string', format: 'uuid' } : { const: value }, example: value }));
-      const { $schema: _dialect, ...schema } = z.toJSONSchema(CALLBACK_SCHEMAS[eventType], { io: 'output' }) as Record<string, unknown>;
+        .map(([name, value]) => ({
+          name,
+          in: 'header',
+          required: true,
+          schema: name === 'X-Service-Event-Id' ? { type: 'string', format: 'uuid' } : { const: value },
+          example: value,
+        }));
+      const { $schema: _dialect, ...schema } = z.toJSONSchema(CALLBACK_SCHEMAS[eventType], { io: 'output' }) as Record<
+        string,
+        unknown
+      >;
       const operation = {
         operationId: `callback_${eventType.replace('.', '_')}`,
         summary: `${eventType}: sent when ${sent}`,
@@ -269,7 +325,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'va-sandbox',
       version,
-      description: 'Local sandbox of the Argentine virtual-account payments and clients API. Every Bearer key is an isolated account.',
+      description:
+        'Local sandbox of the Argentine virtual-account payments and clients API. Every Bearer key is an isolated account.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
@@ -280,7 +337,9 @@ export function openApiDocument(version: string): Record<string, unknown> {
     }, {}),
     webhooks: webhooks(),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Any non-empty key; each key is its own account' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Any non-empty key; each key is its own account' },
+      },
       schemas: Object.fromEntries([...NAMED].map(([schema, name]) => [name, schemaOf(schema, 'output')])),
       responses: Object.fromEntries(
         [...new Set(Object.values(errorStatus))].sort().map((status) => [`Error${status}`, errorResponse(status)]),

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { SandboxError } from '../../core/index.js';
-import { header, type Env, type Fail } from './routes/kit.js';
+import { type Env, type Fail, header } from './routes/kit.js';
 
 export const MIB = 1024 * 1024;
 const IMPORT_PATH = '/sandbox/v1/import';
@@ -17,9 +17,11 @@ export function requestBodies(fail: Fail) {
   return async (c: Context<Env>, next: () => Promise<void>) => {
     const importing = c.req.path === IMPORT_PATH && c.req.method === 'POST';
     if (importing && importBusy) {
-      const error = new SandboxError('RATE_LIMIT_EXCEEDED', 'Another import is in progress on this server; imports run one at a time', [
-        '(request): another import is in progress',
-      ]);
+      const error = new SandboxError(
+        'RATE_LIMIT_EXCEEDED',
+        'Another import is in progress on this server; imports run one at a time',
+        ['(request): another import is in progress'],
+      );
       // Its body is not read, so the connection cannot carry another request.
       return fail(c, error, { 'Retry-After': '1', Connection: 'close' });
     }
@@ -38,7 +40,12 @@ export function requestBodies(fail: Fail) {
  * Node server it is read from the incoming message itself: asking the Request for its body makes the adapter
  * build a whole fetch Request (streams, abort signal), the largest cost of a small POST.
  */
-async function readBody(request: Request, limit: number, length: string | undefined, incoming?: IncomingMessage): Promise<string> {
+async function readBody(
+  request: Request,
+  limit: number,
+  length: string | undefined,
+  incoming?: IncomingMessage,
+): Promise<string> {
   if (Number(length ?? 0) > limit) throw tooLarge(limit);
   if (request.method === 'GET' || request.method === 'HEAD') return '';
   if (incoming) return (await readIncoming(incoming, limit)).toString('utf8');

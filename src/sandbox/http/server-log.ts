@@ -23,7 +23,8 @@ export type LogEntry =
 const maskedKey = (key: string): string => `…${key.slice(-4)}`;
 
 /** The Bearer key of a request's Authorization header, as sent; undefined without one. */
-export const bearerKey = (authorization: string | undefined): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+export const bearerKey = (authorization: string | undefined): string | undefined =>
+  /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 
 /** The Bearer key of a request's Authorization header, masked; null without one. */
 export function requestKey(authorization: string | undefined): string | null {
@@ -35,7 +36,8 @@ export function requestKey(authorization: string | undefined): string | null {
 const BLANKED_KEY = '[API key]';
 
 /** A text with the API key blanked wherever it held it (a path or a query that names it, a body that echoes it). */
-export const withoutKey = (text: string, key: string | undefined): string => (key && text.includes(key) ? text.split(key).join(BLANKED_KEY) : text);
+export const withoutKey = (text: string, key: string | undefined): string =>
+  key && text.includes(key) ? text.split(key).join(BLANKED_KEY) : text;
 
 /** The log entry of a callback attempt the core reported, or null for any other live event. */
 export function callbackEntry(live: LiveEvent, time: string): LogEntry | null {
@@ -60,8 +62,10 @@ export function callbackEntry(live: LiveEvent, time: string): LogEntry | null {
 /** One line of text: `method path status ms key` for a request; event, URL, status or error and ms for a callback. */
 export function logLine(entry: LogEntry): string {
   const time = entry.time.slice(11, 23);
-  if (entry.type === 'request') return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms ${entry.key ?? '-'}`;
-  if (entry.type === 'fault') return `${time} fault ${entry.ruleId} ${entry.fault} ${entry.method} ${entry.path} ${entry.key ?? '-'}`;
+  if (entry.type === 'request')
+    return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms ${entry.key ?? '-'}`;
+  if (entry.type === 'fault')
+    return `${time} fault ${entry.ruleId} ${entry.fault} ${entry.method} ${entry.path} ${entry.key ?? '-'}`;
   const where = entry.forwardedTo ? `${entry.url ?? '-'} => ${entry.forwardedTo}` : (entry.url ?? '-');
   const got = entry.status === null ? (entry.error ?? '-') : String(entry.status);
   return `${time} callback ${entry.eventType} ${where} ${got} ${entry.ms}ms${entry.fault ? ` fault:${entry.fault}` : ''}`;
@@ -73,7 +77,9 @@ export function logLine(entry: LogEntry): string {
  * the entry's fields (its ISO time as `at`).
  */
 export function jsonLine(entry: LogEntry): string {
-  const failed = entry.type === 'fault' || (entry.type === 'request' ? entry.status >= 400 : entry.status === null || entry.status >= 300);
+  const failed =
+    entry.type === 'fault' ||
+    (entry.type === 'request' ? entry.status >= 400 : entry.status === null || entry.status >= 300);
   const level = entry.type === 'request' && entry.status >= 500 ? 50 : failed ? 40 : 30;
   const { time, ...fields } = entry;
   return JSON.stringify({ level, time: Date.parse(time), msg: logLine(entry), ...fields, at: time });

@@ -3,16 +3,16 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { AccountCache, IdSource, WallClock } from '../../core/index.js';
 import { iso, SandboxError } from '../../core/index.js';
-import { createApp, errorEnvelope, type AppOptions } from './app.js';
-import { CONNECTION_LIMITS, connectionGate, type ConnectionLimits } from './backpressure.js';
-import { BUDGET_RETRY_AFTER, BufferBudget, hasBody } from './budget.js';
 import { DEFAULT_BUFFER_BUDGET, DEFAULT_DATA, DEFAULT_HOST, DEFAULT_PORT } from '../runtime/defaults.js';
+import { type ProgressView, progressBoard } from '../runtime/progress.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { fileStore, memoryStore, startRefusal } from '../store/database.js';
 import { filesMadeFor } from '../store/made-files.js';
-import { rawHeader, type Env } from './routes/kit.js';
-import { progressBoard, type ProgressView } from '../runtime/progress.js';
-import { createRuntime, type Runtime } from '../runtime/runtime.js';
-import { bearerKey, callbackEntry, requestKey, withoutKey, type LogEntry } from './server-log.js';
+import { type AppOptions, createApp, errorEnvelope } from './app.js';
+import { CONNECTION_LIMITS, type ConnectionLimits, connectionGate } from './backpressure.js';
+import { BUDGET_RETRY_AFTER, BufferBudget, hasBody } from './budget.js';
+import { type Env, rawHeader } from './routes/kit.js';
+import { bearerKey, callbackEntry, type LogEntry, requestKey, withoutKey } from './server-log.js';
 
 export interface ServerOptions extends AppOptions {
   port?: number;
@@ -71,14 +71,21 @@ export interface ServerTimeouts {
   checkEveryMs: number;
 }
 
-export const SLOW_CLIENT_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkEveryMs: 1_000 };
+export const SLOW_CLIENT_TIMEOUTS: ServerTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
+};
 
 /** Starts the sandbox HTTP server; resolves once it listens. `close()` stops it and flushes the state. */
 export async function startServer(options: ServerOptions = {}) {
   const data = options.data ?? DEFAULT_DATA;
   const made = options.memory ? null : filesMadeFor(data);
   const progress = progressBoard(options.onServerWork);
-  const store = options.memory ? memoryStore(options.journal) : fileStore(data, { fsync: options.fsync, log: options.log, progress, journal: options.journal });
+  const store = options.memory
+    ? memoryStore(options.journal)
+    : fileStore(data, { fsync: options.fsync, log: options.log, progress, journal: options.journal });
   const runtime = await createRuntime({
     store,
     progress,
@@ -102,10 +109,18 @@ export async function startServer(options: ServerOptions = {}) {
   const app = createApp(runtime, { ...options, budget, allowedHosts: [host, ...(options.allowedHosts ?? [])] });
   const now = () => iso(runtime.sandbox.clock.now());
   const fetch = options.onLog ? logged(app, runtime, options.onLog, now) : app.fetch;
-  const server = httpServer(fetch, now, options.ownsProcess ?? false, runtime.log, { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts }, {
-    ...CONNECTION_LIMITS,
-    ...options.connections,
-  }, budget);
+  const server = httpServer(
+    fetch,
+    now,
+    options.ownsProcess ?? false,
+    runtime.log,
+    { ...SLOW_CLIENT_TIMEOUTS, ...options.timeouts },
+    {
+      ...CONNECTION_LIMITS,
+      ...options.connections,
+    },
+    budget,
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -118,7 +133,8 @@ export async function startServer(options: ServerOptions = {}) {
     await runtime.close();
     made?.remove();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use; pick another with --port`);
+    if (code === 'EADDRINUSE')
+      throw new Error(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use; pick another with --port`);
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -144,7 +160,12 @@ export async function startServer(options: ServerOptions = {}) {
 export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 /** `onLog`: the app's fetch, telling each request and each callback attempt (`--log`). */
-function logged(app: ReturnType<typeof createApp>, runtime: Runtime, onLog: NonNullable<ServerOptions['onLog']>, now: () => string): ReturnType<typeof createApp>['fetch'] {
+function logged(
+  app: ReturnType<typeof createApp>,
+  runtime: Runtime,
+  onLog: NonNullable<ServerOptions['onLog']>,
+  now: () => string,
+): ReturnType<typeof createApp>['fetch'] {
   runtime.sandbox.on(
     (live) => {
       const entry = callbackEntry(live, now());
@@ -158,7 +179,15 @@ function logged(app: ReturnType<typeof createApp>, runtime: Runtime, onLog: NonN
     // The Node server passes the incoming message: its raw headers are read, not a Headers object built for one.
     const authorization = rawHeader((env as Env['Bindings'])!.incoming!.rawHeaders, 'authorization');
     const path = withoutKey(pathOfUrl(request.url), bearerKey(authorization));
-    onLog({ type: 'request', time: now(), method: request.method, path, status: response.status, ms: Math.round(performance.now() - started), key: requestKey(authorization) });
+    onLog({
+      type: 'request',
+      time: now(),
+      method: request.method,
+      path,
+      status: response.status,
+      ms: Math.round(performance.now() - started),
+      key: requestKey(authorization),
+    });
     return response;
   };
 }
@@ -185,10 +214,16 @@ function httpServer(
     errorHandler: (error) => {
       const path = pathOf(current?.url);
       const request = error instanceof RequestError;
-      if (!request) log(`internal error on ${current?.method ?? '?'} ${path}: ${(error as Error).stack ?? String(error)}`);
-      const fault = request ? malformed(error.message) : new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it');
+      if (!request)
+        log(`internal error on ${current?.method ?? '?'} ${path}: ${(error as Error).stack ?? String(error)}`);
+      const fault = request
+        ? malformed(error.message)
+        : new SandboxError('INTERNAL_ERROR', 'Internal error: the sandbox logged it');
       const body = errorEnvelope(fault, path, now());
-      return new Response(JSON.stringify(body), { status: fault.status, headers: { 'content-type': 'application/json', connection: 'close' } });
+      return new Response(JSON.stringify(body), {
+        status: fault.status,
+        headers: { 'content-type': 'application/json', connection: 'close' },
+      });
     },
   });
   // Host is checked by the listener above (in the envelope), not by Node (bare 400).
@@ -220,10 +255,14 @@ function httpServer(
     // nothing was written on the connection yet, then the socket is closed whether or not the client closes its side.
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       if (socket.bytesWritten > 0) return socket.destroy();
-      return void socket.end('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', () => socket.destroy());
+      return void socket.end('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n', () =>
+        socket.destroy(),
+      );
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const fault = tooLarge ? new SandboxError('PAYLOAD_TOO_LARGE', 'Request headers are too large') : malformed(error.message);
+    const fault = tooLarge
+      ? new SandboxError('PAYLOAD_TOO_LARGE', 'Request headers are too large')
+      : malformed(error.message);
     const target = /^\S+ (\S+)/.exec(error.rawPacket?.toString('latin1') ?? '')?.[1];
     const body = JSON.stringify(errorEnvelope(fault, pathOf(target), now()));
     socket.end(

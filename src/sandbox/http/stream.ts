@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { LiveEvent } from '../../core/index.js';
-import type { Env } from './routes/kit.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { Env } from './routes/kit.js';
 
 /** Often enough that proxies and load balancers keep an idle stream open. */
 const HEARTBEAT_MS = 15_000;

@@ -19,7 +19,8 @@ const HEADERS = {
   'Cache-Control': 'no-cache',
   'X-Content-Type-Options': 'nosniff',
   // Everything the page loads or calls is this server: no CDN, no other origin, and no framing by another site.
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' data: blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 };
 
 interface WebFile {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AccountState } from '../../core/index.js';
-import { progressBoard, SERVER, type ProgressBoard } from '../runtime/progress.js';
+import { type ProgressBoard, progressBoard, SERVER } from '../runtime/progress.js';
 import { readPreviousRelease } from './previous-release.js';
 
 /** The files of a previous release's data set, beside its data file. */
@@ -14,7 +14,9 @@ const SUFFIXES = ['', '.journal', '.journal.next', '.delta', '.index'];
  */
 export function previousDataFile(data: string): string | null {
   const candidates = [data, data.replace(/\.db$/, '.json'), join(dirname(data), 'state.json')];
-  return candidates.find((file) => isPreviousRelease(file) || (!existsSync(file) && existsSync(`${file}.journal`))) ?? null;
+  return (
+    candidates.find((file) => isPreviousRelease(file) || (!existsSync(file) && existsSync(`${file}.journal`))) ?? null
+  );
 }
 
 /** Whether a file is a previous release's data file: a JSON document (a database starts with "SQLite format 3"). */
@@ -60,5 +62,7 @@ export function migratePreviousRelease(
     }
   }
   for (const file of files) renameSync(file, `${file}.migrated`);
-  log(`copied the previous release's data set ${previous} into ${database} (${copied} accounts); its files are kept as *.migrated`);
+  log(
+    `copied the previous release's data set ${previous} into ${database} (${copied} accounts); its files are kept as *.migrated`,
+  );
 }

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { keyedByCaller, normalizeAccount, type AccountState } from '../../core/records/state.js';
+import { type AccountState, keyedByCaller, normalizeAccount } from '../../core/records/state.js';
 
 /** Everything the previous release kept, as its data file holds it: one account per API key. */
 export interface SandboxState {
@@ -37,19 +37,27 @@ const WHOLE_BELOW = 256 * 1024 * 1024;
  * change (a first start that never wrote its data file). `wholeBelow`: see `WHOLE_BELOW`.
  */
 export function readPreviousRelease(dataPath: string, { wholeBelow = WHOLE_BELOW } = {}): SandboxState | null {
-  const [deltaPath, journalPath, nextPath] = ['.delta', '.journal', '.journal.next'].map((suffix) => dataPath + suffix) as [string, string, string];
+  const [deltaPath, journalPath, nextPath] = ['.delta', '.journal', '.journal.next'].map(
+    (suffix) => dataPath + suffix,
+  ) as [string, string, string];
   // Both journals are read (and checked) before either is applied.
   const journals = [readJournal(journalPath), readJournal(nextPath)] as const;
   if (!existsSync(dataPath)) {
-    const held = [journals[0] && journals[0].saves.length > 0 && journalPath, journals[1] && journals[1].saves.length > 0 && nextPath];
+    const held = [
+      journals[0] && journals[0].saves.length > 0 && journalPath,
+      journals[1] && journals[1].saves.length > 0 && nextPath,
+    ];
     const beside = [existsSync(deltaPath) && deltaPath, ...held].filter(Boolean);
     if (beside.length === 0) return null;
-    throw new Error(`${dataPath} is missing, but ${beside.join(' and ')} beside it hold changes made after it: copy the files together`);
+    throw new Error(
+      `${dataPath} is missing, but ${beside.join(' and ')} beside it hold changes made after it: copy the files together`,
+    );
   }
   const state = normalizeState(readDataFile(dataPath, wholeBelow));
   for (const batch of readDelta(deltaPath, state.generation ?? 0)) {
     // Each account's head (an account new since made from it), then its records, as journal changes are applied.
-    for (const [key, head] of Object.entries(batch.heads)) apply(state, [key, state.accounts[key] ? 'header' : 'all', null, head]);
+    for (const [key, head] of Object.entries(batch.heads))
+      apply(state, [key, state.accounts[key] ? 'header' : 'all', null, head]);
     for (const record of batch.records) apply(state, record);
     state.generation = batch.generation;
   }
@@ -59,7 +67,9 @@ export function readPreviousRelease(dataPath: string, { wholeBelow = WHOLE_BELOW
     if (journal === null || journal.generation < generation) continue;
     if (journal.generation > generation + i) {
       const path = i === 0 ? journalPath : nextPath;
-      throw new Error(`${path} follows changes that ${dataPath} and its delta file do not hold (generation ${journal.generation}, they ${generation}): a file is missing`);
+      throw new Error(
+        `${path} follows changes that ${dataPath} and its delta file do not hold (generation ${journal.generation}, they ${generation}): a file is missing`,
+      );
     }
     for (const save of journal.saves) for (const change of save) apply(state, change);
   }
@@ -89,7 +99,8 @@ function apply(state: SandboxState, [key, table, id, value]: Change): void {
 /** Each line of `bytes` ending in a newline, with the byte it starts at; the bytes after the last newline too with `tail`. */
 function* linesOf(bytes: Buffer, tail = false): Generator<[line: Buffer, start: number]> {
   let start = 0;
-  for (let end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start)) yield [bytes.subarray(start, end), start];
+  for (let end = bytes.indexOf(10); end >= 0; start = end + 1, end = bytes.indexOf(10, start))
+    yield [bytes.subarray(start, end), start];
   if (tail && start < bytes.length) yield [bytes.subarray(start), start];
 }
 
@@ -97,7 +108,9 @@ function* linesOf(bytes: Buffer, tail = false): Generator<[line: Buffer, start: 
 function object(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -160,7 +173,8 @@ function readDataFile(path: string, wholeBelow: number): SandboxState {
 }
 
 /** Sets a key as an own property, so "__proto__" is a key like any other. */
-const define = (target: object, key: string, value: unknown) => Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+const define = (target: object, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 
 /**
  * A journal: a header (`{"generation":n}`), then a line per save (a save of many changes takes several, each but its
@@ -175,21 +189,30 @@ function readJournal(path: string): { generation: number; saves: Change[][] } | 
   let n = 0;
   for (const [line, start] of linesOf(readFileSync(path))) {
     n++;
-    const sum = line.length > 16 && line.toString('latin1', 0, 6) === '{"k":"' && line.toString('latin1', 14, 16) === '",';
-    const value = sum && line.toString('latin1', 6, 14) !== crc32(line.subarray(16)).toString(16).padStart(8, '0') ? undefined : object(line.toString());
+    const sum =
+      line.length > 16 && line.toString('latin1', 0, 6) === '{"k":"' && line.toString('latin1', 14, 16) === '",';
+    const value =
+      sum && line.toString('latin1', 6, 14) !== crc32(line.subarray(16)).toString(16).padStart(8, '0')
+        ? undefined
+        : object(line.toString());
     // A line failing its checksum (or a plain one after checked ones) is a write cut short, if no good line follows.
     if (value === undefined || (!sum && checked)) {
       damage ??= { at: start, line: n };
       continue;
     }
-    if (damage) throw new Error(`${path} is damaged at byte ${damage.at} (line ${damage.line}): that line does not match its checksum, and good lines follow it`);
+    if (damage)
+      throw new Error(
+        `${path} is damaged at byte ${damage.at} (line ${damage.line}): that line does not match its checksum, and good lines follow it`,
+      );
     checked ||= sum;
-    if (values.length > 0 && !Array.isArray(value.c)) throw new Error(`${path} is not a journal va-sandbox wrote (line ${n} holds no changes)`);
+    if (values.length > 0 && !Array.isArray(value.c))
+      throw new Error(`${path} is not a journal va-sandbox wrote (line ${n} holds no changes)`);
     values.push(value);
   }
   const [header, ...lines] = values;
   if (header === undefined) return null;
-  if (typeof header.generation !== 'number') throw new Error(`${path} is not a journal va-sandbox wrote (its first line names no generation)`);
+  if (typeof header.generation !== 'number')
+    throw new Error(`${path} is not a journal va-sandbox wrote (its first line names no generation)`);
   const saves: Change[][] = [];
   let save: Change[] = [];
   for (const line of lines) {
@@ -206,7 +229,10 @@ function readJournal(path: string): { generation: number; saves: Change[][] } | 
  * (`[account, table, id, value | null]`), then its end: `{"generation","heads","crc"}`, `crc` the CRC32 of its record
  * lines. A batch without its end (a fold a crash cut short) is dropped; one failing its CRC32 throws.
  */
-function readDelta(path: string, after: number): { generation: number; heads: Record<string, unknown>; records: Change[] }[] {
+function readDelta(
+  path: string,
+  after: number,
+): { generation: number; heads: Record<string, unknown>; records: Change[] }[] {
   if (!existsSync(path)) return [];
   const bytes = readFileSync(path);
   const batches: ReturnType<typeof readDelta> = [];
@@ -226,7 +252,8 @@ function readDelta(path: string, after: number): { generation: number; heads: Re
       continue;
     }
     const end = line as { generation: number; heads: Record<string, unknown>; crc: number } | null;
-    if (torn || end?.crc !== crc32(bytes.subarray(from, start))) throw new Error(`${path} is damaged in the batch from byte ${from}: it does not match its checksum`);
+    if (torn || end?.crc !== crc32(bytes.subarray(from, start)))
+      throw new Error(`${path} is damaged in the batch from byte ${from}: it does not match its checksum`);
     if (end.generation > after) batches.push({ generation: end.generation, heads: end.heads, records });
     records = [];
     from = start + bytesOfLine.length + 1;

@@ -1,6 +1,6 @@
 import type { Account } from '../../core/index.js';
-import type { JournalStore } from '../store/journal.js';
 import type { Deliverer } from '../delivery/delivery.js';
+import type { JournalStore } from '../store/journal.js';
 import { giveWay } from './give-way.js';
 import type { ProgressBoard } from './progress.js';
 
@@ -44,23 +44,30 @@ export function clockWalks({ deliverer, progress, keepMs, journal, commit }: Clo
     const move = account.clock.move(kind, body);
     const deadline = performance.now() + WALK_WAIT_MS;
     const from = account.nowMs();
-    const work = progress.start(account.key, `clock ${kind}`, Math.round((move.until() - from) / 1000), 'sandbox seconds');
-    const clock = await deliverer.walk(account, async () => {
-      // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
-      account.clock.standAt(account.nowMs());
-      // A walk over thousands of instants would hold every other request up: it lets them in between slices.
-      const pause = giveWay();
-      for (;;) {
-        const attempting = performance.now() < deadline;
-        if (attempting) await deliverer.deliverDue(account, deadline);
-        const at = account.clock.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
-        if (at === null) break;
-        account.clock.standAt(at);
-        work.report(Math.round((at - from) / 1000));
-        await pause();
-      }
-      return move.finish();
-    }).finally(() => work.end());
+    const work = progress.start(
+      account.key,
+      `clock ${kind}`,
+      Math.round((move.until() - from) / 1000),
+      'sandbox seconds',
+    );
+    const clock = await deliverer
+      .walk(account, async () => {
+        // What is due now goes first, and attempts already under way finish: their outcome sets the retries to come.
+        account.clock.standAt(account.nowMs());
+        // A walk over thousands of instants would hold every other request up: it lets them in between slices.
+        const pause = giveWay();
+        for (;;) {
+          const attempting = performance.now() < deadline;
+          if (attempting) await deliverer.deliverDue(account, deadline);
+          const at = account.clock.nextInstant(move.until(), attempting ? deliverer.inFlightOf(account) : null);
+          if (at === null) break;
+          account.clock.standAt(at);
+          work.report(Math.round((at - from) / 1000));
+          await pause();
+        }
+        return move.finish();
+      })
+      .finally(() => work.end());
     // Time jumped: what ended longer ago than the retention is removed now (else hourly, and when an account is read).
     if (keepMs !== undefined) retain(account, keepMs, journal);
     await commit();

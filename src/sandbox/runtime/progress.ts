@@ -32,7 +32,15 @@ export function progressBoard(onServerWork: (view: ProgressView | null) => void 
   const works = new Map<string, { what: string; done: number; total: number; unit: string; started: number }>();
   const viewOf = (key: string): ProgressView | null => {
     const work = works.get(key);
-    return work ? { what: work.what, done: work.done, total: work.total, unit: work.unit, elapsedMs: Math.round(performance.now() - work.started) } : null;
+    return work
+      ? {
+          what: work.what,
+          done: work.done,
+          total: work.total,
+          unit: work.unit,
+          elapsedMs: Math.round(performance.now() - work.started),
+        }
+      : null;
   };
   return {
     start(key: string, what: string, total: number, unit: string): Work {

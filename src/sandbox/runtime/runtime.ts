@@ -1,11 +1,19 @@
-import { randomUUID, randomInt } from 'node:crypto';
-import { ACCOUNT_CACHE, createSandbox, defaultDeliveryPolicy, type AccountCache, type IdSource, type Sandbox, type WallClock } from '../../core/index.js';
+import { randomInt, randomUUID } from 'node:crypto';
 import { DAY_MS } from '../../core/clock/retention.js';
-import { clockWalks, retain } from './clock-walks.js';
+import {
+  ACCOUNT_CACHE,
+  type AccountCache,
+  createSandbox,
+  defaultDeliveryPolicy,
+  type IdSource,
+  type Sandbox,
+  type WallClock,
+} from '../../core/index.js';
 import { createDeliverer, type Transport } from '../delivery/delivery.js';
-import { progressBoard, SERVER, type ProgressBoard, type Work } from './progress.js';
 import type { Store } from '../store/database.js';
 import type { JournalStore } from '../store/journal.js';
+import { clockWalks, retain } from './clock-walks.js';
+import { type ProgressBoard, progressBoard, SERVER, type Work } from './progress.js';
 
 export interface RuntimeOptions {
   store: Store;
@@ -212,10 +220,25 @@ function dueTimer({ store, sandbox, clock, pump }: DueTimerOptions) {
  * due in (the others are read when first used). The log says so when there is some: each expiry is an event and a
  * callback, and a large state that all fell due takes a while to start.
  */
-async function catchUp({ store, clock, log, progress, tick }: { store: Store; clock: WallClock; log: (line: string) => void; progress: ProgressBoard; tick: (work?: Work) => void }) {
+async function catchUp({
+  store,
+  clock,
+  log,
+  progress,
+  tick,
+}: {
+  store: Store;
+  clock: WallClock;
+  log: (line: string) => void;
+  progress: ProgressBoard;
+  tick: (work?: Work) => void;
+}) {
   const started = performance.now();
   const behind = store.waking(clock.now()).length > 0;
-  if (behind) log('doing what fell due while the server was stopped (expiries, delayed client CVUs, deliveries) before answering');
+  if (behind)
+    log(
+      'doing what fell due while the server was stopped (expiries, delayed client CVUs, deliveries) before answering',
+    );
   const catchingUp = behind ? progress.start(SERVER, 'catching up at start', 0, 'accounts') : undefined;
   try {
     tick(catchingUp);

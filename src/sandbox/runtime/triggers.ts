@@ -1,16 +1,16 @@
 import { randomInt } from 'node:crypto';
 import {
+  type Account,
+  type ClientView,
   clients,
   formatCents,
   fromCents,
   MAX_CENTS,
   parse,
   SandboxError,
-  type Account,
-  type ClientView,
   type VaPaymentView,
 } from '../../core/index.js';
-import { triggerSchema, type TriggerEvent, type TriggerInput, type TriggerView } from '../../core/records/index.js';
+import { type TriggerEvent, type TriggerInput, type TriggerView, triggerSchema } from '../../core/records/index.js';
 import type { Runtime } from './runtime.js';
 
 /**

@@ -1,2 +1,2 @@
 /** Scenario running: a file's steps over the HTTP API, API faults in scenarios, JUnit reports. */
-export { type RunEvent, type RunResult, type StepResult } from './scenario-runner.js';
+export type { RunEvent, RunResult, StepResult } from './scenario-runner.js';

@@ -11,7 +11,8 @@ type Expected = Extract<ScenarioStep, { do: 'expectRequest' }>['expectRequest'];
 const CLOSEST = 3;
 
 /** `POST /api/v1/va-payments`, as a step's label shows it. */
-export const requestTarget = ({ expectRequest: e }: { expectRequest: Expected }): string => `${e.method ?? '*'} ${e.path}`;
+export const requestTarget = ({ expectRequest: e }: { expectRequest: Expected }): string =>
+  `${e.method ?? '*'} ${e.path}`;
 
 /** The step's failures: none when as many requests matched as it asks; else how many did, and the closest ones seen. */
 export async function expectRequest(expected: Expected, client: SandboxClient): Promise<string[]> {
@@ -26,7 +27,10 @@ export async function expectRequest(expected: Expected, client: SandboxClient): 
     .filter(({ problems }) => problems.length > 0)
     .sort((a, b) => distance(a.problems) - distance(b.problems))
     .slice(0, CLOSEST)
-    .map(({ request, problems }) => `closest: ${request.method} ${request.path} ${request.status ?? 'no answer'} (${request.id}): ${problems.join('; ')}`);
+    .map(
+      ({ request, problems }) =>
+        `closest: ${request.method} ${request.path} ${request.status ?? 'no answer'} (${request.id}): ${problems.join('; ')}`,
+    );
   return [failure, ...(seen.length === 0 ? ['the account sent no /api/v1 request'] : closest)];
 }
 
@@ -41,4 +45,7 @@ function problemsOf(expected: Expected, request: JournalItem): string[] {
 
 /** How far a request is from the one expected: a wrong path weighs most, then the method, then each body difference. */
 const distance = (problems: string[]): number =>
-  problems.reduce((sum, problem) => sum + (problem.startsWith('path ') ? 100 : problem.startsWith('method ') ? 10 : 1), 0);
+  problems.reduce(
+    (sum, problem) => sum + (problem.startsWith('path ') ? 100 : problem.startsWith('method ') ? 10 : 1),
+    0,
+  );

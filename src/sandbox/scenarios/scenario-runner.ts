@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { issuesToDetails } from '../../core/records/schemas.js';
-import { isExpectation, RECEIVER, scenarioSchema, type Scenario, type ScenarioStep, type Scope } from '../../core/scenarios/scenario.js';
 import { sandboxClient } from '../../client/api-client.js';
-import { startReceiver, type Receiver } from '../delivery/receiver.js';
+import { issuesToDetails } from '../../core/records/schemas.js';
+import {
+  isExpectation,
+  RECEIVER,
+  type Scenario,
+  type ScenarioStep,
+  type Scope,
+  scenarioSchema,
+} from '../../core/scenarios/scenario.js';
+import { type Receiver, startReceiver } from '../delivery/receiver.js';
 import { describeError, labelOf, runStep, type StepContext } from './scenario-steps.js';
 
 /**
@@ -31,7 +38,10 @@ export async function loadScenarioFile(file: string): Promise<Extract<LoadedScen
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ScenarioFileError(file, `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ScenarioFileError(
+      file,
+      `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   let json: unknown;
   try {
@@ -110,7 +120,10 @@ export async function runScenarios(scenarios: LoadedScenario[], options: RunOpti
   try {
     receiver = await startReceiver(
       callbackUrl
-        ? { port: Number(callbackUrl.port || (callbackUrl.protocol === 'https:' ? 443 : 80)), host: LOOPBACK[callbackUrl.hostname] ?? '0.0.0.0' }
+        ? {
+            port: Number(callbackUrl.port || (callbackUrl.protocol === 'https:' ? 443 : 80)),
+            host: LOOPBACK[callbackUrl.hostname] ?? '0.0.0.0',
+          }
         : {},
     );
     const url = options.url ?? embedded!.url;
@@ -119,10 +132,25 @@ export async function runScenarios(scenarios: LoadedScenario[], options: RunOpti
     for (const [i, loaded] of scenarios.entries()) {
       // Each scenario's callbacks go under a path of its own, so a late retry of one never lands in another.
       const base = `${receiverBase}/s${i + 1}`;
-      results.push(await runOne(loaded, { url, receiver, receiverBase: base, prefix: new URL(base).pathname, settleTimeoutMs: options.settleTimeoutMs, options }));
+      results.push(
+        await runOne(loaded, {
+          url,
+          receiver,
+          receiverBase: base,
+          prefix: new URL(base).pathname,
+          settleTimeoutMs: options.settleTimeoutMs,
+          options,
+        }),
+      );
     }
     const failed = results.filter((r) => r.status === 'failed').length;
-    return { passed: results.length - failed, failed, url, scenarios: results, durationMs: Math.round(performance.now() - started) };
+    return {
+      passed: results.length - failed,
+      failed,
+      url,
+      scenarios: results,
+      durationMs: Math.round(performance.now() - started),
+    };
   } finally {
     await receiver?.close();
     await embedded?.close();
@@ -147,7 +175,15 @@ async function runOne(loaded: LoadedScenario, ctx: Context): Promise<ScenarioRes
   if ('error' in loaded) {
     // Not a scenario: one failed step that says why (every problem), in the report as in the output.
     const name = basename(file);
-    const load = result(0, `load ${file}`, 'load', 'action', 'failed', loaded.error.details.length ? loaded.error.details : [loaded.error.message], 0);
+    const load = result(
+      0,
+      `load ${file}`,
+      'load',
+      'action',
+      'failed',
+      loaded.error.details.length ? loaded.error.details : [loaded.error.message],
+      0,
+    );
     emit({ type: 'scenario:start', file, name, apiKey: '' });
     emit({ type: 'step', file, step: load });
     const outcome: ScenarioResult = { file, name, apiKey: '', status: 'failed', steps: [load], durationMs: 0 };
@@ -155,7 +191,11 @@ async function runOne(loaded: LoadedScenario, ctx: Context): Promise<ScenarioRes
     return outcome;
   }
   const { scenario } = loaded;
-  const apiKey = ctx.options.apiKey ?? `sk_scenario_${basename(file).replace(/\.json$/, '').replace(/\W+/g, '_')}_${randomUUID().slice(0, 8)}`;
+  const apiKey =
+    ctx.options.apiKey ??
+    `sk_scenario_${basename(file)
+      .replace(/\.json$/, '')
+      .replace(/\W+/g, '_')}_${randomUUID().slice(0, 8)}`;
   const client = sandboxClient(ctx.url, apiKey);
   emit({ type: 'scenario:start', file, name: scenario.name, apiKey });
   const scope: Scope = { [RECEIVER]: { url: ctx.receiverBase } };
@@ -187,7 +227,15 @@ async function runOne(loaded: LoadedScenario, ctx: Context): Promise<ScenarioRes
       failures = [describeError(error)];
       stopped = kind === 'action';
     }
-    const done = result(index, label, step.do, kind, failures.length ? 'failed' : 'passed', failures, performance.now() - stepStarted);
+    const done = result(
+      index,
+      label,
+      step.do,
+      kind,
+      failures.length ? 'failed' : 'passed',
+      failures,
+      performance.now() - stepStarted,
+    );
     steps.push(done);
     emit({ type: 'step', file, step: done });
   }
@@ -212,4 +260,3 @@ const result = (
   failures: string[],
   ms: number,
 ): StepResult => ({ index, label, do: kind, kind: type, status, failures, durationMs: Math.round(ms) });
-

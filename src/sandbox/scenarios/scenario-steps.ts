@@ -1,4 +1,19 @@
 import {
+  type AllocationBody,
+  type CreateClientBody,
+  type CreateInvoiceBody,
+  type CreateVaPaymentBody,
+  type DebitBody,
+  type HubPatchBody,
+  type LedgerEntryBody,
+  SandboxApiError,
+  type SandboxClient,
+  type TransferBody,
+  type TriggerBody,
+  type UpdateClientBody,
+  type UpdateInvoiceBody,
+} from '../../client/api-client.js';
+import {
   interpolate,
   isExpectation,
   mismatches,
@@ -6,21 +21,6 @@ import {
   type ScenarioStep,
   type Scope,
 } from '../../core/scenarios/scenario.js';
-import {
-  SandboxApiError,
-  type CreateClientBody,
-  type CreateInvoiceBody,
-  type CreateVaPaymentBody,
-  type DebitBody,
-  type LedgerEntryBody,
-  type AllocationBody,
-  type UpdateInvoiceBody,
-  type HubPatchBody,
-  type SandboxClient,
-  type TransferBody,
-  type TriggerBody,
-  type UpdateClientBody,
-} from '../../client/api-client.js';
 import type { Receiver } from '../delivery/receiver.js';
 import { apiFaultTarget, faultFailures, withIdempotencyKey } from './scenario-faults.js';
 import { expectRequest, requestTarget } from './scenario-requests.js';
@@ -68,20 +68,29 @@ function targetOf(step: ScenarioStep): string {
 }
 
 export function describeError(error: unknown): string {
-  if (error instanceof SandboxApiError) return `${error.message}${error.details.length ? ` (${error.details.join('; ')})` : ''}`;
+  if (error instanceof SandboxApiError)
+    return `${error.message}${error.details.length ? ` (${error.details.join('; ')})` : ''}`;
   if (error instanceof ScenarioReferenceError) return error.message;
   return (error as Error).message;
 }
 
 /** Runs one step; resolves with its failures (none: it passed), or throws when it could not run. */
-export async function runStep(step: ScenarioStep, client: SandboxClient, scope: Scope, ctx: StepContext): Promise<string[]> {
+export async function runStep(
+  step: ScenarioStep,
+  client: SandboxClient,
+  scope: Scope,
+  ctx: StepContext,
+): Promise<string[]> {
   if (isExpectation(step) || step.do === 'advanceClock' || step.do === 'failReceiver') {
     // What is due is sent before time moves, a receiver is armed or anything is read: so each retry counts from
     // the failure before it, and expectations see every callback the steps before them caused.
     await client.deliveries.settle({ timeoutMs: ctx.settleTimeoutMs });
   }
   // `expect` is resolved once the step has answered: it may read the step's own result.
-  const s = 'expect' in step ? { ...interpolate({ ...step, expect: undefined }, scope), expect: step.expect } : interpolate(step, scope);
+  const s =
+    'expect' in step
+      ? { ...interpolate({ ...step, expect: undefined }, scope), expect: step.expect }
+      : interpolate(step, scope);
   switch (s.do) {
     case 'failReceiver':
       ctx.receiver.failNext(s.times, { status: s.status, path: ctx.prefix + (s.path ?? '') });
@@ -111,7 +120,10 @@ type Action = Exclude<ScenarioStep, { do: 'failReceiver' | 'apiFault' | `expect$
 async function act(step: Action, client: SandboxClient, scope: Scope): Promise<string[]> {
   let data: unknown;
   try {
-    data = await call(step, step.idempotencyKey === undefined ? client : withIdempotencyKey(client, step.idempotencyKey));
+    data = await call(
+      step,
+      step.idempotencyKey === undefined ? client : withIdempotencyKey(client, step.idempotencyKey),
+    );
   } catch (error) {
     if (step.expectFault) return faultFailures(error);
     if (step.expectError !== undefined && error instanceof SandboxApiError) {
@@ -170,7 +182,12 @@ function call(step: Action, client: SandboxClient): Promise<unknown> {
 type CallbackStep = Extract<ScenarioStep, { do: 'expectCallbacks' }>;
 
 /** The callbacks one URL of the receiver got, one per event in order of first arrival, against the expected list. */
-async function expectCallbacks(url: string, expected: CallbackStep['callbacks'], client: SandboxClient, ctx: StepContext): Promise<string[]> {
+async function expectCallbacks(
+  url: string,
+  expected: CallbackStep['callbacks'],
+  client: SandboxClient,
+  ctx: StepContext,
+): Promise<string[]> {
   const rest = url.slice(ctx.receiverBase.length);
   if (!url.startsWith(ctx.receiverBase) || !/^([/?]|$)/.test(rest)) {
     return [`expectCallbacks reads the runner's receiver: url must start with \${receiver.url}, got ${url}`];
@@ -193,21 +210,32 @@ async function expectCallbacks(url: string, expected: CallbackStep['callbacks'],
     headers: attempts[0]!.headers,
   }));
   const wanted = expected.map((c) =>
-    c.headers ? { ...c, headers: Object.fromEntries(Object.entries(c.headers).map(([name, value]) => [name.toLowerCase(), value])) } : c,
+    c.headers
+      ? {
+          ...c,
+          headers: Object.fromEntries(Object.entries(c.headers).map(([name, value]) => [name.toLowerCase(), value])),
+        }
+      : c,
   );
   const problems = mismatches(wanted, actual, 'callbacks');
   if (problems.length && expected.length !== actual.length) {
-    problems.push(`received: ${actual.map((c) => `${c.eventType} (${c.attempts} attempt${c.attempts === 1 ? '' : 's'})`).join(', ') || 'nothing'}`);
+    problems.push(
+      `received: ${actual.map((c) => `${c.eventType} (${c.attempts} attempt${c.attempts === 1 ? '' : 's'})`).join(', ') || 'nothing'}`,
+    );
   }
   return problems;
 }
 
-async function expectEvents(step: Extract<ScenarioStep, { do: 'expectEvents' }>, client: SandboxClient): Promise<string[]> {
+async function expectEvents(
+  step: Extract<ScenarioStep, { do: 'expectEvents' }>,
+  client: SandboxClient,
+): Promise<string[]> {
   const events = (await client.events.all())
     .filter((e) => (step.vaPaymentId !== undefined ? e.vaPaymentId === step.vaPaymentId : e.clientId === step.clientId))
     .reverse()
     .map((e) => ({ eventType: e.eventType, url: e.url, delivery: e.deliveries[0]?.status, body: e.body }));
   const problems = mismatches(step.events, events, 'events');
-  if (problems.length && step.events.length !== events.length) problems.push(`raised: ${events.map((e) => e.eventType).join(', ') || 'nothing'}`);
+  if (problems.length && step.events.length !== events.length)
+    problems.push(`raised: ${events.map((e) => e.eventType).join(', ') || 'nothing'}`);
   return problems;
 }

@@ -3,10 +3,10 @@
  * under a staged id swapped in at the end, the sweep of retired ids' records, a copy of the previous release's accounts.
  */
 import type { DatabaseSync as Database } from 'node:sqlite';
-import { accountHead, emptyAccountState, normalizeAccount, type AccountState } from '../../core/index.js';
+import { type AccountState, accountHead, emptyAccountState, normalizeAccount } from '../../core/index.js';
 import type { AccountHead } from '../../core/store/repository.js';
 import { SLICE_MS } from '../runtime/give-way.js';
-import { checksum, JOURNAL_TABLE, putRecord, recordsInOrder, TABLE_NAMES, writeRecords, type Sql } from './records.js';
+import { checksum, JOURNAL_TABLE, putRecord, recordsInOrder, type Sql, TABLE_NAMES, writeRecords } from './records.js';
 
 export type Write = <T>(key: string | null, run: (account: number) => T) => T;
 
@@ -15,7 +15,15 @@ export type Write = <T>(key: string | null, run: (account: number) => T) => T;
  * then swaps it in for the key's in one write; the old id is retired. A slice that cannot be stored retires the staged
  * id. (A staged account's row has no wake: nothing of it is due or sent before the swap.)
  */
-export async function replaceAccount(sql: Sql, write: Write, save: () => Promise<void>, retire: (account: number) => void, key: string, state: AccountState, swapped: (id: number) => void) {
+export async function replaceAccount(
+  sql: Sql,
+  write: Write,
+  save: () => Promise<void>,
+  retire: (account: number) => void,
+  key: string,
+  state: AccountState,
+  swapped: (id: number) => void,
+) {
   const staged = write(null, () => newAccount(sql, `${key}${STAGED}`, accountHead(state), 0));
   const rows = recordsInOrder(state);
   try {
@@ -59,7 +67,13 @@ export function sweeper(sql: Sql, write: Write) {
       write(null, () => {
         let slice = SWEEP_SLICE;
         for (const name of [...Object.values(TABLE_NAMES), JOURNAL_TABLE]) {
-          if (slice > 0) slice -= Number(sql(`DELETE FROM ${name} WHERE seq IN (SELECT seq FROM ${name} WHERE account = ? LIMIT ?)`).run(retired.account, slice).changes);
+          if (slice > 0)
+            slice -= Number(
+              sql(`DELETE FROM ${name} WHERE seq IN (SELECT seq FROM ${name} WHERE account = ? LIMIT ?)`).run(
+                retired.account,
+                slice,
+              ).changes,
+            );
         }
         if (slice > 0) {
           sql('DELETE FROM counts WHERE account = ?').run(retired.account);
@@ -127,7 +141,10 @@ function writeAccount(sql: Sql, key: string, state: AccountState, sending: 0 | 1
 /** A new account's row, with its head; its id. */
 function newAccount(sql: Sql, key: string, head: AccountHead, sending: 0 | 1): number {
   const text = JSON.stringify(head);
-  return Number(sql('INSERT INTO accounts (key, head, crc, sending) VALUES (?, ?, ?, ?)').run(key, text, checksum(text), sending).lastInsertRowid);
+  return Number(
+    sql('INSERT INTO accounts (key, head, crc, sending) VALUES (?, ?, ?, ?)').run(key, text, checksum(text), sending)
+      .lastInsertRowid,
+  );
 }
 
 /** Replaces an account's head. */
@@ -137,7 +154,11 @@ export function writeHeadOf(sql: Sql, account: number, head: AccountHead): void 
 }
 
 /** Copies whole accounts into the database in one transaction (a migration). */
-export function importAll(db: Database, accounts: Record<string, AccountState>, report: (copied: number) => void): void {
+export function importAll(
+  db: Database,
+  accounts: Record<string, AccountState>,
+  report: (copied: number) => void,
+): void {
   const sql = (text: string) => db.prepare(text);
   db.exec('BEGIN');
   try {
@@ -151,4 +172,3 @@ export function importAll(db: Database, accounts: Record<string, AccountState>, 
     throw error;
   }
 }
-

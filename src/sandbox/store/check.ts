@@ -14,9 +14,9 @@ import {
   INTEGRITY_AT_START_BYTES,
   newerRelease,
   notADatabase,
+  StoreDamagedError,
   schemaVersion,
   startRefusal,
-  StoreDamagedError,
 } from './start-check.js';
 
 /** What a check found: how many records it read, and one line per damaged thing (none: the file is sound). */
@@ -37,7 +37,10 @@ class CheckRefused extends Error {}
 function checkedTables(db: DatabaseSync): typeof RECORD_TABLES {
   const withCrc = db.prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = 'crc'");
   const withState = db.prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = 'state'");
-  return RECORD_TABLES.filter(({ table }) => withCrc.get(table) !== undefined).map((checked) => ({ ...checked, state: checked.state === true && withState.get(checked.table) !== undefined }));
+  return RECORD_TABLES.filter(({ table }) => withCrc.get(table) !== undefined).map((checked) => ({
+    ...checked,
+    state: checked.state === true && withState.get(checked.table) !== undefined,
+  }));
 }
 
 /** Rows a pass of the CRC reads per statement: node:sqlite keeps a function's arguments until its statement ends. */
@@ -48,11 +51,20 @@ const CHUNK = 5_000;
  * at a time (about 7 s and 200 MiB for 1,000,000 payments, where one statement held 1 GB); a table without rowids row
  * by row in JavaScript (twice as slow, but its memory stays flat).
  */
-function mismatches(db: DatabaseSync, { table, id, text, state }: (typeof RECORD_TABLES)[number]): { rows: number; ids: string[] } {
+function mismatches(
+  db: DatabaseSync,
+  { table, id, text, state }: (typeof RECORD_TABLES)[number],
+): { rows: number; ids: string[] } {
   const ids: string[] = [];
   let rows = 0;
-  if (db.prepare("SELECT 1 FROM sqlite_schema WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'").get(table) !== undefined) {
-    for (const row of db.prepare(`SELECT ${id} AS id, ${text} AS text, crc FROM ${table}`).iterate() as Iterable<{ id: string; text: string; crc: number }>) {
+  if (
+    db.prepare("SELECT 1 FROM sqlite_schema WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'").get(table) !== undefined
+  ) {
+    for (const row of db.prepare(`SELECT ${id} AS id, ${text} AS text, crc FROM ${table}`).iterate() as Iterable<{
+      id: string;
+      text: string;
+      crc: number;
+    }>) {
       rows++;
       if (crc32(row.text) !== row.crc) ids.push(row.id);
     }
@@ -81,7 +93,8 @@ function mismatches(db: DatabaseSync, { table, id, text, state }: (typeof RECORD
  * pragma (`integrity_check` up to `INTEGRITY_AT_START_BYTES`, else `quick_check`; `full`: `integrity_check` always).
  */
 export function checkDatabase(file: string, full = false): CheckResult {
-  if (!existsSync(file)) throw new CheckRefused(`no database at ${file} (give the one a server uses with --data, or VA_SANDBOX_DATA)`);
+  if (!existsSync(file))
+    throw new CheckRefused(`no database at ${file} (give the one a server uses with --data, or VA_SANDBOX_DATA)`);
   const stat = statSync(file);
   const size = stat.size;
   const what = notAFile(stat) ?? (size === 0 ? 'an empty file' : null);
@@ -131,4 +144,5 @@ function recordsChecked(db: DatabaseSync, file: string, damaged: string[]): Chec
 }
 
 /** The one line a check that found damage ends with: how much, and what to do. */
-export const damagedLine = (file: string, result: CheckResult): string => damagedFile(file, `${result.damaged.length} found damaged, ${result.records} records read`).message;
+export const damagedLine = (file: string, result: CheckResult): string =>
+  damagedFile(file, `${result.damaged.length} found damaged, ${result.records} records read`).message;

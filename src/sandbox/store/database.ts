@@ -16,12 +16,21 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
+import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
+import { DEFAULT_JOURNAL } from '../runtime/defaults.js';
+import type { ProgressBoard } from '../runtime/progress.js';
+import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
 import { notAFile } from './file-kind.js';
-import { takeLock, type Lock } from './lock.js';
+import { groupCommit } from './group.js';
+import { type JournalStore, journalRows } from './journal.js';
+import { type Lock, takeLock } from './lock.js';
+import { checksum, headOf, readAccount, statementCache } from './records.js';
+import { repository, storedRows } from './repository.js';
+import { migrate, withFunctions } from './schema.js';
 import {
   CHECK_AT_START_BYTES,
-  checkAside,
   type CheckAside,
+  checkAside,
   damaged,
   headerRefusal,
   INTEGRITY_AT_START_BYTES,
@@ -29,20 +38,11 @@ import {
   newerRelease,
   notADatabase,
   problemsOf,
+  StoreDamagedError,
   schemaVersion,
   startRefusal,
-  StoreDamagedError,
   writable,
 } from './start-check.js';
-import type { ProgressBoard } from '../runtime/progress.js';
-import { migratePreviousRelease, previousDataFile } from '../previous-release/migrate.js';
-import { checksum, headOf, readAccount, statementCache } from './records.js';
-import { repository, storedRows } from './repository.js';
-import { accountIds, importAll, NEW_HEAD, replaceAccount, STAGED, sweeper, writeHeadOf } from './accounts.js';
-import { migrate, withFunctions } from './schema.js';
-import { groupCommit } from './group.js';
-import { DEFAULT_JOURNAL } from '../runtime/defaults.js';
-import { journalRows, type JournalStore } from './journal.js';
 
 /**
  * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
@@ -127,15 +127,33 @@ export function fileStore(path: string, options: StoreOptions = {}): Store {
   const lock = takeLock(`${file}.lock`, file, (message) => new StoreLockedError(message), log);
   try {
     if (!existsSync(file) && existsSync(`${file}-wal`)) {
-      throw new StoreDamagedError(`${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`);
+      throw new StoreDamagedError(
+        `${file}-wal is there without its database ${file}: restore the database beside it, or move the WAL away to start afresh`,
+      );
     }
     // A larger file is checked whole beside the server rather than before it answers (see `checkAside`).
     const size = existsSync(file) ? statSync(file).size : 0;
-    const check = size <= INTEGRITY_AT_START_BYTES ? 'integrity_check' : size <= CHECK_AT_START_BYTES ? 'quick_check' : null;
+    const check =
+      size <= INTEGRITY_AT_START_BYTES ? 'integrity_check' : size <= CHECK_AT_START_BYTES ? 'quick_check' : null;
     const db = open(file, options.fsync ?? false, check);
     const isEmpty = () => db.prepare('SELECT count(*) AS n FROM accounts').get()!.n === 0;
-    if (previous) migratePreviousRelease(previous, file, isEmpty, (accounts, report) => importAll(db, accounts, report), log, options.progress);
-    return sqliteStore(db, file, lock, check === 'integrity_check' ? null : checkAside(file), options.journal ?? DEFAULT_JOURNAL, log);
+    if (previous)
+      migratePreviousRelease(
+        previous,
+        file,
+        isEmpty,
+        (accounts, report) => importAll(db, accounts, report),
+        log,
+        options.progress,
+      );
+    return sqliteStore(
+      db,
+      file,
+      lock,
+      check === 'integrity_check' ? null : checkAside(file),
+      options.journal ?? DEFAULT_JOURNAL,
+      log,
+    );
   } catch (error) {
     lock.release();
     throw error;
@@ -164,7 +182,9 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
   try {
     db = withFunctions(new DatabaseSync(file));
     // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
-    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`);
+    db.exec(
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`,
+    );
     db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
     const version = schemaVersion(db);
     const newer = newerRelease(file, version);
@@ -176,7 +196,8 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
     const header = headerRefusal(db, file);
     if (header !== null) throw header;
     const readOnly = file === ':memory:' ? null : writable(db);
-    if (readOnly !== null) throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
+    if (readOnly !== null)
+      throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
     try {
       migrate(db, version);
     } catch (error) {
@@ -189,7 +210,14 @@ function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_ch
   }
 }
 
-function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside: CheckAside | null, keep: number, log: (line: string) => void = () => {}): Store {
+function sqliteStore(
+  db: Database,
+  path: string | null,
+  lock: Lock | null,
+  aside: CheckAside | null,
+  keep: number,
+  log: (line: string) => void = () => {},
+): Store {
   const checked = aside?.done ?? Promise.resolve();
   checked.catch(() => {}); // whoever runs the server reads it (`Store.checked`)
   const sql = statementCache(db);
@@ -221,7 +249,11 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
       if (key === null) return run(0);
       if (!touched.has(key)) {
         touched.add(key);
-        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
+        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(
+          key,
+          NEW_HEAD,
+          checksum(NEW_HEAD),
+        );
       }
       return run(ids.of(key)!);
     });
@@ -233,16 +265,30 @@ function sqliteStore(db: Database, path: string | null, lock: Lock | null, aside
     path,
     checked,
     head: (key) => {
-      const row = sql('SELECT head, crc FROM accounts WHERE key = ?').get(key) as { head: string; crc: number } | undefined;
+      const row = sql('SELECT head, crc FROM accounts WHERE key = ?').get(key) as
+        | { head: string; crc: number }
+        | undefined;
       return row && headOf(file, key, row);
     },
     writeHead: (key, head) => write(key, (account) => writeHeadOf(sql, account, head)),
-    records: (key) => repository(sql, file, () => ids.of(key), (run) => write(key, run), ids.epoch),
+    records: (key) =>
+      repository(
+        sql,
+        file,
+        () => ids.of(key),
+        (run) => write(key, run),
+        ids.epoch,
+      ),
     read: (key, unreadable) => readAccount(sql, key, file, unreadable),
     rows: (key, table, where, unreadable) => storedRows(sql, file, () => ids.of(key), table, where, unreadable),
-    replace: (key, state) => replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
+    replace: (key, state) =>
+      replaceAccount(sql, write, groups.save, retired.retire, key, state, (id) => ids.set(key, id)),
     waking: (now) =>
-      (sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as { key: string }[]).map((row) => row.key),
+      (
+        sql('SELECT key FROM accounts WHERE sending UNION SELECT key FROM accounts WHERE due_at <= ?').all(now) as {
+          key: string;
+        }[]
+      ).map((row) => row.key),
     nextDueAt: () => (sql('SELECT min(due_at) AS at FROM accounts').get() as { at: number | null }).at,
     save: groups.save,
     committed: groups.committed,

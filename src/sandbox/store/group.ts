@@ -42,7 +42,9 @@ export function groupCommit(db: Database, path: string | null, log: (line: strin
   function begin(): Group {
     db.exec('BEGIN');
     let settle!: (error: Error | null) => void;
-    const promise = new Promise<void>((resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())));
+    const promise = new Promise<void>(
+      (resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())),
+    );
     promise.catch(() => {}); // a group nobody waits on (due work) still logs why it failed
     const current: Group = { promise, failed: null, reads: [] };
     group = current;

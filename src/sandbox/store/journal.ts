@@ -52,11 +52,18 @@ const COLUMNS = 'id, at, method, path, status, data, request_body AS requestBody
  */
 export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: number): JournalStore {
   const insert = () =>
-    sql(`INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const idOf = (key: string) => (sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined)?.id ?? null;
+    sql(
+      `INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+  const idOf = (key: string) =>
+    (sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined)?.id ?? null;
   /** The key's account row, made with a new head if it has none (a key that only read has none); its id. */
   const ensure = (key: string): number => {
-    sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(key, NEW_HEAD, checksum(NEW_HEAD));
+    sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(
+      key,
+      NEW_HEAD,
+      checksum(NEW_HEAD),
+    );
     return idOf(key)!;
   };
   /** The requests of this turn, not written yet. */
@@ -69,13 +76,26 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: numbe
       const written = new Set<number>();
       for (const [key, row] of rows) {
         const account = ensure(key);
-        insert().run(row.id, row.at, row.method, row.path, row.status, row.data, row.requestBody, row.responseBody, account);
+        insert().run(
+          row.id,
+          row.at,
+          row.method,
+          row.path,
+          row.status,
+          row.data,
+          row.requestBody,
+          row.responseBody,
+          account,
+        );
         written.add(account);
       }
       // Each account keeps its newest `keep`: the oldest past it go, in one statement.
       for (const account of written) {
         const over = count(sql, account) - keep;
-        if (over > 0) sql(`DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`).run(account, over);
+        if (over > 0)
+          sql(
+            `DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`,
+          ).run(account, over);
       }
     });
   }
@@ -102,39 +122,64 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: numbe
     get(key, id) {
       flush();
       const account = idOf(key);
-      return account === null ? undefined : (sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? AND id = ?`).get(account, id) as JournalRow | undefined);
+      return account === null
+        ? undefined
+        : (sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? AND id = ?`).get(account, id) as
+            | JournalRow
+            | undefined);
     },
     clear(key) {
       flush();
       const account = idOf(key);
-      return account === null ? 0 : write(() => Number(sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ?`).run(account).changes));
+      return account === null
+        ? 0
+        : write(() => Number(sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ?`).run(account).changes));
     },
     prune(key, before) {
       flush();
       const account = idOf(key);
-      if (account !== null) write(() => sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ? AND at < ?`).run(account, before));
+      if (account !== null)
+        write(() => sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ? AND at < ?`).run(account, before));
     },
   };
 }
 
 /** A page of an account's requests, newest first, and how many match. */
-function pageOf(sql: Sql, account: number, filter: JournalFilter, skip: number, limit: number): { rows: JournalRow[]; total: number } {
+function pageOf(
+  sql: Sql,
+  account: number,
+  filter: JournalFilter,
+  skip: number,
+  limit: number,
+): { rows: JournalRow[]; total: number } {
   const [where, values] = conditions(account, filter);
   if (where.length === 1 && !filter.path) {
-    const rows = sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq DESC LIMIT ? OFFSET ?`).all(account, limit, skip);
+    const rows = sql(
+      `SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq DESC LIMIT ? OFFSET ?`,
+    ).all(account, limit, skip);
     return { rows: rows as unknown as JournalRow[], total: count(sql, account) };
   }
   // At most the bound's rows of one account: read by their path, filtered, then only the page read whole.
-  const matching = (sql(`SELECT seq, path FROM ${JOURNAL_TABLE} WHERE ${where.join(' AND ')} ORDER BY seq DESC`).all(...values) as { seq: number; path: string }[]).filter(
-    (row) => !filter.path || filter.path(row.path),
-  );
+  const matching = (
+    sql(`SELECT seq, path FROM ${JOURNAL_TABLE} WHERE ${where.join(' AND ')} ORDER BY seq DESC`).all(...values) as {
+      seq: number;
+      path: string;
+    }[]
+  ).filter((row) => !filter.path || filter.path(row.path));
   const seqs = matching.slice(skip, skip + limit).map((row) => row.seq);
-  const rows = seqs.length === 0 ? [] : sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE seq IN (${seqs.map(() => '?').join(', ')}) ORDER BY seq DESC`).all(...seqs);
+  const rows =
+    seqs.length === 0
+      ? []
+      : sql(
+          `SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE seq IN (${seqs.map(() => '?').join(', ')}) ORDER BY seq DESC`,
+        ).all(...seqs);
   return { rows: rows as unknown as JournalRow[], total: matching.length };
 }
 
 /** How many requests an account's journal holds (`counts`, kept by the table's triggers). */
-const count = (sql: Sql, account: number) => (sql("SELECT n FROM counts WHERE account = ? AND list = 'requests'").get(account) as { n: number } | undefined)?.n ?? 0;
+const count = (sql: Sql, account: number) =>
+  (sql("SELECT n FROM counts WHERE account = ? AND list = 'requests'").get(account) as { n: number } | undefined)?.n ??
+  0;
 
 /** A filter's conditions (all but the path's) as SQL, and their values. */
 function conditions(account: number, filter: JournalFilter): [string[], (string | number)[]] {

@@ -13,17 +13,27 @@ const held = new Set<string>();
  * is refused (`refuse`, with one line naming the lock file); a lock whose owner died (a crash or SIGKILL) is stale and
  * taken over, which the log says, naming the lock file.
  */
-export function takeLock(lock: string, file: string, refuse: (message: string) => Error, log: (line: string) => void): Lock {
+export function takeLock(
+  lock: string,
+  file: string,
+  refuse: (message: string) => Error,
+  log: (line: string) => void,
+): Lock {
   let fd = create(lock);
   if (fd < 0) {
     const owner = Number(readFileSync(lock, 'utf8'));
     if (held.has(lock) || (owner !== process.pid && isAlive(owner))) {
-      throw refuse(`${file} is in use by another va-sandbox server (pid ${owner}, lock file ${lock}); stop it, or start with another --data or --memory`);
+      throw refuse(
+        `${file} is in use by another va-sandbox server (pid ${owner}, lock file ${lock}); stop it, or start with another --data or --memory`,
+      );
     }
     log(`took over the lock file ${lock}, left by a va-sandbox server that is no longer running (pid ${owner})`);
     rmSync(lock, { force: true });
     fd = create(lock);
-    if (fd < 0) throw refuse(`${file} was just taken by another va-sandbox server (lock file ${lock}); stop it, or start with another --data`);
+    if (fd < 0)
+      throw refuse(
+        `${file} was just taken by another va-sandbox server (lock file ${lock}); stop it, or start with another --data`,
+      );
   }
   held.add(lock);
   const { ino, dev } = fstatSync(fd);

@@ -6,9 +6,17 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { crc32 } from 'node:zlib';
-import { keyedByCaller, normalizeAccount, SandboxError, TABLES, type AccountState, type Delivery, type TableName } from '../../core/index.js';
+import {
+  type AccountState,
+  type Delivery,
+  keyedByCaller,
+  normalizeAccount,
+  SandboxError,
+  TABLES,
+  type TableName,
+} from '../../core/index.js';
 import { COLUMNS } from '../../core/records/index.js';
-import { ID_FIELDS, type AccountHead, type Key } from '../../core/store/repository.js';
+import { type AccountHead, ID_FIELDS, type Key } from '../../core/store/repository.js';
 
 /** Prepares a statement (a store's cache of them, or a connection of its own). */
 export type Sql = (text: string) => StatementSync;
@@ -43,7 +51,12 @@ export const TABLE_NAMES: Record<TableName, string> = {
  */
 export const RECORD_TABLES: readonly { table: string; id: string; text: 'data' | 'head'; state?: boolean }[] = [
   { table: 'accounts', id: 'key', text: 'head' },
-  ...Object.values(TABLE_NAMES).map((table) => ({ table, id: 'id', text: 'data' as const, state: table === 'deliveries' })),
+  ...Object.values(TABLE_NAMES).map((table) => ({
+    table,
+    id: 'id',
+    text: 'data' as const,
+    state: table === 'deliveries',
+  })),
   { table: 'delivery_attempts', id: 'delivery', text: 'data' },
 ];
 
@@ -69,7 +82,8 @@ export class UnreadableRecord extends SandboxError {
 
 /** A row's stored text, refused unless it is what was written (its `crc`). */
 function checked(file: string, table: string, id: string, text: string, crc: number): string {
-  if (checksum(text) !== crc) throw new UnreadableRecord(file, table, id, 'its checksum does not match: it changed on disk');
+  if (checksum(text) !== crc)
+    throw new UnreadableRecord(file, table, id, 'its checksum does not match: it changed on disk');
   return text;
 }
 
@@ -83,7 +97,11 @@ export function headOf(file: string, key: string, stored: { head: string; crc: n
     throw new UnreadableRecord(file, 'accounts', key, (error as Error).message);
   }
   const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  const sound = isObject(head) && Number.isFinite(head!.clockOffsetMs) && (head!.forwarding == null || typeof head!.forwarding.url === 'string') && (head!.faults === undefined || isObject(head!.faults));
+  const sound =
+    isObject(head) &&
+    Number.isFinite(head!.clockOffsetMs) &&
+    (head!.forwarding == null || typeof head!.forwarding.url === 'string') &&
+    (head!.faults === undefined || isObject(head!.faults));
   if (!sound) throw new UnreadableRecord(file, 'accounts', key, 'not an account head');
   return head as AccountHead;
 }
@@ -97,7 +115,8 @@ export interface StoredRow {
 }
 
 /** The columns a table's record is read from (`StoredRow`). */
-export const rowColumns = (table: TableName): string => (table === 'deliveries' ? 'data, crc, state, state_crc' : 'data, crc');
+export const rowColumns = (table: TableName): string =>
+  table === 'deliveries' ? 'data, crc, state, state_crc' : 'data, crc';
 
 /**
  * A row's record: its id put back first where the row keeps it beside the JSON (`ID_FIELDS`), and a delivery's state
@@ -107,7 +126,10 @@ export function recordOf<T>(file: string, table: TableName, id: string, row: Sto
   const field = ID_FIELDS[table];
   const record = objectOf(file, TABLE_NAMES[table], id, row);
   // A state lost to damage (its text NULL, its checksum not) is found too: the CRC-32 of nothing is 0.
-  const state = row.state == null && row.state_crc == null ? {} : objectOf(file, TABLE_NAMES[table], `${id} (state)`, { data: row.state ?? '', crc: row.state_crc ?? 0 });
+  const state =
+    row.state == null && row.state_crc == null
+      ? {}
+      : objectOf(file, TABLE_NAMES[table], `${id} (state)`, { data: row.state ?? '', crc: row.state_crc ?? 0 });
   return (field === undefined ? { ...record, ...state } : { [field]: id, ...record, ...state }) as T;
 }
 
@@ -120,7 +142,8 @@ function objectOf(file: string, table: string, id: string, row: { data: string; 
   } catch (error) {
     throw new UnreadableRecord(file, table, id, (error as Error).message);
   }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new UnreadableRecord(file, table, id, 'not a JSON object');
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw new UnreadableRecord(file, table, id, 'not a JSON object');
   return record;
 }
 
@@ -135,7 +158,10 @@ const STORE_COLUMNS: Partial<Record<TableName, Record<string, (record: never) =>
 /** Each table's write, made once: its columns (`COLUMNS`, then the store's own) and its statement's text. */
 const WRITES = Object.fromEntries(
   TABLES.map((table) => {
-    const columns = Object.entries({ ...COLUMNS[table], ...STORE_COLUMNS[table] }) as [string, (record: never) => Key][];
+    const columns = Object.entries({ ...COLUMNS[table], ...STORE_COLUMNS[table] }) as [
+      string,
+      (record: never) => Key,
+    ][];
     const names = columns.map(([name]) => name);
     const text =
       `INSERT INTO ${TABLE_NAMES[table]} (account, id, data, crc${names.map((c) => `, ${c}`).join('')}) VALUES (?, ?, ?, ?${names.map(() => ', ?').join('')}) ` +
@@ -176,17 +202,32 @@ export function writeRecords(sql: Sql, account: number, state: AccountState): vo
  * `sql` prepares a statement: the store's cache, or a connection of its own (a test reads the file as support staff
  * would). Given `unreadable`, a record that cannot be read is left out and named there (an export of what can be read).
  */
-export function readAccount(sql: Sql, key: string, file = 'the database', unreadable?: string[]): AccountState | undefined {
-  const row = sql('SELECT id, head, crc FROM accounts WHERE key = ?').get(key) as { id: number; head: string; crc: number } | undefined;
+export function readAccount(
+  sql: Sql,
+  key: string,
+  file = 'the database',
+  unreadable?: string[],
+): AccountState | undefined {
+  const row = sql('SELECT id, head, crc FROM accounts WHERE key = ?').get(key) as
+    | { id: number; head: string; crc: number }
+    | undefined;
   return row && readRecords(sql, headOf(file, key, row), row.id, file, unreadable);
 }
 
 /** The records of an account under its head (see `readAccount`). */
-function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the database', unreadable?: string[]): AccountState {
+function readRecords(
+  sql: Sql,
+  head: AccountHead,
+  account: number,
+  file = 'the database',
+  unreadable?: string[],
+): AccountState {
   const state = { ...head } as AccountState;
   for (const table of TABLES) {
     const records: Record<string, unknown> = table === 'idempotency' ? keyedByCaller() : {};
-    for (const row of sql(`SELECT id, ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`).iterate(account) as Iterable<StoredRow & { id: string }>) {
+    for (const row of sql(
+      `SELECT id, ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? ORDER BY seq`,
+    ).iterate(account) as Iterable<StoredRow & { id: string }>) {
       const id = row.id;
       try {
         records[id] = withAttempts(sql, file, table, account, recordOf(file, table, id, row));
@@ -207,9 +248,19 @@ function readRecords(sql: Sql, head: AccountHead, account: number, file = 'the d
  */
 /** Stores the attempts of a delivery that are not stored yet; the delivery as its row keeps it. */
 function putAttempts(sql: Sql, account: number, id: string, delivery: Delivery): Delivery {
-  const stored = (sql('SELECT attempts FROM deliveries WHERE account = ? AND id = ?').get(account, id) as { attempts: number } | undefined)?.attempts ?? 0;
+  const stored =
+    (
+      sql('SELECT attempts FROM deliveries WHERE account = ? AND id = ?').get(account, id) as
+        | { attempts: number }
+        | undefined
+    )?.attempts ?? 0;
   // Attempts are only ever added; fewer than stored is a record replaced whole (never today), kept exact all the same.
-  if (delivery.attempts.length < stored) sql('DELETE FROM delivery_attempts WHERE account = ? AND delivery = ? AND n >= ?').run(account, id, delivery.attempts.length);
+  if (delivery.attempts.length < stored)
+    sql('DELETE FROM delivery_attempts WHERE account = ? AND delivery = ? AND n >= ?').run(
+      account,
+      id,
+      delivery.attempts.length,
+    );
   for (let n = stored; n < delivery.attempts.length; n++) insertAttempt(sql, account, id, n, delivery.attempts[n]);
   return { ...delivery, attempts: [] };
 }
@@ -217,15 +268,27 @@ function putAttempts(sql: Sql, account: number, id: string, delivery: Delivery):
 /** Stores a delivery's attempt (its `n`th, from 0) as a row of its own. */
 function insertAttempt(sql: Sql, account: number, delivery: string, n: number, attempt: unknown): void {
   const data = JSON.stringify(attempt);
-  sql('INSERT INTO delivery_attempts (account, delivery, n, data, crc) VALUES (?, ?, ?, ?, ?)').run(account, delivery, n, data, checksum(data));
+  sql('INSERT INTO delivery_attempts (account, delivery, n, data, crc) VALUES (?, ?, ?, ?, ?)').run(
+    account,
+    delivery,
+    n,
+    data,
+    checksum(data),
+  );
 }
 
 /** A record as read, a delivery with its attempts put back (each checked against its `crc`). */
 export function withAttempts<T>(sql: Sql, file: string, table: TableName, account: number, record: T): T {
   if (table !== 'deliveries') return record;
   const delivery = record as Delivery;
-  const rows = sql('SELECT n, data, crc FROM delivery_attempts WHERE account = ? AND delivery = ? ORDER BY n').all(account, delivery.id) as { n: number; data: string; crc: number }[];
-  return { ...delivery, attempts: rows.map((row) => objectOf(file, 'delivery_attempts', `${delivery.id} #${row.n + 1}`, row)) } as T;
+  const rows = sql('SELECT n, data, crc FROM delivery_attempts WHERE account = ? AND delivery = ? ORDER BY n').all(
+    account,
+    delivery.id,
+  ) as { n: number; data: string; crc: number }[];
+  return {
+    ...delivery,
+    attempts: rows.map((row) => objectOf(file, 'delivery_attempts', `${delivery.id} #${row.n + 1}`, row)),
+  } as T;
 }
 
 /**
@@ -239,8 +302,20 @@ export function putAttempt(sql: Sql, account: number, before: Delivery, next: De
   const columns = COLUMNS.deliveries;
   const changed = sql(
     'UPDATE deliveries SET state = ?, state_crc = ?, status = ?, pending_at = ?, retry_at = ?, attempts = ? WHERE account = ? AND id = ? AND attempts = ? AND status = ?',
-  ).run(state, checksum(state), next.status, columns.pending_at!(next), columns.retry_at!(next), next.attempts.length, account, next.id, before.attempts.length, before.status);
+  ).run(
+    state,
+    checksum(state),
+    next.status,
+    columns.pending_at!(next),
+    columns.retry_at!(next),
+    next.attempts.length,
+    account,
+    next.id,
+    before.attempts.length,
+    before.status,
+  );
   if (changed.changes !== 1) return false;
-  for (let n = before.attempts.length; n < next.attempts.length; n++) insertAttempt(sql, account, next.id, n, next.attempts[n]);
+  for (let n = before.attempts.length; n < next.attempts.length; n++)
+    insertAttempt(sql, account, next.id, n, next.attempts[n]);
   return true;
 }

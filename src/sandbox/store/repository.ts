@@ -4,17 +4,25 @@
  */
 import type { TableName } from '../../core/index.js';
 import { COLUMNS } from '../../core/records/index.js';
-import { COUNTED, type Key, type Query, type Range, type Repository, type Row, type Where } from '../../core/store/repository.js';
+import {
+  COUNTED,
+  type Key,
+  type Query,
+  type Range,
+  type Repository,
+  type Row,
+  type Where,
+} from '../../core/store/repository.js';
 import {
   putAttempt,
   putRecord,
   recordOf,
   rowColumns,
+  type Sql,
+  type StoredRow,
   TABLE_NAMES,
   UnreadableRecord,
   withAttempts,
-  type Sql,
-  type StoredRow,
 } from './records.js';
 
 /** How many rows a lookup reads at a time. */
@@ -56,7 +64,9 @@ function conditions(account: number, table: TableName, where: Where = {}): [stri
  * the order without a sort.
  */
 function orderOf(query: Query): string[] {
-  const range = Object.entries(query.where ?? {}).find(([, value]) => value !== null && typeof value === 'object' && !Array.isArray(value));
+  const range = Object.entries(query.where ?? {}).find(
+    ([, value]) => value !== null && typeof value === 'object' && !Array.isArray(value),
+  );
   const first = query.by ?? range?.[0];
   return first === undefined ? ['seq'] : [first, 'seq'];
 }
@@ -71,7 +81,11 @@ function* ordered(sql: Sql, account: number, table: TableName, query: Query): Ge
   const select = `SELECT ${order.join(', ')}, id, ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE ${conditionsText}`;
   const orderBy = `ORDER BY ${order.map((c) => `${c} ${direction}`).join(', ')}`;
   let left = query.limit ?? Infinity;
-  let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(...values, Math.min(left, BATCH), query.skip ?? 0) as Rows[];
+  let rows = sql(`${select} ${orderBy} LIMIT ? OFFSET ?`).all(
+    ...values,
+    Math.min(left, BATCH),
+    query.skip ?? 0,
+  ) as Rows[];
   for (;;) {
     yield* rows.slice(0, left);
     left -= rows.length;
@@ -87,10 +101,15 @@ function* ordered(sql: Sql, account: number, table: TableName, query: Query): Ge
  * each in order in its index, and merged: one query over all of them would sort every record they hold.
  */
 function rowsOf(sql: Sql, account: number, table: TableName, query: Query): Iterator<Rows> {
-  const split = query.by === undefined ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1) : undefined;
+  const split =
+    query.by === undefined
+      ? Object.entries(query.where ?? {}).find(([, value]) => Array.isArray(value) && new Set(value).size > 1)
+      : undefined;
   if (!split) return ordered(sql, account, table, query);
   const [column, values] = split as [string, Key[]];
-  const parts = [...new Set(values)].map((value) => ordered(sql, account, table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }));
+  const parts = [...new Set(values)].map((value) =>
+    ordered(sql, account, table, { ...query, where: { ...query.where, [column]: value }, skip: 0, limit: undefined }),
+  );
   return skipped(merged(parts, orderOf(query), query.descending ? -1 : 1), query.skip ?? 0);
 }
 
@@ -105,7 +124,8 @@ function* merged(parts: Iterator<Rows>[], order: string[], sign: 1 | -1): Genera
   const before = (a: Rows, b: Rows) => sign * order.reduce((c, column) => c || compare(a[column]!, b[column]!), 0) < 0;
   for (;;) {
     let next = -1;
-    for (let i = 0; i < heads.length; i++) if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;
+    for (let i = 0; i < heads.length; i++)
+      if (!heads[i]!.done && (next < 0 || before(heads[i]!.value, heads[next]!.value))) next = i;
     if (next < 0) return;
     yield heads[next]!.value as Rows;
     heads[next] = parts[next]!.next();
@@ -121,7 +141,13 @@ function raise(tops: Tops, table: TableName, key: string, record: unknown): void
     const [of, column] = name.split('.') as [TableName, string];
     if (of !== table) continue;
     const value = column === 'id' ? key : COLUMNS[table][column]!(record as never);
-    if (value !== null && value >= top.range.from! && value <= top.range.to! && (top.value === null || value > top.value)) top.value = value;
+    if (
+      value !== null &&
+      value >= top.range.from! &&
+      value <= top.range.to! &&
+      (top.value === null || value > top.value)
+    )
+      top.value = value;
   }
 }
 
@@ -154,12 +180,24 @@ const isIndex = (id: string): boolean => /^(0|[1-9]\d{0,9})$/.test(id) && Number
  * batch at a time, each batch after the last one read (no statement stays open between them). `account` is read again
  * at each batch: an account replaced whole meanwhile fails the read rather than mixing two.
  */
-export function* storedRows<T extends TableName>(sql: Sql, file: string, account: () => number | null, table: T, where: Where = {}, unreadable?: string[]): Generator<[string, Row<T>]> {
+export function* storedRows<T extends TableName>(
+  sql: Sql,
+  file: string,
+  account: () => number | null,
+  table: T,
+  where: Where = {},
+  unreadable?: string[],
+): Generator<[string, Row<T>]> {
   const id = account();
   if (id === null) return;
   const [text, values] = conditions(id, table, where);
   const from = `SELECT seq, id, data, crc FROM ${TABLE_NAMES[table]} WHERE ${text}`;
-  const batch = function* (after: string, order: string, last: (row: Stored) => number, keep: (row: Stored) => boolean) {
+  const batch = function* (
+    after: string,
+    order: string,
+    last: (row: Stored) => number,
+    keep: (row: Stored) => boolean,
+  ) {
     for (let at = -1; ; ) {
       if (account() !== id) throw new Error(`the account was replaced while its ${TABLE_NAMES[table]} were read`);
       const rows = sql(`${from} AND ${after} > ? ORDER BY ${order} LIMIT ${BATCH}`).all(...values, at) as Stored[];
@@ -168,11 +206,25 @@ export function* storedRows<T extends TableName>(sql: Sql, file: string, account
       at = last(rows.at(-1)!);
     }
   };
-  const indices = batch(`length(id) <= 10 AND id NOT GLOB '*[^0-9]*' AND CAST(id AS INTEGER)`, 'CAST(id AS INTEGER)', (row) => Number(row.id), (row) => isIndex(row.id));
-  const rest = batch('seq', 'seq', (row) => row.seq, (row) => !isIndex(row.id));
+  const indices = batch(
+    `length(id) <= 10 AND id NOT GLOB '*[^0-9]*' AND CAST(id AS INTEGER)`,
+    'CAST(id AS INTEGER)',
+    (row) => Number(row.id),
+    (row) => isIndex(row.id),
+  );
+  const rest = batch(
+    'seq',
+    'seq',
+    (row) => row.seq,
+    (row) => !isIndex(row.id),
+  );
   for (const rows of [indices, rest]) {
     for (const row of rows) {
-      const record = readable<Row<T>>(() => withAttempts(sql, file, table, id, recordOf<Row<T>>(file, table, row.id, row)), unreadable, `${TABLE_NAMES[table]} ${row.id}`);
+      const record = readable<Row<T>>(
+        () => withAttempts(sql, file, table, id, recordOf<Row<T>>(file, table, row.id, row)),
+        unreadable,
+        `${TABLE_NAMES[table]} ${row.id}`,
+      );
       if (record !== undefined) yield [row.id, record];
     }
   }
@@ -199,7 +251,13 @@ const countOf = (sql: Sql, account: number, list: string): number =>
  * The account's whole orders (`table.column`) known to find nothing (see `scan`) are kept with it, true by its writes,
  * and forgotten when the store's `epoch` moves on (a rollback, a replace).
  */
-export function repository(sql: Sql, file: string, account: () => number | null, write: <T>(run: (account: number) => T) => T, epoch: () => number): Repository {
+export function repository(
+  sql: Sql,
+  file: string,
+  account: () => number | null,
+  write: <T>(run: (account: number) => T) => T,
+  epoch: () => number,
+): Repository {
   const id = () => account() ?? 0;
   const known = new Set<string>();
   /** The highest values asked (`highest`), kept by `put`. */
@@ -221,18 +279,28 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     if (row.done && whole !== null) empty().add(whole);
     for (; !row.done && left > 0; row = rows.next(), left--) {
       const key = row.value.id as string;
-      yield [key, withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row.value as unknown as StoredRow))];
+      yield [
+        key,
+        withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row.value as unknown as StoredRow)),
+      ];
     }
   }
 
   function extreme(table: TableName, which: 'min' | 'max', column: string, where: Where = {}): Key {
     const [text, values] = conditions(id(), table, { [check(table, column)]: {}, ...where });
-    return (sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as { value: Key }).value;
+    return (
+      sql(`SELECT ${which}(${column}) AS value FROM ${TABLE_NAMES[table]} WHERE ${text}`).get(...values) as {
+        value: Key;
+      }
+    ).value;
   }
 
   return {
     get: <T extends TableName>(table: T, key: string) => {
-      const row = sql(`SELECT ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(id(), key) as StoredRow | undefined;
+      const row = sql(`SELECT ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).get(
+        id(),
+        key,
+      ) as StoredRow | undefined;
       return row && withAttempts(sql, file, table, id(), recordOf<Row<T>>(file, table, key, row));
     },
     put: (table, key, record) =>
@@ -246,7 +314,8 @@ export function repository(sql: Sql, file: string, account: () => number | null,
         if (stored) written(empty(), tops, 'deliveries', next.id, next);
         return stored;
       }),
-    drop: (table, key) => write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
+    drop: (table, key) =>
+      write((at) => sql(`DELETE FROM ${TABLE_NAMES[table]} WHERE account = ? AND id = ?`).run(at, key)),
     highest(table, column, range) {
       forgetting();
       return highestOf(tops, `${table}.${column}`, range, () => extreme(table, 'max', column, { [column]: range }));
@@ -254,8 +323,12 @@ export function repository(sql: Sql, file: string, account: () => number | null,
     find: (table, query) => scan(table, { ...query, limit: 1 }).next().value?.[1],
     has(lookups) {
       const asked = lookups.map(([table, where]) => conditions(id(), table, where));
-      const text = lookups.map(([table], i) => `EXISTS (SELECT 1 FROM ${TABLE_NAMES[table]} WHERE ${asked[i]![0]})`).join(' OR ');
-      return (sql(`SELECT ${text} AS found`).get(...asked.flatMap(([, values]) => values)) as { found: number }).found === 1;
+      const text = lookups
+        .map(([table], i) => `EXISTS (SELECT 1 FROM ${TABLE_NAMES[table]} WHERE ${asked[i]![0]})`)
+        .join(' OR ');
+      return (
+        (sql(`SELECT ${text} AS found`).get(...asked.flatMap(([, values]) => values)) as { found: number }).found === 1
+      );
     },
     findEntry: (table, query) => scan(table, { ...query, limit: 1 }).next().value ?? undefined,
     *each(table, query = {}) {
@@ -267,8 +340,15 @@ export function repository(sql: Sql, file: string, account: () => number | null,
       const [column, value] = entries[0] ?? [];
       // A table's count, or one counted column's: kept by the triggers, so a total costs no scan.
       if (entries.length === 0) return countOf(sql, id(), name);
-      if (entries.length === 1 && COUNTED[table]?.includes(column!) && (typeof value !== 'object' || Array.isArray(value))) {
-        return [...new Set([value].flat())].reduce((n: number, one) => n + countOf(sql, id(), `${name}.${column}=${one}`), 0);
+      if (
+        entries.length === 1 &&
+        COUNTED[table]?.includes(column!) &&
+        (typeof value !== 'object' || Array.isArray(value))
+      ) {
+        return [...new Set([value].flat())].reduce(
+          (n: number, one) => n + countOf(sql, id(), `${name}.${column}=${one}`),
+          0,
+        );
       }
       const [text, values] = conditions(id(), table, where);
       return (sql(`SELECT count(*) AS n FROM ${name} WHERE ${text}`).get(...values) as { n: number }).n;

@@ -14,7 +14,9 @@ import { checksum } from './records.js';
 const FOLDER = new URL('./migrations/', import.meta.url);
 
 /** The migrations' file names, in order (`0001_….sql`, …). */
-export const MIGRATIONS = readdirSync(FOLDER).filter((name) => /^\d{4}_.*\.sql$/.test(name)).sort();
+export const MIGRATIONS = readdirSync(FOLDER)
+  .filter((name) => /^\d{4}_.*\.sql$/.test(name))
+  .sort();
 
 /** A migration's number: the schema version of a file that has had it (`0005_….sql`: 5). */
 export const numberOf = (name: string): number => Number(name.slice(0, 4));
@@ -24,7 +26,8 @@ export const NEWEST = numberOf(MIGRATIONS.at(-1)!);
 
 /** Two files of one number (branches merged without renumbering): refused when the store is loaded, never run. */
 const twice = MIGRATIONS.find((name, i) => i > 0 && numberOf(name) === numberOf(MIGRATIONS[i - 1]!));
-if (twice !== undefined) throw new Error(`two migrations are numbered ${twice.slice(0, 4)}: give one the next free number`);
+if (twice !== undefined)
+  throw new Error(`two migrations are numbered ${twice.slice(0, 4)}: give one the next free number`);
 
 /** The text of a migration. */
 export const migration = (name: string): string => readFileSync(new URL(name, FOLDER), 'utf8');

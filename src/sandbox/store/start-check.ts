@@ -5,12 +5,12 @@
  * names the tables it holds, and that it can be written.
  */
 import { spawn } from 'node:child_process';
-import type { Socket } from 'node:net';
 import { closeSync, existsSync, openSync, readSync, statfsSync, statSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import { UnreadableRecord } from './records.js';
-import { migration, MIGRATIONS, NEWEST, numberOf, withFunctions } from './schema.js';
+import { MIGRATIONS, migration, NEWEST, numberOf, withFunctions } from './schema.js';
 
 /** A file that cannot be used as it is: the start is refused with this one line; `why`, what `check` says of it. */
 export class StoreDamagedError extends Error {
@@ -23,7 +23,8 @@ export class StoreDamagedError extends Error {
 }
 
 /** What to do, said in every line that refuses a damaged database. */
-const WHAT_TO_DO = 'restore it from a backup (a copy of the file, or an export to `va-sandbox import` into a fresh one), or move it away to start afresh (see docs/storage.md)';
+const WHAT_TO_DO =
+  'restore it from a backup (a copy of the file, or an export to `va-sandbox import` into a fresh one), or move it away to start afresh (see docs/storage.md)';
 
 export const damaged = (file: string, why: string) =>
   new StoreDamagedError(`${file} is damaged (${why}): ${WHAT_TO_DO}`, why);
@@ -47,7 +48,10 @@ export function headerRefusal(db: Database, file: string): StoreDamagedError | n
   }
   const layout = layoutVersion(db, version);
   if (layout !== version) {
-    return damaged(file, `its header says schema ${version}, its tables are ${layout === null ? 'of no schema' : `schema ${layout}`}`);
+    return damaged(
+      file,
+      `its header says schema ${version}, its tables are ${layout === null ? 'of no schema' : `schema ${layout}`}`,
+    );
   }
   return null;
 }
@@ -119,7 +123,9 @@ export function startRefusal(file: string, error: unknown): unknown {
   if (error instanceof UnreadableRecord) return damaged(file, error.what);
   if ((error as { code?: string }).code !== 'ERR_SQLITE_ERROR') return error;
   const why = (error as Error).message;
-  return /not a database|malformed|corrupt/i.test(why) ? damaged(file, why) : new StoreDamagedError(`${file} cannot be used (${why}): ${WHAT_TO_DO}`);
+  return /not a database|malformed|corrupt/i.test(why)
+    ? damaged(file, why)
+    : new StoreDamagedError(`${file} cannot be used (${why}): ${WHAT_TO_DO}`);
 }
 
 /**
@@ -140,7 +146,9 @@ export function problemsOf(db: Database, check: 'integrity_check' | 'quick_check
 /** A check's answer as a line: null when `ok`, else its first three problems (a damaged page can list hundreds). */
 function firstProblems(rows: string[]): string | null {
   if (rows[0] === 'ok') return null;
-  const problems = rows.flatMap((row) => row.split('\n')).filter((line) => line.trim() !== '' && !line.startsWith('***'));
+  const problems = rows
+    .flatMap((row) => row.split('\n'))
+    .filter((line) => line.trim() !== '' && !line.startsWith('***'));
   return problems.slice(0, 3).join('; ');
 }
 
@@ -262,7 +270,8 @@ export function checkAside(file: string): CheckAside {
     child.once('close', () => {
       if (stopping) return;
       const rows = output === '' ? null : (JSON.parse(output.split('\n')[0]!) as string[]);
-      if (rows === null) return reject(damaged(file, /^\w*Error: (.*)$/m.exec(errors)?.[1] ?? 'its check could not run'));
+      if (rows === null)
+        return reject(damaged(file, /^\w*Error: (.*)$/m.exec(errors)?.[1] ?? 'its check could not run'));
       const problems = firstProblems(rows);
       if (problems === null) resolvePromise();
       else reject(damaged(file, problems));

@@ -1,4 +1,4 @@
-import { useState, type DragEvent } from 'react';
+import { type DragEvent, useState } from 'react';
 import type { hubView } from '../../core/records/views.js';
 import { DEFAULT_KEY } from '../api.js';
 import { Field, SelectField } from '../fields.js';
@@ -22,8 +22,18 @@ export function KeyForm({ current, onKey }: { current: string | null; onKey: (ke
       }}
     >
       <h2 id="key-title">API key</h2>
-      <p className="muted">Each key is its own sandbox account. The page sends it as a Bearer token, like any client, and keeps it in this browser.</p>
-      <Field label="API key" value={key} onChange={(event) => setKey(event.target.value)} autoComplete="off" spellCheck={false} required />
+      <p className="muted">
+        Each key is its own sandbox account. The page sends it as a Bearer token, like any client, and keeps it in this
+        browser.
+      </p>
+      <Field
+        label="API key"
+        value={key}
+        onChange={(event) => setKey(event.target.value)}
+        autoComplete="off"
+        spellCheck={false}
+        required
+      />
       <button type="submit">Use this key</button>
     </form>
   );
@@ -51,7 +61,11 @@ function ClockCard() {
   const { api } = useApp();
   const clock = useLoad((signal) => api.get<Clock>('/sandbox/v1/clock', undefined, signal), []);
   // The server's retention (`start --keep D`), which `/health` says.
-  const health = useLoad((signal) => fetch('/health', { signal }).then((response) => response.json() as Promise<{ keepDays: number | null }>), []);
+  const health = useLoad(
+    (signal) =>
+      fetch('/health', { signal }).then((response) => response.json() as Promise<{ keepDays: number | null }>),
+    [],
+  );
   const [seconds, setSeconds] = useState('60');
   const [at, setAt] = useState('');
   const advance = useAction(async () => {
@@ -87,7 +101,12 @@ function ClockCard() {
           void advance.run();
         }}
       >
-        <Field label="Advance by (seconds)" inputMode="numeric" value={seconds} onChange={(event) => setSeconds(event.target.value)} />
+        <Field
+          label="Advance by (seconds)"
+          inputMode="numeric"
+          value={seconds}
+          onChange={(event) => setSeconds(event.target.value)}
+        />
         <button type="submit" disabled={advance.busy}>
           Advance clock
         </button>
@@ -100,7 +119,12 @@ function ClockCard() {
           void set.run();
         }}
       >
-        <Field label="Set to (ISO time, forward only)" value={at} placeholder={clock.data?.now ?? '2030-01-01T00:00:00.000Z'} onChange={(event) => setAt(event.target.value)} />
+        <Field
+          label="Set to (ISO time, forward only)"
+          value={at}
+          placeholder={clock.data?.now ?? '2030-01-01T00:00:00.000Z'}
+          onChange={(event) => setAt(event.target.value)}
+        />
         <button type="submit" disabled={set.busy || at === ''}>
           Set clock
         </button>
@@ -137,8 +161,15 @@ function Hubs() {
             <SelectField
               label="CVU provisioning"
               value={hub.cvuProvisioning}
-              onChange={(event) => void patch.run(hub.id, { cvuProvisioning: event.target.value as Hub['cvuProvisioning'] })}
-              options={[['inline', 'inline'], ['delayed', 'delayed (5 s)'], ['fail', 'fail'], ['manual', 'manual (the sandbox switch)']]}
+              onChange={(event) =>
+                void patch.run(hub.id, { cvuProvisioning: event.target.value as Hub['cvuProvisioning'] })
+              }
+              options={[
+                ['inline', 'inline'],
+                ['delayed', 'delayed (5 s)'],
+                ['fail', 'fail'],
+                ['manual', 'manual (the sandbox switch)'],
+              ]}
             />
             <label className="check">
               <input
@@ -151,17 +182,25 @@ function Hubs() {
           </div>
         ))}
       </div>
-      {hubs.data?.items.length === 0 ? <p className="muted">No hub yet: one is opened by the first create that names it.</p> : null}
+      {hubs.data?.items.length === 0 ? (
+        <p className="muted">No hub yet: one is opened by the first create that names it.</p>
+      ) : null}
     </section>
   );
 }
 
 type Counts = Record<string, number>;
 const COUNTED: [name: string, one: string, many: string][] = [
-  ['vaPayments', 'VA payment', 'VA payments'], ['clients', 'client', 'clients'], ['transfers', 'transfer', 'transfers'], ['events', 'event', 'events'],
-  ['deliveries', 'delivery', 'deliveries'], ['entries', 'ledger entry', 'ledger entries'], ['invoices', 'invoice', 'invoices'],
+  ['vaPayments', 'VA payment', 'VA payments'],
+  ['clients', 'client', 'clients'],
+  ['transfers', 'transfer', 'transfers'],
+  ['events', 'event', 'events'],
+  ['deliveries', 'delivery', 'deliveries'],
+  ['entries', 'ledger entry', 'ledger entries'],
+  ['invoices', 'invoice', 'invoices'],
 ];
-const countsText = (counts: Counts) => COUNTED.map(([name, one, many]) => `${counts[name] ?? 0} ${counts[name] === 1 ? one : many}`).join(', ');
+const countsText = (counts: Counts) =>
+  COUNTED.map(([name, one, many]) => `${counts[name] ?? 0} ${counts[name] === 1 ? one : many}`).join(', ');
 
 /** The account's export, downloaded as a file; a file (picked or dropped) imported after a confirmation. */
 function IncidentFile() {
@@ -180,7 +219,10 @@ function IncidentFile() {
       link.click();
       URL.revokeObjectURL(link.href);
     });
-  const download = save('/sandbox/v1/export', (doc) => `va-sandbox-${api.key}-${doc.exportedAt!.replace(/[:.]/g, '-')}.json`);
+  const download = save(
+    '/sandbox/v1/export',
+    (doc) => `va-sandbox-${api.key}-${doc.exportedAt!.replace(/[:.]/g, '-')}.json`,
+  );
   const record = save('/sandbox/v1/scenario', () => `va-sandbox-${api.key}-scenario.json`);
   const load = useAction(async (file: File) => {
     setResult(null);
@@ -188,7 +230,9 @@ function IncidentFile() {
     try {
       JSON.parse(text);
     } catch {
-      throw new Error(`${file.name} is not JSON: an incident file is what "Download export" (or va-sandbox export) writes`);
+      throw new Error(
+        `${file.name} is not JSON: an incident file is what "Download export" (or va-sandbox export) writes`,
+      );
     }
     // The server checks the file as an import would (format, version, every record), and counts it: a bad file
     // gets its errors here, never the confirmation.
@@ -196,7 +240,9 @@ function IncidentFile() {
     const question = `Replace everything in account "${api.key}" with ${file.name}?\n\nIt holds ${countsText(checked.counts)}, exported at ${'exportedAt' in checked ? checked.exportedAt : ''}.\n\nWhat the account holds now is lost.`;
     if (!confirm(question)) return;
     const imported = await api.import(text);
-    setResult(`Imported ${file.name}: ${countsText(imported.counts)}. Its callbacks are held, never sent to the file's URLs, until you release them (Deliveries).`);
+    setResult(
+      `Imported ${file.name}: ${countsText(imported.counts)}. Its callbacks are held, never sent to the file's URLs, until you release them (Deliveries).`,
+    );
     reloadAll();
   });
   const drop = (event: DragEvent) => {
@@ -208,12 +254,20 @@ function IncidentFile() {
   return (
     <section className="card" aria-labelledby="incident-title">
       <h2 id="incident-title">Incident file</h2>
-      <p className="muted">The account's whole state as one JSON file, as `va-sandbox export` writes it: send it with a bug report, load it to see the same story.</p>
+      <p className="muted">
+        The account's whole state as one JSON file, as `va-sandbox export` writes it: send it with a bug report, load it
+        to see the same story.
+      </p>
       <div className="actions">
         <button type="button" onClick={() => void download.run()} disabled={download.busy}>
           Download export
         </button>
-        <button type="button" onClick={() => void record.run()} disabled={record.busy} title="The account's story as a scenario file: va-sandbox run replays it on a fresh account">
+        <button
+          type="button"
+          onClick={() => void record.run()}
+          disabled={record.busy}
+          title="The account's story as a scenario file: va-sandbox run replays it on a fresh account"
+        >
           Save as scenario
         </button>
       </div>

@@ -22,7 +22,9 @@ export function ApiFaults() {
     <section className="card" aria-labelledby="api-faults-title">
       <h2 id="api-faults-title">API faults</h2>
       <p className="muted">
-        Rules that make this account's own /api/v1 requests fail as production does in an incident: {apiFaultKinds('named')}. Add them with <code>va-sandbox faults api add</code> or <code>POST /sandbox/v1/api-faults</code>; the first rule that matches applies.
+        Rules that make this account's own /api/v1 requests fail as production does in an incident:{' '}
+        {apiFaultKinds('named')}. Add them with <code>va-sandbox faults api add</code> or{' '}
+        <code>POST /sandbox/v1/api-faults</code>; the first rule that matches applies.
       </p>
       <ErrorNote error={rules.error ?? clear.error ?? remove.error} />
       {items.length > 0 ? (
@@ -38,7 +40,12 @@ export function ApiFaults() {
             [
               'Actions',
               (rule) => (
-                <button type="button" onClick={() => void remove.run(rule.id)} disabled={remove.busy} aria-label={`Remove rule ${rule.method} ${rule.path}`}>
+                <button
+                  type="button"
+                  onClick={() => void remove.run(rule.id)}
+                  disabled={remove.busy}
+                  aria-label={`Remove rule ${rule.method} ${rule.path}`}
+                >
                   Remove
                 </button>
               ),

@@ -25,7 +25,15 @@ interface FormField {
  * A form of the client page: its fields' values, checked with the API's own schema before it is sent to `path`,
  * the fields left empty left out.
  */
-function ClientForm({ title, fields, schema, path, submit, initial = {}, onDone }: {
+function ClientForm({
+  title,
+  fields,
+  schema,
+  path,
+  submit,
+  initial = {},
+  onDone,
+}: {
   title: string;
   fields: FormField[];
   schema: z.ZodType;
@@ -40,7 +48,9 @@ function ClientForm({ title, fields, schema, path, submit, initial = {}, onDone 
   const [done, setDone] = useState<string | null>(null);
   const action = useAction(async () => {
     const sent = fields.filter((f) => !f.inPath);
-    const body = filled(Object.fromEntries(sent.map((f) => [f.name, f.money ? numberOr(values[f.name] ?? '') : values[f.name]])));
+    const body = filled(
+      Object.fromEntries(sent.map((f) => [f.name, f.money ? numberOr(values[f.name] ?? '') : values[f.name]])),
+    );
     const issues = issuesOf(schema, body);
     setErrors(fieldErrors(issues));
     setDone(null);
@@ -65,7 +75,12 @@ function ClientForm({ title, fields, schema, path, submit, initial = {}, onDone 
         return f.options ? (
           <SelectField key={f.name} {...common} options={f.options} onChange={(event) => set(event.target.value)} />
         ) : (
-          <Field key={f.name} {...common} inputMode={f.money ? 'decimal' : 'text'} onChange={(event) => set(event.target.value)} />
+          <Field
+            key={f.name}
+            {...common}
+            inputMode={f.money ? 'decimal' : 'text'}
+            onChange={(event) => set(event.target.value)}
+          />
         );
       })}
       <div className="actions">
@@ -110,8 +125,22 @@ export function LedgerForm({ clientId, onDone }: { clientId: string; onDone: () 
       initial={{ entryType: 'credit' }}
       onDone={onDone}
       fields={[
-        { name: 'entryType', label: 'Type', options: [['credit', 'credit'], ['debit', 'debit'], ['adjustment', 'adjustment'], ['reversal', 'reversal']] },
-        { name: 'amount', label: 'Amount (ARS)', money: true, hint: 'an adjustment may be negative; a reversal takes its operation’s' },
+        {
+          name: 'entryType',
+          label: 'Type',
+          options: [
+            ['credit', 'credit'],
+            ['debit', 'debit'],
+            ['adjustment', 'adjustment'],
+            ['reversal', 'reversal'],
+          ],
+        },
+        {
+          name: 'amount',
+          label: 'Amount (ARS)',
+          money: true,
+          hint: 'an adjustment may be negative; a reversal takes its operation’s',
+        },
         { name: 'operationId', label: 'Operation ID', hint: 'a reversal names the credited operation' },
         { name: 'description', label: 'Description' },
       ]}
@@ -120,7 +149,15 @@ export function LedgerForm({ clientId, onDone }: { clientId: string; onDone: () 
 }
 
 /** `POST /sandbox/v1/clients/{id}/invoices/{invoiceId}/allocations`: applies the client's cash to an open invoice. */
-export function AllocationForm({ clientId, invoices, onDone }: { clientId: string; invoices: Invoice[]; onDone: () => void }) {
+export function AllocationForm({
+  clientId,
+  invoices,
+  onDone,
+}: {
+  clientId: string;
+  invoices: Invoice[];
+  onDone: () => void;
+}) {
   const open = invoices.filter((invoice) => invoice.paymentStatus === 'pending' || invoice.paymentStatus === 'partial');
   if (open.length === 0) return null;
   return (
@@ -133,7 +170,15 @@ export function AllocationForm({ clientId, invoices, onDone }: { clientId: strin
       initial={{ invoiceId: open[0]!.id }}
       onDone={onDone}
       fields={[
-        { name: 'invoiceId', label: 'Invoice', inPath: true, options: open.map((invoice) => [invoice.id, `${invoice.invoiceType} ${invoice.invoiceNumber} · ${invoice.totalAmount.toFixed(2)}`]) },
+        {
+          name: 'invoiceId',
+          label: 'Invoice',
+          inPath: true,
+          options: open.map((invoice) => [
+            invoice.id,
+            `${invoice.invoiceType} ${invoice.invoiceNumber} · ${invoice.totalAmount.toFixed(2)}`,
+          ]),
+        },
         { name: 'amount', label: 'Amount (ARS)', money: true },
       ]}
     />

@@ -1,12 +1,27 @@
-import { useState, type FormEvent } from 'react';
-import { OtherFacts } from '../view-facts.js';
+import { type FormEvent, useState } from 'react';
 import type { balanceView, clientView, entryView, invoiceView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
-import { Link, setQuery, type Location } from '../router.js';
 import { Field, SelectField } from '../fields.js';
-import { DataTable, ErrorNote, Facts, LIST_REFRESH_MS, money, NotFound, PagedList, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
-import { EventItem, type EventView } from './payment.js';
+import { Link, type Location, setQuery } from '../router.js';
+import {
+  type Column,
+  DataTable,
+  ErrorNote,
+  Facts,
+  LIST_REFRESH_MS,
+  money,
+  NotFound,
+  PagedList,
+  Status,
+  useAction,
+  useApp,
+  useLiveRefresh,
+  useLoad,
+  When,
+} from '../ui.js';
+import { OtherFacts } from '../view-facts.js';
 import { AllocationForm, InvoiceForm, LedgerForm } from './client-forms.js';
+import { EventItem, type EventView } from './payment.js';
 import { TransferForm } from './transfer-form.js';
 
 type ClientView = ReturnType<typeof clientView>;
@@ -28,7 +43,11 @@ const ENTRY_COLUMNS: Column<Entry>[] = [
   ['Amount', (e) => money(e.amount, e.currency), 'num'],
   ['Description', (e) => e.description],
   ['Source', (e) => e.sourceType],
-  ['VA payment', (e) => (e.paymentId ? <Link to={`/payments/${e.paymentId}`}>{e.paymentId.slice(0, 8)}</Link> : '—'), 'mono'],
+  [
+    'VA payment',
+    (e) => (e.paymentId ? <Link to={`/payments/${e.paymentId}`}>{e.paymentId.slice(0, 8)}</Link> : '—'),
+    'mono',
+  ],
 ];
 
 const invoiceColumns = (cancel: (invoice: Invoice) => void): Column<Invoice>[] => [
@@ -56,8 +75,15 @@ export function ClientsPage({ where }: { where: Location }) {
   const text = where.query.get('q') ?? '';
   const page = Number(where.query.get('page') ?? 1) || 1;
   const [draft, setDraft] = useState(text);
-  const list = useLoad((signal) => api.list<ClientView>('/api/v1/clients', { page, ...(text ? { [field]: text } : {}) }, signal), [field, text, page]);
-  useLiveRefresh((message) => message.type === 'event' && message.event.clientId !== null && message.event.vaPaymentId === null, list.reload, LIST_REFRESH_MS);
+  const list = useLoad(
+    (signal) => api.list<ClientView>('/api/v1/clients', { page, ...(text ? { [field]: text } : {}) }, signal),
+    [field, text, page],
+  );
+  useLiveRefresh(
+    (message) => message.type === 'event' && message.event.clientId !== null && message.event.vaPaymentId === null,
+    list.reload,
+    LIST_REFRESH_MS,
+  );
   const search = (event: FormEvent) => {
     event.preventDefault();
     setQuery(where, { q: draft.trim(), page: undefined });
@@ -71,11 +97,30 @@ export function ClientsPage({ where }: { where: Location }) {
         </Link>
       </header>
       <form className="filters" role="search" onSubmit={search}>
-        <SelectField label="Search by" value={field} onChange={(event) => setQuery(where, { field: event.target.value })} options={[['taxId', 'Tax ID'], ['externalReference', 'External reference']]} />
-        <Field label="Search" type="search" value={draft} onChange={(event) => setDraft(event.target.value)} placeholder="exact value" />
+        <SelectField
+          label="Search by"
+          value={field}
+          onChange={(event) => setQuery(where, { field: event.target.value })}
+          options={[
+            ['taxId', 'Tax ID'],
+            ['externalReference', 'External reference'],
+          ]}
+        />
+        <Field
+          label="Search"
+          type="search"
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          placeholder="exact value"
+        />
         <button type="submit">Search</button>
       </form>
-      <PagedList list={list} what="clients" onPage={(next) => setQuery(where, { page: next })} columns={CLIENT_COLUMNS} />
+      <PagedList
+        list={list}
+        what="clients"
+        onPage={(next) => setQuery(where, { page: next })}
+        columns={CLIENT_COLUMNS}
+      />
     </main>
   );
 }
@@ -85,16 +130,29 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
   const { api } = useApp();
   const ledgerPage = Number(where.query.get('page') ?? 1) || 1;
   const client = useLoad((signal) => api.get<ClientView>(`/api/v1/clients/${id}`, undefined, signal), [id]);
-  const balance = useLoad((signal) => api.get<ReturnType<typeof balanceView>>(`/api/v1/clients/${id}/balance`, undefined, signal), [id]);
-  const ledger = useLoad((signal) => api.list<Entry>(`/api/v1/clients/${id}/transactions`, { page: ledgerPage }, signal), [id, ledgerPage]);
-  const invoices = useLoad((signal) => api.list<Invoice>(`/api/v1/clients/${id}/invoices`, { limit: 100 }, signal), [id]);
-  const events = useLoad((signal) => api.list<EventView>('/sandbox/v1/events', { clientId: id, limit: 20 }, signal), [id]);
+  const balance = useLoad(
+    (signal) => api.get<ReturnType<typeof balanceView>>(`/api/v1/clients/${id}/balance`, undefined, signal),
+    [id],
+  );
+  const ledger = useLoad(
+    (signal) => api.list<Entry>(`/api/v1/clients/${id}/transactions`, { page: ledgerPage }, signal),
+    [id, ledgerPage],
+  );
+  const invoices = useLoad(
+    (signal) => api.list<Invoice>(`/api/v1/clients/${id}/invoices`, { limit: 100 }, signal),
+    [id],
+  );
+  const events = useLoad(
+    (signal) => api.list<EventView>('/sandbox/v1/events', { clientId: id, limit: 20 }, signal),
+    [id],
+  );
   const refresh = () => [client, balance, ledger, invoices, events].forEach((load) => void load.reload());
   useLiveRefresh(
     (message) =>
       (message.type === 'transfer' && message.transfer.target?.id === id) ||
       (message.type === 'event' && message.event.clientId === id) ||
-      (message.type === 'delivery' && (events.data?.items ?? []).some((event) => event.id === message.delivery.eventId)),
+      (message.type === 'delivery' &&
+        (events.data?.items ?? []).some((event) => event.id === message.delivery.eventId)),
     refresh,
   );
   const cancelInvoice = useAction(async (invoice: Invoice) => {
@@ -124,17 +182,27 @@ export function ClientPage({ id, where }: { id: string; where: Location }) {
               <OtherFacts view={c} shown={SHOWN} />
             </section>
           </div>
-          {c.cvu && c.alias ? <TransferForm key={c.id} addresses={[c.cvu, c.alias]} total={1000} onDone={refresh} /> : null}
+          {c.cvu && c.alias ? (
+            <TransferForm key={c.id} addresses={[c.cvu, c.alias]} total={1000} onDone={refresh} />
+          ) : null}
           <section aria-labelledby="ledger">
             <h2 id="ledger">Ledger</h2>
-            <PagedList list={ledger} what="entries" onPage={(next) => setQuery(where, { page: next })} columns={ENTRY_COLUMNS} />
+            <PagedList
+              list={ledger}
+              what="entries"
+              onPage={(next) => setQuery(where, { page: next })}
+              columns={ENTRY_COLUMNS}
+            />
             <LedgerForm clientId={c.id} onDone={refresh} />
           </section>
           <section aria-labelledby="invoices">
             <h2 id="invoices">Invoices</h2>
             <ErrorNote error={invoices.error ?? cancelInvoice.error} />
             {invoices.data && invoices.data.items.length > 0 ? (
-              <DataTable items={invoices.data.items} columns={invoiceColumns((invoice) => void cancelInvoice.run(invoice))} />
+              <DataTable
+                items={invoices.data.items}
+                columns={invoiceColumns((invoice) => void cancelInvoice.run(invoice))}
+              />
             ) : (
               <p className="muted">No invoice.</p>
             )}

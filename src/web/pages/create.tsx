@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import type { z } from 'zod';
 import { createClientSchema, createVaPaymentSchema } from '../../core/records/schemas.js';
-import { SandboxApiError, fieldErrors } from '../api.js';
+import { fieldErrors, SandboxApiError } from '../api.js';
+import { bodyOf, type Control, type FormField, formFields } from '../form-fields.js';
 import { navigate } from '../router.js';
-import { bodyOf, formFields, type Control, type FormField } from '../form-fields.js';
 import { SchemaFields } from '../schema-form.js';
 import { ErrorNote, useAction, useApp } from '../ui.js';
 import { issuesOf } from './form-values.js';
@@ -12,7 +12,12 @@ import { issuesOf } from './form-values.js';
  * A form's state and submit: the values are checked with the API's own zod schema first, and the API's answer
  * (if it refuses) lands on the same fields; `toBody` turns the texts typed into the request body.
  */
-function useCreateForm<V extends Record<string, string>, S extends z.ZodType>(initial: V, schema: S, toBody: (values: V) => unknown, send: (body: z.input<S>) => Promise<void>) {
+function useCreateForm<V extends Record<string, string>, S extends z.ZodType>(
+  initial: V,
+  schema: S,
+  toBody: (values: V) => unknown,
+  send: (body: z.input<S>) => Promise<void>,
+) {
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const action = useAction(async () => {
@@ -111,7 +116,15 @@ function ClientForm() {
 }
 
 /** The submit button, and what no field shows: an error of the whole body, or the API's refusal. */
-function FormFoot({ action, errors, label }: { action: { busy: boolean; error: unknown }; errors: Record<string, string>; label: string }) {
+function FormFoot({
+  action,
+  errors,
+  label,
+}: {
+  action: { busy: boolean; error: unknown };
+  errors: Record<string, string>;
+  label: string;
+}) {
   const whole = errors['(body)'];
   return (
     <div className="actions wide">

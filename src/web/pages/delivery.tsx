@@ -2,7 +2,19 @@ import { useState } from 'react';
 import type { DeliveryDetail, DeliveryView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, navigate, shareLink } from '../router.js';
-import { CopyButton, ErrorNote, Facts, JsonBlock, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When } from '../ui.js';
+import {
+  CopyButton,
+  ErrorNote,
+  Facts,
+  JsonBlock,
+  NotFound,
+  Status,
+  useAction,
+  useApp,
+  useLiveRefresh,
+  useLoad,
+  When,
+} from '../ui.js';
 
 type AttemptDetail = DeliveryDetail['attempts'][number];
 
@@ -74,15 +86,23 @@ export function DeliveryCard({
           </ol>
         </>
       ) : null}
-      {onRedelivered && summary.status === 'held' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} verb="release" /> : null}
-      {onRedelivered && summary.status !== 'dropped' ? <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} /> : null}
+      {onRedelivered && summary.status === 'held' ? (
+        <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} verb="release" />
+      ) : null}
+      {onRedelivered && summary.status !== 'dropped' ? (
+        <RedeliverForm deliveryId={summary.id} onDone={onRedelivered} />
+      ) : null}
     </section>
   );
 }
 
 /** The VA payment or client a delivery's event is about, linked: its short id in lists, the whole id when `long`. */
 export function Whose({ of: d, long = false }: { of: Pick<DeliveryView, 'vaPaymentId' | 'clientId'>; long?: boolean }) {
-  const [what, path, id] = d.vaPaymentId ? ['VA payment', 'payments', d.vaPaymentId] : d.clientId ? ['Client', 'clients', d.clientId] : [];
+  const [what, path, id] = d.vaPaymentId
+    ? ['VA payment', 'payments', d.vaPaymentId]
+    : d.clientId
+      ? ['Client', 'clients', d.clientId]
+      : [];
   if (!id) return <span className="muted">—</span>;
   return (
     <Link to={`/${path}/${id}`} title={id} aria-label={`${what} ${id}`}>
@@ -103,25 +123,34 @@ function AttemptView({ attempt }: { attempt: AttemptDetail }) {
   return (
     <li className="attempt">
       <h5>
-        Attempt {attempt.n} · <span className={ok ? 'good' : 'bad'}>{outcome}</span> · {attempt.durationMs} ms · <When at={attempt.startedAt} />
+        Attempt {attempt.n} · <span className={ok ? 'good' : 'bad'}>{outcome}</span> · {attempt.durationMs} ms ·{' '}
+        <When at={attempt.startedAt} />
       </h5>
       {attempt.errorMessage ? <p className="bad">{attempt.errorMessage}</p> : null}
-      <Facts
-        items={[
-          ['Request', `${attempt.request.method} ${attempt.request.url ?? ''}`],
-          ...extraFacts(attempt),
-        ]}
-      />
+      <Facts items={[['Request', `${attempt.request.method} ${attempt.request.url ?? ''}`], ...extraFacts(attempt)]} />
       <JsonBlock title="Request headers" value={attempt.request.headers} open={false} />
       <JsonBlock title="Request body" value={attempt.request.body} open={false} />
-      {attempt.responseBody ? <JsonBlock title="Response body" value={attempt.responseBody} /> : <p className="muted">No response body.</p>}
+      {attempt.responseBody ? (
+        <JsonBlock title="Response body" value={attempt.responseBody} />
+      ) : (
+        <p className="muted">No response body.</p>
+      )}
     </li>
   );
 }
 
 /** Fields the attempt may carry beyond these (where a forwarded or redirected attempt went), shown as they come. */
 function extraFacts(attempt: AttemptDetail): [string, string][] {
-  const known = new Set(['n', 'startedAt', 'durationMs', 'responseStatus', 'responseBody', 'error', 'errorMessage', 'request']);
+  const known = new Set([
+    'n',
+    'startedAt',
+    'durationMs',
+    'responseStatus',
+    'responseBody',
+    'error',
+    'errorMessage',
+    'request',
+  ]);
   return Object.entries(attempt)
     .filter(([name, value]) => !known.has(name) && value !== null && typeof value !== 'object')
     .map(([name, value]) => [name, String(value)]);
@@ -131,7 +160,15 @@ function extraFacts(attempt: AttemptDetail): [string, string][] {
  * `POST /sandbox/v1/deliveries/{id}/redeliver` (a new delivery of the same event) or, for a held one, `.../release`
  * (this delivery sent at last): optionally to another URL. `onDone` gets the delivery the answer names.
  */
-export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deliveryId: string; onDone: (delivery: DeliveryDetail) => void; verb?: 'redeliver' | 'release' }) {
+export function RedeliverForm({
+  deliveryId,
+  onDone,
+  verb = 'redeliver',
+}: {
+  deliveryId: string;
+  onDone: (delivery: DeliveryDetail) => void;
+  verb?: 'redeliver' | 'release';
+}) {
   const { api } = useApp();
   const [url, setUrl] = useState('');
   const action = useAction(async () => {
@@ -150,9 +187,17 @@ export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deli
     >
       <label>
         <span>
-          {name} to <span className="muted">({verb === 'release' ? 'empty: the forwarding URL, else its own' : 'empty: the same URL'})</span>
+          {name} to{' '}
+          <span className="muted">
+            ({verb === 'release' ? 'empty: the forwarding URL, else its own' : 'empty: the same URL'})
+          </span>
         </span>
-        <input type="url" value={url} onChange={(event) => setUrl(event.target.value)} placeholder="http://127.0.0.1:3000/hooks" />
+        <input
+          type="url"
+          value={url}
+          onChange={(event) => setUrl(event.target.value)}
+          placeholder="http://127.0.0.1:3000/hooks"
+        />
       </label>
       <button type="submit" disabled={action.busy}>
         {name}
@@ -165,9 +210,13 @@ export function RedeliverForm({ deliveryId, onDone, verb = 'redeliver' }: { deli
 /** `/ui/deliveries/{id}`: one delivery on a page of its own (a link to share), live; a redelivery opens the new one. */
 export function DeliveryPage({ id }: { id: string }) {
   const { api } = useApp();
-  const delivery = useLoad((signal) => api.get<DeliveryDetail>(`/sandbox/v1/deliveries/${id}`, undefined, signal), [id]);
+  const delivery = useLoad(
+    (signal) => api.get<DeliveryDetail>(`/sandbox/v1/deliveries/${id}`, undefined, signal),
+    [id],
+  );
   useLiveRefresh((message) => message.type === 'delivery' && message.delivery.id === id, delivery.reload);
-  if (delivery.error instanceof SandboxApiError && delivery.error.status === 404) return <NotFound what="Delivery" id={id} />;
+  if (delivery.error instanceof SandboxApiError && delivery.error.status === 404)
+    return <NotFound what="Delivery" id={id} />;
   const d = delivery.data;
   return (
     <main>
@@ -194,7 +243,12 @@ export function DeliveryPage({ id }: { id: string }) {
               ['Attempts', d.attempts.length],
             ]}
           />
-          <DeliveryCard summary={{ ...d, attempts: d.attempts.length }} title="Attempts" onItsPage onRedelivered={(next) => navigate(`/deliveries/${next.id}`)} />
+          <DeliveryCard
+            summary={{ ...d, attempts: d.attempts.length }}
+            title="Attempts"
+            onItsPage
+            onRedelivered={(next) => navigate(`/deliveries/${next.id}`)}
+          />
         </>
       ) : delivery.error ? null : (
         <p aria-busy="true">Loading…</p>

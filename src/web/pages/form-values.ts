@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { issuesToDetails } from '../../core/records/schemas.js';
 
 /** A form's text as a number when it reads as one, else the text itself, so the schema names the field. */
-export const numberOr = (text: string): number | string => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text);
+export const numberOr = (text: string): number | string =>
+  text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 
 /** Drops the fields left empty, as a client that leaves optional fields out does. */
 export const filled = (values: Record<string, unknown>): Record<string, unknown> =>

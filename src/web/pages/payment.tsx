@@ -2,10 +2,25 @@ import { useRef } from 'react';
 import type { eventView, VaPaymentView } from '../../core/records/views.js';
 import { SandboxApiError } from '../api.js';
 import { Link, shareLink } from '../router.js';
-import { CopyButton, DataTable, ErrorNote, Facts, JsonBlock, money, NotFound, Status, useAction, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import {
+  type Column,
+  CopyButton,
+  DataTable,
+  ErrorNote,
+  Facts,
+  JsonBlock,
+  money,
+  NotFound,
+  Status,
+  useAction,
+  useApp,
+  useLiveRefresh,
+  useLoad,
+  When,
+} from '../ui.js';
+import { OtherFacts } from '../view-facts.js';
 import { DeliveryCard, RedeliverForm } from './delivery.js';
 import { TransferForm } from './transfer-form.js';
-import { OtherFacts } from '../view-facts.js';
 
 export type EventView = ReturnType<typeof eventView>;
 const ACTIVE = ['waiting', 'underpaid'];
@@ -24,7 +39,10 @@ const CASH_IN_COLUMNS: Column<VaPaymentView['cashIns'][number]>[] = [
 export function PaymentPage({ id }: { id: string }) {
   const { api } = useApp();
   const payment = useLoad((signal) => api.get<VaPaymentView>(`/api/v1/va-payments/${id}`, undefined, signal), [id]);
-  const events = useLoad((signal) => api.list<EventView>('/sandbox/v1/events', { vaPaymentId: id, limit: TIMELINE_LIMIT }, signal), [id]);
+  const events = useLoad(
+    (signal) => api.list<EventView>('/sandbox/v1/events', { vaPaymentId: id, limit: TIMELINE_LIMIT }, signal),
+    [id],
+  );
   const eventIds = useRef(new Set<string>());
   for (const event of events.data?.items ?? []) eventIds.current.add(event.id);
   const refresh = () => {
@@ -41,7 +59,8 @@ export function PaymentPage({ id }: { id: string }) {
     return message.type === 'transfer' && message.transfer.target?.id === id;
   }, refresh);
 
-  if (payment.error instanceof SandboxApiError && payment.error.status === 404) return <NotFound what="VA payment" id={id} />;
+  if (payment.error instanceof SandboxApiError && payment.error.status === 404)
+    return <NotFound what="VA payment" id={id} />;
   const p = payment.data;
   const timeline = [...(events.data?.items ?? [])].reverse();
   return (
@@ -140,7 +159,14 @@ function PaymentFacts({ payment: p }: { payment: VaPaymentView }) {
             ['Bank', p.paymentInstructions.bankName],
             ['Amount', money(p.paymentInstructions.amount, p.currency)],
             ['Callback', p.callbackUrl ?? (p.successUrl ? `${p.successUrl} / ${p.failureUrl}` : 'none')],
-            ['Client', p.clientId ? <Link to={`/clients/${p.clientId}`}>{p.clientName ?? p.clientId}</Link> : (p.clientTaxId ?? p.clientName)],
+            [
+              'Client',
+              p.clientId ? (
+                <Link to={`/clients/${p.clientId}`}>{p.clientName ?? p.clientId}</Link>
+              ) : (
+                (p.clientTaxId ?? p.clientName)
+              ),
+            ],
             ['Reference', p.externalReference],
           ]}
         />
@@ -192,12 +218,21 @@ export function EventItem({ event, onRedelivered }: { event: EventView; onRedeli
       <h3>
         <span className="event-type">{event.eventType}</span> <When at={event.createdAt} />
       </h3>
-      <p className="routing">{event.url ? <>→ {event.url}</> : <span className="bad">dropped: {event.droppedReason}</span>}</p>
+      <p className="routing">
+        {event.url ? <>→ {event.url}</> : <span className="bad">dropped: {event.droppedReason}</span>}
+      </p>
       <JsonBlock title="Payload" value={event.body} open={false} />
       {event.deliveries.map((delivery, index) => (
-        <DeliveryCard key={delivery.id} summary={delivery} title={`Delivery ${index + 1}`} redeliveryOf={titleOf(delivery.redeliveryOf)} />
+        <DeliveryCard
+          key={delivery.id}
+          summary={delivery}
+          title={`Delivery ${index + 1}`}
+          redeliveryOf={titleOf(delivery.redeliveryOf)}
+        />
       ))}
-      {event.url && event.deliveries.length > 0 ? <RedeliverForm deliveryId={event.deliveries.at(-1)!.id} onDone={onRedelivered} /> : null}
+      {event.url && event.deliveries.length > 0 ? (
+        <RedeliverForm deliveryId={event.deliveries.at(-1)!.id} onDone={onRedelivered} />
+      ) : null}
     </li>
   );
 }

@@ -1,10 +1,20 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { VA_PAYMENT_STATUSES } from '../../core/records/state.js';
 import type { VaPaymentView } from '../../core/records/views.js';
-import { Link, navigate, setQuery, type Location } from '../router.js';
-import { findById } from '../short-id.js';
 import { Field, SelectField } from '../fields.js';
-import { LIST_REFRESH_MS, money, PagedList, Status, useApp, useLiveRefresh, useLoad, When, type Column } from '../ui.js';
+import { Link, type Location, navigate, setQuery } from '../router.js';
+import { findById } from '../short-id.js';
+import {
+  type Column,
+  LIST_REFRESH_MS,
+  money,
+  PagedList,
+  Status,
+  useApp,
+  useLiveRefresh,
+  useLoad,
+  When,
+} from '../ui.js';
 
 /** What the text filter searches: the list's own exact-match filters, or one payment by its id. */
 const SEARCH_FIELDS: [string, string][] = [
@@ -43,11 +53,20 @@ export function PaymentsPage({ where }: { where: Location }) {
   const [draft, setDraft] = useState(text);
   const [problem, setProblem] = useState<string | undefined>();
   const list = useLoad(
-    (signal) => api.list<VaPaymentView>('/api/v1/va-payments', { status, page, ...(text && field !== 'id' ? { [field]: text } : {}) }, signal),
+    (signal) =>
+      api.list<VaPaymentView>(
+        '/api/v1/va-payments',
+        { status, page, ...(text && field !== 'id' ? { [field]: text } : {}) },
+        signal,
+      ),
     [status, field, text, page],
   );
   // Only the first page changes when payments are created; statuses change anywhere, so any payment event reads it again.
-  useLiveRefresh((message) => message.type === 'event' && message.event.vaPaymentId !== null, list.reload, LIST_REFRESH_MS);
+  useLiveRefresh(
+    (message) => message.type === 'event' && message.event.vaPaymentId !== null,
+    list.reload,
+    LIST_REFRESH_MS,
+  );
 
   const search = async (event: FormEvent) => {
     event.preventDefault();
@@ -76,7 +95,12 @@ export function PaymentsPage({ where }: { where: Location }) {
           onChange={(event) => setQuery(where, { status: event.target.value, page: undefined })}
           options={[['', 'Any status'], ...VA_PAYMENT_STATUSES.map((s): [string, string] => [s, s])]}
         />
-        <SelectField label="Search by" value={field} onChange={(event) => setQuery(where, { field: event.target.value })} options={SEARCH_FIELDS} />
+        <SelectField
+          label="Search by"
+          value={field}
+          onChange={(event) => setQuery(where, { field: event.target.value })}
+          options={SEARCH_FIELDS}
+        />
         <Field
           label="Search"
           type="search"
@@ -87,7 +111,13 @@ export function PaymentsPage({ where }: { where: Location }) {
         />
         <button type="submit">Search</button>
       </form>
-      <PagedList list={list} what="VA payments" onPage={(next) => setQuery(where, { page: next })} columns={COLUMNS} className="payments" />
+      <PagedList
+        list={list}
+        what="VA payments"
+        onPage={(next) => setQuery(where, { page: next })}
+        columns={COLUMNS}
+        className="payments"
+      />
     </main>
   );
 }

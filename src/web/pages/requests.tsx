@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { journalNote } from '../../client/journal-note.js';
 import { JOURNAL_METHODS, type JournalItem } from '../../core/records/request-journal.js';
 import { Field, SelectField } from '../fields.js';
-import { setQuery, type Location } from '../router.js';
+import { type Location, setQuery } from '../router.js';
 import { Facts, JsonBlock, PagedList, TableHead, useApp, useLoad, When } from '../ui.js';
 
 /** How often the page reads the journal again: a request that only reads raises no live message to wait for. */
@@ -16,7 +16,10 @@ export function RequestsPage({ where }: { where: Location }) {
   const status = where.query.get('status') ?? '';
   const page = Number(where.query.get('page') ?? 1) || 1;
   const [open, setOpen] = useState<string | null>(null);
-  const list = useLoad((signal) => api.list<JournalItem>('/sandbox/v1/requests', { method, path, status, page }, signal), [method, path, status, page]);
+  const list = useLoad(
+    (signal) => api.list<JournalItem>('/sandbox/v1/requests', { method, path, status, page }, signal),
+    [method, path, status, page],
+  );
   useEffect(() => {
     const timer = setInterval(list.reload, REQUESTS_REFRESH_MS);
     return () => clearInterval(timer);
@@ -32,8 +35,19 @@ export function RequestsPage({ where }: { where: Location }) {
           onChange={(event) => setQuery(where, { method: event.target.value, page: undefined })}
           options={[['', 'Any method'], ...JOURNAL_METHODS.map((m): [string, string] => [m, m])]}
         />
-        <Field label="Path" placeholder="/api/v1/va-payments/{id}" value={path} onChange={(event) => setQuery(where, { path: event.target.value, page: undefined })} />
-        <Field label="Status" inputMode="numeric" placeholder="201" value={status} onChange={(event) => setQuery(where, { status: event.target.value, page: undefined })} />
+        <Field
+          label="Path"
+          placeholder="/api/v1/va-payments/{id}"
+          value={path}
+          onChange={(event) => setQuery(where, { path: event.target.value, page: undefined })}
+        />
+        <Field
+          label="Status"
+          inputMode="numeric"
+          placeholder="201"
+          value={status}
+          onChange={(event) => setQuery(where, { status: event.target.value, page: undefined })}
+        />
       </form>
       <PagedList
         list={list}
@@ -45,7 +59,12 @@ export function RequestsPage({ where }: { where: Location }) {
               <TableHead headers={['At', 'Method', 'Path', 'Status', 'ms', 'Note', '']} />
               <tbody>
                 {items.map((r) => (
-                  <RequestRow key={r.id} request={r} open={open === r.id} onToggle={() => setOpen(open === r.id ? null : r.id)} />
+                  <RequestRow
+                    key={r.id}
+                    request={r}
+                    open={open === r.id}
+                    onToggle={() => setOpen(open === r.id ? null : r.id)}
+                  />
                 ))}
               </tbody>
             </table>
@@ -69,7 +88,13 @@ function RequestRow({ request: r, open, onToggle }: { request: JournalItem; open
         <td className="num">{r.durationMs}</td>
         <td>{journalNote(r)}</td>
         <td>
-          <button type="button" className="small" aria-expanded={open} onClick={onToggle} aria-label={`${open ? 'Hide' : 'Show'} request ${r.id}`}>
+          <button
+            type="button"
+            className="small"
+            aria-expanded={open}
+            onClick={onToggle}
+            aria-label={`${open ? 'Hide' : 'Show'} request ${r.id}`}
+          >
             {open ? 'Hide' : 'Show'}
           </button>
         </td>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
+import type { TransferBody } from '../../client/api-client.js';
 import { transferSchema } from '../../core/records/schemas.js';
 import { fieldErrors } from '../api.js';
-import type { TransferBody } from '../../client/api-client.js';
 import { Field, SelectField } from '../fields.js';
 import { ErrorNote, useAction, useApp } from '../ui.js';
 import { issuesOf, numberOr } from './form-values.js';
@@ -28,7 +28,9 @@ export function TransferForm({ addresses, total, onDone }: { addresses: string[]
     if (issues.length > 0) return;
     // The schema the API validates with has just accepted it.
     const transfer = await api.transfers.create(body as TransferBody);
-    setResult(`Transfer ${transfer.outcome}${transfer.reason ? `: ${transfer.reason}` : ''} (net ${transfer.netAmount.toFixed(2)})`);
+    setResult(
+      `Transfer ${transfer.outcome}${transfer.reason ? `: ${transfer.reason}` : ''} (net ${transfer.netAmount.toFixed(2)})`,
+    );
     onDone();
   });
   return (
@@ -41,7 +43,13 @@ export function TransferForm({ addresses, total, onDone }: { addresses: string[]
       }}
     >
       <h3>Inject a transfer</h3>
-      <SelectField label="To" value={to} onChange={(event) => setTo(event.target.value)} options={addresses.map((a) => [a, a])} error={errors.to} />
+      <SelectField
+        label="To"
+        value={to}
+        onChange={(event) => setTo(event.target.value)}
+        options={addresses.map((a) => [a, a])}
+        error={errors.to}
+      />
       <Field
         label="Total (ARS)"
         inputMode="decimal"
@@ -52,7 +60,14 @@ export function TransferForm({ addresses, total, onDone }: { addresses: string[]
         }}
         error={errors.total}
       />
-      <Field label="Taxes (ARS)" inputMode="decimal" value={taxes} onChange={(event) => setTaxes(event.target.value)} error={errors.taxes} hint="0.6% of the total by default" />
+      <Field
+        label="Taxes (ARS)"
+        inputMode="decimal"
+        value={taxes}
+        onChange={(event) => setTaxes(event.target.value)}
+        error={errors.taxes}
+        hint="0.6% of the total by default"
+      />
       <div className="actions">
         <button type="submit" disabled={action.busy || to === ''}>
           Send transfer

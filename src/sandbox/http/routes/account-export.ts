@@ -1,10 +1,16 @@
-import { EXPORT_FORMAT, EXPORT_VERSION, exportAccount, importAccount, importQuery } from '../../../core/account-export/account-export.js';
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  exportAccount,
+  importAccount,
+  importQuery,
+} from '../../../core/account-export/account-export.js';
 import { exportText } from '../../../core/account-export/export-text.js';
-import { parse, type Account } from '../../../core/index.js';
-import { streamAnswer } from '../answer-stream.js';
+import { type Account, parse } from '../../../core/index.js';
 import { recordScenario } from '../../../core/scenarios/scenario-record.js';
 import { giveWay } from '../../runtime/give-way.js';
 import { counted } from '../../runtime/progress.js';
+import { streamAnswer } from '../answer-stream.js';
 import type { RouteKit } from './kit.js';
 
 /** One account's whole state as one JSON document, handed over then replayed elsewhere; or its story as a scenario. */
@@ -35,7 +41,9 @@ export function accountExportRoutes({ app, runtime, get, post }: RouteKit): void
       work.end();
     }
   });
-  get('/sandbox/v1/scenario', (account, c) => recordScenario(account, c.req.query('name') || `Recorded from account …${account.key.slice(-4)}`));
+  get('/sandbox/v1/scenario', (account, c) =>
+    recordScenario(account, c.req.query('name') || `Recorded from account …${account.key.slice(-4)}`),
+  );
 }
 
 /** The export's answer in the envelope `ok` gives any read (`{success, data, unreadable?, timestamp}`), as text. */
@@ -52,5 +60,8 @@ function importSteps(body: unknown): number {
   const tables = (body as { account?: unknown } | null)?.account;
   if (typeof tables !== 'object' || tables === null) return 0;
   const size = (table: unknown) => (typeof table === 'object' && table !== null ? Object.keys(table).length : 0);
-  return Object.values(tables).reduce((sum: number, table) => sum + size(table), 3) + size((tables as { events?: unknown }).events);
+  return (
+    Object.values(tables).reduce((sum: number, table) => sum + size(table), 3) +
+    size((tables as { events?: unknown }).events)
+  );
 }

@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { parse, SandboxError, type Account, type ApiFaultType, type Page } from '../../../core/index.js';
+import { type Account, type ApiFaultType, type Page, parse, SandboxError } from '../../../core/index.js';
 import type { Runtime } from '../../runtime/runtime.js';
 
 /** `Bindings`: what the Node server passes beside the Request (absent in-process, under msw). */
-export type Env = { Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined; Variables: { account: Account; body: string; apiFault: { ruleId: string; type: ApiFaultType } } };
+export type Env = {
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  Variables: { account: Account; body: string; apiFault: { ruleId: string; type: ApiFaultType } };
+};
 
 type Ok = (c: Context<Env>, data: unknown, status?: 200 | 201, extra?: Record<string, unknown>) => Response;
 /** Answers with the contract's error envelope (app.ts's), with extra headers. */
@@ -29,7 +32,8 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
   const write =
     (handler: (account: Account, body: unknown, c: Context<Env>) => unknown, options: WriteOptions = {}) =>
     async (c: Context<Env>) => {
-      const body = options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, options.body !== 'optional');
+      const body =
+        options.body === 'none' ? parse(noBody, jsonBody(c, false) ?? {}) : jsonBody(c, options.body !== 'optional');
       const account = c.get('account');
       const backlog = runtime.deliverer.backlogOf(account);
       // A write reads the clock once: what it records, and the events it raises, carry one instant.
@@ -48,7 +52,11 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
      * A read; `stores`: it may change the state too (a hub made on first use), so it waits for the disk like a write.
      * What the handler puts in `beside` goes beside `data` in the envelope.
      */
-    get: (path: string, handler: (account: Account, c: Context<Env>, beside: Record<string, unknown>) => unknown, options: { stores?: boolean } = {}) =>
+    get: (
+      path: string,
+      handler: (account: Account, c: Context<Env>, beside: Record<string, unknown>) => unknown,
+      options: { stores?: boolean } = {},
+    ) =>
       app.get(path, async (c) => {
         const beside: Record<string, unknown> = {};
         const data = await runtime.store.committed(() => handler(c.get('account'), c, beside));
@@ -66,10 +74,14 @@ export function routeKit(app: Hono<Env>, runtime: Runtime, ok: Ok) {
         if (options.stores) await runtime.commit();
         return ok(c, data, 200, { pagination });
       }),
-    post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.post(path, write(handler, options)),
-    patch: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.patch(path, write(handler, options)),
-    put: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.put(path, write(handler, options)),
-    delete: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) => app.delete(path, write(handler, options)),
+    post: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) =>
+      app.post(path, write(handler, options)),
+    patch: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) =>
+      app.patch(path, write(handler, options)),
+    put: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) =>
+      app.put(path, write(handler, options)),
+    delete: (path: string, handler: Parameters<typeof write>[0], options?: WriteOptions) =>
+      app.delete(path, write(handler, options)),
   };
 }
 
@@ -81,7 +93,8 @@ const noBody = z.strictObject({});
 function jsonBody(c: Context<Env>, required: boolean): unknown {
   const text = c.get('body');
   if (text.trim() === '') {
-    if (required) throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);
+    if (required)
+      throw new SandboxError('INVALID_JSON', 'Request body is empty: send a JSON object', ['(body): is empty']);
     return undefined;
   }
   const type = header(c, 'content-type') ?? '';
@@ -91,10 +104,11 @@ function jsonBody(c: Context<Env>, required: boolean): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SandboxError('INVALID_JSON', `Request body is not valid JSON: ${(error as Error).message}`, ['(body): is not valid JSON']);
+    throw new SandboxError('INVALID_JSON', `Request body is not valid JSON: ${(error as Error).message}`, [
+      '(body): is not valid JSON',
+    ]);
   }
 }
-
 
 /**
  * A request header (`name` in lower case) as `Headers.get` gives it: repeated ones joined by ", ". Under the Node
@@ -110,7 +124,8 @@ export function header(c: Context<Env>, name: string): string | undefined {
 export function rawHeader(raw: string[], name: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name)
+      value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
 }
