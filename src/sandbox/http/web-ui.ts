@@ -1,11 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import type { Env } from './routes/kit.js';
 
-/** The web inspector's bundle, as `npm run build` writes it (the same place from src/sandbox and dist/sandbox). */
-const WEB_ROOT = fileURLToPath(new URL('../../dist/web/', import.meta.url));
+/**
+ * The web inspector's bundle, as `npm run build` writes it: three levels up from src/sandbox/http and
+ * dist/sandbox/http, two from the CLI's bundle (dist/bundle), which holds this module too.
+ */
+const WEB_ROOT =
+  ['../../../dist/web/', '../../dist/web/']
+    .map((path) => fileURLToPath(new URL(path, import.meta.url)))
+    .find((path) => existsSync(join(path, 'index.html'))) ??
+  fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
