@@ -14,6 +14,7 @@ export * from './conventions/ids.js';
 export * from './conventions/money.js';
 export * from './conventions/time.js';
 export * from './hubs/cvu.js';
+export * from './records/list-queries.js';
 export * from './records/schemas.js';
 export * from './records/state.js';
 export * from './records/views.js';

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { issuesToDetails } from '../../src/core/records/schemas.js';
-import { interpolate, mismatches, ScenarioReferenceError, scenarioSchema } from '../../src/core/scenarios/scenario.js';
+import { mismatches } from '../../src/core/scenarios/mismatches.js';
+import { interpolate, ScenarioReferenceError } from '../../src/core/scenarios/references.js';
+import { scenarioSchema } from '../../src/core/scenarios/scenario.js';
 
 const scope = {
   payment: { id: 'p-1', amount: 5000, cashIns: [{ total: 40 }], metadata: { a: 1 } },

@@ -12,6 +12,7 @@ export * from './filters.js';
 export * from './hub.js';
 export * from './idempotency.js';
 export * from './invoice.js';
+export * from './list-queries.js';
 export * from './request-journal.js';
 export * from './schemas.js';
 export * from './state.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { API_FAULT_TYPES, API_PATH_PATTERN } from './api-fault-rule.js';
-import { pageQuery } from './schemas.js';
+import { pageQuery } from './list-queries.js';
 import { isoTime, uuid } from './view-fields.js';
 
 /** The request journal (contract part 9): every `/api/v1` request of an account, as sent and as answered. */

@@ -20,6 +20,7 @@ import {
   VA_PAYMENT_STATUSES,
 } from '../records/index.js';
 import { expectRequestStep, shorthand } from './keyed-steps.js';
+import { hasReference, referencedNames } from './references.js';
 
 /**
  * Scenario files (`fixtures/*.json`): named steps that drive the sandbox, `${step.path}` references to earlier
@@ -32,19 +33,6 @@ export const SCENARIO_VERSION = 1;
 export const RECEIVER = 'receiver';
 
 const NAME = /^[A-Za-z_][\w-]*$/;
-/** `${name}` or `${name.path.to.field}` (array items by index: `${payment.cashIns.0.total}`). */
-const REFERENCE = /\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}/g;
-const WHOLE_REFERENCE = /^\$\{([A-Za-z_][\w-]*)((?:\.[\w-]+)*)\}$/;
-
-/** The names every reference inside a JSON value points at. */
-function referencedNames(value: unknown): string[] {
-  if (typeof value === 'string') return [...value.matchAll(REFERENCE)].map((match) => match[1]!);
-  if (Array.isArray(value)) return value.flatMap(referencedNames);
-  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(referencedNames);
-  return [];
-}
-
-const hasReference = (value: unknown): boolean => referencedNames(value).length > 0;
 
 /**
  * A request body as a scenario writes it: each field is checked by the API's own schema for it, unless it holds
@@ -266,69 +254,6 @@ export const scenarioSchema = z
   });
 
 export type Scenario = z.output<typeof scenarioSchema>;
-
-/** What a step names with `${...}`: the results of earlier named steps, and the receiver. */
-export type Scope = Record<string, unknown>;
-
-/** A reference that points at nothing when its step runs. */
-export class ScenarioReferenceError extends Error {}
-
-function resolve(scope: Scope, name: string, path: string): unknown {
-  let value: unknown = scope[name];
-  for (const key of path.split('.').slice(1)) {
-    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-  }
-  if (value === undefined) throw new ScenarioReferenceError(`\${${name}${path}} is undefined`);
-  return value;
-}
-
-/**
- * A value with its references replaced. A string that is one reference and nothing else takes the value as it is
- * (a number stays a number); references inside longer strings are spliced in as text.
- */
-export function interpolate<T>(value: T, scope: Scope): T {
-  if (typeof value === 'string') {
-    const whole = WHOLE_REFERENCE.exec(value);
-    if (whole) return resolve(scope, whole[1]!, whole[2]!) as T;
-    return value.replace(REFERENCE, (_match, ref: string, path: string) => {
-      const found = resolve(scope, ref, path);
-      return typeof found === 'string' ? found : JSON.stringify(found);
-    }) as T;
-  }
-  if (Array.isArray(value)) return value.map((item) => interpolate(item, scope)) as T;
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, scope)])) as T;
-  }
-  return value;
-}
-
-const show = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? 'undefined';
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
-};
-
-/**
- * How `actual` differs from `expected`, one "path: expected X, got Y" each: objects match on the keys they give,
- * arrays item by item and in length, everything else exactly. Empty when it matches.
- */
-export function mismatches(expected: unknown, actual: unknown, path = ''): string[] {
-  const at = path || '(value)';
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${at}: expected an array, got ${show(actual)}`];
-    const problems = expected.flatMap((item, i) => mismatches(item, actual[i], `${path}[${i}]`));
-    if (expected.length !== actual.length)
-      problems.unshift(`${at}: expected ${expected.length} items, got ${actual.length}`);
-    return problems;
-  }
-  if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
-      return [`${at}: expected an object, got ${show(actual)}`];
-    return Object.entries(expected).flatMap(([key, item]) =>
-      mismatches(item, (actual as Record<string, unknown>)[key], path ? `${path}.${key}` : key),
-    );
-  }
-  return expected === actual ? [] : [`${at}: expected ${show(expected)}, got ${show(actual)}`];
-}
 
 /**
  * The scenario format as a JSON Schema (draft 2020-12), for editors to check and complete scenario files: served at

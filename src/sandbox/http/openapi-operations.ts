@@ -7,6 +7,13 @@ import {
 } from '../../core/api-faults/api-faults.js';
 import { faultsSchema, forwardingSchema, redeliverSchema } from '../../core/callbacks/delivery-settings.js';
 import { triggerSchema, triggerViewSchema } from '../../core/records/index.js';
+import {
+  listClientsQuery,
+  listDeliveriesQuery,
+  listQuery,
+  listTransactionsQuery,
+  listVaPaymentsQuery,
+} from '../../core/records/list-queries.js';
 import { journalItemSchema, listRequestsQuery, requestsClearedSchema } from '../../core/records/request-journal.js';
 import {
   allocationSchema,
@@ -19,11 +26,6 @@ import {
   debitSchema,
   hubPatchSchema,
   ledgerEntrySchema,
-  listClientsQuery,
-  listDeliveriesQuery,
-  listQuery,
-  listTransactionsQuery,
-  listVaPaymentsQuery,
   transferSchema,
   updateClientSchema,
   updateInvoiceSchema,

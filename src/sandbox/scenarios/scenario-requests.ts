@@ -1,7 +1,8 @@
 import type { SandboxClient } from '../../client/api-client.js';
 import { pathMatches } from '../../core/api-faults/api-faults.js';
 import type { JournalItem } from '../../core/records/request-journal.js';
-import { mismatches, type ScenarioStep } from '../../core/scenarios/scenario.js';
+import { mismatches } from '../../core/scenarios/mismatches.js';
+import type { ScenarioStep } from '../../core/scenarios/scenario.js';
 
 /** `{"expectRequest": {...}}` (contract part 9): what the account sent to `/api/v1`, read from its request journal. */
 

@@ -3,12 +3,12 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { sandboxClient } from '../../client/api-client.js';
 import { issuesToDetails } from '../../core/records/schemas.js';
+import type { Scope } from '../../core/scenarios/references.js';
 import {
   isExpectation,
   RECEIVER,
   type Scenario,
   type ScenarioStep,
-  type Scope,
   scenarioSchema,
 } from '../../core/scenarios/scenario.js';
 import { type Receiver, startReceiver } from '../delivery/receiver.js';

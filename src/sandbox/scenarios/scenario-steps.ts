@@ -13,14 +13,9 @@ import {
   type UpdateClientBody,
   type UpdateInvoiceBody,
 } from '../../client/api-client.js';
-import {
-  interpolate,
-  isExpectation,
-  mismatches,
-  ScenarioReferenceError,
-  type ScenarioStep,
-  type Scope,
-} from '../../core/scenarios/scenario.js';
+import { mismatches } from '../../core/scenarios/mismatches.js';
+import { interpolate, ScenarioReferenceError, type Scope } from '../../core/scenarios/references.js';
+import { isExpectation, type ScenarioStep } from '../../core/scenarios/scenario.js';
 import type { Receiver } from '../delivery/receiver.js';
 import { apiFaultTarget, faultFailures, withIdempotencyKey } from './scenario-faults.js';
 import { expectRequest, requestTarget } from './scenario-requests.js';
