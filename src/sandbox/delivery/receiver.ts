@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request a receiver got, as it arrived, and the status it was answered with. */
@@ -36,45 +36,26 @@ interface Failure {
   path: string;
 }
 
+/** What a receiver keeps between requests: what it got, the failures still armed, and who waits for more. */
+interface ReceiverState {
+  received: ReceivedCallback[];
+  failures: Failure[];
+  waiters: Set<() => void>;
+}
+
 /**
  * A callback receiver on a real port: records every request and answers 200, or a failing status for the next
  * requests it was told to fail (`failNext`), to watch the sandbox retry.
  */
 export async function startReceiver(options: ReceiverOptions = {}) {
-  const received: ReceivedCallback[] = [];
-  const failures: Failure[] = [];
-  const waiters = new Set<() => void>();
+  const state: ReceiverState = { received: [], failures: [], waiters: new Set<() => void>() };
+  const { received, failures } = state;
 
   const server = createServer((req, res) => {
-    readAll(req).then((raw) => {
-      const path = req.url ?? '/';
-      const failure = failures.find((f) => f.times > 0 && isUnder(path, f.path));
-      if (failure) failure.times--;
-      const status = failure?.status ?? options.status ?? 200;
-      const request: ReceivedCallback = {
-        method: req.method ?? '',
-        path,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
-        rawHeaders: pairs(req.rawHeaders),
-        body: parseJson(raw),
-        raw,
-        status,
-        receivedAt: new Date().toISOString(),
-      };
-      received.push(request);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `receiver answers ${status}`);
-      options.onReceive?.(request);
-      for (const wake of waiters) wake();
-    });
+    readAll(req).then((raw) => answer(req, res, raw, state, options));
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
 
   return {
@@ -92,26 +73,7 @@ export async function startReceiver(options: ReceiverOptions = {}) {
       filter: (request: ReceivedCallback) => boolean = () => true,
       timeoutMs = 10_000,
     ): Promise<ReceivedCallback[]> {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const matching = received.filter(filter);
-          if (matching.length < count) return false;
-          done();
-          resolve(matching);
-          return true;
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(
-            new Error(`the receiver got ${received.filter(filter).length} of ${count} requests within ${timeoutMs} ms`),
-          );
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        if (!check()) waiters.add(check);
-      });
+      return waitForRequests(state, count, filter, timeoutMs);
     },
     /** Forgets what was received and any failures still armed. */
     clear(): void {
@@ -125,6 +87,78 @@ export async function startReceiver(options: ReceiverOptions = {}) {
       });
     },
   };
+}
+
+/** Listens on `port` and `host`, or rejects with the error the server met there (a port in use, say). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Records one request and answers it: with the status of the first armed failure its path is under, else the
+ * receiver's own; then tells `onReceive` and wakes whoever waits for requests.
+ */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: string,
+  state: ReceiverState,
+  options: ReceiverOptions,
+): void {
+  const path = req.url ?? '/';
+  const failure = state.failures.find((f) => f.times > 0 && isUnder(path, f.path));
+  if (failure) failure.times--;
+  const status = failure?.status ?? options.status ?? 200;
+  const request: ReceivedCallback = {
+    method: req.method ?? '',
+    path,
+    headers: Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, String(value)])),
+    rawHeaders: pairs(req.rawHeaders),
+    body: parseJson(raw),
+    raw,
+    status,
+    receivedAt: new Date().toISOString(),
+  };
+  state.received.push(request);
+  res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : `receiver answers ${status}`);
+  options.onReceive?.(request);
+  for (const wake of state.waiters) wake();
+}
+
+/** Resolves with the requests that match `filter` once there are `count` of them; rejects after `timeoutMs`. */
+function waitForRequests(
+  state: ReceiverState,
+  count: number,
+  filter: (request: ReceivedCallback) => boolean,
+  timeoutMs: number,
+): Promise<ReceivedCallback[]> {
+  const { received, waiters } = state;
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const matching = received.filter(filter);
+      if (matching.length < count) return false;
+      done();
+      resolve(matching);
+      return true;
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new Error(`the receiver got ${received.filter(filter).length} of ${count} requests within ${timeoutMs} ms`),
+      );
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      waiters.delete(check);
+    };
+    if (!check()) waiters.add(check);
+  });
 }
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -171,31 +171,9 @@ interface Context extends StepContext {
 async function runOne(loaded: LoadedScenario, ctx: Context): Promise<ScenarioResult> {
   const started = performance.now();
   const emit = ctx.options.onEvent ?? (() => {});
-  const { file } = loaded;
-  if ('error' in loaded) {
-    // Not a scenario: one failed step that says why (every problem), in the report as in the output.
-    const name = basename(file);
-    const load = result(
-      0,
-      `load ${file}`,
-      'load',
-      'action',
-      'failed',
-      loaded.error.details.length ? loaded.error.details : [loaded.error.message],
-      0,
-    );
-    emit({ type: 'scenario:start', file, name, apiKey: '' });
-    emit({ type: 'step', file, step: load });
-    const outcome: ScenarioResult = { file, name, apiKey: '', status: 'failed', steps: [load], durationMs: 0 };
-    emit({ type: 'scenario:end', result: outcome });
-    return outcome;
-  }
-  const { scenario } = loaded;
-  const apiKey =
-    ctx.options.apiKey ??
-    `sk_scenario_${basename(file)
-      .replace(/\.json$/, '')
-      .replace(/\W+/g, '_')}_${randomUUID().slice(0, 8)}`;
+  if ('error' in loaded) return reportUnreadable(loaded, emit);
+  const { file, scenario } = loaded;
+  const apiKey = ctx.options.apiKey ?? freshApiKey(file);
   const client = sandboxClient(ctx.url, apiKey);
   emit({ type: 'scenario:start', file, name: scenario.name, apiKey });
   const scope: Scope = { [RECEIVER]: { url: ctx.receiverBase } };
@@ -250,6 +228,35 @@ async function runOne(loaded: LoadedScenario, ctx: Context): Promise<ScenarioRes
   emit({ type: 'scenario:end', result: outcome });
   return outcome;
 }
+
+/** Not a scenario: one failed step that says why (every problem), in the report as in the output. */
+function reportUnreadable(
+  loaded: Extract<LoadedScenario, { error: ScenarioFileError }>,
+  emit: (event: RunEvent) => void,
+): ScenarioResult {
+  const { file } = loaded;
+  const name = basename(file);
+  const load = result(
+    0,
+    `load ${file}`,
+    'load',
+    'action',
+    'failed',
+    loaded.error.details.length ? loaded.error.details : [loaded.error.message],
+    0,
+  );
+  emit({ type: 'scenario:start', file, name, apiKey: '' });
+  emit({ type: 'step', file, step: load });
+  const outcome: ScenarioResult = { file, name, apiKey: '', status: 'failed', steps: [load], durationMs: 0 };
+  emit({ type: 'scenario:end', result: outcome });
+  return outcome;
+}
+
+/** A fresh account's API key, named after the scenario file: `sk_scenario_<file name as word characters>_<8 hex>`. */
+const freshApiKey = (file: string): string =>
+  `sk_scenario_${basename(file)
+    .replace(/\.json$/, '')
+    .replace(/\W+/g, '_')}_${randomUUID().slice(0, 8)}`;
 
 const result = (
   index: number,
