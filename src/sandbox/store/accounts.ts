@@ -6,7 +6,8 @@ import type { DatabaseSync as Database } from 'node:sqlite';
 import { type AccountState, accountHead, emptyAccountState, normalizeAccount } from '../../core/index.js';
 import type { AccountHead } from '../../core/store/repository.js';
 import { SLICE_MS } from '../runtime/give-way.js';
-import { checksum, JOURNAL_TABLE, putRecord, recordsInOrder, type Sql, TABLE_NAMES, writeRecords } from './records.js';
+import { putRecord, recordsInOrder, writeRecords } from './record-writes.js';
+import { checksum, JOURNAL_TABLE, type Sql, TABLE_NAMES } from './records.js';
 
 export type Write = <T>(key: string | null, run: (account: number) => T) => T;
 

@@ -12,7 +12,6 @@
  * 500 (`UnreadableRecord`) when it is read: `docs/reliability.md` says which damage is found when.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { DatabaseSync as Database } from 'node:sqlite';
 import type { Storage } from '../../core/store/repository.js';
@@ -24,42 +23,19 @@ import { notAFile } from './file-kind.js';
 import { groupCommit } from './group.js';
 import { type JournalStore, journalRows } from './journal.js';
 import { type Lock, takeLock } from './lock.js';
-import { checksum, headOf, readAccount, statementCache } from './records.js';
-import { repository, storedRows } from './repository.js';
-import { migrate, withFunctions } from './schema.js';
+import { open } from './open.js';
+import { checksum, headOf, readAccount, type Sql, statementCache } from './records.js';
+import { repository } from './repository.js';
 import {
   CHECK_AT_START_BYTES,
   type CheckAside,
   checkAside,
-  damaged,
-  headerRefusal,
   INTEGRITY_AT_START_BYTES,
-  migrationRefusal,
-  newerRelease,
   notADatabase,
-  problemsOf,
   StoreDamagedError,
-  schemaVersion,
   startRefusal,
-  writable,
 } from './start-check.js';
-
-/**
- * node:sqlite, loaded without Node 22's "SQLite is an experimental feature" warning (24 and later print none): the
- * sandbox relies on it on purpose, from the 22.13 floor on, in the CLI and in code that embeds it (startSandbox, msw).
- */
-const DatabaseSync = ((): typeof Database => {
-  const emitWarning = process.emitWarning;
-  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
-    const message = warning instanceof Error ? warning.message : warning;
-    if (!/\bSQLite\b/.test(message)) (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  };
-  try {
-    return (createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite')).DatabaseSync;
-  } finally {
-    process.emitWarning = emitWarning;
-  }
-})();
+import { storedRows } from './stored-rows.js';
 
 /** When an account next has work: its due work (an expiry, a delayed CVU), by real time, and whether it has deliveries to send. */
 interface Wake {
@@ -165,50 +141,8 @@ export function memoryStore(journal = DEFAULT_JOURNAL): Store {
   return sqliteStore(open(':memory:', false, null), null, null, null, journal);
 }
 
-const WAL_LIMIT = 64 * 1024 * 1024;
-
-/**
- * The page cache, in KiB (SQLite's default is 2 MiB): a write touches a record's table and each of its indexes, and a
- * cache that holds their upper pages (and the newest end of each) reads none of them from the file again.
- */
-const CACHE_KIB = 32 * 1024;
-
-/**
- * Opens the database, checked (`check`, before any step of the schema is applied; see `start-check.ts`), and brings it
- * to the newest schema. Whatever makes an existing file unusable refuses the start with one line naming it.
- */
-function open(file: string, fsync: boolean, check: 'integrity_check' | 'quick_check' | null): Database {
-  let db: Database | undefined;
-  try {
-    db = withFunctions(new DatabaseSync(file));
-    // The WAL is cut back to this after a checkpoint: a large write (an import, a seed) would leave it its size.
-    db.exec(
-      `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${fsync ? 'FULL' : 'NORMAL'}; PRAGMA journal_size_limit = ${WAL_LIMIT}`,
-    );
-    db.exec(`PRAGMA cache_size = ${-CACHE_KIB}`);
-    const version = schemaVersion(db);
-    const newer = newerRelease(file, version);
-    if (newer !== null) throw newer;
-    if (check !== null && version > 0) {
-      const problems = problemsOf(db, check);
-      if (problems !== null) throw damaged(file, problems);
-    }
-    const header = headerRefusal(db, file);
-    if (header !== null) throw header;
-    const readOnly = file === ':memory:' ? null : writable(db);
-    if (readOnly !== null)
-      throw damaged(file, `it cannot be written: ${readOnly}; its header may be damaged, or the file is read-only`);
-    try {
-      migrate(db, version);
-    } catch (error) {
-      throw migrationRefusal(db, file, error);
-    }
-    return db;
-  } catch (error) {
-    db?.close();
-    throw startRefusal(file, error);
-  }
-}
+/** The owner of the state, as `Store.attach` sets it. */
+type Owner = Parameters<Store['attach']>[0];
 
 function sqliteStore(
   db: Database,
@@ -223,43 +157,9 @@ function sqliteStore(
   const sql = statementCache(db);
   const file = path ?? 'memory';
   const ids = accountIds(sql);
-  /** The accounts written in the open transaction: their wake is written beside them when it commits. */
-  const touched = new Set<string>();
-  let owner: Parameters<Store['attach']>[0] | null = null;
-  const groups = groupCommit(db, path, log, {
-    committing() {
-      for (const key of touched) {
-        const wake = owner?.wake(key) ?? { dueAt: null, sending: false };
-        sql('UPDATE accounts SET due_at = ?, sending = ? WHERE key = ?').run(wake.dueAt, wake.sending ? 1 : 0, key);
-      }
-    },
-    ended(stored) {
-      const keys = [...touched];
-      touched.clear();
-      if (stored) return retired.sweep();
-      for (const key of keys) {
-        ids.forget(key); // a row made or replaced in the group is gone with it, and what was known empty
-        owner?.undo(key);
-      }
-    },
-  });
-  /** Runs a write of an account in the group's transaction with the account's id (its row made at its first write). */
-  function write<T>(key: string | null, run: (account: number) => T): T {
-    return groups.write(() => {
-      if (key === null) return run(0);
-      if (!touched.has(key)) {
-        touched.add(key);
-        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(
-          key,
-          NEW_HEAD,
-          checksum(NEW_HEAD),
-        );
-      }
-      return run(ids.of(key)!);
-    });
-  }
+  let owner: Owner | null = null;
+  const { groups, write, retired } = accountWrites(db, path, sql, ids, () => owner, log);
   const journal = journalRows(sql, groups.write, keep);
-  const retired = sweeper(sql, write);
 
   return {
     path,
@@ -314,6 +214,56 @@ function sqliteStore(
       lock?.release();
     },
   };
+}
+
+/**
+ * The store's writes: the group commit, each account's row made at its first write (its wake written beside it when
+ * the group commits), and the sweep of retired ids after a group is stored.
+ */
+function accountWrites(
+  db: Database,
+  path: string | null,
+  sql: Sql,
+  ids: ReturnType<typeof accountIds>,
+  owner: () => Owner | null,
+  log: (line: string) => void,
+) {
+  /** The accounts written in the open transaction: their wake is written beside them when it commits. */
+  const touched = new Set<string>();
+  const groups = groupCommit(db, path, log, {
+    committing() {
+      for (const key of touched) {
+        const wake = owner()?.wake(key) ?? { dueAt: null, sending: false };
+        sql('UPDATE accounts SET due_at = ?, sending = ? WHERE key = ?').run(wake.dueAt, wake.sending ? 1 : 0, key);
+      }
+    },
+    ended(stored) {
+      const keys = [...touched];
+      touched.clear();
+      if (stored) return retired.sweep();
+      for (const key of keys) {
+        ids.forget(key); // a row made or replaced in the group is gone with it, and what was known empty
+        owner()?.undo(key);
+      }
+    },
+  });
+  /** Runs a write of an account in the group's transaction with the account's id (its row made at its first write). */
+  function write<T>(key: string | null, run: (account: number) => T): T {
+    return groups.write(() => {
+      if (key === null) return run(0);
+      if (!touched.has(key)) {
+        touched.add(key);
+        sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(
+          key,
+          NEW_HEAD,
+          checksum(NEW_HEAD),
+        );
+      }
+      return run(ids.of(key)!);
+    });
+  }
+  const retired = sweeper(sql, write);
+  return { groups, write, retired };
 }
 
 export { readAccount };

@@ -41,11 +41,7 @@ export function groupCommit(db: Database, path: string | null, log: (line: strin
 
   function begin(): Group {
     db.exec('BEGIN');
-    let settle!: (error: Error | null) => void;
-    const promise = new Promise<void>(
-      (resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())),
-    );
-    promise.catch(() => {}); // a group nobody waits on (due work) still logs why it failed
+    const { promise, settle } = settled();
     const current: Group = { promise, failed: null, reads: [] };
     group = current;
     setImmediate(() => {
@@ -114,6 +110,16 @@ export function groupCommit(db: Database, path: string | null, log: (line: strin
         else run();
       }),
   };
+}
+
+/** A group's promise, and what settles it: resolved once its writes are stored, or rejected with why they were not. */
+function settled(): { promise: Promise<void>; settle: (error: Error | null) => void } {
+  let settle!: (error: Error | null) => void;
+  const promise = new Promise<void>(
+    (resolvePromise, reject) => (settle = (error) => (error ? reject(error) : resolvePromise())),
+  );
+  promise.catch(() => {}); // a group nobody waits on (due work) still logs why it failed
+  return { promise, settle };
 }
 
 /** A failed write as the client is told it: `INSUFFICIENT_STORAGE` (507), naming why. */

@@ -51,53 +51,13 @@ const COLUMNS = 'id, at, method, path, status, data, request_body AS requestBody
  * by its key each time, not cached: a group rolled back may take the row it made with it.
  */
 export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: number): JournalStore {
-  const insert = () =>
-    sql(
-      `INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-  const idOf = (key: string) =>
-    (sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined)?.id ?? null;
-  /** The key's account row, made with a new head if it has none (a key that only read has none); its id. */
-  const ensure = (key: string): number => {
-    sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(
-      key,
-      NEW_HEAD,
-      checksum(NEW_HEAD),
-    );
-    return idOf(key)!;
-  };
   /** The requests of this turn, not written yet. */
   let pending: [string, JournalRow][] = [];
   function flush(): void {
     if (pending.length === 0) return;
     const rows = pending;
     pending = [];
-    write(() => {
-      const written = new Set<number>();
-      for (const [key, row] of rows) {
-        const account = ensure(key);
-        insert().run(
-          row.id,
-          row.at,
-          row.method,
-          row.path,
-          row.status,
-          row.data,
-          row.requestBody,
-          row.responseBody,
-          account,
-        );
-        written.add(account);
-      }
-      // Each account keeps its newest `keep`: the oldest past it go, in one statement.
-      for (const account of written) {
-        const over = count(sql, account) - keep;
-        if (over > 0)
-          sql(
-            `DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`,
-          ).run(account, over);
-      }
-    });
+    write(() => insertRows(sql, rows, keep));
   }
   /** A group that cannot be stored (a full disk) refuses its writes, these too: the store's log said why. */
   const flushQuietly = () => {
@@ -116,12 +76,12 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: numbe
     },
     page(key, filter, skip, limit) {
       flush();
-      const account = idOf(key);
+      const account = idOf(sql, key);
       return account === null ? { rows: [], total: 0 } : pageOf(sql, account, filter, skip, limit);
     },
     get(key, id) {
       flush();
-      const account = idOf(key);
+      const account = idOf(sql, key);
       return account === null
         ? undefined
         : (sql(`SELECT ${COLUMNS} FROM ${JOURNAL_TABLE} WHERE account = ? AND id = ?`).get(account, id) as
@@ -130,18 +90,64 @@ export function journalRows(sql: Sql, write: <T>(run: () => T) => T, keep: numbe
     },
     clear(key) {
       flush();
-      const account = idOf(key);
+      const account = idOf(sql, key);
       return account === null
         ? 0
         : write(() => Number(sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ?`).run(account).changes));
     },
     prune(key, before) {
       flush();
-      const account = idOf(key);
+      const account = idOf(sql, key);
       if (account !== null)
         write(() => sql(`DELETE FROM ${JOURNAL_TABLE} WHERE account = ? AND at < ?`).run(account, before));
     },
   };
+}
+
+/** An account's id by its key, or null while it has none. */
+const idOf = (sql: Sql, key: string) =>
+  (sql('SELECT id FROM accounts WHERE key = ?').get(key) as { id: number } | undefined)?.id ?? null;
+
+/** The key's account row, made with a new head if it has none (a key that only read has none); its id. */
+function ensure(sql: Sql, key: string): number {
+  sql('INSERT INTO accounts (key, head, crc) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING').run(
+    key,
+    NEW_HEAD,
+    checksum(NEW_HEAD),
+  );
+  return idOf(sql, key)!;
+}
+
+/** Writes a turn's requests (in the open group), then holds each account written to its bound (`keep`). */
+function insertRows(sql: Sql, rows: [string, JournalRow][], keep: number): void {
+  const insert = () =>
+    sql(
+      `INSERT INTO ${JOURNAL_TABLE} (id, at, method, path, status, data, request_body, response_body, account) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+  const written = new Set<number>();
+  for (const [key, row] of rows) {
+    const account = ensure(sql, key);
+    insert().run(
+      row.id,
+      row.at,
+      row.method,
+      row.path,
+      row.status,
+      row.data,
+      row.requestBody,
+      row.responseBody,
+      account,
+    );
+    written.add(account);
+  }
+  // Each account keeps its newest `keep`: the oldest past it go, in one statement.
+  for (const account of written) {
+    const over = count(sql, account) - keep;
+    if (over > 0)
+      sql(
+        `DELETE FROM ${JOURNAL_TABLE} WHERE seq IN (SELECT seq FROM ${JOURNAL_TABLE} WHERE account = ? ORDER BY seq LIMIT ?)`,
+      ).run(account, over);
+  }
 }
 
 /** A page of an account's requests, newest first, and how many match. */
