@@ -4,9 +4,11 @@ import { compacted, droppedDelivery, hold, isOpen } from '../callbacks/index.js'
 import { MAX_CLOCK_MS } from '../clock/index.js';
 import { iso, ms, SandboxError } from '../conventions/index.js';
 import { type AccountState, type Delivery, issuesToDetails, keyedByCaller } from '../records/index.js';
-import { crossRecordChecks, type Known, type Problem, recordProblems } from './export-checks.js';
+import { crossRecordChecks } from './export-checks.js';
+import type { Known, Problem } from './export-problems.js';
 import { exportedAccount, time } from './export-records.js';
 import { exportText } from './export-text.js';
+import { recordProblems } from './record-checks.js';
 
 /**
  * One account's whole state as a file (`GET /sandbox/v1/export`, `POST /sandbox/v1/import`): the records as
