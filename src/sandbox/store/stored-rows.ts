@@ -2,9 +2,17 @@
 import type { TableName } from '../../core/index.js';
 import type { Row, Where } from '../../core/store/repository.js';
 import { BATCH, conditions } from './query-rows.js';
-import { recordOf, type Sql, TABLE_NAMES, UnreadableRecord, withAttempts } from './records.js';
+import {
+  recordOf,
+  rowColumns,
+  type Sql,
+  type StoredRow,
+  TABLE_NAMES,
+  UnreadableRecord,
+  withAttempts,
+} from './records.js';
 
-type Stored = { seq: number; id: string; data: string; crc: number };
+type Stored = StoredRow & { seq: number; id: string };
 
 /** Whether an id is an array index (0 to 2³²−2, written as such): a JS object lists those first, by value. */
 const isIndex = (id: string): boolean => /^(0|[1-9]\d{0,9})$/.test(id) && Number(id) <= 4294967294;
@@ -25,7 +33,7 @@ export function* storedRows<T extends TableName>(
   const id = account();
   if (id === null) return;
   const [text, values] = conditions(id, table, where);
-  const from = `SELECT seq, id, data, crc FROM ${TABLE_NAMES[table]} WHERE ${text}`;
+  const from = `SELECT seq, id, ${rowColumns(table)} FROM ${TABLE_NAMES[table]} WHERE ${text}`;
   const batch = function* (
     after: string,
     order: string,
@@ -34,7 +42,7 @@ export function* storedRows<T extends TableName>(
   ) {
     for (let at = -1; ; ) {
       if (account() !== id) throw new Error(`the account was replaced while its ${TABLE_NAMES[table]} were read`);
-      const rows = sql(`${from} AND ${after} > ? ORDER BY ${order} LIMIT ${BATCH}`).all(...values, at) as Stored[];
+      const rows = sql(`${from} AND ${after} > ? ORDER BY ${order} LIMIT ${BATCH}`).all(...values, at) as unknown as Stored[];
       yield* rows.filter(keep);
       if (rows.length < BATCH) return;
       at = last(rows.at(-1)!);
