@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_MAX_BYTES, configJsonSchema, startOptions } from '../src/cli/start-options.js';
+import { CONFIG_MAX_BYTES } from '../src/cli/config-file.js';
+import { configJsonSchema, startOptions } from '../src/cli/start-options.js';
 import { freePort, ROOT, runCli, spawnCli, spawnServer, useTmp } from './helpers.js';
 
 const SHIPPED = JSON.parse(readFileSync(join(ROOT, 'config.schema.json'), 'utf8'));

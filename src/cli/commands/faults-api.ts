@@ -64,9 +64,9 @@ function ruleOf(command: Command) {
   return { path: o.path, ...(o.method ? { method: o.method.toUpperCase() } : {}), fault: faults[0], ...when };
 }
 
-/** `faults api add|list|clear`: API fault rules of the account (contract part 7). */
-export function faultsApiCommand(): Command {
-  const add = new Command('add')
+/** `faults api add`: one rule, its fault by exactly one fault flag. */
+function addCommand(): Command {
+  return new Command('add')
     .description(`Add a rule: matching /api/v1 requests get ${apiFaultKinds('named')}`)
     .requiredOption(
       '--path <path>',
@@ -99,7 +99,11 @@ export function faultsApiCommand(): Command {
       number,
     )
     .action(apiAction<ApiFaultRuleView>((cmd) => ['POST', PATH, { body: ruleOf(cmd) }], ruleBlock));
-  const list = pageOptions(new Command('list'))
+}
+
+/** `faults api list`: the rules as a table. */
+function listCommand(): Command {
+  return pageOptions(new Command('list'))
     .description('The rules, in the order they apply, with their hits')
     .action(
       listAction<ApiFaultRuleView>(
@@ -117,7 +121,11 @@ export function faultsApiCommand(): Command {
               ]),
       ),
     );
-  const clear = new Command('clear')
+}
+
+/** `faults api clear [id]`: one rule, or all of them. */
+function clearCommand(): Command {
+  return new Command('clear')
     .description('Remove one rule by its id, or every rule')
     .argument('[id]', 'the rule to remove (all when left out)')
     .action(
@@ -129,20 +137,24 @@ export function faultsApiCommand(): Command {
             : `removed rule ${data.id}`,
       ),
     );
+}
+
+/** `faults api add|list|clear`: API fault rules of the account (contract part 7). */
+export function faultsApiCommand(): Command {
   const command = new Command('api')
     .description(`Faults of the account's own /api/v1 requests: ${apiFaultKinds('many')}`)
     .addCommand(
       example(
-        globalOptions(add),
+        globalOptions(addCommand()),
         'va-sandbox faults api add --path /api/v1/va-payments --method POST --status 503',
         'va-sandbox faults api add --path /api/v1/va-payments --method POST --lost-answer --times 1',
         'va-sandbox faults api add --path "/api/v1/va-payments/{id}" --reset --probability 0.2 --seed 7',
       ),
     )
-    .addCommand(example(globalOptions(list), 'va-sandbox faults api list'))
+    .addCommand(example(globalOptions(listCommand()), 'va-sandbox faults api list'))
     .addCommand(
       example(
-        globalOptions(clear),
+        globalOptions(clearCommand()),
         'va-sandbox faults api clear',
         'va-sandbox faults api clear 3d4e5f60-7a8b-4c9d-8e0f-1a2b3c4d5e6f',
       ),

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
 import { jsonLine, type LogEntry, lineWriter, logLine } from '../../sandbox/http/server-log.js';
+import { applyConfig } from '../config-file.js';
 import { DEFAULT_API_KEY, example, given } from '../context.js';
 import { progressWanted, serverWorkLine } from '../progress.js';
-import { apiKeyProblem, applyConfig, startOptions } from '../start-options.js';
+import { apiKeyProblem, startOptions } from '../start-options.js';
 import { version } from '../version.js';
 
 /** A switch set by its variable to `0`, `false` or `no` is off (commander turns it on for any value). */
@@ -31,6 +32,46 @@ function reachable(url: string): string {
   return parsed.origin;
 }
 
+/**
+ * The API keys the server accepts: `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`
+ * (a flag, over a config file's keys). Undefined: any key.
+ */
+function acceptedKeys(cmd: Command, opts: Record<string, unknown>): string[] | undefined {
+  const programKey = given<string>(cmd.parent!, 'apiKey');
+  const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);
+  if (programKeyProblem) cmd.error(`option '--api-key <key>' ${programKeyProblem}`);
+  const ownKeys = cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
+  return (ownKeys as string[] | undefined) ?? (programKey === undefined ? undefined : [programKey]);
+}
+
+/** The lines a started server prints: where it listens, where its state is, the key to use and a request to try. */
+function startBanner(
+  server: { url: string; dataPath: string | null },
+  keep: number | undefined,
+  apiKeys: string[] | undefined,
+): string {
+  const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
+  return [
+    `va-sandbox ${version} listening on ${server.url}`,
+    `  data:    ${server.dataPath ?? '(memory only)'}${keep ? ` (ended payments kept ${keep} days of sandbox clock)` : ''}`,
+    `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
+    `  try:     curl -s ${reachable(server.url)}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Null once the server is told to stop; the error if its database is found damaged first (a large database is
+ * checked while the server answers: found damaged, the server stops with a start's line).
+ */
+function stoppedOrDamaged(stopped: Promise<void>, checked: Promise<unknown>): Promise<Error | null> {
+  const damaged = checked.then(
+    () => new Promise<never>(() => {}),
+    (error: Error) => error,
+  );
+  return Promise.race([stopped.then(() => null), damaged]);
+}
+
 export function startCommand(): Command {
   const command = new Command('start').description('Start the sandbox server (the only writer of its state database)');
   for (const option of startOptions()) command.addOption(option);
@@ -40,13 +81,7 @@ export function startCommand(): Command {
     switchesOff(cmd, opts);
     // Loaded here, so the other commands never pay for the server's modules (hono, node:sqlite, undici).
     const { startServer } = await import('../../sandbox/http/server.js');
-    // `va-sandbox --api-key K start` means the same as `va-sandbox start --api-key K`: a flag, over a config file's keys.
-    const programKey = given<string>(cmd.parent!, 'apiKey');
-    const programKeyProblem = programKey === undefined ? undefined : apiKeyProblem(programKey);
-    if (programKeyProblem) cmd.error(`option '--api-key <key>' ${programKeyProblem}`);
-    const ownKeys =
-      cmd.getOptionValueSource('apiKey') === 'config' && programKey !== undefined ? undefined : opts.apiKey;
-    const apiKeys: string[] | undefined = ownKeys ?? (programKey === undefined ? undefined : [programKey]);
+    const apiKeys = acceptedKeys(cmd, opts);
     const requestLog = lineWriter(process.stdout);
     // Listened for before the server listens: whoever sees it answer may stop it at once, and is not killed mid-start.
     const stopped = new Promise<void>((resolve) => {
@@ -77,27 +112,13 @@ export function startCommand(): Command {
       ownsProcess: true,
       onServerWork: serverWorkLine(progressWanted(opts.quiet === true)),
     });
-    const key = apiKeys?.[0] ?? DEFAULT_API_KEY;
     // With --log json, stdout holds only the log's JSON lines.
     const banner = opts.log === 'json' && !opts.quiet ? process.stderr : process.stdout;
-    banner.write(
-      [
-        `va-sandbox ${version} listening on ${server.url}`,
-        `  data:    ${server.dataPath ?? '(memory only)'}${opts.keep ? ` (ended payments kept ${opts.keep} days of sandbox clock)` : ''}`,
-        `  API key: ${key}${apiKeys ? '' : '  (any Bearer key works; each key is its own account)'}`,
-        `  try:     curl -s ${reachable(server.url)}/api/v1/va-payments -H 'Authorization: Bearer ${key}'`,
-        '',
-      ].join('\n'),
-    );
+    banner.write(startBanner(server, opts.keep, apiKeys));
     // The callback client, loaded now rather than at the first callback (the deliverer's import then finds it loaded):
     // no module can be read once the process is out of file descriptors (EMFILE), and callbacks and the stop would fail.
     import('undici').catch(() => {});
-    // A large database is checked while the server answers: found damaged, the server stops with a start's line.
-    const damaged = server.checked.then(
-      () => new Promise<never>(() => {}),
-      (error: Error) => error,
-    );
-    const refused = await Promise.race([stopped.then(() => null), damaged]);
+    const refused = await stoppedOrDamaged(stopped, server.checked);
     await server.close();
     requestLog.flush();
     if (refused) throw refused;

@@ -10,7 +10,7 @@ import { type Layout, scrolled } from './layout.js';
 import { type ClientView, clientsLoader, paymentsLoader, useListWindow } from './use-sandbox.js';
 
 type Client = Connection['client'];
-type Selected = { payments: number; clients: number };
+export type Selected = { payments: number; clients: number };
 /** The first row each window shows (the feed's by seq): kept between renders so windows scroll smoothly. */
 export type Tops = { payments: number; clients: number; feed: number };
 

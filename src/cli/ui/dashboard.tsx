@@ -1,12 +1,13 @@
 import type { EventEmitter } from 'node:events';
 import { Box, Text } from 'ink';
-import { useCallback, useReducer, useRef, useState } from 'react';
+import { type Dispatch, type SetStateAction, useCallback, useReducer, useRef, useState } from 'react';
 import { paint } from '../render.js';
 import { type Connection, dataPathOf } from './connect.js';
 import { DashboardBody, headerLine, helpKeys, type Mode, type PaneName } from './dashboard-body.js';
 import { usePaneKeys } from './dashboard-keys.js';
 import {
   feedWindow,
+  type Selected,
   type Tops,
   useDeliveryDetail,
   useJustCreated,
@@ -16,7 +17,7 @@ import {
 import { feedLine } from './feed.js';
 import type { Values } from './form.js';
 import { HelpLine } from './help-line.js';
-import { layoutOf, useTerminalSize } from './layout.js';
+import { type Layout, layoutOf, useTerminalSize } from './layout.js';
 import { useApiFaults } from './use-api-faults.js';
 import { useDebounced, useForwarding, useLiveFeed, useSandboxClock } from './use-sandbox.js';
 
@@ -51,22 +52,12 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
   const [note, setNote] = useState<{ text: string; error?: boolean }>(() => ({ text: firstNote(connection) }));
   const failed = useCallback((error: Error) => setNote({ text: error.message, error: true }), []);
 
-  const [version, refresh] = useReducer((n: number) => n + 1, 0);
-  const refreshSoon = useDebounced(refresh, REFRESH_WAIT_MS, REFRESH_MAX_WAIT_MS);
-  const [detailVersion, refreshDetail] = useReducer((n: number) => n + 1, 0);
   const openDelivery = mode.kind === 'delivery' ? mode.id : null;
-
-  const { entries, stream } = useLiveFeed(client, (message) => {
-    // Deliveries change no list: a burst of them only adds feed lines.
-    if (message === null || message.type !== 'delivery') refreshSoon();
-    else if (message.delivery.id === openDelivery) refreshDetail();
-  });
-  const { payments, clients } = useListWindows(client, layout, tops.current, selected, setSelected, version, failed);
-  const clock = useSandboxClock(client, version, failed);
-  const forwarding = useForwarding(client, version, failed);
-  const apiFaults = useApiFaults(client, version, failed);
-
-  const detail = useDeliveryDetail(client, openDelivery, detailVersion, failed);
+  const { refresh, entries, stream, payments, clients, clock, forwarding, apiFaults, detail } = useSandboxViews(
+    client,
+    { layout, tops: tops.current, selected, setSelected, openDelivery },
+    failed,
+  );
   useLogLines(logs, setNote);
 
   const [created, setCreated] = useJustCreated(payments);
@@ -101,20 +92,6 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
     feedEntry: feed.entry,
   });
 
-  const submit = async (
-    { spec, then }: Extract<Mode, { kind: 'form' }>,
-    body: Record<string, unknown>,
-    values: Values,
-  ) => {
-    const text = await spec.submit(client, body);
-    const kept = spec.fields.filter((field) => field.sticky).map((field) => [field.name, values[field.name] ?? '']);
-    setSticky((now) => ({ ...now, ...Object.fromEntries(kept) }));
-    setNote({ text });
-    then?.();
-    setMode({ kind: 'panes' });
-    refresh();
-  };
-
   return (
     <Box flexDirection="column" width={columns} height={rows - 1}>
       <Text wrap="truncate-end">{headerLine(connection, stream, clock, apiFaults, forwarding)}</Text>
@@ -122,7 +99,7 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
         <DashboardBody
           {...{ mode, setMode, detail, columns, layout, focus, payments, clients, selected, sticky }}
           nowMs={clock.nowMs ?? Date.now()}
-          onSubmit={submit}
+          onSubmit={formSubmitter(client, { setSticky, setNote, setMode, refresh })}
           feed={{
             lines: feed.lines.map((entry) => feedLine(entry.message)),
             selected: focus === 'feed' ? feed.position - feed.top : null,
@@ -135,6 +112,69 @@ export function Dashboard({ connection, hubId = 1, logs }: DashboardProps) {
     </Box>
   );
 }
+
+type Client = Connection['client'];
+
+/** What the lists show and which of them is asked for: the windows' rows, their selection and the open delivery. */
+interface ViewsShown {
+  layout: Layout;
+  tops: Tops;
+  selected: Selected;
+  setSelected: Dispatch<SetStateAction<Selected>>;
+  openDelivery: string | null;
+}
+
+/**
+ * What the dashboard shows of the sandbox: the live feed, the list windows, its clock, forwarding, API faults and the
+ * open delivery. All are asked again at `refresh`; the lists soon after a stream message (debounced), the open
+ * delivery when one of its attempts comes.
+ */
+function useSandboxViews(
+  client: Client,
+  { layout, tops, selected, setSelected, openDelivery }: ViewsShown,
+  failed: (error: Error) => void,
+) {
+  const [version, refresh] = useReducer((n: number) => n + 1, 0);
+  const refreshSoon = useDebounced(refresh, REFRESH_WAIT_MS, REFRESH_MAX_WAIT_MS);
+  const [detailVersion, refreshDetail] = useReducer((n: number) => n + 1, 0);
+
+  const { entries, stream } = useLiveFeed(client, (message) => {
+    // Deliveries change no list: a burst of them only adds feed lines.
+    if (message === null || message.type !== 'delivery') refreshSoon();
+    else if (message.delivery.id === openDelivery) refreshDetail();
+  });
+  const { payments, clients } = useListWindows(client, layout, tops, selected, setSelected, version, failed);
+  const clock = useSandboxClock(client, version, failed);
+  const forwarding = useForwarding(client, version, failed);
+  const apiFaults = useApiFaults(client, version, failed);
+
+  const detail = useDeliveryDetail(client, openDelivery, detailVersion, failed);
+  return { refresh, entries, stream, payments, clients, clock, forwarding, apiFaults, detail };
+}
+
+/** What a sent form changes on the dashboard. */
+interface AfterSubmit {
+  setSticky: Dispatch<SetStateAction<Values>>;
+  setNote: (note: { text: string; error?: boolean }) => void;
+  setMode: (mode: Mode) => void;
+  refresh: () => void;
+}
+
+/**
+ * A form's sending: its request, then its sticky fields kept for the next form, its answer on the status line, its
+ * follow-up (`then`), back to the panes and the lists asked again.
+ */
+const formSubmitter =
+  (client: Client, { setSticky, setNote, setMode, refresh }: AfterSubmit) =>
+  async ({ spec, then }: Extract<Mode, { kind: 'form' }>, body: Record<string, unknown>, values: Values) => {
+    const text = await spec.submit(client, body);
+    const kept = spec.fields.filter((field) => field.sticky).map((field) => [field.name, values[field.name] ?? '']);
+    setSticky((now) => ({ ...now, ...Object.fromEntries(kept) }));
+    setNote({ text });
+    then?.();
+    setMode({ kind: 'panes' });
+    refresh();
+  };
 
 /** The status line at first: where the dashboard is connected, or the sandbox it runs itself. */
 const firstNote = (connection: Connection): string =>
