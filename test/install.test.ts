@@ -12,8 +12,8 @@ import { freePort, ROOT, useTmp } from './helpers.js';
  */
 
 const run = promisify(execFile);
-// A build in a fresh clone, then installs from the npm cache (a git URL's install builds once more).
-const TIMEOUT = 300_000;
+// A build in a fresh clone, then installs from the npm cache; a git URL's install builds once more with its dev tools.
+const TIMEOUT = 600_000;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 /** npm in `cwd`, from the local cache when it can (CI runs right after `npm ci` filled it). */
