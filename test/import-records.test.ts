@@ -439,7 +439,7 @@ describe('POST /sandbox/v1/import: every claim across kinds, every record’s ow
       ],
       [
         'a lone surrogate in a metadata key',
-        (a) => (a.vaPayments[lent.id].metadata = { ['k\udc00']: 1 }),
+        (a) => (a.vaPayments[lent.id].metadata = { 'k\udc00': 1 }),
         `account.vaPayments.${lent.id}.metadata.k`,
       ],
       [

@@ -330,7 +330,9 @@ describe('ledger entries (contract part 3): the real sourceType values and tempL
 describe('rate limit (contract part 0): per minute, on by default', () => {
   const fixed = Date.parse('2026-11-23T12:00:30.000Z');
 
-  it('every /api/v1 answer carries the headers; the 6001st request in a minute is 429 while another key is served', { timeout: 120_000 }, async () => {
+  it('every /api/v1 answer carries the headers; the 6001st request in a minute is 429 while another key is served', {
+    timeout: 120_000,
+  }, async () => {
     const server = await useServer({ clock: { now: () => fixed } });
     const client = api(server.url, 'sk_flood');
     const created = await client.post('/api/v1/va-payments', { ...PAYMENT });

@@ -42,7 +42,10 @@ export function* storedRows<T extends TableName>(
   ) {
     for (let at = -1; ; ) {
       if (account() !== id) throw new Error(`the account was replaced while its ${TABLE_NAMES[table]} were read`);
-      const rows = sql(`${from} AND ${after} > ? ORDER BY ${order} LIMIT ${BATCH}`).all(...values, at) as unknown as Stored[];
+      const rows = sql(`${from} AND ${after} > ? ORDER BY ${order} LIMIT ${BATCH}`).all(
+        ...values,
+        at,
+      ) as unknown as Stored[];
       yield* rows.filter(keep);
       if (rows.length < BATCH) return;
       at = last(rows.at(-1)!);
