@@ -191,7 +191,7 @@ describe('docs/ci-example.yml', () => {
       } finally {
         await podman('rm', '-f', '-v', '-t', '0', service).catch(() => {});
         await podman('network', 'rm', '-f', network).catch(() => {});
-        await podman('rmi', '-f', image).catch(() => {});
+        await podman.removeImage(image).catch(() => {});
       }
     },
     900_000,

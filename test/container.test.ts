@@ -113,7 +113,7 @@ describe.skipIf(missing !== null)(
       if (!podman) return;
       for (const name of names) await podman('rm', '-f', '-t', '0', name).catch(() => {});
       await podman('volume', 'rm', '-f', volume).catch(() => {});
-      await podman('rmi', '-f', image).catch(() => {});
+      await podman.removeImage(image).catch(() => {});
     }, 120_000);
 
     it('has the README three commands: build, run with the port published, run on the host network', () => {

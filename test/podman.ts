@@ -46,6 +46,11 @@ export interface Podman {
    * second build of the same Dockerfile reuses the first one's layers instead of running npm ci again beside it.
    */
   build: (args: string[]) => Promise<string>;
+  /**
+   * `podman rmi -f`, under the build's lock: a build reuses the cached layers of another file's image, and removing
+   * that image mid-build took the layers from under it ("layer not known").
+   */
+  removeImage: (image: string) => Promise<string>;
   /** The same, as a long-running child (a foreground `podman run`). */
   spawn: (args: string[]) => ChildProcess;
   /** The base image to build on (and run Node in) when it is not the Dockerfile's node:24-slim. */
@@ -86,7 +91,9 @@ export async function usePodman(): Promise<Podman> {
     }
   };
   const podman = ((...args: string[]) => call(['podman'], args)) as Podman;
-  podman.build = (args) => call(['flock', join(tmpdir(), 'va-sandbox-podman-build.lock'), 'podman'], args);
+  const locked = ['flock', join(tmpdir(), 'va-sandbox-podman-build.lock'), 'podman'];
+  podman.build = (args) => call(locked, args);
+  podman.removeImage = (image) => call(locked, ['rmi', '-f', image]);
   podman.spawn = (args) => spawn('podman', [...flags, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   podman.base = base;
   podman.baseArgs = base ? ['--build-arg', `BASE=${base}`] : [];

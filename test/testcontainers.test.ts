@@ -98,7 +98,7 @@ describe.skipIf(missing !== null)(`Testcontainers${missing ? `: skipped, ${missi
   afterAll(async () => {
     service?.kill('SIGTERM');
     await serviceExited;
-    await podman?.('rmi', '-f', image).catch(() => {});
+    await podman?.removeImage(image).catch(() => {});
   }, 60_000);
 
   it('the example starts the image through the module; its client makes a payment whose callback reaches a receiver', async () => {
