@@ -148,7 +148,10 @@ const invalid = (issues: z.core.$ZodIssue[], unlisted = 0): SandboxError => {
   return new SandboxError('VALIDATION_ERROR', `Invalid account export: ${shown}`, details);
 };
 
-/** The account as one JSON document (`exportText`, parsed); the records of a damaged database that could not be read are left out and named in `unreadable`. */
+/**
+ * The account as one JSON document (`exportText`, parsed); the records of a damaged database that could not be read are
+ * left out and named in `unreadable`.
+ */
 export function exportAccount(account: Account, unreadable: string[] = []): AccountExport {
   return JSON.parse([...exportText(account, EXPORT_FORMAT, EXPORT_VERSION, unreadable)].join('')) as AccountExport;
 }

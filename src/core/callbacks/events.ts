@@ -40,7 +40,10 @@ export class Events {
     );
   }
 
-  /** Raises a VA payment's event: a transfer's names the cash-in it credited; `cancelled` and `failed` keep the delivery summary they carry. */
+  /**
+   * Raises a VA payment's event: a transfer's names the cash-in it credited; `cancelled` and `failed` keep the delivery
+   * summary they carry.
+   */
   raiseVaEvent(payment: VaPayment, draft: va.VaEventDraft): SandboxEvent {
     const event: SandboxEvent = {
       id: this.ctx.uuid(),

@@ -25,7 +25,10 @@ export const apiFaultSchema = z.discriminatedUnion('type', [
 ]);
 export type ApiFault = z.output<typeof apiFaultSchema>;
 
-/** A rule as the account keeps it: `draw` is its generator's state (mulberry32's one number, so a restart goes on), the rest is answered. */
+/**
+ * A rule as the account keeps it: `draw` is its generator's state (mulberry32's one number, so a restart goes on), the
+ * rest is answered.
+ */
 export const apiFaultRuleRecord = z.strictObject({
   id: z.string(),
   method: z.enum(API_FAULT_METHODS),

@@ -25,11 +25,11 @@ export function clockWalks({ deliverer, progress, keepMs, journal, commit }: Clo
 
   /**
    * Moves an account's clock (contract part 4, time order) as if it lived through the time: it stands at each instant
-   * something falls due, in order (expiries, delayed CVUs, retries), does that work there and waits for the
-   * attempts it starts (and the next events of the same payments they let go) before the next instant. After
-   * `WALK_WAIT_MS` of it, attempts under way finish in the background, and the remaining instants' expiries and CVUs are still done in order, but no more attempts are
-   * made in the walk: what is left to send goes out after it, as the deliverer sends any due callback. So a jump of
-   * years over thousands of callbacks, or over a receiver that hangs, still answers in seconds.
+   * something falls due, in order (expiries, delayed CVUs, retries), does that work there and waits for the attempts it
+   * starts (and the next events of the same payments they let go) before the next instant. After `WALK_WAIT_MS` of it,
+   * attempts under way finish in the background, and the remaining instants' expiries and CVUs are still done in order,
+   * but no more attempts are made in the walk: what is left to send goes out after it, as the deliverer sends any due
+   * callback. So a jump of years over thousands of callbacks, or over a receiver that hangs, still answers in seconds.
    */
   function moveClock(account: Account, kind: 'advance' | 'set', body: unknown) {
     const previous = walks.get(account.key) ?? Promise.resolve();

@@ -2,10 +2,10 @@
  * The schema: numbered `.sql` files in `migrations/`, applied in order at start, each in its own transaction, the
  * file's `PRAGMA user_version` the number of the last it has had (a number is a file's own, not its place: branches
  * made at once take numbers ahead, so a gap is allowed and two files of one number are refused). A released migration
- * never changes (a test keeps their hashes): a change to the schema is a new file. No migration reads the live TypeScript schema; the one function they
- * may call is `crc32` (node:zlib's CRC-32 of a text's UTF-8 bytes), which the store registers.
- * A migration that changes records' JSON only writes `data` (`UPDATE va_payments SET data = json_set(data, …)`): each
- * row's `crc` follows it (`withChecksums`).
+ * never changes (a test keeps their hashes): a change to the schema is a new file. No migration reads the live
+ * TypeScript schema; the one function they may call is `crc32` (node:zlib's CRC-32 of a text's UTF-8 bytes), which the
+ * store registers. A migration that changes records' JSON only writes `data` (`UPDATE va_payments SET data =
+ * json_set(data, …)`): each row's `crc` follows it (`withChecksums`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { DatabaseSync as Database } from 'node:sqlite';
